@@ -1,0 +1,3 @@
+from pigeon.cli import main
+
+raise SystemExit(main())

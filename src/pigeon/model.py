@@ -1,0 +1,204 @@
+"""The collection model: plain dataclasses, no behaviour beyond navigation.
+
+Everything here mirrors a TOML file on disk (see ``store.py``); ``extra`` fields keep
+keys this version does not know so that a save never drops them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
+BODY_TYPES = ("none", "json", "text", "form", "multipart")
+AUTH_TYPES = ("none", "basic", "bearer", "api_key")
+
+
+@dataclass
+class Header:
+    name: str
+    value: str = ""
+    enabled: bool = True
+
+
+@dataclass
+class QueryParam:
+    name: str
+    value: str = ""
+    enabled: bool = True
+
+
+@dataclass
+class FormField:
+    """A field of a ``form`` or ``multipart`` body; ``file`` fields name a path to upload."""
+
+    name: str
+    value: str = ""
+    enabled: bool = True
+    kind: str = "text"  # "text" | "file" (multipart only; value is the file path)
+    content_type: str = ""
+
+
+@dataclass
+class Body:
+    type: str = "none"  # one of BODY_TYPES
+    content: str = ""  # json / text
+    fields: list[FormField] = field(default_factory=list)  # form / multipart
+
+
+@dataclass
+class Auth:
+    """``None`` on a request or folder means "inherit"; ``type = "none"`` disables auth."""
+
+    type: str = "none"  # one of AUTH_TYPES
+    username: str = ""
+    password: str = ""
+    token: str = ""
+    key: str = ""  # api_key: the header or query parameter name
+    value: str = ""  # api_key: its value
+    location: str = "header"  # api_key: "header" | "query"
+
+
+@dataclass
+class Scripts:
+    pre_request: str = ""
+    post_response: str = ""
+
+
+@dataclass
+class Settings:
+    timeout: float = 30.0
+    follow_redirects: bool = True
+    verify_tls: bool = True
+
+
+@dataclass
+class Request:
+    name: str
+    method: str = "GET"
+    url: str = ""
+    variables: dict[str, Any] = field(default_factory=dict)
+    headers: list[Header] = field(default_factory=list)
+    query: list[QueryParam] = field(default_factory=list)
+    body: Body = field(default_factory=Body)
+    auth: Auth | None = None
+    scripts: Scripts = field(default_factory=Scripts)
+    settings: Settings = field(default_factory=Settings)
+    description: str = ""
+    # Where it lives: the file path, and its id relative to the collection root
+    # ("users/create-user", no suffix, "/" separators on every platform).
+    path: Path | None = None
+    id: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Folder:
+    name: str
+    path: Path | None = None
+    id: str = ""
+    variables: dict[str, Any] = field(default_factory=dict)
+    headers: list[Header] = field(default_factory=list)
+    auth: Auth | None = None
+    scripts: Scripts = field(default_factory=Scripts)
+    order: list[str] = field(default_factory=list)
+    items: list[Folder | Request] = field(default_factory=list)
+    has_file: bool = False  # whether folder.toml exists (or should be written)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Environment:
+    name: str
+    variables: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class BrokenFile:
+    """A file that could not be loaded; it is listed, never overwritten."""
+
+    path: Path
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.path}"
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.column is not None:
+                where += f":{self.column}"
+        return f"{where}: {self.message}"
+
+
+@dataclass
+class Collection:
+    name: str
+    root: Path
+    variables: dict[str, Any] = field(default_factory=dict)
+    headers: list[Header] = field(default_factory=list)
+    auth: Auth | None = None
+    scripts: Scripts = field(default_factory=Scripts)
+    order: list[str] = field(default_factory=list)
+    items: list[Folder | Request] = field(default_factory=list)
+    environments: dict[str, Environment] = field(default_factory=dict)
+    default_environment: str | None = None
+    dotenv: dict[str, str] = field(default_factory=dict)
+    broken: list[BrokenFile] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    # -- navigation -------------------------------------------------------------------------
+
+    def walk(self) -> list[tuple[list[Folder], Request]]:
+        """Every request in collection order, with its folder chain (outer -> inner)."""
+        out: list[tuple[list[Folder], Request]] = []
+
+        def visit(items: list[Folder | Request], chain: list[Folder]) -> None:
+            for item in items:
+                if isinstance(item, Folder):
+                    visit(item.items, [*chain, item])
+                else:
+                    out.append((chain, item))
+
+        visit(self.items, [])
+        return out
+
+    def requests(self) -> list[Request]:
+        return [r for _, r in self.walk()]
+
+    def find(self, ref: str) -> tuple[list[Folder], Request] | None:
+        """Find a request by its id or file path relative to the root (``.toml`` optional)."""
+        key = normalize_ref(ref)
+        for chain, req in self.walk():
+            if req.id == key:
+                return chain, req
+        return None
+
+    def find_folder(self, ref: str) -> Folder | None:
+        key = normalize_ref(ref)
+
+        def visit(items: list[Folder | Request]) -> Folder | None:
+            for item in items:
+                if isinstance(item, Folder):
+                    if item.id == key:
+                        return item
+                    hit = visit(item.items)
+                    if hit:
+                        return hit
+            return None
+
+        return visit(self.items)
+
+
+def normalize_ref(ref: str) -> str:
+    """``./users/create-user.toml`` -> ``users/create-user``."""
+    ref = ref.replace("\\", "/").strip()
+    while ref.startswith("./"):
+        ref = ref[2:]
+    ref = ref.strip("/")
+    if ref.endswith(".toml"):
+        ref = ref[: -len(".toml")]
+    return ref
