@@ -1,0 +1,178 @@
+"""Variable scopes and their precedence (DESIGN §3.3), and the runtime variables scripts set.
+
+Lowest to highest: collection < environment < folder (outer -> inner) < request < runtime <
+command line. ``$env`` is a separate namespace: the process environment, then the
+collection's ``.env`` for names the environment lacks.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pigeon.model import Collection, Folder, Request
+from pigeon.values import check_name, check_value
+
+SCOPES = ("collection", "environment", "folder", "request", "runtime", "cli")
+
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+
+
+class UnknownEnvironment(KeyError):
+    """The environment asked for does not exist in the collection."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        super().__init__(name)
+        self.name = name
+        self.known = known
+
+    def __str__(self) -> str:
+        known = ", ".join(self.known) or "none"
+        return f"unknown environment {self.name!r} (known: {known})"
+
+
+class RuntimeVars:
+    """Variables set by scripts; they live for one app session or one ``pigeon run``.
+
+    Every value is validated on the way in, so the renderer never meets a kind it cannot render.
+    """
+
+    def __init__(self, initial: Mapping[str, Any] | None = None) -> None:
+        self._vars: dict[str, Any] = {}
+        for name, value in (initial or {}).items():
+            self.set(name, value)
+
+    def set(self, name: str, value: Any) -> None:
+        check_name(name)
+        self._vars[name] = check_value(value, name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._vars.get(name, default)
+
+    def delete(self, name: str) -> None:
+        self._vars.pop(name, None)
+
+    def clear(self) -> None:
+        self._vars.clear()
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        return iter(list(self._vars.items()))
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self._vars)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._vars
+
+    def __len__(self) -> int:
+        return len(self._vars)
+
+    @property
+    def mapping(self) -> Mapping[str, Any]:
+        """The live mapping (read it, don't write it): scopes see later ``set`` calls."""
+        return self._vars
+
+
+@dataclass(frozen=True)
+class Definition:
+    """One definition of a name: its scope, its value, and a label such as ``folder users``."""
+
+    scope: str
+    value: Any
+    label: str
+
+
+@dataclass(frozen=True)
+class Layer:
+    scope: str
+    label: str
+    variables: Mapping[str, Any]
+
+
+class Scopes:
+    """The variables visible to one request, looked up highest scope first.
+
+    Layers are read live, so a variable a pre-request script sets is seen by the render that
+    follows without rebuilding anything.
+    """
+
+    def __init__(
+        self,
+        layers: list[Layer],
+        environ: Mapping[str, str] | None = None,
+        dotenv: Mapping[str, str] | None = None,
+    ) -> None:
+        self.layers = layers  # lowest -> highest
+        self._lookup_order = [layer.variables for layer in reversed(layers)]
+        self.environ = os.environ if environ is None else environ
+        self.dotenv = dotenv or {}
+
+    def get(self, name: str) -> Any:
+        """The winning value of ``name``, or ``MISSING``."""
+        for variables in self._lookup_order:
+            if name in variables:
+                return variables[name]
+        return MISSING
+
+    def env(self, name: str) -> str | None:
+        """``$env.NAME``: the process environment first (so CI secrets win), then ``.env``."""
+        value = self.environ.get(name)
+        if value is None:
+            value = self.dotenv.get(name)
+        return value
+
+    def names(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for layer in self.layers:
+            for name in layer.variables:
+                seen.setdefault(name, None)
+        return list(seen)
+
+    def explain(self) -> dict[str, list[Definition]]:
+        """Every name with all its definitions, the winner first, then those it shadows."""
+        out: dict[str, list[Definition]] = {}
+        for layer in reversed(self.layers):
+            for name, value in layer.variables.items():
+                out.setdefault(name, []).append(Definition(layer.scope, value, layer.label))
+        return dict(sorted(out.items(), key=lambda item: item[0].lower()))
+
+
+def build_scopes(
+    collection: Collection,
+    chain: list[Folder] | tuple[Folder, ...] = (),
+    request: Request | None = None,
+    environment: str | None = None,
+    runtime: RuntimeVars | None = None,
+    cli_vars: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Scopes:
+    """Assemble the scopes for a request. ``environment=None`` picks the collection's default;
+    ``""`` means no environment."""
+    layers = [Layer("collection", "collection", collection.variables)]
+    env_name = collection.default_environment if environment is None else environment
+    if env_name:
+        env = collection.environments.get(env_name)
+        if env is None:
+            if environment is not None:
+                raise UnknownEnvironment(env_name, sorted(collection.environments))
+        else:
+            layers.append(Layer("environment", f"environment {env.name}", env.variables))
+    for folder in chain:
+        layers.append(Layer("folder", f"folder {folder.id or folder.name}", folder.variables))
+    if request is not None:
+        layers.append(Layer("request", f"request {request.id or request.name}", request.variables))
+    if runtime is not None:
+        layers.append(Layer("runtime", "runtime (scripts)", runtime.mapping))
+    if cli_vars:
+        layers.append(Layer("cli", "command line --var", dict(cli_vars)))
+    return Scopes(layers, environ, collection.dotenv)

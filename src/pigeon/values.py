@@ -1,0 +1,151 @@
+"""Variable values: the kinds of DESIGN §3.1, their validation, and how each renders in each place.
+
+Every rule about what a value *looks like* once rendered (DESIGN §5's table) lives here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from datetime import date, datetime, timezone
+from typing import Any
+
+NAME_RULE = r"^[A-Za-z0-9_.-]+$"
+_NAME_RE = re.compile(r"[A-Za-z0-9_.-]+")
+
+KINDS = ("string", "integer", "float", "boolean", "null", "object", "array", "date")
+
+
+def check_name(name: object) -> None:
+    """Refuse a variable name that Bruno's ``setVar`` would also refuse."""
+    if not isinstance(name, str) or not name.isascii() or not _NAME_RE.fullmatch(name):
+        raise ValueError(f"invalid variable name {name!r}: a name must match {NAME_RULE}")
+
+
+def kind_of(value: Any) -> str:
+    """The kind of a (valid) value; ``bool`` is checked before ``int``."""
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "float"
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    if isinstance(value, (datetime, date)):
+        return "date"
+    raise TypeError(f"not a variable value: {type(value).__name__}")
+
+
+def check_value(value: Any, name: str) -> Any:
+    """Validate a value set by a script or the command line; return it normalized.
+
+    Tuples become lists. Anything else outside DESIGN §3.1 raises ``ValueError`` naming the
+    variable and the path to the bad part, so a script author can find it.
+    """
+    return _check(value, name)
+
+
+def _check(value: Any, path: str) -> Any:
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"variable {path}: {value!r} is not a finite number")
+        return value
+    if isinstance(value, (datetime, date)):
+        return value
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ValueError(
+                    f"variable {path}: object keys must be strings, got {type(key).__name__} {key!r}"
+                )
+            out[key] = _check(item, f"{path}{_key_step(key)}")
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_check(item, f"{path}[{i}]") for i, item in enumerate(value)]
+    raise ValueError(
+        f"variable {path}: a value of type {type(value).__name__} cannot be stored "
+        f"(use a string, number, boolean, None, dict, list, datetime or date)"
+    )
+
+
+def _key_step(key: str) -> str:
+    return f".{key}" if _NAME_RE.fullmatch(key) and "." not in key else f"[{json.dumps(key)}]"
+
+
+# -- dates ----------------------------------------------------------------------------------
+
+
+def format_date(value: date) -> str:
+    """ISO 8601 in UTC with milliseconds and ``Z``; naive means local time; a date is midnight UTC."""
+    if isinstance(value, datetime):
+        dt = value.astimezone(timezone.utc)  # naive datetimes are taken as local time
+    else:
+        dt = datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+
+
+# -- rendering ------------------------------------------------------------------------------
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (datetime, date)):
+        return format_date(value)
+    raise TypeError(f"not a variable value: {type(value).__name__}")
+
+
+def compact_json(value: Any) -> str:
+    """Compact JSON with non-ASCII kept and dates as ISO strings."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_json_default)
+
+
+def to_text(value: Any) -> str:
+    """A value in a text place: URL, header, form field, text body, auth field."""
+    if isinstance(value, str):
+        return value
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return json.dumps(value)
+    if value is None:
+        return "null"
+    if isinstance(value, (datetime, date)):
+        return format_date(value)
+    return compact_json(value)
+
+
+def to_json_string_content(value: Any) -> str:
+    """A value between the double quotes of a JSON string literal: its text, JSON-escaped."""
+    if value is None:
+        return "null"
+    return json.dumps(to_text(value), ensure_ascii=False)[1:-1]
+
+
+def to_json_value(value: Any) -> str:
+    """A value in a JSON value place; strings go in as is so a string may carry JSON text."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (datetime, date)):
+        return '"' + format_date(value) + '"'
+    return to_text(value)
+
+
+def preview(value: Any, limit: int = 80) -> str:
+    """A one-line preview for the variables pane and the CLI."""
+    text = json.dumps(value, ensure_ascii=False) if isinstance(value, str) else to_text(value)
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
