@@ -15,6 +15,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -96,16 +97,31 @@ DYNAMIC_NAMES = ("uuid", "guid", "randomUUID", "timestamp", "isoTimestamp", "ran
 class Renderer:
     """Renders templates against one set of scopes, collecting unresolved names and warnings.
 
-    Each variable is expanded once per renderer (its nested placeholders rendered), so a
-    request with many references to the same object costs one expansion.
+    Each variable is expanded once per renderer (its nested placeholders rendered). Results
+    that depend only on the variables ("pure": no dynamic value, no ``$env``, nothing
+    unresolved, no cycle) are also kept in the scopes' shared cache, so re-rendering a request
+    -- every keystroke in the app, every request of a run -- costs little more than joining
+    strings. Impure results are recomputed, so their values stay fresh and their problems are
+    reported by every render.
     """
 
-    __slots__ = ("scopes", "_cache", "_stack", "unresolved", "_unresolved_set", "warnings")
+    __slots__ = (
+        "scopes",
+        "_cache",
+        "_shared",
+        "_stack",
+        "_impure",
+        "unresolved",
+        "_unresolved_set",
+        "warnings",
+    )
 
     def __init__(self, scopes: Scopes) -> None:
         self.scopes = scopes
         self._cache: dict[str, Any] = {}
+        self._shared = scopes.shared_cache()
         self._stack: list[str] = []
+        self._impure = False
         self.unresolved: list[str] = []
         self._unresolved_set: set[str] = set()
         self.warnings: list[str] = []
@@ -113,6 +129,7 @@ class Renderer:
     # -- reporting --
 
     def _missing(self, ph: Placeholder) -> None:
+        self._impure = True
         if ph.expr not in self._unresolved_set:
             self._unresolved_set.add(ph.expr)
             self.unresolved.append(ph.expr)
@@ -125,22 +142,40 @@ class Renderer:
 
     def variable(self, name: str) -> Any:
         """The expanded value of a variable, ``MISSING``, or ``_CYCLE`` if it closes a cycle."""
-        cached = self._cache.get(name, MISSING)
-        if cached is not MISSING:
-            return cached
+        value = self._cache.get(name, MISSING)
+        if value is not MISSING:
+            return value
+        key = ("v", name)
+        value = self._shared.get(key, MISSING)
+        if value is not MISSING:
+            return value
         raw = self.scopes.get(name)
         if raw is MISSING:
             return MISSING
+        if raw.__class__ is str:
+            if "{{" not in raw:
+                return raw
+        elif not isinstance(raw, (dict, list)):
+            return raw  # numbers, booleans, null, dates
+        elif not _has_template(raw):
+            self._shared[key] = raw  # a plain object or array: scanned once per scopes
+            return raw
         if name in self._stack:
             chain = self._stack[self._stack.index(name) :] + [name]
             self.warn("cycle: " + " -> ".join(chain))
+            self._impure = True
             return _CYCLE
+        outer_impure, self._impure = self._impure, False
         self._stack.append(name)
         try:
             value = self.expand(raw)
         finally:
             self._stack.pop()
-        self._cache[name] = value
+        if self._impure:
+            self._cache[name] = value
+        else:
+            self._shared[key] = value
+        self._impure = self._impure or outer_impure
         return value
 
     def expand(self, value: Any) -> Any:
@@ -173,9 +208,11 @@ class Renderer:
         if kind == LITERAL:
             return ph.name
         if kind == ENV:
+            self._impure = True
             value = self.scopes.env(ph.name)
             return MISSING if value is None else value
         if kind == DYNAMIC:
+            self._impure = True
             return _dynamic(ph.name)
         if ph.flat is not None:
             value = self.variable(ph.flat)
@@ -190,44 +227,81 @@ class Renderer:
 
     # -- places --
 
+    def _piece(self, ph: Placeholder, place: int) -> str:
+        """A placeholder rendered for a place: 0 text, 1 JSON string literal, 2 JSON value."""
+        key = (ph.raw, place)
+        piece = self._shared.get(key)
+        if piece is not None:
+            return piece
+        outer_impure, self._impure = self._impure, False
+        value = self.lookup(ph)
+        if value is MISSING or value is _CYCLE:
+            if value is MISSING:
+                self._missing(ph)
+            piece = ph.raw
+        elif place == 0:
+            piece = value if value.__class__ is str else to_text(value)
+        elif place == 1:
+            piece = to_json_string_content(value)
+        else:
+            piece = to_json_value(value)
+        if not self._impure:
+            self._shared[key] = piece
+        self._impure = self._impure or outer_impure
+        return piece
+
     def text(self, tpl: Template) -> str:
         """A text place: values as ``to_text`` writes them, no escaping."""
-        out = []
-        for seg in tpl.segments:
-            if seg.__class__ is str:
-                out.append(seg)
-            else:
-                value = self.value_of(seg)
-                out.append(value if value.__class__ is str else to_text(value))
-        return "".join(out)
+        piece = self._piece
+        return "".join([seg if seg.__class__ is str else piece(seg, 0) for seg in tpl.segments])
 
     def json(self, tpl: Template) -> str:
         """A JSON body: string-literal places are escaped, value places take JSON text."""
-        out = []
-        for seg in tpl.segments:
-            if seg.__class__ is str:
-                out.append(seg)
-                continue
-            value = self.lookup(seg)
-            if value is MISSING or value is _CYCLE:
-                if value is MISSING:
-                    self._missing(seg)
-                out.append(seg.raw)
-            elif seg.in_string:
-                out.append(to_json_string_content(value))
-            else:
-                out.append(to_json_value(value))
-        return "".join(out)
+        piece = self._piece
+        return "".join(
+            [
+                seg if seg.__class__ is str else piece(seg, 1 if seg.in_string else 2)
+                for seg in tpl.segments
+            ]
+        )
 
     def render_text(self, text: str) -> str:
         if "{{" not in text:
             return text
-        return self.text(parse(text))
+        return self._whole(text, "t", self.text, parse)
 
     def render_json(self, text: str) -> str:
         if "{{" not in text:
             return text
-        return self.json(parse_json(text))
+        return self._whole(text, "j", self.json, parse_json)
+
+    def _whole(self, text: str, place: str, render: Any, parser: Any) -> str:
+        """Render a whole template, reusing the result while it stays pure."""
+        key = (place, text)
+        out = self._shared.get(key)
+        if out is not None:
+            return out
+        outer_impure, self._impure = self._impure, False
+        out = render(parser(text))
+        if not self._impure:
+            self._shared[key] = out
+        self._impure = self._impure or outer_impure
+        return out
+
+
+def _has_template(value: Any) -> bool:
+    """Whether a value holds a string with ``{{`` anywhere inside it."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if item.__class__ is str:
+            if "{{" in item:
+                return True
+        elif isinstance(item, dict):
+            todo.extend(item.values())
+        elif isinstance(item, list):
+            todo.extend(item)
+    return False
 
 
 class _Cycle:
@@ -275,15 +349,24 @@ def render_value(text: str, scopes: Scopes) -> Any:
 
 
 def _check_json(text: str, r: Renderer) -> None:
+    problem = _json_problem(text)
+    if problem:
+        r.warn(problem)
+
+
+@lru_cache(maxsize=256)
+def _json_problem(text: str) -> str | None:
+    """Why a rendered JSON body is not valid JSON (memoized: bodies repeat across renders)."""
     if not text.strip():
-        return
+        return None
     try:
         json.loads(text)
     except json.JSONDecodeError as exc:
-        r.warn(
+        return (
             f"JSON body is not valid JSON after rendering: {exc.msg} "
             f"(line {exc.lineno}, column {exc.colno}); it is sent as rendered"
         )
+    return None
 
 
 # -- requests -------------------------------------------------------------------------------
@@ -342,6 +425,22 @@ def _render_url(text: str, r: Renderer) -> str:
     """Insert values raw; warn when one changes the URL's structure (DESIGN §5, URL)."""
     if "{{" not in text:
         return text
+    key = ("u", text)
+    hit = r._shared.get(key)
+    if hit is not None:
+        for warning in hit[1]:
+            r.warn(warning)
+        return hit[0]
+    outer_impure, r._impure = r._impure, False
+    before = len(r.warnings)
+    url = _render_url_pieces(text, r)
+    if not r._impure:
+        r._shared[key] = (url, r.warnings[before:])
+    r._impure = r._impure or outer_impure
+    return url
+
+
+def _render_url_pieces(text: str, r: Renderer) -> str:
     out: list[str] = []
     so_far = ""
     for seg in parse(text).segments:

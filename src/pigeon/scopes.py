@@ -49,21 +49,25 @@ class RuntimeVars:
 
     def __init__(self, initial: Mapping[str, Any] | None = None) -> None:
         self._vars: dict[str, Any] = {}
+        self.version = 0  # bumped on every change, so render caches know they are stale
         for name, value in (initial or {}).items():
             self.set(name, value)
 
     def set(self, name: str, value: Any) -> None:
         check_name(name)
         self._vars[name] = check_value(value, name)
+        self.version += 1
 
     def get(self, name: str, default: Any = None) -> Any:
         return self._vars.get(name, default)
 
     def delete(self, name: str) -> None:
         self._vars.pop(name, None)
+        self.version += 1
 
     def clear(self) -> None:
         self._vars.clear()
+        self.version += 1
 
     def items(self) -> Iterator[tuple[str, Any]]:
         return iter(list(self._vars.items()))
@@ -111,11 +115,25 @@ class Scopes:
         layers: list[Layer],
         environ: Mapping[str, str] | None = None,
         dotenv: Mapping[str, str] | None = None,
+        runtime: RuntimeVars | None = None,
     ) -> None:
         self.layers = layers  # lowest -> highest
         self._lookup_order = [layer.variables for layer in reversed(layers)]
         self.environ = os.environ if environ is None else environ
         self.dotenv = dotenv or {}
+        self.runtime = runtime
+        self._cache: dict[Any, Any] = {}
+        self._cache_version = runtime.version if runtime is not None else 0
+
+    def shared_cache(self) -> dict[Any, Any]:
+        """Render results that depend only on variables; emptied when runtime variables change.
+
+        The other layers are the model's dicts: whoever edits them builds new ``Scopes``.
+        """
+        if self.runtime is not None and self.runtime.version != self._cache_version:
+            self._cache = {}
+            self._cache_version = self.runtime.version
+        return self._cache
 
     def get(self, name: str) -> Any:
         """The winning value of ``name``, or ``MISSING``."""
@@ -175,4 +193,4 @@ def build_scopes(
         layers.append(Layer("runtime", "runtime (scripts)", runtime.mapping))
     if cli_vars:
         layers.append(Layer("cli", "command line --var", dict(cli_vars)))
-    return Scopes(layers, environ, collection.dotenv)
+    return Scopes(layers, environ, collection.dotenv, runtime)

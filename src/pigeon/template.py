@@ -53,22 +53,31 @@ class Template:
 
 def parse_expr(raw: str, inner: str) -> Placeholder | None:
     """The placeholder for ``inner`` text, or ``None`` if it is not a valid expression."""
-    expr = inner.strip()
+    return _parse_inner(inner.strip(), raw)
+
+
+@lru_cache(maxsize=16384)
+def _parse_inner(expr: str, raw: str) -> Placeholder | None:
     if not expr:
         return None
-    m = _LITERAL.fullmatch(expr)
-    if m:
+    first = expr[0]
+    if first == "'" or first == '"':
+        m = _LITERAL.fullmatch(expr)
+        if not m:
+            return None
         text = m.group(1) if m.group(1) is not None else m.group(2)
         return Placeholder(raw, expr, LITERAL, text)
-    m = _ENV.fullmatch(expr)
-    if m:
-        return Placeholder(raw, expr, ENV, m.group(1))
-    m = _DYNAMIC.fullmatch(expr)
-    if m:
-        return Placeholder(raw, expr, DYNAMIC, m.group(1))
+    if first == "$" or expr.startswith("process.env."):
+        m = _ENV.fullmatch(expr)
+        if m:
+            return Placeholder(raw, expr, ENV, m.group(1))
+        m = _DYNAMIC.fullmatch(expr)
+        return Placeholder(raw, expr, DYNAMIC, m.group(1)) if m else None
     m = _PATH.fullmatch(expr)
     if not m:
         return None
+    if not m.group(2):
+        return Placeholder(raw, expr, PATH, expr)
     steps: list[str | int] = []
     for s in _STEPS.finditer(m.group(2)):
         if s.group("key") is not None:
@@ -77,7 +86,7 @@ def parse_expr(raw: str, inner: str) -> Placeholder | None:
             steps.append(int(s.group("index")))
         else:
             steps.append(s.group("dq") if s.group("dq") is not None else s.group("sq"))
-    flat = expr if steps and _FLAT.fullmatch(expr) else None
+    flat = expr if _FLAT.fullmatch(expr) else None
     return Placeholder(raw, expr, PATH, m.group(1), tuple(steps), flat)
 
 

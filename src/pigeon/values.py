@@ -104,9 +104,14 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"not a variable value: {type(value).__name__}")
 
 
+# Encoders are immutable once built; building one per call would dominate small renders.
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=_json_default)
+_STRING = json.JSONEncoder(ensure_ascii=False)
+
+
 def compact_json(value: Any) -> str:
     """Compact JSON with non-ASCII kept and dates as ISO strings."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_json_default)
+    return _COMPACT.encode(value)
 
 
 def to_text(value: Any) -> str:
@@ -120,7 +125,7 @@ def to_text(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return json.dumps(value)
+        return repr(value)  # the shortest round-trip form, as json.dumps writes it
     if value is None:
         return "null"
     if isinstance(value, (datetime, date)):
@@ -132,7 +137,7 @@ def to_json_string_content(value: Any) -> str:
     """A value between the double quotes of a JSON string literal: its text, JSON-escaped."""
     if value is None:
         return "null"
-    return json.dumps(to_text(value), ensure_ascii=False)[1:-1]
+    return _STRING.encode(to_text(value))[1:-1]
 
 
 def to_json_value(value: Any) -> str:
