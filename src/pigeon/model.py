@@ -20,6 +20,7 @@ class Header:
     name: str
     value: str = ""
     enabled: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
 
 
 @dataclass
@@ -27,6 +28,7 @@ class QueryParam:
     name: str
     value: str = ""
     enabled: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
 
 
 @dataclass
@@ -38,6 +40,7 @@ class FormField:
     enabled: bool = True
     kind: str = "text"  # "text" | "file" (multipart only; value is the file path)
     content_type: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
 
 
 @dataclass
@@ -45,6 +48,7 @@ class Body:
     type: str = "none"  # one of BODY_TYPES
     content: str = ""  # json / text
     fields: list[FormField] = field(default_factory=list)  # form / multipart
+    extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
 
 
 @dataclass
@@ -58,12 +62,14 @@ class Auth:
     key: str = ""  # api_key: the header or query parameter name
     value: str = ""  # api_key: its value
     location: str = "header"  # api_key: "header" | "query"
+    extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
 
 
 @dataclass
 class Scripts:
     pre_request: str = ""
     post_response: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
 
 
 @dataclass
@@ -71,6 +77,7 @@ class Settings:
     timeout: float = 30.0
     follow_redirects: bool = True
     verify_tls: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
 
 
 @dataclass
