@@ -366,7 +366,7 @@ def test_nested_folders_ids_and_skipped_entries(tmp_path: Path) -> None:
 
 def test_order_list_first_then_the_rest_by_name(tmp_path: Path) -> None:
     root = tmp_path / "c"
-    write(root, "collection.toml", 'name = "C"\norder = ["zeta", "users", "gone", "alpha"]\n')
+    write(root, "collection.toml", 'name = "C"\norder = ["zeta", "users/", "gone", "alpha.toml"]\n')
     for stem in ("alpha", "Beta", "zeta", "gamma", "delta"):
         write(root, f"{stem}.toml", f'name = "{stem}"\n')
     write(root, "users/folder.toml", 'order = ["b", "a"]\n')
@@ -378,7 +378,7 @@ def test_order_list_first_then_the_rest_by_name(tmp_path: Path) -> None:
     stems = [item.path.name.removesuffix(".toml") for item in col.items]
     assert stems == ["zeta", "users", "alpha", "Beta", "delta", "Docs", "gamma"]
     assert [r.id for r in col.find_folder("users").items] == ["users/b", "users/a", "users/c"]
-    assert col.order == ["zeta", "users", "gone", "alpha"]  # an entry naming nothing is kept
+    assert col.order == ["zeta", "users/", "gone", "alpha.toml"]  # kept as written
 
 
 def test_collection_file_fields_and_unknown_keys(tmp_path: Path) -> None:
@@ -533,7 +533,7 @@ def test_broken_folder_file_keeps_its_requests_and_is_never_overwritten(col: Pat
     (broken,) = loaded.broken
     assert broken.path == ffile and broken.line == 2 and "order" in broken.message
     folder = loaded.find_folder("users")
-    assert folder.name == "Users" or folder.name == "Users"  # default title from the directory
+    assert folder.name == "Users"  # the default title made from the directory name
     assert [r.id for r in folder.items] == ["users/create"]
     with pytest.raises(SaveError):
         save_folder_file(folder)
@@ -601,6 +601,9 @@ def test_save_request_to_a_new_path_and_without_a_path(tmp_path: Path) -> None:
     req = Request(name="N")
     with pytest.raises(SaveError, match="no file"):
         save_request(req)
+    for wrong in ("collection.toml", "folder.toml", "notes.txt"):
+        with pytest.raises(SaveError, match="not a request file name"):
+            save_request(req, tmp_path / wrong)
     written = save_request(req, tmp_path / "sub" / "n.toml")
     assert written == req.path and request_from_toml(written.read_text()).name == "N"
 

@@ -609,7 +609,7 @@ def sort_items(items: list[Folder | Request], order: list[str]) -> list[Folder |
     """
     position: dict[str, int] = {}
     for i, entry in enumerate(order):
-        position.setdefault(entry, i)
+        position.setdefault(entry.removesuffix(".toml").strip("/"), i)
 
     def key(item: Folder | Request) -> tuple:
         stem = _stem_of(item)
@@ -1046,24 +1046,22 @@ def _move_exclusive(src: Path, dst: Path) -> None:
     _fsync_dir(src.parent)
 
 
-def _parser_for(path: Path) -> Callable[[str, Path], object]:
-    if path.name == COLLECTION_FILE:
-        return lambda text, p: _load_document(
-            text, p, lambda d: _collection_data(d, Collection(name="", root=p.parent))
-        )
-    if path.name == FOLDER_FILE:
-        return lambda text, p: _load_document(text, p, lambda d: _folder_data(d, Folder(name="")))
-    if path.parent.name == ENVIRONMENTS_DIR:
-        return lambda text, p: _load_document(
-            text, p, lambda d: _environment_data(d, Environment(name=p.stem))
-        )
-    return request_from_toml
+def _check_collection(text: str, path: Path) -> object:
+    col = Collection(name="", root=path.parent)
+    return _load_document(text, path, lambda d: _collection_data(d, col))
 
 
-def _safe_write(path: Path, text: str) -> None:
+def _check_folder(text: str, path: Path) -> object:
+    return _load_document(text, path, lambda d: _folder_data(d, Folder(name="")))
+
+
+def _check_environment(text: str, path: Path) -> object:
+    return _load_document(text, path, lambda d: _environment_data(d, Environment(name="")))
+
+
+def _safe_write(path: Path, text: str, parse: Callable[[str, Path], object]) -> None:
     """Check, then write: refuse to replace a file that does not load, or to write one that
     would not load back."""
-    parse = _parser_for(path)
     try:
         parse(text, path)
     except LoadError as exc:
@@ -1086,14 +1084,16 @@ def save_request(req: Request, path: Path | str | None = None) -> Path:
     target = Path(path) if path is not None else req.path
     if target is None:
         raise SaveError(f"request {req.name!r} has no file to save to")
-    _safe_write(target, request_to_toml(req))
+    if target.suffix != ".toml" or target.name in (COLLECTION_FILE, FOLDER_FILE):
+        raise SaveError(f"not saved: {target} is not a request file name (NAME.toml)")
+    _safe_write(target, request_to_toml(req), request_from_toml)
     req.path = target
     return target
 
 
 def save_collection_file(col: Collection) -> Path:
     target = col.root / COLLECTION_FILE
-    _safe_write(target, collection_to_toml(col))
+    _safe_write(target, collection_to_toml(col), _check_collection)
     return target
 
 
@@ -1101,7 +1101,7 @@ def save_folder_file(folder: Folder) -> Path:
     if folder.path is None:
         raise SaveError(f"folder {folder.name!r} has no directory")
     target = folder.path / FOLDER_FILE
-    _safe_write(target, folder_to_toml(folder))
+    _safe_write(target, folder_to_toml(folder), _check_folder)
     folder.has_file = True
     return target
 
@@ -1114,7 +1114,7 @@ def save_environment(env: Environment, root: Path | None = None) -> Path:
         target = Path(root) / ENVIRONMENTS_DIR / f"{env.name}.toml"
     else:
         raise SaveError(f"environment {env.name!r} has no file to save to")
-    _safe_write(target, environment_to_toml(env))
+    _safe_write(target, environment_to_toml(env), _check_environment)
     env.path = target
     return target
 
@@ -1256,7 +1256,7 @@ def rename_request(col: Collection, req: Request, new_name: str) -> Request:
     stem = _free_stem(col, directory, slugify(new_name) or "request", keep=old)
     new = directory / f"{stem}.toml"
     if new == old:
-        _safe_write(old, request_to_toml(on_disk))
+        _safe_write(old, request_to_toml(on_disk), request_from_toml)
     else:
         _create_exclusive(new, request_to_toml(on_disk))
         old.unlink()
