@@ -1,0 +1,368 @@
+"""Value kinds, validation and the rendering of each kind in each place (DESIGN §3.1, §3.2, §5).
+
+These tests exercise ``pigeon.values`` directly; the same table is checked end to end through
+templates in ``test_render_places.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from datetime import date, datetime, timedelta, timezone
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from pigeon.values import (
+    check_name,
+    check_value,
+    format_date,
+    kind_of,
+    to_json_string_content,
+    to_json_value,
+    to_text,
+)
+
+NAME_RULE = "^[A-Za-z0-9_.-]+$"
+UTC = timezone.utc
+D = datetime(2024, 1, 2, 3, 4, 5, 678000, tzinfo=UTC)
+D_ISO = "2024-01-02T03:04:05.678Z"
+
+
+@pytest.fixture
+def local_tz(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Run with the process in a UTC+9 zone (POSIX spelling, no tz database needed)."""
+    monkeypatch.setenv("TZ", "JST-9")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+# -- §3.2 names ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["a", "A", "z9", "base_url", "api.key", "h.content-type", "2fa", "-", "_", "a.b.c", "X-Api"],
+)
+def test_check_name_accepts_the_rule(name: str) -> None:
+    assert check_name(name) is None
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["", "bad name", "é", "naïve", "a/b", "$env", "a{b", "a}b", "a[0]", "a\nb", "tab\t", "ü.x", "a:b"],
+)
+def test_check_name_refuses_and_quotes_name_and_rule(name: str) -> None:
+    with pytest.raises(ValueError) as exc:
+        check_name(name)
+    message = str(exc.value)
+    assert NAME_RULE in message
+    quoted = (f"'{name}'", f'"{name}"', repr(name), json.dumps(name))
+    assert any(q in message for q in quoted), message
+
+
+# -- §3.1 kinds ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        ("text", "string"),
+        ("", "string"),
+        (42, "integer"),
+        (0, "integer"),
+        (-7, "integer"),
+        (9007199254740993, "integer"),
+        (10**40, "integer"),
+        (19.99, "float"),
+        (0.0, "float"),
+        (True, "boolean"),
+        (False, "boolean"),
+        (None, "null"),
+        ({"a": 1}, "object"),
+        ({}, "object"),
+        ([1, 2], "array"),
+        ([], "array"),
+        (D, "date"),
+        (datetime(2024, 1, 2, 3, 4, 5), "date"),
+        (date(2024, 1, 2), "date"),
+    ],
+)
+def test_kind_of(value: Any, kind: str) -> None:
+    assert kind_of(value) == kind
+
+
+# -- §3.1 validation -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "text",
+        42,
+        9007199254740993,
+        10**100,
+        -(10**60),
+        19.99,
+        True,
+        False,
+        None,
+        {"a": 1, "b": [1, {"c": None}]},
+        [1, "x", None, [True]],
+        D,
+        datetime(2024, 1, 2, 3, 4, 5),
+        date(2024, 1, 2),
+        {"when": D, "days": [date(2024, 1, 2)]},
+    ],
+)
+def test_check_value_accepts_every_kind_unchanged(value: Any) -> None:
+    out = check_value(value, "v")
+    assert out == value
+    assert type(out) is type(value)
+
+
+@pytest.mark.parametrize("value", [10**100, 9007199254740993, -(2**521)])
+def test_check_value_keeps_big_ints_exact(value: int) -> None:
+    out = check_value(value, "big")
+    assert out == value
+    assert type(out) is int
+    assert to_text(out) == str(value)
+    assert to_json_value(out) == str(value)
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_check_value_bool_stays_bool(value: bool) -> None:
+    out = check_value(value, "flag")
+    assert out is value
+    assert kind_of(out) == "boolean"
+    assert to_text(out) == ("true" if value else "false")
+
+
+def test_check_value_bool_never_becomes_one_inside_containers() -> None:
+    out = check_value({"a": [True, 1, False, 0]}, "v")
+    assert [type(x) for x in out["a"]] == [bool, int, bool, int]
+    assert to_json_value(out) == '{"a":[true,1,false,0]}'
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ((1, 2), [1, 2]),
+        ((), []),
+        ({"a": (1, (2, 3))}, {"a": [1, [2, 3]]}),
+        ([(1,), ("x",)], [[1], ["x"]]),
+    ],
+)
+def test_check_value_turns_tuples_into_lists(value: Any, expected: Any) -> None:
+    out = check_value(value, "t")
+    assert out == expected
+
+    def no_tuples(v: Any) -> bool:
+        if isinstance(v, tuple):
+            return False
+        if isinstance(v, list):
+            return all(no_tuples(x) for x in v)
+        if isinstance(v, dict):
+            return all(no_tuples(x) for x in v.values())
+        return True
+
+    assert no_tuples(out)
+    assert kind_of(out) == kind_of(expected)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "path"),
+    [
+        ("x", float("nan"), "x"),
+        ("x", float("inf"), "x"),
+        ("x", float("-inf"), "x"),
+        ("xs", [1, float("nan")], "xs[1]"),
+        ("user", {"tags": ["a", "b", float("inf")]}, "user.tags[2]"),
+        ("user", {"tags": ["a", "b", {1, 2}]}, "user.tags[2]"),
+        ("s", {1, 2}, "s"),
+        ("fs", frozenset({1}), "fs"),
+        ("b", b"bytes", "b"),
+        ("ba", bytearray(b"x"), "ba"),
+        ("o", object(), "o"),
+        ("dec", Decimal("1.5"), "dec"),
+        ("c", 1 + 2j, "c"),
+        ("f", len, "f"),
+        ("cfg", {"a": {"b": b"x"}}, "cfg.a.b"),
+        ("m", [[1, 2], [3, object()]], "m[1][1]"),
+        ("t", (1, b"x"), "t[1]"),
+    ],
+)
+def test_check_value_refuses_naming_variable_and_path(name: str, value: Any, path: str) -> None:
+    with pytest.raises(ValueError) as exc:
+        check_value(value, name)
+    assert path in str(exc.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "path"),
+    [
+        ("d", {1: "one"}, "d"),
+        ("cfg", {"a": {2: "x"}}, "cfg.a"),
+        ("xs", [{"ok": 1}, {None: 1}], "xs[1]"),
+        ("k", {("a", "b"): 1}, "k"),
+    ],
+)
+def test_check_value_refuses_non_string_keys(name: str, value: Any, path: str) -> None:
+    with pytest.raises(ValueError) as exc:
+        check_value(value, name)
+    assert path in str(exc.value)
+
+
+# -- §5 dates --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (D, D_ISO),
+        (datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC), "2024-01-02T03:04:05.000Z"),
+        # offset date-times are converted to UTC
+        (
+            datetime(2024, 1, 2, 5, 4, 5, 678000, tzinfo=timezone(timedelta(hours=2))),
+            D_ISO,
+        ),
+        (
+            datetime(2024, 1, 1, 22, 4, 5, 678000, tzinfo=timezone(timedelta(hours=-5))),
+            D_ISO,
+        ),
+        (
+            datetime(2024, 1, 2, 8, 34, 5, 678000, tzinfo=timezone(timedelta(hours=5, minutes=30))),
+            D_ISO,
+        ),
+        # sub-millisecond digits are truncated, never rounded
+        (datetime(2024, 1, 2, 3, 4, 5, 678900, tzinfo=UTC), D_ISO),
+        (datetime(2024, 1, 2, 3, 4, 5, 999999, tzinfo=UTC), "2024-01-02T03:04:05.999Z"),
+        (datetime(2024, 1, 2, 3, 4, 5, 999, tzinfo=UTC), "2024-01-02T03:04:05.000Z"),
+        (datetime(2024, 12, 31, 23, 59, 59, 999999, tzinfo=UTC), "2024-12-31T23:59:59.999Z"),
+        # a date is midnight UTC
+        (date(2024, 1, 2), "2024-01-02T00:00:00.000Z"),
+        (date(1999, 12, 31), "1999-12-31T00:00:00.000Z"),
+    ],
+)
+def test_format_date(value: datetime | date, expected: str) -> None:
+    assert format_date(value) == expected
+
+
+@pytest.mark.usefixtures("local_tz")
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (datetime(2024, 1, 2, 12, 4, 5, 678000), D_ISO),
+        (datetime(2024, 1, 2, 3, 0, 0), "2024-01-01T18:00:00.000Z"),
+        (datetime(2024, 1, 2, 12, 4, 5, 678999), D_ISO),
+    ],
+)
+def test_format_date_naive_is_local_time(value: datetime, expected: str) -> None:
+    assert format_date(value) == expected
+
+
+@pytest.mark.usefixtures("local_tz")
+def test_date_only_is_midnight_utc_even_in_another_zone() -> None:
+    assert format_date(date(2024, 1, 2)) == "2024-01-02T00:00:00.000Z"
+
+
+@pytest.mark.usefixtures("local_tz")
+def test_aware_datetime_ignores_local_zone() -> None:
+    assert format_date(D) == D_ISO
+
+
+# -- §5 the table, one row per kind, three places ---------------------------------------------
+
+OBJ = {"a": [1, 2]}
+NESTED = {"name": "Zoë", "at": D, "day": date(2024, 1, 2), "n": None, "ok": True, "x": 2.5}
+NESTED_JSON = (
+    '{"name":"Zoë","at":"2024-01-02T03:04:05.678Z","day":"2024-01-02T00:00:00.000Z",'
+    '"n":null,"ok":true,"x":2.5}'
+)
+
+# (value, text place, inside a JSON string literal, JSON value place)
+TABLE: list[tuple[Any, str, str, str]] = [
+    ("plain", "plain", "plain", "plain"),
+    ("", "", "", ""),
+    ('say "hi"', 'say "hi"', 'say \\"hi\\"', 'say "hi"'),
+    ("back\\slash", "back\\slash", "back\\\\slash", "back\\slash"),
+    ("two\nlines", "two\nlines", "two\\nlines", "two\nlines"),
+    ("a b&c=d/e?f#g%20", "a b&c=d/e?f#g%20", "a b&c=d/e?f#g%20", "a b&c=d/e?f#g%20"),
+    ('[1, "x"]', '[1, "x"]', '[1, \\"x\\"]', '[1, "x"]'),
+    ("Zoë ✓", "Zoë ✓", "Zoë ✓", "Zoë ✓"),
+    (42, "42", "42", "42"),
+    (0, "0", "0", "0"),
+    (-7, "-7", "-7", "-7"),
+    (9007199254740993, "9007199254740993", "9007199254740993", "9007199254740993"),
+    (10**30, str(10**30), str(10**30), str(10**30)),
+    (0.1, "0.1", "0.1", "0.1"),
+    (2.5, "2.5", "2.5", "2.5"),
+    (19.99, "19.99", "19.99", "19.99"),
+    (1e21, "1e+21", "1e+21", "1e+21"),
+    (1e-7, "1e-07", "1e-07", "1e-07"),
+    (100.0, "100.0", "100.0", "100.0"),
+    (-0.5, "-0.5", "-0.5", "-0.5"),
+    (True, "true", "true", "true"),
+    (False, "false", "false", "false"),
+    (None, "null", "null", "null"),
+    (OBJ, '{"a":[1,2]}', '{\\"a\\":[1,2]}', '{"a":[1,2]}'),
+    ([1, "two", None], '[1,"two",null]', '[1,\\"two\\",null]', '[1,"two",null]'),
+    ({}, "{}", "{}", "{}"),
+    ([], "[]", "[]", "[]"),
+    ({"q": 'a"b'}, '{"q":"a\\"b"}', '{\\"q\\":\\"a\\\\\\"b\\"}', '{"q":"a\\"b"}'),
+    ({"big": 9007199254740993}, '{"big":9007199254740993}', '{\\"big\\":9007199254740993}',
+     '{"big":9007199254740993}'),
+    (NESTED, NESTED_JSON, NESTED_JSON.replace('"', '\\"'), NESTED_JSON),
+    (D, D_ISO, D_ISO, f'"{D_ISO}"'),
+    (date(2024, 1, 2), "2024-01-02T00:00:00.000Z", "2024-01-02T00:00:00.000Z",
+     '"2024-01-02T00:00:00.000Z"'),
+]
+
+
+@pytest.mark.parametrize(("value", "text", "in_string", "json_value"), TABLE)
+def test_to_text(value: Any, text: str, in_string: str, json_value: str) -> None:
+    assert to_text(value) == text
+
+
+@pytest.mark.parametrize(("value", "text", "in_string", "json_value"), TABLE)
+def test_to_json_string_content(value: Any, text: str, in_string: str, json_value: str) -> None:
+    assert to_json_string_content(value) == in_string
+    # whatever it is, it is valid content for a JSON string carrying the text form
+    assert json.loads(f'"{to_json_string_content(value)}"') == text
+
+
+@pytest.mark.parametrize(("value", "text", "in_string", "json_value"), TABLE)
+def test_to_json_value(value: Any, text: str, in_string: str, json_value: str) -> None:
+    assert to_json_value(value) == json_value
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["tab\there", "cr\rhere", "nul\x00here", "bell\x07", "uni\u2028line", "emoji 🐦"],
+)
+def test_json_string_content_escapes_control_characters(value: str) -> None:
+    content = to_json_string_content(value)
+    assert json.loads(f'"{content}"') == value
+    assert not any(ord(c) < 0x20 for c in content)
+
+
+@pytest.mark.parametrize(
+    "value", [0.1, 2.5, 1e21, 1e-7, 123456789.123, 5e-324, 1.7976931348623157e308, 1 / 3]
+)
+def test_float_is_shortest_round_trip(value: float) -> None:
+    assert to_text(value) == json.dumps(value)
+    assert float(to_text(value)) == value
+
+
+def test_object_keeps_key_order_and_non_ascii() -> None:
+    value = {"z": 1, "a": {"ü": "ß"}, "m": [date(2024, 1, 2)]}
+    assert to_text(value) == '{"z":1,"a":{"ü":"ß"},"m":["2024-01-02T00:00:00.000Z"]}'
+
+
+@pytest.mark.usefixtures("local_tz")
+def test_naive_datetime_inside_object_is_converted_to_utc() -> None:
+    assert to_json_value({"at": datetime(2024, 1, 2, 12, 4, 5, 678000)}) == f'{{"at":"{D_ISO}"}}'
