@@ -684,6 +684,24 @@ def test_rename_request_keeps_unsaved_edits_unsaved_and_never_overwrites(col: Pa
     assert load_collection(col).find("pong-2")[1].name == "PONG 2"
 
 
+def test_rename_of_a_request_never_saved_writes_it_under_the_new_name(col: Path) -> None:
+    loaded = load_collection(col)
+    req = Request(name="Draft", url="u", path=col / "draft.toml", id="draft")
+    loaded.items.append(req)
+    rename_request(loaded, req, "Final")
+    assert req.path == col / "final.toml" and req.id == "final"
+    assert load_collection(col).find("final")[1].url == "u" and not (col / "draft.toml").exists()
+
+
+def test_rename_refuses_when_the_file_on_disk_is_broken(col: Path) -> None:
+    loaded = load_collection(col)
+    ping = loaded.find("ping")[1]
+    ping.path.write_text("name = \n")
+    with pytest.raises(SaveError, match="not renamed"):
+        rename_request(loaded, ping, "Pong")
+    assert ping.path.read_text() == "name = \n" and not (col / "pong.toml").exists()
+
+
 def test_move_request_between_folders(col: Path) -> None:
     write(col, "users/ping.toml", 'name = "Other ping"\n')
     loaded = load_collection(col)

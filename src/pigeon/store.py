@@ -1246,15 +1246,21 @@ def rename_request(col: Collection, req: Request, new_name: str) -> Request:
     parent = _parent_of(col, req)
     _, order, directory = _container(col, parent)
     old = req.path
-    if old is None or not old.exists():
+    if old is None:
         req.name = new_name
-        if old is not None:
-            save_request(req)
         return req
-    on_disk = request_from_toml(_read_text(old), old)
-    on_disk.name = new_name
     stem = _free_stem(col, directory, slugify(new_name) or "request", keep=old)
     new = directory / f"{stem}.toml"
+    if not old.exists():  # never saved: nothing on disk to carry over
+        req.name, req.id = new_name, _rel_id(col.root, new)
+        save_request(req, new)
+        _resort(col, parent)
+        return req
+    try:
+        on_disk = request_from_toml(_read_text(old), old)
+    except LoadError as exc:
+        raise SaveError(f"not renamed: {exc}") from exc
+    on_disk.name = new_name
     if new == old:
         _safe_write(old, request_to_toml(on_disk), request_from_toml)
     else:
