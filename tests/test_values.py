@@ -54,7 +54,21 @@ def test_check_name_accepts_the_rule(name: str) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["", "bad name", "é", "naïve", "a/b", "$env", "a{b", "a}b", "a[0]", "a\nb", "tab\t", "ü.x", "a:b"],
+    [
+        "",
+        "bad name",
+        "é",
+        "naïve",
+        "a/b",
+        "$env",
+        "a{b",
+        "a}b",
+        "a[0]",
+        "a\nb",
+        "tab\t",
+        "ü.x",
+        "a:b",
+    ],
 )
 def test_check_name_refuses_and_quotes_name_and_rule(name: str) -> None:
     with pytest.raises(ValueError) as exc:
@@ -314,12 +328,20 @@ TABLE: list[tuple[Any, str, str, str]] = [
     ({}, "{}", "{}", "{}"),
     ([], "[]", "[]", "[]"),
     ({"q": 'a"b'}, '{"q":"a\\"b"}', '{\\"q\\":\\"a\\\\\\"b\\"}', '{"q":"a\\"b"}'),
-    ({"big": 9007199254740993}, '{"big":9007199254740993}', '{\\"big\\":9007199254740993}',
-     '{"big":9007199254740993}'),
+    (
+        {"big": 9007199254740993},
+        '{"big":9007199254740993}',
+        '{\\"big\\":9007199254740993}',
+        '{"big":9007199254740993}',
+    ),
     (NESTED, NESTED_JSON, NESTED_JSON.replace('"', '\\"'), NESTED_JSON),
     (D, D_ISO, D_ISO, f'"{D_ISO}"'),
-    (date(2024, 1, 2), "2024-01-02T00:00:00.000Z", "2024-01-02T00:00:00.000Z",
-     '"2024-01-02T00:00:00.000Z"'),
+    (
+        date(2024, 1, 2),
+        "2024-01-02T00:00:00.000Z",
+        "2024-01-02T00:00:00.000Z",
+        '"2024-01-02T00:00:00.000Z"',
+    ),
 ]
 
 
