@@ -217,7 +217,7 @@ def _locate(text: str, at: tuple[str | int, ...]) -> tuple[int | None, int | Non
     table: list[str | int] = []
     aot_counts: dict[tuple[str | int, ...], int] = {}
     closing: str | None = None
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         if closing is not None:  # inside a multi-line string
             if closing in line:
                 closing = None
@@ -625,7 +625,8 @@ def _load_items(
     col: Collection, directory: Path, order: list[str], seen: set[str]
 ) -> list[Folder | Request]:
     try:
-        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        with os.scandir(directory) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
     except OSError as exc:
         col.broken.append(BrokenFile(directory, f"cannot read folder: {exc.strerror or exc}"))
         return []
