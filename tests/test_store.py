@@ -778,3 +778,17 @@ def test_collection_equality_includes_paths(tmp_path: Path) -> None:
     b = write(tmp_path / "b", "x.toml", 'name = "x"\n').parent
     assert load_collection(a) != load_collection(b)
     assert isinstance(load_collection(a), Collection)
+
+
+def test_symlink_loop_is_not_followed_and_same_stem_lists_the_folder_first(tmp_path: Path) -> None:
+    root = tmp_path / "c"
+    write(root, "users.toml", 'name = "Users request"\n')
+    write(root, "users/a.toml", 'name = "a"\n')
+    try:
+        (root / "users" / "loop").symlink_to(root, target_is_directory=True)
+    except OSError:
+        pytest.skip("symlinks are not available here")
+    col = load_collection(root)
+    assert [type(item).__name__ for item in col.items] == ["Folder", "Request"]
+    assert [r.id for r in col.requests()] == ["users/a", "users"]
+    assert col.broken == []
