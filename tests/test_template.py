@@ -1,0 +1,473 @@
+"""Placeholder syntax, lookup, dynamic values and values that contain placeholders (DESIGN §4)."""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from collections.abc import Callable
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pigeon.model import Collection
+from pigeon.render import RenderResult, render_json, render_text
+from pigeon.scopes import RuntimeVars, build_scopes
+from pigeon.template import Placeholder, parse
+
+Render = Callable[..., RenderResult]
+
+
+@pytest.fixture
+def render(tmp_path: Path) -> Render:
+    """Render ``text`` with ``variables`` set as runtime variables (any Python kind, incl. null)."""
+
+    def go(
+        text: str,
+        variables: dict[str, Any] | None = None,
+        *,
+        json_body: bool = False,
+        environ: dict[str, str] | None = None,
+    ) -> RenderResult:
+        collection = Collection(name="t", root=tmp_path)
+        runtime = RuntimeVars()
+        for name, value in (variables or {}).items():
+            runtime.set(name, value)
+        scopes = build_scopes(collection, [], None, runtime=runtime, environ=environ or {})
+        return (render_json if json_body else render_text)(text, scopes)
+
+    return go
+
+
+def placeholders(text: str) -> list[tuple[str, str]]:
+    return [(s.raw, s.expr) for s in parse(text).segments if isinstance(s, Placeholder)]
+
+
+def rebuild(text: str) -> str:
+    return "".join(s.raw if isinstance(s, Placeholder) else s for s in parse(text).segments)
+
+
+# -- parse -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("{{x}}", [("{{x}}", "x")]),
+        ("a {{ x }} b", [("{{ x }}", "x")]),
+        ("{{   user.name  }}", [("{{   user.name  }}", "user.name")]),
+        ("{{a}}{{b}}", [("{{a}}", "a"), ("{{b}}", "b")]),
+        ("{{{x}}}", [("{{x}}", "x")]),
+        ('{"u":{{obj}}}', [("{{obj}}", "obj")]),
+        ("{{ '{{' }}", [("{{ '{{' }}", "'{{'")]),
+        ('{{ "x" }}', [('{{ "x" }}', '"x"')]),
+        ("{{ '}}' }}", [("{{ '}}' }}", "'}}'")]),
+        (
+            '{{name["key with . or spaces"]}}',
+            [('{{name["key with . or spaces"]}}', 'name["key with . or spaces"]')],
+        ),
+        ("{{$uuid}} {{ $env.HOME }}", [("{{$uuid}}", "$uuid"), ("{{ $env.HOME }}", "$env.HOME")]),
+        ("{{process.env.HOME}}", [("{{process.env.HOME}}", "process.env.HOME")]),
+        ("{{}}", []),
+        ("{{ }}", []),
+        ("{{ a b }}", []),
+        ("{{#each}}", []),
+        ("{{/each}}", []),
+        ("{{x", []),
+        ("x}}", []),
+        ("{ {x} }", []),
+        ("plain text", []),
+        ("", []),
+    ],
+)
+def test_parse_finds_placeholders(text: str, expected: list[tuple[str, str]]) -> None:
+    assert placeholders(text) == expected
+    assert rebuild(text) == text
+
+
+def test_parse_is_cached() -> None:
+    text = "cache {{me}} " + str(time.time())
+    assert parse(text) is parse(text)
+
+
+# -- paths (§4.1, §4.2) ----------------------------------------------------------------------
+
+VARS: dict[str, Any] = {
+    "name": "Ada",
+    "user": {
+        "id": 7,
+        "name": "Ada",
+        "tags": ["a", "b", "c"],
+        "address": {"city": "Oslo"},
+        "key with . or spaces": "odd",
+    },
+    "a": {"b": {"c": "deep"}},
+    "items": [{"key": "first"}, {"key": "second"}],
+    "cfg": {"list": [10, 20, 30]},
+    "m": [[1, 2], [3, 4]],
+    "h": {"content-type": "application/json"},
+    "u": {"2fa": "on", "2": "two"},
+    "s": "abc",
+    "n": 5,
+    "f": 2.5,
+    "yes": True,
+    "nul": None,
+    "empty": "",
+    "when": datetime(2024, 1, 2, 3, 4, 5, 678000, tzinfo=timezone.utc),
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("{{name}}", "Ada"),
+        ("{{user.name}}", "Ada"),
+        ("{{user.id}}", "7"),
+        ("{{a.b.c}}", "deep"),
+        ("{{a.b}}", '{"c":"deep"}'),
+        ("{{items[0]}}", '{"key":"first"}'),
+        ("{{items[0].key}}", "first"),
+        ("{{items[1].key}}", "second"),
+        ("{{cfg.list[1]}}", "20"),
+        ("{{user.tags[0]}}", "a"),
+        ('{{user["key with . or spaces"]}}', "odd"),
+        ('{{user["name"]}}', "Ada"),
+        ("{{m[1][0]}}", "3"),
+        ("{{m[0][1]}}", "2"),
+        ("{{user.tags[-1]}}", "c"),
+        ("{{user.tags[-3]}}", "a"),
+        ("{{m[-1][-2]}}", "3"),
+        ("{{h.content-type}}", "application/json"),
+        ("{{u.2fa}}", "on"),
+        ("{{u.2}}", "two"),
+        ("{{user.tags}}", '["a","b","c"]'),
+        ("{{user.address}}", '{"city":"Oslo"}'),
+        ("{{f}}", "2.5"),
+        ("{{yes}}", "true"),
+        ("{{nul}}", "null"),
+        ("{{empty}}", ""),
+        ("{{when}}", "2024-01-02T03:04:05.678Z"),
+        ("{{ name }}", "Ada"),
+        ("{{   user.name}}", "Ada"),
+        ("{{user.name    }}", "Ada"),
+        ("{{ m[1][0] }}", "3"),
+        ("Hi {{name}}, you are #{{user.id}}!", "Hi Ada, you are #7!"),
+        ("{{name}}{{name}}", "AdaAda"),
+        ("{{{name}}}", "{Ada}"),
+        ("{{{{name}}}}", "{{Ada}}"),
+        ("{{ '{{' }}", "{{"),
+        ("{{ '}}' }}", "}}"),
+        ('{{ "x" }}', "x"),
+        ("{{'x'}}", "x"),
+        ("{{ 'a b.c' }}", "a b.c"),
+        ("{{ '' }}", ""),
+        ('{{ "it\'s" }}', "it's"),
+        ("{{ '{{name}}' }}", "{{name}}"),
+        ("{{ '{{' }}name}}", "{{name}}"),
+    ],
+)
+def test_path_forms_render(render: Render, text: str, expected: str) -> None:
+    result = render(text, VARS)
+    assert result.text == expected
+    assert result.unresolved == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{{}}",
+        "{{ }}",
+        "{{ a b }}",
+        "{{#each}}",
+        "{{#each items}}",
+        "{{/if}}",
+        "{{x",
+        "{{ name",
+        "{{name",
+        "}}",
+        "{ {name} }",
+        "{{!comment}}",
+    ],
+)
+def test_invalid_placeholder_text_is_plain(render: Render, text: str) -> None:
+    result = render(text, VARS)
+    assert result.text == text
+    assert result.unresolved == []
+    assert result.warnings == []
+
+
+def test_plain_text_next_to_a_real_placeholder(render: Render) -> None:
+    result = render("{{ a b }} {{name}} {{#each}} {{x", VARS)
+    assert result.text == "{{ a b }} Ada {{#each}} {{x"
+    assert result.unresolved == []
+
+
+def test_json_body_object_closes_after_placeholder(render: Render) -> None:
+    result = render('{"u":{{user.address}}}', VARS, json_body=True)
+    assert result.text == '{"u":{"city":"Oslo"}}'
+    assert result.warnings == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{{missing}}",
+        "{{ missing }}",
+        "{{  missing.key  }}",
+        "{{user.nope}}",
+        "{{user.address.zip}}",
+        "{{user.tags[3]}}",
+        "{{user.tags[-4]}}",
+        "{{m[2][0]}}",
+        "{{m[0][5]}}",
+        "{{items[0].nope}}",
+        '{{user["nope"]}}',
+        "{{n.x}}",
+        "{{n[0]}}",
+        "{{nul.x}}",
+        "{{yes.x}}",
+        "{{s.x}}",
+        "{{user.name.first}}",
+        "{{user.id.value}}",
+        "{{when.year}}",
+        "{{ user.tags[9] }}",
+    ],
+)
+def test_undefined_is_left_exactly_as_written(render: Render, text: str) -> None:
+    result = render(f"before {text} after", VARS)
+    assert result.text == f"before {text} after"
+    assert result.unresolved == [text[2:-2].strip()]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{{s.upper}}",
+        "{{s.__class__}}",
+        "{{s[0]}}",
+        "{{s.length}}",
+        "{{items.length}}",
+        "{{items.__len__}}",
+        "{{user.keys}}",
+        "{{user.items}}",
+        "{{user.get}}",
+        "{{user.__class__}}",
+        "{{n.real}}",
+        "{{f.is_integer}}",
+        "{{user.tags.count}}",
+    ],
+)
+def test_no_attribute_or_method_access(render: Render, text: str) -> None:
+    result = render(text, VARS)
+    assert result.text == text
+    assert result.unresolved == [text[2:-2].strip()]
+
+
+def test_unresolved_is_deduplicated_in_order(render: Render) -> None:
+    result = render("{{x}}{{ x }}{{y}} {{name}} {{x}}{{user.nope}}{{y}}", VARS)
+    assert result.text == "{{x}}{{ x }}{{y}} Ada {{x}}{{user.nope}}{{y}}"
+    assert result.unresolved == ["x", "y", "user.nope"]
+
+
+def test_flat_dotted_name_wins_over_path(render: Render) -> None:
+    result = render(
+        "{{api.key}} {{api.other}}", {"api.key": "flat", "api": {"key": "nested", "other": "o"}}
+    )
+    assert result.text == "flat o"
+
+
+def test_flat_dotted_name_alone(render: Render) -> None:
+    assert render("{{ api.key }}", {"api.key": "flat"}).text == "flat"
+
+
+def test_flat_dotted_name_then_nothing_more(render: Render) -> None:
+    # the flat name is only used when it is the whole path text
+    result = render("{{api.key.x}}", {"api.key": {"x": 1}})
+    assert result.text == "{{api.key.x}}"
+    assert result.unresolved == ["api.key.x"]
+
+
+# -- dynamic values --------------------------------------------------------------------------
+
+ISO_MS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
+
+
+@pytest.mark.parametrize("name", ["$uuid", "$guid", "$randomUUID"])
+def test_uuid_is_valid_and_fresh_per_occurrence(render: Render, name: str) -> None:
+    result = render(f"{{{{{name}}}}} {{{{ {name} }}}}")
+    first, second = result.text.split(" ")
+    for text in (first, second):
+        assert len(text) == 36
+        assert str(uuid.UUID(text)) == text
+    assert first != second
+    assert result.unresolved == []
+
+
+def test_uuid_fresh_across_renders(render: Render) -> None:
+    assert render("{{$uuid}}").text != render("{{$uuid}}").text
+
+
+def test_timestamp_is_unix_seconds_now(render: Render) -> None:
+    before = int(time.time())
+    text = render("{{$timestamp}}").text
+    after = int(time.time())
+    assert re.fullmatch(r"\d+", text)
+    assert before - 1 <= int(text) <= after + 1
+
+
+def test_iso_timestamp_is_now_in_utc(render: Render) -> None:
+    text = render("{{$isoTimestamp}}").text
+    assert ISO_MS.match(text), text
+    parsed = datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    assert abs(parsed.timestamp() - time.time()) < 5
+
+
+def test_random_int_in_range(render: Render) -> None:
+    text = render(" ".join(["{{$randomInt}}"] * 300)).text
+    numbers = [int(x) for x in text.split(" ")]
+    assert all(0 <= x <= 1000 for x in numbers)
+    assert all(re.fullmatch(r"\d+", x) for x in text.split(" "))
+    assert len(set(numbers)) > 1
+
+
+def test_random_boolean(render: Render) -> None:
+    words = render(" ".join(["{{$randomBoolean}}"] * 200)).text.split(" ")
+    assert set(words) == {"true", "false"}
+
+
+def test_dynamic_values_in_json_value_place(render: Render) -> None:
+    import json
+
+    result = render(
+        '{"n": {{$randomInt}}, "b": {{$randomBoolean}}, "t": {{$timestamp}}, "u": "{{$uuid}}",'
+        ' "i": "{{$isoTimestamp}}"}',
+        json_body=True,
+    )
+    data = json.loads(result.text)
+    assert type(data["n"]) is int
+    assert type(data["b"]) is bool
+    assert type(data["t"]) is int
+    uuid.UUID(data["u"])
+    assert ISO_MS.match(data["i"])
+    assert result.warnings == []
+
+
+# -- values that contain placeholders (§4.3) ---------------------------------------------------
+
+
+def test_string_value_is_rendered(render: Render) -> None:
+    result = render("{{greeting}}", {"greeting": "Hello {{name}}!", "name": "Ada"})
+    assert result.text == "Hello Ada!"
+    assert result.unresolved == []
+
+
+def test_rendering_is_transitive(render: Render) -> None:
+    variables = {"url": "{{base}}/v1", "base": "http://{{host}}:{{port}}", "host": "h", "port": 80}
+    assert render("{{url}}/users", variables).text == "http://h:80/v1/users"
+
+
+def test_nested_strings_in_objects_and_arrays_are_rendered(render: Render) -> None:
+    variables = {
+        "name": "Ada",
+        "user": {"greet": "hi {{name}}", "tags": ["{{name}}", "x{{name}}"], "deep": {"n": "{{n}}"}},
+        "n": 3,
+    }
+    result = render("{{user}}|{{user.greet}}|{{user.tags[1]}}", variables)
+    assert result.text == '{"greet":"hi Ada","tags":["Ada","xAda"],"deep":{"n":3}}|hi Ada|xAda'
+
+
+def test_alias_takes_value_and_kind_of_object(render: Render) -> None:
+    variables = {"alias": "{{obj}}", "obj": {"x": 1, "s": "t"}}
+    assert render("{{alias}}", variables).text == '{"x":1,"s":"t"}'
+    body = render('{"v": {{alias}}, "w": "{{alias}}"}', variables, json_body=True).text
+    assert body == '{"v": {"x":1,"s":"t"}, "w": "{\\"x\\":1,\\"s\\":\\"t\\"}"}'
+
+
+def test_alias_allows_a_path_through_it(render: Render) -> None:
+    variables = {"alias": "{{ obj }}", "obj": {"x": {"y": [5, 6]}}}
+    assert render("{{alias.x.y[1]}}", variables).text == "6"
+
+
+def test_alias_of_integer_is_bare(render: Render) -> None:
+    variables = {"alias": "{{num}}", "num": 9007199254740993}
+    assert render('{"v": {{alias}}}', variables, json_body=True).text == '{"v": 9007199254740993}'
+
+
+def test_alias_of_date_is_quoted_in_json_value_place(render: Render) -> None:
+    variables = {"alias": "{{when}}", "when": date(2024, 1, 2)}
+    result = render('{"v": {{alias}}}', variables, json_body=True)
+    assert result.text == '{"v": "2024-01-02T00:00:00.000Z"}'
+
+
+def test_alias_of_null(render: Render) -> None:
+    variables = {"alias": "{{nothing}}", "nothing": None}
+    assert render('{"v": {{alias}}}', variables, json_body=True).text == '{"v": null}'
+
+
+def test_string_with_more_than_a_placeholder_is_a_string(render: Render) -> None:
+    variables = {"s": " {{when}}", "when": date(2024, 1, 2)}
+    assert (
+        render('{"v": "{{s}}"}', variables, json_body=True).text
+        == '{"v": " 2024-01-02T00:00:00.000Z"}'
+    )
+
+
+def test_alias_to_missing_variable_is_left_as_written(render: Render) -> None:
+    result = render("{{alias}}", {"alias": "{{ nope }}"})
+    assert result.text == "{{ nope }}"
+    assert "nope" in result.unresolved
+
+
+@pytest.mark.timeout(10)
+def test_two_step_cycle(render: Render) -> None:
+    result = render("{{a}}", {"a": "{{b}}", "b": "{{a}}"})
+    assert result.text == "{{a}}"
+    assert any("cycle: a -> b -> a" in w for w in result.warnings), result.warnings
+
+
+@pytest.mark.timeout(10)
+def test_cycle_with_text_leaves_closing_placeholder(render: Render) -> None:
+    variables = {"a": "A{{b}}", "b": "B{{ a }}"}
+    result = render("{{a}}", variables)
+    assert result.text == "AB{{ a }}"
+    assert any("cycle: a -> b -> a" in w for w in result.warnings), result.warnings
+    result = render("{{b}}", variables)
+    assert result.text == "BA{{b}}"
+    assert any("cycle: b -> a -> b" in w for w in result.warnings), result.warnings
+
+
+@pytest.mark.timeout(10)
+def test_self_reference(render: Render) -> None:
+    result = render("{{a}}", {"a": "x{{a}}"})
+    assert result.text == "x{{a}}"
+    assert any("cycle: a -> a" in w for w in result.warnings), result.warnings
+
+
+@pytest.mark.timeout(10)
+def test_three_step_cycle(render: Render) -> None:
+    result = render("<{{a}}>", {"a": "1{{b}}", "b": "2{{c}}", "c": "3{{a}}"})
+    assert result.text == "<123{{a}}>"
+    assert any("cycle: a -> b -> c -> a" in w for w in result.warnings), result.warnings
+
+
+@pytest.mark.timeout(10)
+def test_cycle_through_object(render: Render) -> None:
+    result = render("{{o}}", {"o": {"k": "{{o.k}}"}})
+    assert result.text.startswith('{"k":')
+    assert result.warnings
+
+
+@pytest.mark.timeout(10)
+def test_reusing_a_variable_twice_is_not_a_cycle(render: Render) -> None:
+    result = render("{{a}}", {"a": "{{b}}-{{b}}", "b": "{{c}}", "c": "z"})
+    assert result.text == "z-z"
+    assert result.warnings == []
+
+
+def test_output_is_never_rescanned(render: Render) -> None:
+    variables = {"x": "X", "lit": "{{ '{{' }}x}}", "brace": "{{ '{' }}{x}}"}
+    result = render("{{lit}} {{ '{{x}}' }} {{brace}}", variables)
+    assert result.text == "{{x}} {{x}} {{x}}"
+    assert result.unresolved == []
