@@ -1,0 +1,727 @@
+"""Send a RenderedRequest with httpx and record what happened as an :class:`Exchange`.
+
+Transport failures never raise: a refused connection, a failed DNS lookup, a TLS problem, a
+timeout or a connection dropped mid-body all become an ``Exchange`` whose ``error`` is one
+clear line, so the app and ``pigeon run`` show the failure like any other result.
+
+Bodies are streamed. The first ``max_body_in_memory`` bytes stay in memory; the rest is
+spooled to a temporary file, so a 1 GB download never sits whole in memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import http.cookiejar
+import json
+import os
+import re
+import shutil
+import socket
+import ssl
+import tempfile
+import time
+import weakref
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any, Literal
+from urllib.parse import urlsplit
+
+import httpx
+
+from pigeon import __version__
+from pigeon.render import RenderedRequest
+
+DEFAULT_MAX_BODY_IN_MEMORY = 32 * 1024 * 1024
+DEFAULT_MAX_REDIRECTS = 20
+# A redirect's own body is read (so the connection can be reused) up to this size.
+_REDIRECT_BODY_LIMIT = 1024 * 1024
+
+ErrorKind = Literal[
+    "connect",
+    "dns",
+    "tls",
+    "timeout",
+    "read",
+    "redirects",
+    "cancelled",
+    "protocol",
+    "invalid",
+    "other",
+]
+
+STATUS_CLASSES = {
+    1: "Informational",
+    2: "Successful",
+    3: "Redirection",
+    4: "Client error",
+    5: "Server error",
+}
+
+_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+_BAD_VALUE_CHARS = re.compile(r"[\r\n\x00]")
+
+
+def status_class(status: int | None) -> str:
+    """The label of a status code's class (DESIGN §7), or "" outside 100-599."""
+    if status is None:
+        return ""
+    return STATUS_CLASSES.get(status // 100, "") if 100 <= status <= 599 else ""
+
+
+@dataclass
+class Timings:
+    """Where the time went, in milliseconds.
+
+    ``connect_ms`` (TCP connect, including the DNS lookup) and ``tls_ms`` are summed over the
+    connections opened for this exchange (redirect hops included); ``None`` means an existing
+    connection was reused. ``ttfb_ms`` is the wait from sending the final request's headers
+    to receiving its response headers; ``download_ms`` the time spent reading the body.
+    """
+
+    total_ms: float = 0.0
+    connect_ms: float | None = None
+    tls_ms: float | None = None
+    ttfb_ms: float | None = None
+    download_ms: float | None = None
+
+
+@dataclass
+class Progress:
+    """Live state of a send in flight, for progress display; updated as events arrive."""
+
+    phase: Literal["connecting", "waiting", "receiving", "done"] = "connecting"
+    status: int | None = None
+    bytes_received: int = 0
+    content_length: int | None = None
+
+
+@dataclass
+class Exchange:
+    """A request as sent and its response (or the error that stopped it)."""
+
+    request: RenderedRequest
+    # The final request as it went on the wire (after redirects), transport headers included.
+    method: str = ""
+    url: str = ""
+    sent_headers: list[tuple[str, str]] = field(default_factory=list)
+    # The response.
+    status: int | None = None
+    reason: str = ""
+    http_version: str = ""
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    body: bytes = b""  # the whole body, or its first ``max_body_in_memory`` bytes if truncated
+    body_size: int = 0  # always the full (decoded) body size
+    body_path: Path | None = None  # the complete body on disk when it was too big for memory
+    truncated: bool = False
+    wire_body_size: int = 0  # bytes on the wire (before Content-Encoding was undone)
+    headers_size: int = 0
+    charset: str | None = None
+    timings: Timings = field(default_factory=Timings)
+    redirects: list[tuple[int, str]] = field(default_factory=list)  # (status, url that said it)
+    error: str | None = None
+    error_kind: ErrorKind | None = None
+    started_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+    _cleanup: weakref.finalize | None = field(default=None, init=False, repr=False, compare=False)
+    _text: str | None = field(default=None, init=False, repr=False, compare=False)
+    _json: Any = field(default=None, init=False, repr=False, compare=False)
+    _json_error: ValueError | None = field(default=None, init=False, repr=False, compare=False)
+    _json_done: bool = field(default=False, init=False, repr=False, compare=False)
+
+    @classmethod
+    def failed(cls, request: RenderedRequest, kind: ErrorKind, message: str) -> Exchange:
+        """An exchange that never reached the network (e.g. the request could not be built)."""
+        return cls(
+            request=request,
+            method=request.method,
+            url=request.url,
+            error=message,
+            error_kind=kind,
+        )
+
+    # -- status --
+
+    @property
+    def ok(self) -> bool:
+        """A response arrived and its status is below 400."""
+        return self.error is None and self.status is not None and self.status < 400
+
+    @property
+    def status_class(self) -> str:
+        return status_class(self.status)
+
+    @property
+    def elapsed_ms(self) -> float:
+        return self.timings.total_ms
+
+    @property
+    def size(self) -> int:
+        """Response size as the user sees it: headers plus (decoded) body."""
+        return self.headers_size + self.body_size
+
+    # -- headers --
+
+    def header(self, name: str) -> str | None:
+        """The first value of a response header, case-insensitively."""
+        lname = name.lower()
+        for key, value in self.headers:
+            if key.lower() == lname:
+                return value
+        return None
+
+    def header_values(self, name: str) -> list[str]:
+        lname = name.lower()
+        return [value for key, value in self.headers if key.lower() == lname]
+
+    @property
+    def content_type(self) -> str:
+        """The media type without parameters, lower-cased ("application/json"), or ""."""
+        value = self.header("content-type") or ""
+        return value.split(";", 1)[0].strip().lower()
+
+    @property
+    def is_json(self) -> bool:
+        ctype = self.content_type
+        return ctype == "application/json" or ctype.endswith("+json")
+
+    # -- body --
+
+    @property
+    def text(self) -> str:
+        """The in-memory body decoded with the declared charset (UTF-8 if none or unknown)."""
+        if self._text is None:
+            encoding = "utf-8"
+            if self.charset:
+                try:
+                    encoding = codecs.lookup(self.charset).name
+                except LookupError:
+                    encoding = "utf-8"
+            data = self.body
+            if encoding == "utf-8" and data.startswith(codecs.BOM_UTF8):
+                encoding = "utf-8-sig"
+            self._text = data.decode(encoding, errors="replace")
+        return self._text
+
+    def json(self) -> Any:
+        """The body parsed as JSON (cached). ValueError if it is not JSON or was truncated."""
+        if not self._json_done:
+            try:
+                if self.truncated:
+                    raise ValueError(
+                        f"the body is too large to parse in memory ({self.body_size} bytes)"
+                    )
+                if not self.body.strip():
+                    raise ValueError("the body is empty")
+                self._json = json.loads(self.text)
+            except ValueError as exc:
+                self._json_error = ValueError(f"Response is not JSON: {exc}")
+            self._json_done = True
+        if self._json_error is not None:
+            raise self._json_error
+        return self._json
+
+    @contextlib.contextmanager
+    def open_body(self) -> Generator[IO[bytes], None, None]:
+        """A binary file over the complete body, wherever it lives."""
+        if self.body_path is not None:
+            with open(self.body_path, "rb") as fh:
+                yield fh
+        else:
+            import io
+
+            yield io.BytesIO(self.body)
+
+    def iter_body(self, chunk_size: int = 1024 * 1024) -> Iterator[bytes]:
+        with self.open_body() as fh:
+            while chunk := fh.read(chunk_size):
+                yield chunk
+
+    def save_body(self, dest: str | os.PathLike[str]) -> None:
+        """Write the complete body to ``dest``."""
+        with self.open_body() as src, open(dest, "wb") as out:
+            shutil.copyfileobj(src, out, 1024 * 1024)
+
+    def discard(self) -> None:
+        """Delete the spooled body file, if any. The in-memory part stays readable."""
+        if self._cleanup is not None:
+            self._cleanup()
+        self.body_path = None
+
+
+def _unlink_quietly(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+def _format_seconds(seconds: float) -> str:
+    text = f"{seconds:.1f}"
+    return text if float(text) == seconds else f"{seconds:g}"
+
+
+def _charset_of(content_type: str | None) -> str | None:
+    if not content_type:
+        return None
+    for part in content_type.split(";")[1:]:
+        key, _, value = part.partition("=")
+        if key.strip().lower() == "charset":
+            return value.strip().strip('"').strip("'") or None
+    return None
+
+
+def _decode_header(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _host_port(url: str) -> str:
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return url
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{host}:{port}"
+
+
+def _hostname(url: str) -> str:
+    try:
+        return urlsplit(url).hostname or url
+    except ValueError:
+        return url
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """The exception, its causes and contexts, and members of exception groups."""
+    seen: set[int] = set()
+    todo: list[BaseException] = [exc]
+    while todo:
+        current = todo.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        if isinstance(current, BaseExceptionGroup):
+            todo.extend(current.exceptions)
+        if current.__cause__ is not None:
+            todo.append(current.__cause__)
+        if current.__context__ is not None:
+            todo.append(current.__context__)
+
+
+def _check_headers(headers: list[tuple[str, str]]) -> str | None:
+    for name, value in headers:
+        if not _TOKEN.match(name):
+            return f"Invalid header name {name!r}: nothing was sent"
+        if _BAD_VALUE_CHARS.search(value):
+            return f"Header {name} contains a line break or NUL: nothing was sent"
+    return None
+
+
+def _encode_headers(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
+    """Names are ASCII tokens; values go as ASCII, or UTF-8 when they need it (as curl does)."""
+    return [(name.encode("ascii"), value.strip(" \t").encode("utf-8")) for name, value in headers]
+
+
+class _Attempt:
+    """Everything learned during one send, so a cancelled or failed send still reports it."""
+
+    def __init__(self, rendered: RenderedRequest, cap: int, progress: Progress | None) -> None:
+        self.rendered = rendered
+        self.cap = cap
+        self.progress = progress if progress is not None else Progress()
+        self.started_at = datetime.now(timezone.utc)
+        self.t0 = time.perf_counter()
+        self.t_end: float | None = None
+        self.request: httpx.Request | None = None
+        self.response: httpx.Response | None = None
+        self.redirects: list[tuple[int, str]] = []
+        self.buffer = bytearray()
+        self.body_size = 0
+        self.spool: IO[bytes] | None = None
+        self.spool_path: str | None = None
+        self.error: str | None = None
+        self.error_kind: ErrorKind | None = None
+        # Timing marks from httpcore's trace extension.
+        self.connect_ms: float | None = None
+        self.tls_ms: float | None = None
+        self._marks: dict[str, float] = {}
+        self.t_headers_sent: float | None = None
+        self.t_headers_received: float | None = None
+
+    async def trace(self, event: str, info: dict[str, Any]) -> None:
+        now = time.perf_counter()
+        _, _, name = event.partition(".")
+        if name.endswith(".started"):
+            self._marks[name[: -len(".started")]] = now
+            if name == "send_request_headers.started":
+                self.t_headers_sent = now
+                self.progress.phase = "waiting"
+        elif name.endswith(".complete"):
+            step = name[: -len(".complete")]
+            begun = self._marks.pop(step, None)
+            if begun is None:
+                return
+            elapsed = (now - begun) * 1000
+            if step == "connect_tcp":
+                self.connect_ms = (self.connect_ms or 0.0) + elapsed
+            elif step == "start_tls":
+                self.tls_ms = (self.tls_ms or 0.0) + elapsed
+            elif step == "receive_response_headers":
+                self.t_headers_received = now
+
+    def add(self, chunk: bytes) -> None:
+        self.body_size += len(chunk)
+        self.progress.bytes_received = self.body_size
+        if self.spool is not None:
+            self.spool.write(chunk)
+            return
+        room = self.cap - len(self.buffer)
+        if len(chunk) <= room:
+            self.buffer += chunk
+            return
+        # Too big for memory: the whole body goes to disk, the first ``cap`` bytes stay here.
+        fh = tempfile.NamedTemporaryFile(prefix="pigeon-", suffix=".body", delete=False)  # noqa: SIM115
+        self.spool, self.spool_path = fh, fh.name
+        fh.write(self.buffer)
+        fh.write(chunk)
+        self.buffer += chunk[:room]
+
+    def fail(self, kind: ErrorKind, message: str) -> None:
+        self.error_kind, self.error = kind, message
+
+    async def close(self, *, keep_spool: bool) -> None:
+        if self.response is not None:
+            with contextlib.suppress(Exception):
+                await self.response.aclose()
+        if self.spool is not None:
+            with contextlib.suppress(OSError):
+                self.spool.close()
+            self.spool = None
+        if not keep_spool and self.spool_path is not None:
+            _unlink_quietly(self.spool_path)
+            self.spool_path = None
+
+    def exchange(self) -> Exchange:
+        end = self.t_end if self.t_end is not None else time.perf_counter()
+        rendered = self.rendered
+        ex = Exchange(
+            request=rendered,
+            method=rendered.method,
+            url=rendered.url,
+            started_at=self.started_at,
+            redirects=list(self.redirects),
+            error=self.error,
+            error_kind=self.error_kind,
+        )
+        if self.request is not None:
+            ex.method = self.request.method
+            ex.url = str(self.request.url)
+            ex.sent_headers = [
+                (_decode_header(k), _decode_header(v)) for k, v in self.request.headers.raw
+            ]
+        ttfb = download = None
+        if self.t_headers_sent is not None and self.t_headers_received is not None:
+            ttfb = (self.t_headers_received - self.t_headers_sent) * 1000
+            download = (end - self.t_headers_received) * 1000
+        ex.timings = Timings(
+            total_ms=(end - self.t0) * 1000,
+            connect_ms=self.connect_ms,
+            tls_ms=self.tls_ms,
+            ttfb_ms=ttfb,
+            download_ms=download,
+        )
+        response = self.response
+        if response is not None:
+            ex.status = response.status_code
+            ex.reason = response.reason_phrase
+            ex.http_version = response.http_version
+            encoding = response.headers.encoding
+            ex.headers = [
+                (k.decode(encoding, errors="replace"), v.decode(encoding, errors="replace"))
+                for k, v in response.headers.raw
+            ]
+            ex.headers_size = len(f"{ex.http_version} {ex.status} {ex.reason}\r\n") + 2
+            ex.headers_size += sum(len(k) + len(v) + 4 for k, v in response.headers.raw)
+            ex.charset = _charset_of(response.headers.get("content-type"))
+            ex.wire_body_size = response.num_bytes_downloaded
+        ex.body = bytes(self.buffer)
+        ex.body_size = self.body_size
+        ex.truncated = self.body_size > len(self.buffer)
+        if self.spool_path is not None:
+            ex.body_path = Path(self.spool_path)
+            ex._cleanup = weakref.finalize(ex, _unlink_quietly, self.spool_path)
+            self.spool_path = None
+        return ex
+
+
+class SendHandle:
+    """A send running in its own task that the UI can cancel.
+
+    ``await handle`` gives the Exchange; after ``cancel()`` that Exchange has error
+    "Cancelled" (with whatever had arrived). If the awaiting task is itself cancelled, the
+    send is cancelled too and CancelledError propagates as usual.
+    """
+
+    def __init__(self, session: HttpSession, rendered: RenderedRequest) -> None:
+        self.progress = Progress()
+        self._attempt = _Attempt(rendered, session.max_body_in_memory, self.progress)
+        self._cancel_requested = False
+        self._task = asyncio.ensure_future(session._run(self._attempt))
+
+    def cancel(self) -> None:
+        self._cancel_requested = True
+        self._task.cancel()
+
+    def done(self) -> bool:
+        return self._task.done()
+
+    async def wait(self) -> Exchange:
+        try:
+            return await self._task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if self._cancel_requested and (current is None or current.cancelling() == 0):
+                self._attempt.fail("cancelled", "Cancelled")
+                return self._attempt.exchange()
+            self._task.cancel()
+            raise
+
+    def __await__(self) -> Generator[Any, None, Exchange]:
+        return self.wait().__await__()
+
+
+class HttpSession:
+    """One per collection session: the httpx clients, their connection pools and cookie jar.
+
+    httpx fixes TLS verification per client, so requests with ``verify_tls = false`` go
+    through a second client, created on first use, that shares the cookie jar.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_body_in_memory: int = DEFAULT_MAX_BODY_IN_MEMORY,
+        max_redirects: int = DEFAULT_MAX_REDIRECTS,
+        http2: bool = True,
+        verify: ssl.SSLContext | bool = True,
+        trust_env: bool = True,
+        user_agent: str = f"pigeon/{__version__}",
+    ) -> None:
+        self.max_body_in_memory = max_body_in_memory
+        self.max_redirects = max_redirects
+        self.cookie_jar = http.cookiejar.CookieJar()
+        self._options: dict[str, Any] = {
+            "http2": http2,
+            "trust_env": trust_env,
+            "headers": {"User-Agent": user_agent},
+            "cookies": self.cookie_jar,
+            "max_redirects": max_redirects,
+        }
+        self._verify = verify
+        self._clients: dict[bool, httpx.AsyncClient] = {}
+        self._closed = False
+
+    def _client(self, verify_tls: bool) -> httpx.AsyncClient:
+        if self._closed:
+            raise RuntimeError("the HTTP session is closed")
+        client = self._clients.get(verify_tls)
+        if client is None:
+            verify: ssl.SSLContext | bool = self._verify if verify_tls else False
+            client = httpx.AsyncClient(verify=verify, **self._options)
+            self._clients[verify_tls] = client
+        return client
+
+    async def aclose(self) -> None:
+        self._closed = True
+        clients, self._clients = list(self._clients.values()), {}
+        for client in clients:
+            await client.aclose()
+
+    async def __aenter__(self) -> HttpSession:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def send(self, rendered: RenderedRequest, progress: Progress | None = None) -> Exchange:
+        """Send and return the Exchange; transport failures are recorded, not raised.
+
+        If the awaiting task is cancelled, the response is closed, any spooled file removed,
+        and CancelledError propagates.
+        """
+        return await self._run(_Attempt(rendered, self.max_body_in_memory, progress))
+
+    def send_cancellable(self, rendered: RenderedRequest) -> SendHandle:
+        """Start a send in its own task; ``handle.cancel()`` yields an error "Cancelled"."""
+        return SendHandle(self, rendered)
+
+    async def _run(self, attempt: _Attempt) -> Exchange:
+        try:
+            await self._transfer(attempt)
+        except asyncio.CancelledError:
+            attempt.t_end = time.perf_counter()
+            await attempt.close(keep_spool=False)
+            raise
+        except Exception as exc:  # anything unforeseen still becomes an Exchange
+            attempt.fail("other", f"{type(exc).__name__}: {exc}")
+        attempt.t_end = time.perf_counter()
+        await attempt.close(keep_spool=attempt.error is None)
+        attempt.progress.phase = "done"
+        return attempt.exchange()
+
+    async def _transfer(self, attempt: _Attempt) -> None:
+        rendered = attempt.rendered
+        settings = rendered.settings
+        if not rendered.url.strip():
+            attempt.fail("invalid", "The request has no URL")
+            return
+        problem = _check_headers(rendered.headers)
+        if problem:
+            attempt.fail("invalid", problem)
+            return
+        scheme = urlsplit(rendered.url).scheme.lower() if "://" in rendered.url else ""
+        if scheme not in ("http", "https"):
+            attempt.fail("invalid", _unsupported_scheme(rendered.url))
+            return
+        timeout = settings.timeout if settings.timeout and settings.timeout > 0 else None
+        client = self._client(settings.verify_tls)
+        attempt.t0 = time.perf_counter()  # creating a client (TLS setup) is not the request's time
+        try:
+            request = client.build_request(
+                rendered.method,
+                rendered.url,
+                headers=_encode_headers(rendered.headers),
+                content=rendered.body,
+                timeout=httpx.Timeout(timeout),
+                extensions={"trace": attempt.trace},
+            )
+        except httpx.UnsupportedProtocol:
+            attempt.fail("invalid", _unsupported_scheme(rendered.url))
+            return
+        except (httpx.InvalidURL, ValueError, TypeError) as exc:
+            attempt.fail("invalid", f"Invalid URL {rendered.url!r}: {exc}")
+            return
+        try:
+            while True:
+                attempt.request = request
+                attempt.progress.phase = "connecting"
+                response = await client.send(request, stream=True, follow_redirects=False)
+                attempt.response = response
+                attempt.progress.status = response.status_code
+                next_request = response.next_request
+                if not settings.follow_redirects or next_request is None:
+                    break
+                attempt.redirects.append((response.status_code, str(response.url)))
+                await _drain(response)
+                await response.aclose()
+                if len(attempt.redirects) > self.max_redirects:
+                    attempt.fail("redirects", f"Too many redirects (max {self.max_redirects})")
+                    return
+                request = next_request
+            attempt.progress.phase = "receiving"
+            length = response.headers.get("content-length", "")
+            attempt.progress.content_length = int(length) if length.isdigit() else None
+            async for chunk in response.aiter_bytes():
+                attempt.add(chunk)
+        except httpx.HTTPError as exc:
+            kind, message = _describe(exc, attempt)
+            attempt.fail(kind, message)
+        except OSError as exc:
+            attempt.fail("other", f"{exc.strerror or exc}")
+
+
+async def _drain(response: httpx.Response) -> None:
+    """Read a redirect's body (bounded) so its connection can be reused."""
+    read = 0
+    async for chunk in response.aiter_raw():
+        read += len(chunk)
+        if read > _REDIRECT_BODY_LIMIT:
+            break
+
+
+def _unsupported_scheme(url: str) -> str:
+    scheme = urlsplit(url).scheme if "://" in url else ""
+    if not scheme:
+        return f"URL {url!r} has no scheme: start it with http:// or https://"
+    return f"Unsupported URL scheme {scheme!r}: use http or https"
+
+
+def _describe(exc: httpx.HTTPError, attempt: _Attempt) -> tuple[ErrorKind, str]:
+    """One clear line for a transport failure, and its kind."""
+    url = str(attempt.request.url) if attempt.request is not None else attempt.rendered.url
+    got_headers = attempt.response is not None and attempt.progress.phase == "receiving"
+    received = attempt.response.num_bytes_downloaded if attempt.response is not None else 0
+
+    if isinstance(exc, httpx.TimeoutException):
+        seconds = attempt.rendered.settings.timeout
+        phase = {
+            httpx.ConnectTimeout: "connect",
+            httpx.ReadTimeout: "read",
+            httpx.WriteTimeout: "write",
+            httpx.PoolTimeout: "pool",
+        }.get(type(exc), "read")
+        return "timeout", f"Timed out after {_format_seconds(seconds)} s ({phase})"
+
+    if isinstance(exc, httpx.ConnectError | httpx.ProxyError):
+        for cause in _causes(exc):
+            if isinstance(cause, ssl.SSLCertVerificationError):
+                reason = cause.verify_message or str(cause)
+                return "tls", f"TLS verification failed: {reason}"
+            if isinstance(cause, ssl.SSLError):
+                reason = cause.reason or str(cause)
+                return "tls", f"TLS handshake failed: {reason}"
+            if isinstance(cause, socket.gaierror):
+                return "dns", f"DNS lookup failed for host {_hostname(url)}"
+            if isinstance(cause, ConnectionRefusedError):
+                return "connect", f"Connection refused: {_host_port(url)}"
+        text = str(exc)
+        if "CERTIFICATE_VERIFY_FAILED" in text:
+            return "tls", f"TLS verification failed: {text}"
+        if "Name or service not known" in text or "nodename nor servname" in text:
+            return "dns", f"DNS lookup failed for host {_hostname(url)}"
+        if "refused" in text.lower():
+            return "connect", f"Connection refused: {_host_port(url)}"
+        prefix = "Proxy error" if isinstance(exc, httpx.ProxyError) else "Could not connect to"
+        return "connect", f"{prefix} {_host_port(url)}: {text or type(exc).__name__}"
+
+    if isinstance(exc, httpx.TooManyRedirects):  # redirects are followed here, not by httpx
+        return "redirects", f"Too many redirects: {exc}"
+
+    if isinstance(exc, httpx.DecodingError):
+        return "protocol", f"Could not decode the response body: {exc}"
+
+    if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
+        text = str(exc)
+        if got_headers:
+            return "read", f"Server closed the connection mid-body after {received} bytes"
+        if "without sending" in text or isinstance(exc, httpx.ReadError):
+            detail = f": {text}" if isinstance(exc, httpx.ReadError) and text else ""
+            return "read", f"Server closed the connection without sending a response{detail}"
+        return "protocol", f"Protocol error: {text}"
+
+    if isinstance(exc, httpx.WriteError):
+        return "read", f"Connection lost while sending the request: {exc}"
+
+    if isinstance(exc, httpx.LocalProtocolError):
+        return "invalid", f"Invalid request: {exc}"
+
+    if isinstance(exc, httpx.UnsupportedProtocol):
+        return "invalid", _unsupported_scheme(url)
+
+    if isinstance(exc, httpx.InvalidURL):
+        return "invalid", f"Invalid URL: {exc}"
+
+    return "other", f"{type(exc).__name__}: {exc}"

@@ -1,0 +1,44 @@
+"""Shared fixtures: a real echo server on 127.0.0.1 and a config/data home per test."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pigeon.echo import EchoServer
+
+
+@pytest.fixture(autouse=True)
+def isolated_config(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Point XDG config and data homes at fresh temporary directories: no test touches ~."""
+    home = tmp_path_factory.mktemp("xdg")
+    config, data = home / "config", home / "data"
+    config.mkdir()
+    data.mkdir()
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    return home
+
+
+@pytest.fixture(scope="session")
+def shared_echo_server() -> Iterator[EchoServer]:
+    """One echo server for the whole run, for tests that only read from it."""
+    with EchoServer("127.0.0.1", 0) as server:
+        yield server
+
+
+@pytest.fixture
+def echo_server() -> Iterator[EchoServer]:
+    """A fresh echo server per test (its own tokens and connection count)."""
+    with EchoServer("127.0.0.1", 0) as server:
+        yield server
+
+
+@pytest.fixture
+def echo_url(echo_server: EchoServer) -> str:
+    """The base URL of ``echo_server``, without a trailing slash."""
+    return echo_server.url

@@ -1,0 +1,178 @@
+"""Purpose-made servers on 127.0.0.1 for testing failures a well-behaved server never shows.
+
+Each is a context manager that yields a URL (or a port) and stops its thread on exit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import ssl
+import threading
+from collections.abc import Callable, Iterator
+
+import trustme
+
+from pigeon.echo import EchoServer
+
+HOST = "127.0.0.1"
+
+
+class _Acceptor:
+    """Accepts connections on a loopback socket in a daemon thread and hands each to ``on_accept``."""
+
+    def __init__(self, on_accept: Callable[[socket.socket, threading.Event], None]) -> None:
+        self.on_accept = on_accept
+        self.stop = threading.Event()
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind((HOST, 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.05)
+        self.port: int = self.sock.getsockname()[1]
+        self.accepted = 0
+        self.held: list[socket.socket] = []
+        self.threads: list[threading.Thread] = []
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self.accepted += 1
+            self.held.append(conn)
+            worker = threading.Thread(target=self.on_accept, args=(conn, self.stop), daemon=True)
+            self.threads.append(worker)
+            worker.start()
+
+    def __enter__(self) -> _Acceptor:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(timeout=5)
+        self.sock.close()
+        for conn in self.held:
+            with contextlib.suppress(OSError):
+                conn.close()
+        for worker in self.threads:
+            worker.join(timeout=5)
+
+
+def _close_at_once(conn: socket.socket, stop: threading.Event) -> None:
+    conn.close()
+
+
+def _never_answer(conn: socket.socket, stop: threading.Event) -> None:
+    # Read whatever arrives and never reply, until the test is over.
+    conn.settimeout(0.05)
+    while not stop.is_set():
+        try:
+            if conn.recv(65536) == b"":
+                return
+        except TimeoutError:
+            continue
+        except OSError:
+            return
+
+
+@contextlib.contextmanager
+def closing_server() -> Iterator[str]:
+    """A server that accepts each connection and closes it without a word."""
+    with _Acceptor(_close_at_once) as acceptor:
+        yield f"http://{HOST}:{acceptor.port}"
+
+
+@contextlib.contextmanager
+def silent_server() -> Iterator[str]:
+    """A server that accepts connections and never answers (for read timeouts)."""
+    with _Acceptor(_never_answer) as acceptor:
+        yield f"http://{HOST}:{acceptor.port}"
+
+
+@contextlib.contextmanager
+def free_port() -> Iterator[int]:
+    """A loopback port with nothing listening on it (for connection refused)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        port = sock.getsockname()[1]
+    yield port
+
+
+def server_tls_context(ca: trustme.CA, *, alpn: list[str] | None = None) -> ssl.SSLContext:
+    """A server context with a certificate for 127.0.0.1 and localhost, issued by ``ca``."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert(HOST, "localhost").configure_cert(context)
+    if alpn:
+        context.set_alpn_protocols(alpn)
+    return context
+
+
+@contextlib.contextmanager
+def tls_echo_server(ca: trustme.CA) -> Iterator[EchoServer]:
+    """The echo server over HTTPS with a certificate no system trusts by default."""
+    with EchoServer(HOST, 0, ssl_context=server_tls_context(ca)) as server:
+        yield server
+
+
+def _serve_h2(conn: socket.socket, stop: threading.Event, context: ssl.SSLContext) -> None:
+    import h2.config
+    import h2.connection
+    import h2.events
+
+    try:
+        conn.settimeout(5)
+        tls = context.wrap_socket(conn, server_side=True)
+    except OSError:
+        return
+    h2conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False))
+    h2conn.initiate_connection()
+    tls.sendall(h2conn.data_to_send())
+    tls.settimeout(0.05)
+    requests: dict[int, dict[str, str]] = {}
+    while not stop.is_set():
+        try:
+            data = tls.recv(65536)
+        except TimeoutError:
+            continue
+        except OSError:
+            return
+        if not data:
+            return
+        for event in h2conn.receive_data(data):
+            if isinstance(event, h2.events.RequestReceived):
+                requests[event.stream_id] = {
+                    (k.decode() if isinstance(k, bytes) else k): (
+                        v.decode() if isinstance(v, bytes) else v
+                    )
+                    for k, v in event.headers
+                }
+            elif isinstance(event, h2.events.StreamEnded):
+                headers = requests.pop(event.stream_id, {})
+                body = json.dumps(
+                    {"path": headers.get(":path"), "method": headers.get(":method"), "http2": True}
+                ).encode()
+                h2conn.send_headers(
+                    event.stream_id,
+                    [
+                        (":status", "200"),
+                        ("content-type", "application/json"),
+                        ("content-length", str(len(body))),
+                    ],
+                )
+                h2conn.send_data(event.stream_id, body, end_stream=True)
+        tls.sendall(h2conn.data_to_send())
+
+
+@contextlib.contextmanager
+def h2_server(ca: trustme.CA) -> Iterator[str]:
+    """An HTTPS server that speaks only HTTP/2 (offered through ALPN); answers JSON."""
+    context = server_tls_context(ca, alpn=["h2"])
+    with _Acceptor(lambda conn, stop: _serve_h2(conn, stop, context)) as acceptor:
+        yield f"https://{HOST}:{acceptor.port}"
