@@ -1,0 +1,301 @@
+"""Scopes, precedence, runtime variables and the ``$env`` namespace (DESIGN §3.2, §3.3)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pigeon.model import Collection, Environment, Folder, Request
+from pigeon.render import render_json, render_text
+from pigeon.scopes import RuntimeVars, Scopes, build_scopes
+
+NAME_RULE = "^[A-Za-z0-9_.-]+$"
+LAYERS = ["collection", "environment", "outer", "inner", "request", "runtime", "cli"]
+SCOPE_OF = {"outer": "folder", "inner": "folder"}
+
+
+def layered(
+    root: Path, defined: dict[str, dict[str, Any]], environ: dict[str, str] | None = None
+) -> Scopes:
+    """Scopes where ``defined[layer]`` holds the variables of that layer (see ``LAYERS``)."""
+    collection = Collection(
+        name="c",
+        root=root,
+        variables=dict(defined.get("collection", {})),
+        environments={
+            "dev": Environment("dev", variables=dict(defined.get("environment", {}))),
+            "prod": Environment("prod", variables={"v": "prod", "only_prod": 1}),
+        },
+    )
+    outer = Folder("outer", id="outer", variables=dict(defined.get("outer", {})))
+    inner = Folder("inner", id="outer/inner", variables=dict(defined.get("inner", {})))
+    request = Request("r", id="outer/inner/r", variables=dict(defined.get("request", {})))
+    outer.items.append(inner)
+    inner.items.append(request)
+    collection.items.append(outer)
+    runtime = RuntimeVars()
+    for name, value in defined.get("runtime", {}).items():
+        runtime.set(name, value)
+    return build_scopes(
+        collection,
+        [outer, inner],
+        request,
+        environment="dev",
+        runtime=runtime,
+        cli_vars=dict(defined.get("cli", {})),
+        environ=environ or {},
+    )
+
+
+# -- precedence ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("low", "high"), list(itertools.combinations(LAYERS, 2)))
+def test_higher_scope_wins(tmp_path: Path, low: str, high: str) -> None:
+    scopes = layered(tmp_path, {low: {"v": low}, high: {"v": high}})
+    assert render_text("{{v}}", scopes).text == high
+    definitions = scopes.explain()["v"]
+    assert [d.scope for d in definitions] == [SCOPE_OF.get(high, high), SCOPE_OF.get(low, low)]
+    assert [d.value for d in definitions] == [high, low]
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_each_scope_alone(tmp_path: Path, layer: str) -> None:
+    scopes = layered(tmp_path, {layer: {"v": layer}})
+    assert render_text("{{v}}", scopes).text == layer
+    [definition] = scopes.explain()["v"]
+    assert definition.scope == SCOPE_OF.get(layer, layer)
+    assert definition.value == layer
+
+
+def test_explain_lists_winner_first_then_every_shadowed_definition(tmp_path: Path) -> None:
+    scopes = layered(tmp_path, {layer: {"v": layer, layer: 1} for layer in LAYERS})
+    definitions = scopes.explain()["v"]
+    assert [d.scope for d in definitions] == [
+        "cli",
+        "runtime",
+        "request",
+        "folder",
+        "folder",
+        "environment",
+        "collection",
+    ]
+    assert [d.value for d in definitions] == list(reversed(LAYERS))
+    assert all(isinstance(d.label, str) for d in definitions)
+    for layer in LAYERS:
+        assert [d.value for d in scopes.explain()[layer]] == [1]
+
+
+def test_explain_keeps_value_kinds(tmp_path: Path) -> None:
+    scopes = layered(tmp_path, {"collection": {"v": {"a": [1]}}, "runtime": {"v": None}})
+    definitions = scopes.explain()["v"]
+    assert [d.value for d in definitions] == [None, {"a": [1]}]
+    assert render_text("{{v}}", scopes).text == "null"
+
+
+def test_only_the_selected_environment_is_used(tmp_path: Path) -> None:
+    scopes = layered(tmp_path, {"collection": {"v": "collection"}})
+    assert render_text("{{v}}", scopes).text == "collection"
+    result = render_text("{{only_prod}}", scopes)
+    assert result.unresolved == ["only_prod"]
+    assert "only_prod" not in scopes.explain()
+
+
+def test_whole_value_is_shadowed_not_merged(tmp_path: Path) -> None:
+    scopes = layered(
+        tmp_path, {"collection": {"user": {"id": 1, "name": "c"}}, "request": {"user": {"id": 2}}}
+    )
+    result = render_text("{{user.id}} {{user.name}}", scopes)
+    assert result.text == "2 {{user.name}}"
+    assert result.unresolved == ["user.name"]
+
+
+def test_nested_placeholders_resolve_against_all_scopes(tmp_path: Path) -> None:
+    scopes = layered(
+        tmp_path,
+        {
+            "collection": {"url": "{{base}}/v1", "base": "http://collection"},
+            "environment": {"base": "http://dev"},
+            "cli": {"base": "http://cli"},
+        },
+    )
+    assert render_text("{{url}}", scopes).text == "http://cli/v1"
+
+
+def test_cli_vars_carry_json_kinds(tmp_path: Path) -> None:
+    scopes = layered(tmp_path, {"cli": {"n": 5, "o": {"a": [1, None]}, "s": "5", "b": False}})
+    result = render_json('{"n": {{n}}, "o": {{o}}, "s": "{{s}}", "b": {{b}}}', scopes)
+    assert json.loads(result.text) == {"n": 5, "o": {"a": [1, None]}, "s": "5", "b": False}
+
+
+def test_runtime_is_shared_by_every_request(tmp_path: Path) -> None:
+    collection = Collection(name="c", root=tmp_path, variables={"token": "none"})
+    first, second = Request("a", id="a"), Request("b", id="b")
+    collection.items += [first, second]
+    runtime = RuntimeVars()
+    runtime.set("token", "abc")
+    for request in (first, second):
+        scopes = build_scopes(collection, [], request, runtime=runtime, environ={})
+        assert render_text("{{token}}", scopes).text == "abc"
+    runtime.clear()
+    scopes = build_scopes(collection, [], second, runtime=runtime, environ={})
+    assert render_text("{{token}}", scopes).text == "none"
+
+
+# -- runtime variables -----------------------------------------------------------------------
+
+
+def test_runtime_vars_behave_like_a_dict() -> None:
+    runtime = RuntimeVars()
+    runtime.set("a", 1)
+    runtime.set("api.key", "k")
+    runtime.set("a", 2)
+    assert runtime.get("a") == 2
+    assert runtime.get("api.key") == "k"
+    assert "a" in runtime
+    assert "b" not in runtime
+    assert dict(runtime.items()) == {"a": 2, "api.key": "k"}
+    runtime.clear()
+    assert "a" not in runtime
+    assert list(runtime.items()) == []
+
+
+@pytest.mark.parametrize("name", ["bad name", "", "é", "a/b", "$env", "x{y}"])
+def test_runtime_set_refuses_bad_names(name: str) -> None:
+    runtime = RuntimeVars()
+    with pytest.raises(ValueError) as exc:
+        runtime.set(name, 1)
+    assert NAME_RULE in str(exc.value)
+    assert any(q in str(exc.value) for q in (f"'{name}'", f'"{name}"', repr(name)))
+    assert list(runtime.items()) == []
+
+
+@pytest.mark.parametrize(
+    ("value", "path"),
+    [
+        (float("nan"), "bad"),
+        (float("inf"), "bad"),
+        ({"tags": [1, 2, {3}]}, "bad.tags[2]"),
+        ({"k": {1: 2}}, "bad.k"),
+        (b"raw", "bad"),
+        (object(), "bad"),
+    ],
+)
+def test_runtime_set_refuses_bad_values_and_keeps_old_value(value: Any, path: str) -> None:
+    runtime = RuntimeVars()
+    runtime.set("bad", "old")
+    with pytest.raises(ValueError) as exc:
+        runtime.set("bad", value)
+    assert path in str(exc.value)
+    assert runtime.get("bad") == "old"
+
+
+def test_runtime_set_normalizes_tuples_and_keeps_big_ints() -> None:
+    runtime = RuntimeVars()
+    runtime.set("t", (1, (2, 3), {"k": (4,)}))
+    runtime.set("big", 2**80 + 1)
+    runtime.set("flag", True)
+    assert runtime.get("t") == [1, [2, 3], {"k": [4]}]
+    assert isinstance(runtime.get("t"), list)
+    assert runtime.get("big") == 2**80 + 1
+    assert runtime.get("flag") is True
+
+
+# -- the $env namespace ----------------------------------------------------------------------
+
+
+def env_scopes(
+    root: Path,
+    environ: dict[str, str] | None,
+    dotenv: dict[str, str] | None = None,
+    variables: dict[str, Any] | None = None,
+) -> Scopes:
+    collection = Collection(name="c", root=root, dotenv=dict(dotenv or {}))
+    runtime = RuntimeVars()
+    for name, value in (variables or {}).items():
+        runtime.set(name, value)
+    return build_scopes(collection, [], None, runtime=runtime, environ=environ)
+
+
+@pytest.mark.parametrize("form", ["$env.{}", "process.env.{}", " $env.{} ", "  process.env.{}"])
+def test_env_reads_environ(tmp_path: Path, form: str) -> None:
+    scopes = env_scopes(tmp_path, {"API_TOKEN": "from-environ"})
+    result = render_text("{{" + form.format("API_TOKEN") + "}}", scopes)
+    assert result.text == "from-environ"
+    assert result.unresolved == []
+
+
+@pytest.mark.parametrize("form", ["$env.{}", "process.env.{}"])
+def test_env_falls_back_to_dotenv(tmp_path: Path, form: str) -> None:
+    scopes = env_scopes(tmp_path, {"OTHER": "x"}, dotenv={"SECRET": "from-dotenv"})
+    assert render_text("{{" + form.format("SECRET") + "}}", scopes).text == "from-dotenv"
+
+
+@pytest.mark.parametrize("form", ["$env.{}", "process.env.{}"])
+def test_environ_wins_over_dotenv(tmp_path: Path, form: str) -> None:
+    scopes = env_scopes(tmp_path, {"SECRET": "ci"}, dotenv={"SECRET": "local"})
+    assert render_text("{{" + form.format("SECRET") + "}}", scopes).text == "ci"
+
+
+def test_empty_environ_value_still_wins(tmp_path: Path) -> None:
+    scopes = env_scopes(tmp_path, {"SECRET": ""}, dotenv={"SECRET": "local"})
+    result = render_text("[{{$env.SECRET}}]", scopes)
+    assert result.text == "[]"
+    assert result.unresolved == []
+
+
+@pytest.mark.parametrize("text", ["{{$env.NOPE}}", "{{ process.env.NOPE }}", "a {{ $env.NOPE }} b"])
+def test_missing_env_is_unresolved(tmp_path: Path, text: str) -> None:
+    scopes = env_scopes(tmp_path, {"OTHER": "x"}, dotenv={"ALSO": "y"})
+    result = render_text(text, scopes)
+    assert result.text == text
+    assert result.unresolved == [text.split("{{")[1].split("}}")[0].strip()]
+
+
+def test_variables_never_shadow_env(tmp_path: Path) -> None:
+    variables = {
+        "process": {"env": {"HOME": "shadow"}},
+        "process.env.HOME": "flat-shadow",
+        "HOME": "plain",
+        "env": {"HOME": "env-var"},
+    }
+    scopes = env_scopes(tmp_path, {"HOME": "/home/ada"}, variables=variables)
+    assert render_text("{{$env.HOME}}|{{process.env.HOME}}", scopes).text == "/home/ada|/home/ada"
+
+
+def test_variables_never_fill_a_missing_env(tmp_path: Path) -> None:
+    variables = {"process": {"env": {"NOPE": "shadow"}}, "process.env.NOPE": "flat"}
+    scopes = env_scopes(tmp_path, {}, variables=variables)
+    result = render_text("{{process.env.NOPE}}", scopes)
+    assert result.text == "{{process.env.NOPE}}"
+    assert result.unresolved == ["process.env.NOPE"]
+
+
+def test_env_value_is_never_rendered(tmp_path: Path) -> None:
+    scopes = env_scopes(tmp_path, {"RAW": "{{x}} and {{ '{{' }}"}, variables={"x": "X"})
+    result = render_text("{{$env.RAW}}", scopes)
+    assert result.text == "{{x}} and {{ '{{' }}"
+    assert result.unresolved == []
+
+
+def test_env_in_json_string_place_is_escaped(tmp_path: Path) -> None:
+    scopes = env_scopes(tmp_path, {"Q": 'a"b\\c'})
+    result = render_json('{"q": "{{$env.Q}}"}', scopes)
+    assert json.loads(result.text) == {"q": 'a"b\\c'}
+
+
+def test_env_defaults_to_the_process_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PIGEON_SCOPES_TEST", "from-os")
+    scopes = env_scopes(tmp_path, None)
+    assert render_text("{{$env.PIGEON_SCOPES_TEST}}", scopes).text == "from-os"
+
+
+def test_env_name_is_case_sensitive_as_given(tmp_path: Path) -> None:
+    scopes = env_scopes(tmp_path, {"Mixed_Case": "m"})
+    assert render_text("{{$env.Mixed_Case}}", scopes).text == "m"
