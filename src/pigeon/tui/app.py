@@ -1,0 +1,246 @@
+"""The Pigeon app: themes, keys, config and quitting; the panes live in ``screens/main.py``."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.theme import Theme
+
+from pigeon.tui.session import Session, demo_collection_dir
+
+
+class PigeonApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "Pigeon"
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
+        Binding("f1,question_mark", "help", "Help", id="help"),
+        Binding("ctrl+p", "command_palette", "Palette", id="palette", show=False),
+    ]
+
+    def __init__(
+        self,
+        session: Session,
+        *,
+        config: Any = None,
+        theme_dirs: list[Path] | None = None,
+        remember_theme: bool = True,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.config = config
+        self._theme_dirs = theme_dirs
+        self._remember_theme = remember_theme
+        self.startup_problems: list[str] = []
+
+    # -- start --------------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        from pigeon.tui.screens.main import MainScreen
+
+        self._register_themes()
+        self._apply_keymap()
+        self.push_screen(MainScreen(self.session))
+        self.theme_changed_signal.subscribe(self, self._remember)
+        for problem in self.startup_problems:
+            self.notify(problem, severity="warning", timeout=10)
+
+    def _register_themes(self) -> None:
+        from pigeon.tui.themes import DEFAULT_THEME, bundled_theme_dirs, load_themes
+
+        dirs = self._theme_dirs
+        if dirs is None:
+            dirs = bundled_theme_dirs()
+            user_dir = _config_value(self.config, "config_dir")
+            if user_dir is not None:
+                dirs.append(Path(user_dir) / "themes")
+        loaded = load_themes(dirs)
+        self.startup_problems.extend(loaded.problems)
+        for theme in loaded.themes:
+            self.register_theme(theme)
+        wanted = _config_value(self.config, "theme") or DEFAULT_THEME
+        if wanted in self.available_themes:
+            self.theme = wanted
+        elif DEFAULT_THEME in self.available_themes:
+            self.theme = DEFAULT_THEME
+            self.startup_problems.append(f"theme {wanted!r} not found; using {DEFAULT_THEME}")
+
+    def _apply_keymap(self) -> None:
+        from pigeon.tui.keys import keymap_from_config
+
+        keymap, problems = keymap_from_config(_config_value(self.config, "keys"), self.binding_ids())
+        self.startup_problems.extend(problems)
+        if keymap:
+            self.set_keymap(keymap)
+
+    def _remember(self, theme: Theme) -> None:
+        """The palette's theme picker changed the theme: keep it for next time."""
+        if not self._remember_theme or self.config is None:
+            return
+        try:
+            self.config.theme = theme.name
+            self.config.save()
+        except Exception as exc:  # a read-only config folder must not break theming
+            self.notify(f"Could not remember the theme: {exc}", severity="warning")
+        if isinstance(self.screen, Screen):
+            for tree in self.screen.query("CollectionTree"):
+                tree.refresh_labels()  # type: ignore[attr-defined]
+
+    # -- keys and help ------------------------------------------------------------------------
+
+    @staticmethod
+    def help_groups() -> list[tuple[str, type]]:
+        from pigeon.tui.screens.main import MainScreen
+        from pigeon.tui.widgets.body_editor import BodyEditor
+        from pigeon.tui.widgets.collection_tree import CollectionTree
+        from pigeon.tui.widgets.pair_table import PairTable
+        from pigeon.tui.widgets.request_variables import RequestVariables
+        from pigeon.tui.widgets.url_bar import UrlInput
+        from pigeon.tui.widgets.variables_pane import VariablesPane
+
+        return [
+            ("Everywhere", PigeonApp),
+            ("Main screen", MainScreen),
+            ("Collection tree", CollectionTree),
+            ("URL bar (up/down: method, right: accept completion)", UrlInput),
+            ("Headers, query and form tables", PairTable),
+            ("Body", BodyEditor),
+            ("Request variables", RequestVariables),
+            ("Variables pane", VariablesPane),
+        ]
+
+    def binding_ids(self) -> set[str]:
+        from pigeon.tui.keys import known_ids
+
+        return known_ids(cls for _, cls in self.help_groups())
+
+    def action_help(self) -> None:
+        from pigeon.tui.keys import help_sections
+        from pigeon.tui.screens.help import HelpScreen
+
+        if isinstance(self.screen, HelpScreen):
+            return
+        sections = help_sections(self.help_groups(), self._keymap)
+        sections.append(("Palette (ctrl+p)", [("", "themes, environments, reload, every action by name")]))
+        self.push_screen(HelpScreen(sections))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        from pigeon.tui.screens.main import MainScreen
+
+        if not isinstance(screen, MainScreen):
+            return
+        commands = [
+            ("Send request", "Send the request being edited (ctrl+r)", screen.action_send),
+            ("Save request", "Write the request to its file (ctrl+s)", screen.action_save),
+            ("Switch environment", "Choose the environment (f4)", screen.action_choose_environment),
+            ("Reload collection", "Read the collection from disk again", self.action_reload),
+            ("Toggle collection tree", "Show or hide the tree (ctrl+b)", screen.action_toggle_tree),
+            ("Toggle variables pane", "Show or hide variables (ctrl+g)", screen.action_toggle_variables),
+            ("Show script log", "Script output and errors (f2)", screen.action_show_log),
+            ("Copy as curl", "Copy the rendered request as a curl command (f3)", screen.action_copy_curl),
+            ("New request", "Create a request (ctrl+n)", screen.action_new_request),
+            ("Clear runtime variables", "Forget variables set by scripts", self.action_clear_runtime),
+            ("Keys", "Every key binding (f1)", self.action_help),
+        ]
+        for title, help_text, callback in commands:
+            yield SystemCommand(title, help_text, callback)
+
+    def action_reload(self) -> None:
+        from pigeon.tui.screens.main import MainScreen
+
+        screen = self.screen
+        if not isinstance(screen, MainScreen):
+            return
+
+        def reload() -> None:
+            problems = self.session.reload()
+            screen.reload_collection()
+            self.notify(f"Reloaded; {len(problems)} broken file(s)." if problems else "Reloaded.")
+
+        screen.guard_unsaved(reload)
+
+    def action_clear_runtime(self) -> None:
+        from pigeon.tui.screens.main import MainScreen
+
+        if isinstance(self.screen, MainScreen):
+            self.screen.clear_runtime()
+
+    # -- quit ---------------------------------------------------------------------------------
+
+    async def action_quit(self) -> None:
+        from pigeon.tui.screens.main import MainScreen
+
+        main = next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
+        if main is None:
+            self.exit(0)
+            return
+        if self.screen is not main:
+            return  # a dialog is open: answer it first
+        main.guard_unsaved(lambda: self.exit(0))
+
+    async def on_unmount(self) -> None:
+        await self.session.close()
+
+
+def _config_value(config: Any, name: str) -> Any:
+    return getattr(config, name, None) if config is not None else None
+
+
+def _load_config() -> tuple[Any, list[str]]:
+    """The user's config (theme, keys); a broken file is reported and the defaults used."""
+    try:
+        from pigeon.config import AppConfig
+    except ImportError:
+        return None, []
+    try:
+        return AppConfig.load(), []
+    except Exception as exc:
+        return None, [f"config not loaded: {exc}"]
+
+
+def run_app(collection_dir: Path | None, env: str | None) -> int:
+    """``pigeon [DIR]``: open a collection, or the demo with its own echo server."""
+    from pigeon.store import LoadError
+
+    echo = None
+    if collection_dir is None:
+        collection_dir = demo_collection_dir()
+        if collection_dir is None:
+            print("pigeon: the demo collection is not installed; pass a collection directory", file=sys.stderr)
+            return 2
+        from pigeon.echo import EchoServer
+
+        echo = EchoServer("127.0.0.1", port=0)
+        echo.start()
+    try:
+        session = Session.open(collection_dir, env)
+    except LoadError as exc:
+        if echo is not None:
+            echo.stop()
+        print(f"pigeon: {exc}", file=sys.stderr)
+        return 2
+    if env and env not in session.collection.environments:
+        known = ", ".join(session.environment_names()) or "none"
+        if echo is not None:
+            echo.stop()
+        print(f"pigeon: unknown environment {env!r} (known: {known})", file=sys.stderr)
+        return 2
+    if echo is not None:
+        session.echo = echo
+        session.overrides["base_url"] = echo.url
+    config, problems = _load_config()
+    app = PigeonApp(session, config=config)
+    app.startup_problems.extend(problems)
+    try:
+        result = app.run()
+    finally:
+        if session.echo is not None:
+            session.echo.stop()
+    return int(result or 0)

@@ -1,0 +1,1 @@
+"""Pigeon's screens and modal dialogs, one per module."""

@@ -1,0 +1,44 @@
+"""Script output and errors (with tracebacks) for this session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, RichLog
+
+from pigeon.tui.session import LogEntry
+
+
+class LogScreen(ModalScreen[None]):
+    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    BINDINGS = [Binding("escape,f2,q", "dismiss_log", "Close", id="log.close")]
+
+    def __init__(self, entries: list[LogEntry]) -> None:
+        super().__init__()
+        self._entries = entries
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="log-box"):
+            yield Label("Script log — escape to close", id="log-title")
+            yield RichLog(id="log", wrap=True, markup=False, highlight=False)
+
+    def on_mount(self) -> None:
+        log = self.query_one(RichLog)
+        if not self._entries:
+            log.write(Text("Nothing yet: script output (print) and errors appear here.", style="dim"))
+        for entry in self._entries:
+            head = Text.assemble(
+                (entry.when.strftime("%H:%M:%S "), "dim"),
+                (entry.source, "bold red" if entry.error else "bold"),
+            )
+            log.write(head)
+            log.write(Text(entry.text.rstrip("\n"), style="red" if entry.error else ""))
+        log.focus()
+
+    def action_dismiss_log(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,658 @@
+"""The main screen: tree | editor over response | variables, and what ties them together.
+
+Widgets report through messages; this screen turns them into store calls, renders and sends.
+State lives in the app's ``Session``; nothing here is module-level.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Select, Static
+from textual.worker import Worker, WorkerState
+
+from pigeon.model import Folder, Request
+from pigeon.render import RenderError, render_request
+from pigeon.tui.screens.choose import ChooseScreen
+from pigeon.tui.screens.confirm import ConfirmScreen, UnsavedScreen
+from pigeon.tui.screens.log import LogScreen
+from pigeon.tui.screens.prompt import PromptScreen
+from pigeon.tui.screens.variable_edit import VariableEditScreen, VariableValue
+from pigeon.tui.widgets.collection_tree import CollectionTree
+from pigeon.tui.widgets.request_editor import Preview, RequestEditor
+from pigeon.tui.widgets.variables_pane import VariablesPane
+
+if TYPE_CHECKING:
+    from pigeon.tui.app import PigeonApp
+    from pigeon.tui.session import Session
+
+NO_ENV = "__none__"
+
+
+class Pane(Vertical):
+    """A titled, bordered pane that can be maximised; its border lights up when focused."""
+
+    ALLOW_MAXIMIZE = True
+
+
+class MainScreen(Screen[None]):
+    CSS_PATH = "main.tcss"
+    AUTO_FOCUS = "CollectionTree"
+
+    BINDINGS = [
+        Binding("ctrl+r,f5", "send", "Send", id="send", priority=True),
+        Binding("escape", "cancel_send", "Cancel send", id="cancel_send"),
+        Binding("ctrl+s", "save", "Save", id="save", priority=True),
+        Binding("ctrl+l", "focus_url", "URL", id="focus_url", priority=True),
+        Binding("ctrl+n", "new_request", "New", id="new_request", show=False),
+        Binding("ctrl+b", "toggle_tree", "Tree", id="toggle_tree", priority=True),
+        Binding("ctrl+g", "toggle_variables", "Vars", id="toggle_variables", priority=True),
+        Binding("ctrl+o", "maximize_pane", "Zoom", id="maximize", priority=True),
+        Binding("f4", "choose_environment", "Env", id="environment"),
+        Binding("f2", "show_log", "Log", id="log"),
+        Binding("f3", "copy_curl", "Copy as curl", id="copy_curl", show=False),
+    ]
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        self._send_started = 0.0
+        self._trust_asked = False
+        self._tree_hidden_by_user: bool | None = None
+        self._vars_hidden_by_user: bool | None = None
+
+    # -- layout -------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        from pigeon.tui.widgets.response_pane import ResponsePane
+
+        with Horizontal(id="panes"):
+            with Pane(id="tree-pane"):
+                yield Select(self._env_options(), value=self._env_value(), allow_blank=False,
+                             compact=True, id="env-select")
+                yield CollectionTree(id="tree")
+            with Vertical(id="centre"):
+                yield RequestEditor(self._scopes_for, self._preview, id="editor")
+                yield ResponsePane(id="response")
+            with Pane(id="vars-pane"):
+                yield VariablesPane(id="variables")
+        yield Static("", id="status")
+        yield Footer()
+
+    @property
+    def pigeon(self) -> PigeonApp:
+        return self.app  # type: ignore[return-value]
+
+    def on_mount(self) -> None:
+        self.query_one("#tree-pane").border_title = "Collection"
+        self.query_one("#vars-pane").border_title = "Variables"
+        self.query_one("#response").border_title = "Response"
+        self.query_one(CollectionTree).show_collection(self.session.collection)
+        self._refresh_variables()
+        self._apply_width(self.size.width)
+        self.update_status()
+        broken = self.session.collection.broken
+        if broken:
+            self.notify(
+                f"{len(broken)} file(s) could not be loaded; they are marked ⚠ in the tree.",
+                severity="warning",
+            )
+
+    def on_resize(self, event: Any) -> None:
+        self._apply_width(event.size.width)
+
+    def _apply_width(self, width: int) -> None:
+        """Below 100 columns the variables pane starts hidden; below 70 the tree too."""
+        if self._vars_hidden_by_user is None:
+            self.query_one("#vars-pane").display = width >= 100
+        if self._tree_hidden_by_user is None:
+            self.query_one("#tree-pane").display = width >= 70
+
+    # -- status -------------------------------------------------------------------------------
+
+    def update_status(self, extra: str = "") -> None:
+        s = self.session
+        parts = [Text.assemble(("env ", "dim"), (s.environment or "none", "bold"))]
+        if s.echo is not None:
+            parts.append(Text(f"echo server on {s.echo.url}", style="green"))
+        if len(s.runtime):
+            parts.append(Text(f"{len(s.runtime)} runtime var(s)", style="yellow"))
+        errors = sum(1 for e in s.log if e.error)
+        if errors:
+            parts.append(Text(f"{errors} script error(s): f2", style="red"))
+        if extra:
+            parts.append(Text(extra))
+        self.query_one("#status", Static).update(Text("  ·  ").join(parts))
+
+    # -- scopes and preview -------------------------------------------------------------------
+
+    def _scopes_for(self, request: Request | None) -> Any:
+        try:
+            return self.session.scopes_for(request)
+        except Exception:
+            return None
+
+    def _preview(self, request: Request) -> Preview:
+        s = self.session
+        try:
+            scopes = s.scopes_for(request)
+            rendered = render_request(s.collection, s.chain_of(request), request, scopes)
+        except RenderError as exc:
+            return Preview("", [], [], str(exc))
+        except Exception as exc:  # a half-typed edit must never crash the editor
+            return Preview("", [], [], f"{type(exc).__name__}: {exc}")
+        return Preview(rendered.url, rendered.unresolved, rendered.warnings)
+
+    def _refresh_variables(self) -> None:
+        editor = self.query_one(RequestEditor)
+        request = editor.request
+        scopes = self._scopes_for(request)
+        unresolved = self._preview(request).unresolved if request is not None else []
+        self.query_one(VariablesPane).show_scopes(scopes, unresolved)
+
+    def refresh_after_variables(self) -> None:
+        """Variables changed (environment, runtime, an edit): preview and pane follow."""
+        self.query_one(RequestEditor).refresh_preview()
+        self._refresh_variables()
+        self.update_status()
+
+    # -- tree ---------------------------------------------------------------------------------
+
+    def on_collection_tree_request_chosen(self, event: CollectionTree.RequestChosen) -> None:
+        editor = self.query_one(RequestEditor)
+        if editor.saved is event.request:
+            editor.focus_url()
+            return
+
+        def open_it() -> None:
+            editor.load(event.request)
+            self._refresh_variables()
+            editor.focus_url()
+
+        self.guard_unsaved(open_it)
+
+    def on_collection_tree_broken_chosen(self, event: CollectionTree.BrokenChosen) -> None:
+        broken = event.broken
+
+        def show() -> None:
+            self.query_one(RequestEditor).show_message(
+                Text.assemble(
+                    ("⚠ This file could not be loaded\n\n", "bold red"),
+                    (str(broken), "red"),
+                    "\n\nFix it in an editor; Pigeon never overwrites a file it cannot read. "
+                    "The collection reloads when you save another request, or with the "
+                    "palette's “Reload collection”.",
+                )
+            )
+            self._refresh_variables()
+
+        self.guard_unsaved(show)
+
+    def on_request_editor_changed(self, event: RequestEditor.Changed) -> None:
+        tree = self.query_one(CollectionTree)
+        editor = self.query_one(RequestEditor)
+        if editor.saved is not None:
+            tree.mark_dirty(editor.saved.path, event.dirty)
+        self._refresh_variables()
+
+    def guard_unsaved(self, then: Any) -> None:
+        """Run ``then`` once unsaved edits are saved or discarded (or not at all: cancel)."""
+        editor = self.query_one(RequestEditor)
+        if not editor.dirty or editor.request is None:
+            then()
+            return
+        name = editor.request.name
+
+        def answered(answer: str | None) -> None:
+            if answer == "save":
+                if self.save_current():
+                    then()
+            elif answer == "discard":
+                self._discard_current()
+                then()
+
+        self.app.push_screen(UnsavedScreen(f"“{name}”"), answered)
+
+    def reload_collection(self) -> None:
+        """The session reloaded from disk: rebuild the tree, reopen the request by path."""
+        editor = self.query_one(RequestEditor)
+        path = editor.saved.path if editor.saved is not None else None
+        self._rebuild_tree(path)
+        reopened = next(
+            (r for r in self.session.collection.requests() if path is not None and r.path == path), None
+        )
+        if reopened is not None:
+            editor.load(reopened)
+        else:
+            editor.show_message("Choose a request in the collection.")
+        select = self.query_one("#env-select", Select)
+        select.set_options(self._env_options())
+        select.value = self._env_value()
+        self.refresh_after_variables()
+
+    def _discard_current(self) -> None:
+        editor = self.query_one(RequestEditor)
+        if editor.saved is not None:
+            self.query_one(CollectionTree).mark_dirty(editor.saved.path, False)
+            editor.load(editor.saved)
+
+    def on_collection_tree_command(self, event: CollectionTree.Command) -> None:
+        handler = getattr(self, f"_tree_{event.name}", None)
+        if handler is not None:
+            handler(event.item)
+
+    def _store_call(self, what: str, fn: Any, *args: Any) -> Any:
+        """Call a store helper; a failure becomes a message, never a crash."""
+        try:
+            return fn(*args)
+        except Exception as exc:
+            self.notify(f"{what} failed: {exc}", severity="error", timeout=8)
+            return None
+
+    def _rebuild_tree(self, select: Path | None = None) -> None:
+        self.query_one(CollectionTree).show_collection(self.session.collection, select)
+
+    def _tree_new_request(self, item: Folder | Request | None) -> None:
+        from pigeon import store
+
+        folder = self.query_one(CollectionTree).folder_for_new()
+
+        def named(name: str | None) -> None:
+            if not name:
+                return
+            req = self._store_call("New request", store.create_request, self.session.collection, folder, name)
+            if req is not None:
+                self._rebuild_tree(req.path)
+                self.guard_unsaved(lambda: self._open(req))
+
+        where = f" in {folder.name}" if folder else ""
+        self.app.push_screen(PromptScreen(f"New request{where}", placeholder="List users"), named)
+
+    def _open(self, req: Request) -> None:
+        editor = self.query_one(RequestEditor)
+        editor.load(req)
+        self._refresh_variables()
+        editor.focus_url()
+
+    def _tree_new_folder(self, item: Folder | Request | None) -> None:
+        from pigeon import store
+
+        parent = self.query_one(CollectionTree).folder_for_new()
+
+        def named(name: str | None) -> None:
+            if not name:
+                return
+            folder = self._store_call("New folder", store.create_folder, self.session.collection, parent, name)
+            if folder is not None:
+                self._rebuild_tree()
+
+        self.app.push_screen(PromptScreen("New folder", placeholder="users"), named)
+
+    def _tree_rename(self, item: Folder | Request | None) -> None:
+        from pigeon import store
+
+        if not isinstance(item, Request):
+            self.notify("Choose a request to rename.", severity="warning")
+            return
+
+        def named(name: str | None) -> None:
+            if not name or name == item.name:
+                return
+            editor = self.query_one(RequestEditor)
+            renamed = self._store_call("Rename", store.rename_request, self.session.collection, item, name)
+            if renamed is None:
+                return
+            if editor.saved is item and editor.request is not None:
+                editor.request.name, editor.request.path, editor.request.id = item.name, item.path, item.id
+                editor.mark_saved(item) if not editor.dirty else None
+                editor.refresh_preview()
+            self._rebuild_tree(item.path)
+
+        self.app.push_screen(PromptScreen("Rename request", item.name), named)
+
+    def _tree_duplicate(self, item: Folder | Request | None) -> None:
+        import copy
+
+        from pigeon import store
+
+        if not isinstance(item, Request):
+            self.notify("Choose a request to duplicate.", severity="warning")
+            return
+        col = self.session.collection
+        chain = self.session.chain_of(item)
+        folder = chain[-1] if chain else None
+        new = self._store_call("Duplicate", store.create_request, col, folder, f"{item.name} copy", item.method)
+        if new is None:
+            return
+        path, rid, name = new.path, new.id, new.name
+        clone = copy.deepcopy(item)
+        clone.path, clone.id, clone.name = path, rid, name
+        if self._store_call("Duplicate", store.save_request, clone) is None:
+            return
+        for key, value in vars(clone).items():
+            setattr(new, key, value)
+        self._rebuild_tree(new.path)
+        self.notify(f"Duplicated as “{name}”.")
+
+    def _tree_delete(self, item: Folder | Request | None) -> None:
+        from pigeon import store
+
+        if not isinstance(item, Request):
+            self.notify("Choose a request to delete (folders are deleted from disk by hand).", severity="warning")
+            return
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+            if self._store_call("Delete", store.delete_request, self.session.collection, item) is None and item.path and item.path.exists():
+                return
+            editor = self.query_one(RequestEditor)
+            if editor.saved is item:
+                editor.show_message("The request was deleted.")
+            self._rebuild_tree()
+            self._refresh_variables()
+            self.notify(f"Deleted “{item.name}”.")
+
+        self.app.push_screen(
+            ConfirmScreen("Delete request", f"Delete “{item.name}” and its file?", yes="Delete"), answered
+        )
+
+    def _tree_move(self, item: Folder | Request | None) -> None:
+        from pigeon import store
+
+        if not isinstance(item, Request):
+            self.notify("Choose a request to move.", severity="warning")
+            return
+        folders: list[tuple[str, str]] = [("", "(top level)")]
+
+        def visit(items: list[Folder | Request], depth: int) -> None:
+            for it in items:
+                if isinstance(it, Folder):
+                    folders.append((it.id, "  " * depth + it.name))
+                    visit(it.items, depth + 1)
+
+        visit(self.session.collection.items, 0)
+
+        def chosen(folder_id: str | None) -> None:
+            if folder_id is None:
+                return
+            target = self.session.collection.find_folder(folder_id) if folder_id else None
+            moved = self._store_call("Move", store.move_request, self.session.collection, item, target)
+            if moved is not None:
+                editor = self.query_one(RequestEditor)
+                if editor.saved is item and editor.request is not None:
+                    editor.request.path, editor.request.id = item.path, item.id
+                self._rebuild_tree(item.path)
+
+        self.app.push_screen(ChooseScreen(f"Move “{item.name}” to", folders), chosen)
+
+    # -- environment --------------------------------------------------------------------------
+
+    def _env_options(self) -> list[tuple[str, str]]:
+        return [("no environment", NO_ENV), *((f"env: {n}", n) for n in self.session.environment_names())]
+
+    def _env_value(self) -> str:
+        return self.session.environment or NO_ENV
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id != "env-select" or event.value is Select.BLANK:
+            return
+        event.stop()
+        self.set_environment("" if event.value == NO_ENV else str(event.value))
+
+    def set_environment(self, name: str) -> None:
+        if name == self.session.environment:
+            return
+        self.session.environment = name
+        select = self.query_one("#env-select", Select)
+        if select.value != self._env_value():
+            select.value = self._env_value()
+        self.refresh_after_variables()
+        self.notify(f"Environment: {name or 'none'}")
+
+    def action_choose_environment(self) -> None:
+        options = [(NO_ENV, "(no environment)"), *((n, n) for n in self.session.environment_names())]
+
+        def chosen(value: str | None) -> None:
+            if value is not None:
+                self.set_environment("" if value == NO_ENV else value)
+
+        self.app.push_screen(ChooseScreen("Environment", options, self._env_value()), chosen)
+
+    # -- save ---------------------------------------------------------------------------------
+
+    def save_current(self) -> bool:
+        """Save the request being edited; ``False`` (with a message) when it could not be."""
+        editor = self.query_one(RequestEditor)
+        if editor.request is None:
+            self.notify("Nothing to save: choose a request first.", severity="warning")
+            return False
+        try:
+            saved = self.session.commit_request(editor.request)
+        except Exception as exc:
+            self.notify(f"Not saved: {exc}", severity="error", timeout=10)
+            return False
+        editor.mark_saved(saved)
+        tree = self.query_one(CollectionTree)
+        tree.mark_dirty(saved.path, False)
+        tree.update_request_label(saved)
+        self.notify(f"Saved {saved.path.name if saved.path else saved.name}")
+        return True
+
+    def action_save(self) -> None:
+        self.save_current()
+
+    # -- send ---------------------------------------------------------------------------------
+
+    def action_send(self) -> None:
+        editor = self.query_one(RequestEditor)
+        if editor.request is None:
+            self.notify("Choose a request to send.", severity="warning")
+            return
+        self._send(editor.request)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_send":
+            return bool(self._sending_workers())
+        return True
+
+    def _sending_workers(self) -> list[Worker[Any]]:
+        return [
+            w for w in self.workers if w.group == "send" and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+        ]
+
+    def action_cancel_send(self) -> None:
+        for worker in self._sending_workers():
+            worker.cancel()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "send":
+            return
+        if event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.session.add_log("send", "".join(traceback.format_exception(error)) if error else "?", error=True)
+            self.notify(f"Send failed: {error}", severity="error", timeout=8)
+            self.query_one("#response").clear()  # type: ignore[attr-defined]
+        elif event.state == WorkerState.CANCELLED:
+            self.query_one("#response").show_cancelled()  # type: ignore[attr-defined]
+            self.update_status("send cancelled")
+        self.refresh_bindings()
+
+    @work(exclusive=True, group="send", exit_on_error=False)
+    async def _send(self, request: Request) -> None:
+        import copy
+
+        from pigeon.tui.sender import send_request
+
+        pane = self.query_one("#response")
+        snapshot = copy.deepcopy(request)  # edits made while it flies do not change it
+        trusted = await self._ensure_trust(snapshot)
+        preview = self._preview(snapshot)
+        pane.show_pending(snapshot.method, preview.url or snapshot.url)  # type: ignore[attr-defined]
+        self._send_started = time.perf_counter()
+        self.refresh_bindings()
+        try:
+            outcome = await send_request(self.session, snapshot, trusted)
+        except Exception as exc:
+            self.session.add_log("send", traceback.format_exc(), error=True)
+            self.notify(f"Send failed: {exc}", severity="error", timeout=8)
+            return
+        for line in outcome.errors:
+            self.notify(line, title="Script error", severity="error", timeout=8)
+        if outcome.exchange is not None:
+            pane.show_exchange(outcome.exchange)  # type: ignore[attr-defined]
+        elif outcome.error:
+            self.notify(outcome.error, severity="error", timeout=8)
+        self.refresh_after_variables()
+
+    async def _ensure_trust(self, request: Request) -> bool:
+        """Ask once per session whether to run scripts; record a yes in the trust store."""
+        from pigeon.tui.sender import collection_trusted, has_any_scripts, trust_collection
+
+        s = self.session
+        if not has_any_scripts(s, request):
+            return False
+        if collection_trusted(s):
+            return True
+        if self._trust_asked:
+            return False
+        self._trust_asked = True
+        from pigeon.tui.screens.trust import TrustScreen
+
+        yes = await self.app.push_screen_wait(TrustScreen(s.root))
+        if yes:
+            trust_collection(s)
+            return True
+        self.notify("Scripts skipped: the collection is not trusted.", severity="warning")
+        return False
+
+    # -- panes --------------------------------------------------------------------------------
+
+    def action_toggle_tree(self) -> None:
+        pane = self.query_one("#tree-pane")
+        pane.display = not pane.display
+        self._tree_hidden_by_user = not pane.display
+        if pane.display:
+            self.query_one(CollectionTree).focus()
+        elif self.focused is None or not self.focused.display:
+            self.query_one(RequestEditor).focus_url()
+
+    def action_toggle_variables(self) -> None:
+        pane = self.query_one("#vars-pane")
+        pane.display = not pane.display
+        self._vars_hidden_by_user = not pane.display
+        if pane.display:
+            self._refresh_variables()
+            self.query_one(VariablesPane).focus()
+
+    def action_maximize_pane(self) -> None:
+        if self.maximized is not None:
+            self.minimize()
+        elif self.focused is not None:
+            self.maximize(self.focused)
+
+    def action_focus_url(self) -> None:
+        editor = self.query_one(RequestEditor)
+        if editor.request is None:
+            self.notify("Choose a request first.", severity="warning")
+        editor.focus_url()
+
+    def action_new_request(self) -> None:
+        self._tree_new_request(None)
+
+    def action_show_log(self) -> None:
+        self.app.push_screen(LogScreen(self.session.log))
+
+    def action_copy_curl(self) -> None:
+        editor = self.query_one(RequestEditor)
+        if editor.request is None:
+            return
+        try:
+            from pigeon.exporters.curl import to_curl
+
+            s = self.session
+            rendered = render_request(s.collection, s.chain_of(editor.request), editor.request, s.scopes_for(editor.request))
+            command = to_curl(rendered)
+        except Exception as exc:
+            self.notify(f"Cannot export: {exc}", severity="error")
+            return
+        self.app.copy_to_clipboard(command)
+        self.notify("Copied the request as a curl command.")
+
+    # -- variables ----------------------------------------------------------------------------
+
+    def on_variables_pane_clear_runtime(self, event: VariablesPane.ClearRuntime) -> None:
+        self.clear_runtime()
+
+    def clear_runtime(self) -> None:
+        count = len(self.session.runtime)
+        self.session.runtime.clear()
+        self.refresh_after_variables()
+        self.notify(f"Cleared {count} runtime variable(s).")
+
+    def on_variables_pane_edit_requested(self, event: VariablesPane.EditRequested) -> None:
+        s = self.session
+        editor = self.query_one(RequestEditor)
+        scopes = [("collection", "collection (collection.toml)")]
+        if s.environment:
+            scopes.append(("environment", f"environment {s.environment}"))
+        if editor.request is not None:
+            scopes.append(("request", "this request (unsaved until ctrl+s)"))
+        scopes.append(("runtime", "runtime (this session only)"))
+        scope = event.scope if event.scope in {k for k, _ in scopes} else "collection"
+        title = f"Edit {event.name}" if event.name else "New variable"
+
+        def done(result: VariableValue | None) -> None:
+            if result is not None:
+                self._save_variable(result)
+
+        self.app.push_screen(VariableEditScreen(title, event.name, event.value, scopes, scope), done)
+
+    def _save_variable(self, v: VariableValue) -> None:
+        from pigeon import store
+
+        s = self.session
+        if v.scope == "runtime":
+            s.runtime.set(v.name, v.value)
+        elif v.scope == "request":
+            editor = self.query_one(RequestEditor)
+            if editor.request is not None:
+                editor.request.variables[v.name] = v.value
+                editor.load_variables_tab()
+        elif v.scope == "environment":
+            env = s.collection.environments.get(s.environment)
+            if env is None:
+                return
+            old = env.variables.get(v.name, _ABSENT)
+            env.variables[v.name] = v.value
+            if self._store_call("Save environment", store.save_environment, env, s.root) is None:
+                _restore(env.variables, v.name, old)
+                return
+        else:
+            col = s.collection
+            old = col.variables.get(v.name, _ABSENT)
+            col.variables[v.name] = v.value
+            if self._store_call("Save collection", store.save_collection_file, col) is None:
+                _restore(col.variables, v.name, old)
+                return
+        self.refresh_after_variables()
+        self.notify(f"{v.name} saved in {v.scope}.")
+
+
+_ABSENT: Any = object()
+
+
+def _restore(variables: dict[str, Any], name: str, old: Any) -> None:
+    if old is _ABSENT:
+        variables.pop(name, None)
+    else:
+        variables[name] = old

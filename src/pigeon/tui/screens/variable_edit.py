@@ -1,0 +1,138 @@
+"""Edit a variable: its name and a value written as a TOML or JSON literal, or plain text."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select
+
+from pigeon.values import check_name, check_value, compact_json, kind_of
+
+_CSS = (Path(__file__).parent / "dialogs.tcss").read_text()
+
+
+def parse_literal(text: str) -> Any:
+    """``42`` -> 42, ``true`` -> True, ``[1, 2]``, ``{a = 1}``, ``{"a": 1}``, a TOML date;
+    anything that is not a literal is the string itself (``"quoted"`` strips the quotes)."""
+    stripped = text.strip()
+    if not stripped:
+        return text
+    try:
+        return tomllib.loads(f"v = {stripped}")["v"]
+    except tomllib.TOMLDecodeError:
+        pass
+    try:
+        return json.loads(stripped)
+    except json.JSONDecodeError:
+        return text
+
+
+def to_literal(value: Any) -> str:
+    """The text ``parse_literal`` turns back into ``value``."""
+    if isinstance(value, str):
+        return value if parse_literal(value) == value else json.dumps(value, ensure_ascii=False)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    return compact_json(value)
+
+
+@dataclass
+class VariableValue:
+    name: str
+    value: Any
+    scope: str  # "collection" | "environment" | "request" | "runtime"
+
+
+class VariableEditScreen(ModalScreen[VariableValue | None]):
+    """The value is checked like a script's ``setVar`` before the dialog closes."""
+
+    DEFAULT_CSS = _CSS
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
+
+    def __init__(
+        self,
+        title: str,
+        name: str = "",
+        value: Any = "",
+        scopes: list[tuple[str, str]] | None = None,
+        scope: str | None = None,
+    ) -> None:
+        super().__init__()
+        self._title, self._name, self._value = title, name, value
+        self._scopes = scopes or [("collection", "collection")]
+        self._scope = scope if scope in {k for k, _ in self._scopes} else self._scopes[0][0]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self._title, classes="title")
+            yield Label("Name")
+            yield Input(self._name, id="var-name")
+            yield Label("Value (TOML/JSON literal: 42, true, [1, 2], {a = 1}; else text)")
+            yield Input(to_literal(self._value) if self._name else "", id="var-value")
+            yield Label("", id="var-kind", classes="hint")
+            yield Label("Save in")
+            yield Select(
+                [(label, key) for key, label in self._scopes],
+                value=self._scope,
+                allow_blank=False,
+                id="var-scope",
+            )
+            yield Label("", classes="error", id="var-error")
+            with Horizontal(classes="buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button("Save", id="save", variant="primary")
+
+    def on_mount(self) -> None:
+        self._show_kind(self.query_one("#var-value", Input).value)
+        if self._name:
+            self.query_one("#var-value", Input).focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "var-value":
+            self._show_kind(event.value)
+
+    def _show_kind(self, text: str) -> None:
+        try:
+            kind = kind_of(parse_literal(text))
+        except TypeError:
+            kind = "?"
+        self.query_one("#var-kind", Label).update(f"kind: {kind}")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.input.id == "var-name":
+            self.query_one("#var-value", Input).focus()
+        else:
+            self._accept()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "save":
+            self._accept()
+        else:
+            self.dismiss(None)
+
+    def _accept(self) -> None:
+        name = self.query_one("#var-name", Input).value.strip()
+        text = self.query_one("#var-value", Input).value
+        try:
+            check_name(name)
+            value = check_value(parse_literal(text), name)
+        except ValueError as exc:
+            self.query_one("#var-error", Label).update(str(exc))
+            return
+        scope = self.query_one("#var-scope", Select).value
+        self.dismiss(VariableValue(name, value, str(scope)))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,132 @@
+"""What one opened collection holds for the life of the app: no Textual here.
+
+The collection, the chosen environment, the runtime variables scripts set, the overrides that
+sit at the highest scope (the demo's echo server URL), the shared HTTP session and the script
+log. The app owns exactly one ``Session``; widgets ask it for scopes instead of keeping copies.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pigeon
+from pigeon.model import Collection, Folder, Request
+from pigeon.scopes import RuntimeVars, Scopes, build_scopes
+
+
+def demo_collection_dir() -> Path | None:
+    """The bundled demo: inside the package when installed, at the repo root in a checkout."""
+    package = Path(pigeon.__file__).resolve().parent
+    for candidate in (package / "demo", package.parents[1] / "collections" / "demo"):
+        if (candidate / "collection.toml").is_file():
+            return candidate
+    return None
+
+
+@dataclass
+class LogEntry:
+    """One line of script output or one error, for the log screen."""
+
+    when: datetime
+    source: str  # e.g. "users/create-user pre_request"
+    text: str
+    error: bool = False
+
+
+@dataclass
+class Session:
+    root: Path
+    collection: Collection
+    environment: str = ""  # "" = no environment
+    runtime: RuntimeVars = field(default_factory=RuntimeVars)
+    overrides: dict[str, Any] = field(default_factory=dict)  # the highest scope
+    log: list[LogEntry] = field(default_factory=list)
+    http: Any = None  # pigeon.send.HttpSession, created on the first send
+    echo: Any = None  # pigeon.echo.EchoServer when the app started one
+
+    @classmethod
+    def open(cls, root: Path, environment: str | None = None) -> Session:
+        """Load a collection; ``environment=None`` picks the collection's default."""
+        from pigeon.store import load_collection
+
+        collection = load_collection(root)
+        session = cls(root=collection.root, collection=collection)
+        if environment is None:
+            environment = collection.default_environment or ""
+        session.environment = environment if environment in collection.environments else ""
+        return session
+
+    def reload(self) -> list[str]:
+        """Reload from disk, keeping runtime variables and the environment choice."""
+        from pigeon.store import load_collection
+
+        self.collection = load_collection(self.root)
+        if self.environment not in self.collection.environments:
+            self.environment = ""
+        return [str(b) for b in self.collection.broken]
+
+    # -- lookups ------------------------------------------------------------------------------
+
+    def environment_names(self) -> list[str]:
+        return sorted(self.collection.environments)
+
+    def chain_of(self, request: Request) -> list[Folder]:
+        """The folders holding ``request`` (matched by file path, so edited copies work)."""
+        for chain, req in self.collection.walk():
+            if req is request or (request.path is not None and req.path == request.path):
+                return list(chain)
+        return []
+
+    def saved_request(self, request: Request) -> Request | None:
+        """The collection's own object for an edited copy."""
+        for _, req in self.collection.walk():
+            if req is request or (request.path is not None and req.path == request.path):
+                return req
+        return None
+
+    def scopes_for(self, request: Request | None) -> Scopes:
+        chain = self.chain_of(request) if request is not None else []
+        return build_scopes(
+            self.collection,
+            chain,
+            request,
+            environment=self.environment,
+            runtime=self.runtime,
+            cli_vars=self.overrides or None,
+        )
+
+    # -- edits --------------------------------------------------------------------------------
+
+    def commit_request(self, edited: Request) -> Request:
+        """Save an edited copy through the store and fold it into the collection's object."""
+        from pigeon.store import save_request
+
+        save_request(edited)
+        original = self.saved_request(edited)
+        if original is None:
+            return edited
+        for f in dataclasses.fields(Request):
+            setattr(original, f.name, copy.deepcopy(getattr(edited, f.name)))
+        return original
+
+    def add_log(self, source: str, text: str, error: bool = False) -> None:
+        self.log.append(LogEntry(datetime.now(), source, text, error))
+        del self.log[:-2000]  # bounded: a chatty script cannot eat memory
+
+    async def close(self) -> None:
+        """Close the HTTP session and stop the echo server the app started."""
+        http, self.http = self.http, None
+        if http is not None:
+            closer = getattr(http, "aclose", None) or getattr(http, "close", None)
+            if closer is not None:
+                result = closer()
+                if hasattr(result, "__await__"):
+                    await result
+        echo, self.echo = self.echo, None
+        if echo is not None:
+            echo.stop()

@@ -1,0 +1,112 @@
+"""Themes as TOML files: the bundled ones and any in the user's config folder.
+
+A theme file holds the fields of Textual's ``Theme`` (``name``, ``primary``, ``background``...)
+and an optional ``[variables]`` table. Pigeon's own variables (``method-get`` and friends)
+colour the method badges; a theme that leaves them out gets the defaults below.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from textual.theme import Theme
+
+import pigeon
+
+_COLOUR_FIELDS = (
+    "primary", "secondary", "warning", "error", "success", "accent", "foreground",
+    "background", "surface", "panel", "boost",
+)  # fmt: skip
+
+METHOD_DEFAULTS = {
+    "method-get": "#6cc287",
+    "method-post": "#e6c05c",
+    "method-put": "#5fa8d3",
+    "method-patch": "#8f7ad8",
+    "method-delete": "#e0645f",
+    "method-other": "#9aa5b1",
+}
+
+DEFAULT_THEME = "pigeon-dark"
+
+
+@dataclass
+class LoadedThemes:
+    themes: list[Theme] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # one line per file that did not load
+
+
+def bundled_theme_dirs() -> list[Path]:
+    """Where the bundled themes live: beside the package when installed, at the repo root in a
+    checkout. Both are read; the first definition of a name wins."""
+    package = Path(pigeon.__file__).resolve().parent
+    return [package / "themes", package.parents[1] / "themes"]
+
+
+def theme_from_toml(text: str, source: str = "<theme>") -> Theme:
+    """Build a ``Theme`` from TOML text; ``ValueError`` says what is wrong and where."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{source}: {exc}") from exc
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"{source}: a theme needs a string `name`")
+    if not isinstance(data.get("primary"), str):
+        raise ValueError(f"{source}: a theme needs a `primary` colour")
+    kwargs: dict[str, Any] = {}
+    for key in _COLOUR_FIELDS:
+        value = data.get(key)
+        if value is not None:
+            if not isinstance(value, str):
+                raise ValueError(f"{source}: `{key}` must be a colour string")
+            kwargs[key] = value
+    dark = data.get("dark", True)
+    if not isinstance(dark, bool):
+        raise ValueError(f"{source}: `dark` must be true or false")
+    variables = data.get("variables", {})
+    if not isinstance(variables, dict) or not all(isinstance(v, str) for v in variables.values()):
+        raise ValueError(f"{source}: [variables] must map names to strings")
+    known = set(_COLOUR_FIELDS) | {"name", "dark", "variables"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ValueError(f"{source}: unknown keys {', '.join(unknown)}")
+    merged = {**METHOD_DEFAULTS, **variables}
+    theme = Theme(name=name.strip(), dark=dark, variables=merged, **kwargs)
+    try:
+        theme.to_color_system()  # surfaces a bad colour now, not at the first repaint
+    except Exception as exc:  # Textual raises ColorParseError and friends
+        raise ValueError(f"{source}: {exc}") from exc
+    return theme
+
+
+def load_themes(dirs: list[Path]) -> LoadedThemes:
+    """Every ``*.toml`` theme in ``dirs`` (missing folders are skipped); bad files are reported."""
+    out = LoadedThemes()
+    seen: set[str] = set()
+    for directory in dirs:
+        if not directory.is_dir():
+            continue
+        for path in sorted(directory.glob("*.toml")):
+            try:
+                theme = theme_from_toml(path.read_text(encoding="utf-8"), str(path))
+            except (OSError, UnicodeDecodeError, ValueError) as exc:
+                out.problems.append(str(exc))
+                continue
+            if theme.name in seen:
+                continue
+            seen.add(theme.name)
+            out.themes.append(theme)
+    return out
+
+
+def method_colour(theme: Theme | None, method: str) -> str:
+    """The badge colour of a method in a theme."""
+    key = f"method-{method.lower()}"
+    variables = theme.variables if theme is not None else {}
+    return variables.get(key) or METHOD_DEFAULTS.get(key) or variables.get(
+        "method-other", METHOD_DEFAULTS["method-other"]
+    )

@@ -1,0 +1,1 @@
+"""Pigeon's widgets, one per module."""

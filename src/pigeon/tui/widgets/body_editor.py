@@ -1,0 +1,89 @@
+"""The request body: its type, then a JSON/text editor or a table of form fields."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Select, TextArea
+
+from pigeon.model import BODY_TYPES, Body, FormField
+from pigeon.tui.widgets.messages import RequestEdited
+from pigeon.tui.widgets.pair_table import PairTable
+
+
+def format_json(text: str) -> str | None:
+    """Pretty-printed JSON, or ``None`` when the text (placeholders and all) does not parse."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
+class BodyEditor(Vertical):
+    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+
+    BINDINGS = [
+        Binding("f8", "format_json", "Format JSON", id="body.format"),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._body = Body()
+
+    def compose(self) -> ComposeResult:
+        yield Select(
+            [(t, t) for t in BODY_TYPES], value="none", allow_blank=False, compact=True, id="body-type"
+        )
+        yield TextArea.code_editor(
+            "", language="json", tab_behavior="focus", soft_wrap=True, id="body-text"
+        )
+        yield PairTable("field", lambda n, v: FormField(n, v), id="body-fields")
+
+    def show(self, body: Body) -> None:
+        """Edit ``body`` (the model's object, changed in place)."""
+        self._body = body
+        area = self.query_one("#body-text", TextArea)
+        with self.prevent(Select.Changed, TextArea.Changed):
+            self.query_one("#body-type", Select).value = body.type if body.type in BODY_TYPES else "none"
+            area.load_text(body.content)
+        self.query_one("#body-fields", PairTable).show(body.fields)
+        self._show_type(body.type)
+
+    def _show_type(self, body_type: str) -> None:
+        area = self.query_one("#body-text", TextArea)
+        fields = self.query_one("#body-fields", PairTable)
+        area.display = body_type in ("json", "text")
+        fields.display = body_type in ("form", "multipart")
+        area.language = "json" if body_type == "json" else None
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if event.value is Select.BLANK:
+            return
+        self._body.type = str(event.value)
+        self._show_type(self._body.type)
+        self.post_message(RequestEdited())
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        event.stop()
+        self._body.content = event.text_area.text
+        self.post_message(RequestEdited())
+
+    def action_format_json(self) -> None:
+        area = self.query_one("#body-text", TextArea)
+        formatted = format_json(area.text)
+        if formatted is None:
+            self.notify(
+                "The body is not valid JSON as written (placeholders outside strings?); "
+                "left as it is.",
+                severity="warning",
+            )
+            return
+        area.load_text(formatted)
+        self._body.content = formatted
+        self.post_message(RequestEdited())

@@ -1,0 +1,174 @@
+"""The collection tree: folders and requests in collection order, broken files flagged.
+
+The tree only shows and reports: it posts messages (``RequestChosen``, ``BrokenChosen``,
+``Command``) and the screen does the file work through the store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from pigeon.model import BrokenFile, Collection, Folder, Request
+from pigeon.tui.themes import method_colour
+
+NodeData = Folder | Request | BrokenFile | None
+
+
+class CollectionTree(Tree[NodeData]):
+    """Folders and requests; ``•`` marks a request with unsaved edits, ``⚠`` a broken file."""
+
+    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+
+    BINDINGS = [
+        Binding("n", "command('new_request')", "New request", id="tree.new_request"),
+        Binding("f", "command('new_folder')", "New folder", id="tree.new_folder"),
+        Binding("r", "command('rename')", "Rename", id="tree.rename"),
+        Binding("c", "command('duplicate')", "Duplicate", id="tree.duplicate"),
+        Binding("m", "command('move')", "Move", id="tree.move"),
+        Binding("d,delete", "command('delete')", "Delete", id="tree.delete"),
+    ]
+
+    @dataclass
+    class RequestChosen(Message):
+        request: Request
+
+    @dataclass
+    class BrokenChosen(Message):
+        broken: BrokenFile
+
+    @dataclass
+    class Command(Message):
+        """A tree action on the highlighted item (``None``: the collection's top level)."""
+
+        name: str
+        item: Folder | Request | None
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("collection", id=id)
+        self.show_root = False
+        self.guide_depth = 2
+        self._dirty: set[Path] = set()
+
+    # -- building -----------------------------------------------------------------------------
+
+    def show_collection(self, collection: Collection, select: Path | None = None) -> None:
+        """Rebuild from the model, keeping expanded folders, and highlight ``select``."""
+        expanded = {
+            n.data.path for n in self._all_nodes() if isinstance(n.data, Folder) and n.is_expanded
+        }
+        first_build = not self.root.children
+        self.clear()
+        self.root.label = Text(collection.name)
+        target: TreeNode[NodeData] | None = None
+
+        def add(parent: TreeNode[NodeData], items: list[Folder | Request]) -> None:
+            nonlocal target
+            for item in items:
+                if isinstance(item, Folder):
+                    node = parent.add(
+                        self._label(item), data=item, expand=first_build or item.path in expanded
+                    )
+                    add(node, item.items)
+                else:
+                    leaf = parent.add_leaf(self._label(item), data=item)
+                    if select is not None and item.path == select:
+                        target = leaf
+
+        add(self.root, collection.items)
+        for broken in collection.broken:
+            self.root.add_leaf(self._broken_label(broken, collection.root), data=broken)
+        if target is not None:
+            node = target
+            self.call_after_refresh(self.move_cursor, node)
+
+    def _all_nodes(self) -> list[TreeNode[NodeData]]:
+        out: list[TreeNode[NodeData]] = []
+        todo = list(self.root.children)
+        while todo:
+            node = todo.pop()
+            out.append(node)
+            todo.extend(node.children)
+        return out
+
+    def _label(self, item: Folder | Request) -> Text:
+        if isinstance(item, Folder):
+            return Text.assemble(("▸ " if not item.items else "", "dim"), (item.name, "bold"))
+        method = (item.method or "GET").upper()
+        colour = method_colour(self.app.current_theme, method)
+        badge = (method[:4] if method != "DELETE" else "DEL").ljust(4)
+        text = Text.assemble((badge, f"bold {colour}"), " ", item.name)
+        if item.path is not None and item.path in self._dirty:
+            text.append(" •", style="bold")
+        return text
+
+    @staticmethod
+    def _broken_label(broken: BrokenFile, root: Path) -> Text:
+        try:
+            where = broken.path.relative_to(root).as_posix()
+        except ValueError:
+            where = str(broken.path)
+        return Text.assemble(("⚠ ", "bold red"), (where, "red"))
+
+    # -- state --------------------------------------------------------------------------------
+
+    def mark_dirty(self, path: Path | None, dirty: bool) -> None:
+        """Show or clear the unsaved-changes dot of one request."""
+        if path is None or (path in self._dirty) == dirty:
+            return
+        if dirty:
+            self._dirty.add(path)
+        else:
+            self._dirty.discard(path)
+        for node in self._all_nodes():
+            if isinstance(node.data, Request) and node.data.path == path:
+                node.set_label(self._label(node.data))
+
+    def refresh_labels(self) -> None:
+        """Repaint labels (after a theme change or a method edit)."""
+        for node in self._all_nodes():
+            if isinstance(node.data, (Folder, Request)):
+                node.set_label(self._label(node.data))
+
+    def update_request_label(self, request: Request) -> None:
+        for node in self._all_nodes():
+            if isinstance(node.data, Request) and node.data.path == request.path:
+                node.data = request
+                node.set_label(self._label(request))
+
+    @property
+    def highlighted_item(self) -> NodeData:
+        node = self.cursor_node
+        return node.data if node is not None else None
+
+    def folder_for_new(self) -> Folder | None:
+        """Where a new item goes: the highlighted folder, or the folder of the highlighted
+        request, or the top level."""
+        node = self.cursor_node
+        while node is not None:
+            if isinstance(node.data, Folder):
+                return node.data
+            node = node.parent
+        return None
+
+    # -- events -------------------------------------------------------------------------------
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected[NodeData]) -> None:
+        event.stop()
+        data = event.node.data
+        if isinstance(data, Request):
+            self.post_message(self.RequestChosen(data))
+        elif isinstance(data, BrokenFile):
+            self.post_message(self.BrokenChosen(data))
+
+    def action_command(self, name: str) -> None:
+        item = self.highlighted_item
+        if isinstance(item, BrokenFile):
+            item = None
+        self.post_message(self.Command(name, item))

@@ -1,0 +1,92 @@
+"""Inline completion of ``{{`` placeholders from the variables in scope.
+
+``{{us`` suggests ``{{user.`` (an object: keep going), ``{{user.ad`` suggests
+``{{user.address``, ``{{co`` suggests ``{{count}}``, ``{{$e`` suggests ``{{$env.``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from textual.suggester import Suggester
+
+from pigeon.scopes import MISSING, Scopes
+
+_DYNAMIC = ("uuid", "guid", "randomUUID", "timestamp", "isoTimestamp", "randomInt", "randomBoolean")
+_PATH_STEP = re.compile(r"\.([A-Za-z0-9_-]*)|\[(-?\d+)\]")
+
+
+def _container_suffix(value: Any) -> str:
+    if isinstance(value, dict):
+        return "."
+    if isinstance(value, list):
+        return "["
+    return "}}"
+
+
+def complete(prefix: str, scopes: Scopes) -> str | None:
+    """The completion of the inner text of an open placeholder, or ``None``."""
+    if prefix.startswith("$"):
+        if prefix.startswith(("$env.", "$env")) and len(prefix) >= 5:
+            head = prefix[5:]
+            names = sorted({*scopes.environ, *scopes.dotenv})
+            return _first(f"$env.{n}}}}}" for n in names if n.startswith(head) and head)
+        candidates = ["$env.", *(f"${d}}}}}" for d in _DYNAMIC)]
+        return _first(c for c in candidates if c.startswith(prefix) and c != prefix)
+    names = scopes.names()
+    # A flat name (dotted names included) that the prefix starts.
+    for name in sorted(names):
+        if name.startswith(prefix) and name != prefix:
+            return name + _container_suffix(scopes.get(name))
+    # A path into an object or array: walk to the last step's container.
+    match = re.match(r"([A-Za-z0-9_-]+)((?:\.[A-Za-z0-9_-]+|\[-?\d+\])*)(\.[A-Za-z0-9_-]*)$", prefix)
+    if not match:
+        return None
+    value = scopes.get(match.group(1))
+    for step in _PATH_STEP.finditer(match.group(2)):
+        if value is MISSING:
+            return None
+        key, index = step.group(1), step.group(2)
+        if key is not None and isinstance(value, dict):
+            value = value.get(key, MISSING)
+        elif index is not None and isinstance(value, list) and -len(value) <= int(index) < len(value):
+            value = value[int(index)]
+        else:
+            return None
+    if not isinstance(value, dict):
+        return None
+    partial = match.group(3)[1:]
+    head = prefix[: len(prefix) - len(partial)]
+    for key in sorted(value):
+        if key.startswith(partial) and key != partial and re.fullmatch(r"[A-Za-z0-9_-]+", key):
+            return head + key + _container_suffix(value[key])
+    return None
+
+
+def _first(items: Any) -> str | None:
+    return next(iter(items), None)
+
+
+class PlaceholderSuggester(Suggester):
+    """Suggests for the text up to the end; the scopes come fresh from ``scopes()`` each time."""
+
+    def __init__(self, scopes: Callable[[], Scopes | None]) -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+        self._scopes = scopes
+
+    async def get_suggestion(self, value: str) -> str | None:
+        start = value.rfind("{{")
+        if start < 0 or "}}" in value[start:]:
+            return None
+        scopes = self._scopes()
+        if scopes is None:
+            return None
+        prefix = value[start + 2 :].lstrip()
+        if not prefix or not re.fullmatch(r"[A-Za-z0-9_.\-$\[\]]*", prefix):
+            return None
+        completion = complete(prefix, scopes)
+        if completion is None:
+            return None
+        return value[: len(value) - len(prefix)] + completion

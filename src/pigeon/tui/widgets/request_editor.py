@@ -1,0 +1,171 @@
+"""The request editor: URL bar, live preview, and tabs for every part of a request.
+
+It edits a deep copy of the collection's request; ``dirty`` is that copy differing from the
+saved one, so undoing an edit by hand clears the mark.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Static, TabbedContent, TabPane
+
+from pigeon.model import Header, QueryParam, Request
+from pigeon.scopes import Scopes
+from pigeon.tui.widgets.auth_editor import AuthEditor
+from pigeon.tui.widgets.body_editor import BodyEditor
+from pigeon.tui.widgets.messages import RequestEdited
+from pigeon.tui.widgets.pair_table import PairTable
+from pigeon.tui.widgets.request_variables import RequestVariables
+from pigeon.tui.widgets.scripts_editor import ScriptsEditor
+from pigeon.tui.widgets.settings_editor import SettingsEditor
+from pigeon.tui.widgets.url_bar import UrlBar
+from pigeon.tui.widgets.url_preview import UrlPreview
+
+
+@dataclass
+class Preview:
+    url: str
+    unresolved: list[str]
+    warnings: list[str]
+    error: str | None = None
+
+
+class RequestEditor(Vertical):
+    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    ALLOW_MAXIMIZE = True
+
+    @dataclass
+    class Changed(Message):
+        """The edited request changed (``dirty``: it differs from the saved file)."""
+
+        request: Request
+        dirty: bool
+
+    def __init__(
+        self,
+        scopes: Callable[[Request | None], Scopes | None],
+        preview: Callable[[Request], Preview],
+        *,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self._scopes = scopes
+        self._preview = preview
+        self.request: Request | None = None  # the working copy
+        self.saved: Request | None = None  # the collection's object
+        self.dirty = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="editor-empty")
+        with Vertical(id="editor-body"):
+            yield UrlBar(lambda: self._scopes(self.request), id="url-bar")
+            yield UrlPreview(id="url-preview")
+            with TabbedContent(id="editor-tabs"):
+                with TabPane("Headers", id="tab-headers"):
+                    yield PairTable("header", lambda n, v: Header(n, v), id="headers")
+                with TabPane("Query", id="tab-query"):
+                    yield PairTable("parameter", lambda n, v: QueryParam(n, v), id="query")
+                with TabPane("Body", id="tab-body"):
+                    yield BodyEditor(id="body")
+                with TabPane("Auth", id="tab-auth"):
+                    yield AuthEditor(id="auth")
+                with TabPane("Scripts", id="tab-scripts"):
+                    yield ScriptsEditor(id="scripts")
+                with TabPane("Vars", id="tab-vars"):
+                    yield RequestVariables(id="request-vars")
+                with TabPane("Settings", id="tab-settings"):
+                    yield SettingsEditor(id="settings")
+
+    def on_mount(self) -> None:
+        self.show_message("Choose a request in the collection (enter), or press ctrl+n for a new one.")
+
+    # -- loading ------------------------------------------------------------------------------
+
+    def show_message(self, text: str | Text) -> None:
+        """No request to edit: show why (nothing chosen, or a broken file's error)."""
+        self.request = self.saved = None
+        self.dirty = False
+        self.query_one("#editor-empty", Static).update(text)
+        self.query_one("#editor-empty").display = True
+        self.query_one("#editor-body").display = False
+        self.border_title = "Request"
+
+    def load(self, request: Request) -> None:
+        """Edit a copy of ``request``."""
+        self.saved = request
+        self.request = work = copy.deepcopy(request)
+        self.dirty = False
+        self.query_one("#editor-empty").display = False
+        self.query_one("#editor-body").display = True
+        self.query_one(UrlBar).set_values(work.method, work.url)
+        self.query_one("#headers", PairTable).show(work.headers)
+        self.query_one("#query", PairTable).show(work.query)
+        self.query_one(BodyEditor).show(work.body)
+        self.query_one(AuthEditor).show(work)
+        self.query_one(ScriptsEditor).show(work.scripts)
+        self.query_one(RequestVariables).show(work.variables)
+        self.query_one(SettingsEditor).show(work.settings)
+        self._update_title()
+        self.refresh_preview()
+
+    def mark_saved(self, saved: Request) -> None:
+        """After a save: the working copy is the new reference."""
+        self.saved = saved
+        self.dirty = False
+        self._update_title()
+
+    # -- edits --------------------------------------------------------------------------------
+
+    def on_url_bar_method_changed(self, event: UrlBar.MethodChanged) -> None:
+        if self.request is not None:
+            self.request.method = event.method
+            self._edited()
+
+    def on_url_bar_url_changed(self, event: UrlBar.UrlChanged) -> None:
+        if self.request is not None:
+            self.request.url = event.url
+            self._edited()
+
+    def on_request_edited(self, event: RequestEdited) -> None:
+        event.stop()
+        self._edited()
+
+    def load_variables_tab(self) -> None:
+        """The request's variables were changed from outside (the variables pane)."""
+        if self.request is not None:
+            self.query_one(RequestVariables).show(self.request.variables)
+            self._edited()
+
+    def _edited(self) -> None:
+        if self.request is None:
+            return
+        self.dirty = self.request != self.saved
+        self._update_title()
+        self.refresh_preview()
+        self.post_message(self.Changed(self.request, self.dirty))
+
+    def refresh_preview(self) -> None:
+        """Re-render the URL (after an edit, an environment switch, a script)."""
+        if self.request is None:
+            return
+        p = self._preview(self.request)
+        self.query_one(UrlPreview).show(p.url, p.unresolved, p.warnings, p.error)
+
+    def _update_title(self) -> None:
+        if self.request is None:
+            self.border_title = "Request"
+            return
+        mark = " •" if self.dirty else ""
+        self.border_title = f"Request: {self.request.name}{mark}"
+
+    def focus_url(self) -> None:
+        if self.request is not None:
+            self.query_one("#url").focus()

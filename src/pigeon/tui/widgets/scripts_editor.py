@@ -1,0 +1,40 @@
+"""Pre-request and post-response scripts (Python), side by side or stacked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Label, TextArea
+
+from pigeon.model import Scripts
+from pigeon.tui.widgets.messages import RequestEdited
+
+
+class ScriptsEditor(Vertical):
+    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._scripts = Scripts()
+
+    def compose(self) -> ComposeResult:
+        yield Label("pre_request — runs before rendering; pigeon.setVar(name, value)", classes="script-label")
+        yield TextArea.code_editor("", language="python", tab_behavior="focus", id="script-pre")
+        yield Label("post_response — pigeon.response.status, .json(), .headers", classes="script-label")
+        yield TextArea.code_editor("", language="python", tab_behavior="focus", id="script-post")
+
+    def show(self, scripts: Scripts) -> None:
+        self._scripts = scripts
+        with self.prevent(TextArea.Changed):
+            self.query_one("#script-pre", TextArea).load_text(scripts.pre_request)
+            self.query_one("#script-post", TextArea).load_text(scripts.post_response)
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        event.stop()
+        if event.text_area.id == "script-pre":
+            self._scripts.pre_request = event.text_area.text
+        else:
+            self._scripts.post_response = event.text_area.text
+        self.post_message(RequestEdited())

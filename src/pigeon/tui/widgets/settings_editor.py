@@ -1,0 +1,60 @@
+"""Per-request settings: timeout, redirects, TLS verification."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Checkbox, Input, Label
+
+from pigeon.model import Settings
+from pigeon.tui.widgets.messages import RequestEdited
+
+
+class SettingsEditor(VerticalScroll):
+    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._settings = Settings()
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(classes="setting-row"):
+            yield Label("Timeout (s)", classes="setting-label")
+            yield Input(type="number", id="setting-timeout", compact=True)
+        yield Label("", id="setting-error", classes="setting-error")
+        yield Checkbox("Follow redirects", True, id="setting-redirects")
+        yield Checkbox("Verify TLS certificates", True, id="setting-verify")
+
+    def show(self, settings: Settings) -> None:
+        self._settings = settings
+        with self.prevent(Input.Changed, Checkbox.Changed):
+            self.query_one("#setting-timeout", Input).value = f"{settings.timeout:g}"
+            self.query_one("#setting-redirects", Checkbox).value = settings.follow_redirects
+            self.query_one("#setting-verify", Checkbox).value = settings.verify_tls
+        self.query_one("#setting-error", Label).update("")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        error = self.query_one("#setting-error", Label)
+        try:
+            timeout = float(event.value)
+        except ValueError:
+            error.update("a number of seconds, e.g. 30 or 2.5")
+            return
+        if not math.isfinite(timeout) or timeout <= 0:
+            error.update("the timeout must be more than 0")
+            return
+        error.update("")
+        self._settings.timeout = timeout
+        self.post_message(RequestEdited())
+
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        event.stop()
+        if event.checkbox.id == "setting-redirects":
+            self._settings.follow_redirects = event.value
+        else:
+            self._settings.verify_tls = event.value
+        self.post_message(RequestEdited())

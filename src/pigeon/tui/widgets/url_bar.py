@@ -1,0 +1,106 @@
+"""Method selector and URL input on one line.
+
+``up``/``down`` in the URL cycle the method (a single-line input has no use for them);
+``right`` at the end accepts a placeholder completion.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import Input, Select
+
+from pigeon.model import METHODS
+from pigeon.scopes import Scopes
+from pigeon.tui.widgets.placeholder_suggester import PlaceholderSuggester
+
+
+class UrlInput(Input):
+    BINDINGS = [
+        Binding("up", "cycle_method(-1)", "Previous method", show=False, id="url.method_prev"),
+        Binding("down", "cycle_method(1)", "Next method", show=False, id="url.method_next"),
+    ]
+
+    def action_cycle_method(self, step: int) -> None:
+        bar = self.parent
+        if isinstance(bar, UrlBar):
+            bar.cycle_method(step)
+
+
+class UrlBar(Horizontal):
+    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+
+    @dataclass
+    class MethodChanged(Message):
+        method: str
+
+    @dataclass
+    class UrlChanged(Message):
+        url: str
+
+    def __init__(self, scopes: Callable[[], Scopes | None], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._scopes = scopes
+        self._method = "GET"
+
+    def compose(self) -> ComposeResult:
+        yield Select(
+            [(m, m) for m in METHODS],
+            value="GET",
+            allow_blank=False,
+            compact=True,
+            id="method",
+        )
+        yield UrlInput(
+            placeholder="{{base_url}}/path  (type {{ for variables)",
+            suggester=PlaceholderSuggester(self._scopes),
+            id="url",
+        )
+
+    @property
+    def method(self) -> str:
+        return self._method
+
+    def set_values(self, method: str, url: str) -> None:
+        """Show a request's method and URL without reporting them as edits."""
+        select = self.query_one("#method", Select)
+        with self.prevent(Select.Changed, Input.Changed):
+            self._ensure_option(method)
+            select.value = method
+            self.query_one("#url", UrlInput).value = url
+        self._method = method
+
+    def _ensure_option(self, method: str) -> None:
+        """A custom method (any token) gets its own entry."""
+        select = self.query_one("#method", Select)
+        options = [m for m in METHODS]
+        if method not in options:
+            options.append(method)
+        select.set_options([(m, m) for m in options])
+
+    def cycle_method(self, step: int) -> None:
+        order = list(METHODS)
+        index = order.index(self._method) if self._method in order else -1
+        method = order[(index + step) % len(order)]
+        self.query_one("#method", Select).value = method
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if event.value is Select.BLANK:
+            return
+        self._method = str(event.value)
+        self.post_message(self.MethodChanged(self._method))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.post_message(self.UrlChanged(event.value))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.app.run_action("send")

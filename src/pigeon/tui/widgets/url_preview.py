@@ -1,0 +1,47 @@
+"""The rendered URL under the URL bar, unresolved placeholders highlighted, warnings below."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from rich.text import Text
+from textual.widgets import Static
+
+_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
+
+
+def preview_text(url: str, unresolved: list[str], warnings: list[str], error: str | None) -> Text:
+    """One line for the URL (placeholders left verbatim are red and underlined), then the
+    warnings and the error, if any."""
+    if error:
+        return Text.assemble(("✗ ", "bold red"), (error, "red"))
+    text = Text("→ ", style="dim")
+    missing = {u.strip() for u in unresolved}
+    pos = 0
+    for match in _PLACEHOLDER.finditer(url):
+        text.append(url[pos : match.start()])
+        style = "bold red underline" if match.group(1).strip() in missing else ""
+        text.append(match.group(0), style=style)
+        pos = match.end()
+    text.append(url[pos:])
+    if unresolved:
+        text.append(f"\n  unresolved: {', '.join(unresolved)}", style="red")
+    for warning in warnings:
+        text.append(f"\n  ⚠ {warning}", style="yellow")
+    return text
+
+
+class UrlPreview(Static):
+    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.url = ""
+        self.unresolved: list[str] = []
+        self.warnings: list[str] = []
+        self.error: str | None = None
+
+    def show(self, url: str, unresolved: list[str], warnings: list[str], error: str | None = None) -> None:
+        self.url, self.unresolved, self.warnings, self.error = url, list(unresolved), list(warnings), error
+        self.update(preview_text(url, unresolved, warnings, error))

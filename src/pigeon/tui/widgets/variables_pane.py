@@ -1,0 +1,150 @@
+"""Every variable the selected request sees: value, kind, winning scope, what it shadows.
+
+Secrets are masked until revealed: ``$env`` values, and variables whose names say they are
+secret (token, secret, password, key...). Unresolved names of the current request are listed
+at the top so a typo is found without sending.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Tree
+
+from pigeon.scopes import Definition, Scopes
+from pigeon.values import kind_of, preview
+
+MASK = "••••"
+_SECRET_NAME = re.compile(r"(token|secret|passw(or)?d|pwd|api[-_.]?key|(^|[-_.])key$|auth|credential|private)", re.I)
+
+_SCOPE_STYLE = {
+    "collection": "cyan",
+    "environment": "green",
+    "folder": "blue",
+    "request": "magenta",
+    "runtime": "yellow",
+    "cli": "bold red",
+}
+
+
+def looks_secret(name: str) -> bool:
+    return bool(_SECRET_NAME.search(name))
+
+
+@dataclass
+class VariableRow:
+    """What a tree node of this pane stands for."""
+
+    name: str
+    definition: Definition | None = None  # None for an unresolved name
+
+
+class VariablesPane(Tree[VariableRow | None]):
+    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    ALLOW_MAXIMIZE = True
+
+    BINDINGS = [
+        Binding("v", "toggle_reveal", "Reveal secrets", id="vars.reveal"),
+        Binding("e", "edit", "Edit variable", id="vars.edit"),
+        Binding("a", "add", "Add variable", id="vars.add"),
+        Binding("x", "clear_runtime", "Clear runtime vars", id="vars.clear_runtime"),
+    ]
+
+    revealed: reactive[bool] = reactive(False)
+
+    @dataclass
+    class EditRequested(Message):
+        """Edit (or, with an empty name, add) a variable; ``scope`` is where it is defined."""
+
+        name: str
+        value: Any
+        scope: str | None
+
+    class ClearRuntime(Message):
+        """Forget every variable scripts have set."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("variables", id=id)
+        self.show_root = False
+        self.guide_depth = 2
+        self._scopes: Scopes | None = None
+        self._unresolved: list[str] = []
+        self.rows: dict[str, list[Definition]] = {}
+
+    def show_scopes(self, scopes: Scopes | None, unresolved: list[str]) -> None:
+        """Redraw from ``scopes`` (``None``: nothing selected)."""
+        self._scopes, self._unresolved = scopes, list(unresolved)
+        self._rebuild()
+
+    def watch_revealed(self) -> None:
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        line = self.cursor_line
+        self.clear()
+        scopes = self._scopes
+        self.rows = scopes.explain() if scopes is not None else {}
+        if self._unresolved:
+            missing = self.root.add(Text("unresolved", style="bold red"), data=None, expand=True)
+            for name in self._unresolved:
+                missing.add_leaf(Text(f"{{{{{name}}}}}", style="red"), data=VariableRow(name))
+        for name, defs in self.rows.items():
+            winner = defs[0]
+            node = self.root.add(self._label(name, winner, True), data=VariableRow(name, winner))
+            for shadowed in defs[1:]:
+                node.add_leaf(self._label(name, shadowed, False), data=VariableRow(name, shadowed))
+            if len(defs) == 1:
+                node.allow_expand = False
+        if not self.rows and not self._unresolved:
+            self.root.add_leaf(Text("no variables", style="dim"), data=None)
+        if line >= 0:
+            self.cursor_line = min(line, max(0, self.last_line))
+
+    def _label(self, name: str, d: Definition, winner: bool) -> Text:
+        value = preview(d.value, 60)
+        if not self.revealed and looks_secret(name):
+            value = MASK
+        text = Text()
+        if winner:
+            text.append(name, style="bold")
+        else:
+            text.append("shadowed ", style="dim italic")
+        text.append(" = ", style="dim")
+        text.append(value, style="" if winner else "dim strike")
+        text.append(f"  {kind_of(d.value)}", style="dim")
+        text.append(f"  {d.label}", style=_SCOPE_STYLE.get(d.scope, ""))
+        return text
+
+    # -- actions ------------------------------------------------------------------------------
+
+    def action_toggle_reveal(self) -> None:
+        self.revealed = not self.revealed
+
+    def action_edit(self) -> None:
+        node = self.cursor_node
+        row = node.data if node is not None else None
+        if row is None:
+            self.action_add()
+            return
+        d = row.definition
+        self.post_message(
+            self.EditRequested(row.name, d.value if d else "", d.scope if d else None)
+        )
+
+    def action_add(self) -> None:
+        self.post_message(self.EditRequested("", "", None))
+
+    def action_clear_runtime(self) -> None:
+        self.post_message(self.ClearRuntime())
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected[VariableRow | None]) -> None:
+        event.stop()
+        if event.node.data is not None and event.node.data.definition is not None and not event.node.children:
+            self.action_edit()
