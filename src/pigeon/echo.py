@@ -624,6 +624,7 @@ class EchoServer:
     ) -> None:
         self.host = host
         self._requested_port = port
+        self._bound_port = 0
         self.quiet = quiet
         self.ssl_context = ssl_context
         self.state = _ServerState()
@@ -643,6 +644,7 @@ class EchoServer:
         if self._server is not None:
             return self
         self._server = self._bind()
+        self._bound_port = int(self._server.server_address[1])
         self._thread = threading.Thread(
             target=self._server.serve_forever,
             kwargs={"poll_interval": 0.05},
@@ -677,9 +679,10 @@ class EchoServer:
 
     @property
     def port(self) -> int:
-        if self._server is None:
-            return self._requested_port
-        return int(self._server.server_address[1])
+        """The bound port (still known after ``stop()``), or the requested one before start."""
+        if self._server is not None:
+            self._bound_port = int(self._server.server_address[1])
+        return self._bound_port or self._requested_port
 
     @property
     def url(self) -> str:
