@@ -394,7 +394,7 @@ def _merge_headers(levels: list[list[Header]], r: Renderer) -> list[tuple[str, s
         for h in headers:
             if not h.enabled or not h.name.strip():
                 continue
-            rendered.append(_header(r.render_text(h.name).strip(), r.render_text(h.value)))
+            rendered.append(_header(r.render_text(h.name).strip(" \t"), r.render_text(h.value)))
         names = {name.lower() for name, _ in rendered}
         out = [(n, v) for n, v in out if n.lower() not in names]
         out.extend(rendered)
