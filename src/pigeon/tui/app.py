@@ -74,7 +74,9 @@ class PigeonApp(App[int]):
     def _apply_keymap(self) -> None:
         from pigeon.tui.keys import keymap_from_config
 
-        keymap, problems = keymap_from_config(_config_value(self.config, "keys"), self.binding_ids())
+        keymap, problems = keymap_from_config(
+            _config_value(self.config, "keys"), self.binding_ids()
+        )
         self.startup_problems.extend(problems)
         if keymap:
             self.set_keymap(keymap)
@@ -127,7 +129,9 @@ class PigeonApp(App[int]):
         if isinstance(self.screen, HelpScreen):
             return
         sections = help_sections(self.help_groups(), self._keymap)
-        sections.append(("Palette (ctrl+p)", [("", "themes, environments, reload, every action by name")]))
+        sections.append(
+            ("Palette (ctrl+p)", [("", "themes, environments, reload, every action by name")])
+        )
         self.push_screen(HelpScreen(sections))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
@@ -142,11 +146,23 @@ class PigeonApp(App[int]):
             ("Switch environment", "Choose the environment (f4)", screen.action_choose_environment),
             ("Reload collection", "Read the collection from disk again", self.action_reload),
             ("Toggle collection tree", "Show or hide the tree (ctrl+b)", screen.action_toggle_tree),
-            ("Toggle variables pane", "Show or hide variables (ctrl+g)", screen.action_toggle_variables),
+            (
+                "Toggle variables pane",
+                "Show or hide variables (ctrl+g)",
+                screen.action_toggle_variables,
+            ),
             ("Show script log", "Script output and errors (f2)", screen.action_show_log),
-            ("Copy as curl", "Copy the rendered request as a curl command (f3)", screen.action_copy_curl),
+            (
+                "Copy as curl",
+                "Copy the rendered request as a curl command (f3)",
+                screen.action_copy_curl,
+            ),
             ("New request", "Create a request (ctrl+n)", screen.action_new_request),
-            ("Clear runtime variables", "Forget variables set by scripts", self.action_clear_runtime),
+            (
+                "Clear runtime variables",
+                "Forget variables set by scripts",
+                self.action_clear_runtime,
+            ),
             ("Keys", "Every key binding (f1)", self.action_help),
         ]
         for title, help_text, callback in commands:
@@ -213,7 +229,10 @@ def run_app(collection_dir: Path | None, env: str | None) -> int:
     if collection_dir is None:
         collection_dir = demo_collection_dir()
         if collection_dir is None:
-            print("pigeon: the demo collection is not installed; pass a collection directory", file=sys.stderr)
+            print(
+                "pigeon: the demo collection is not installed; pass a collection directory",
+                file=sys.stderr,
+            )
             return 2
         from pigeon.echo import EchoServer
 

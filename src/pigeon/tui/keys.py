@@ -56,12 +56,12 @@ def keymap_from_config(table: Any, ids: set[str]) -> tuple[dict[str, str], list[
     if not table:
         return keymap, problems
     if not isinstance(table, Mapping):
-        return keymap, ["[keys] must be a table of action = \"key\""]
+        return keymap, ['[keys] must be a table of action = "key"']
     for binding_id, keys in table.items():
         if binding_id not in ids:
             problems.append(f"[keys] {binding_id}: no such action (see the help screen, f1)")
         elif not isinstance(keys, str) or not keys.strip():
-            problems.append(f"[keys] {binding_id}: the key must be a string such as \"ctrl+r\"")
+            problems.append(f'[keys] {binding_id}: the key must be a string such as "ctrl+r"')
         else:
             keymap[binding_id] = keys.replace(" ", "")
     return keymap, problems

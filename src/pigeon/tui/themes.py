@@ -107,6 +107,8 @@ def method_colour(theme: Theme | None, method: str) -> str:
     """The badge colour of a method in a theme."""
     key = f"method-{method.lower()}"
     variables = theme.variables if theme is not None else {}
-    return variables.get(key) or METHOD_DEFAULTS.get(key) or variables.get(
-        "method-other", METHOD_DEFAULTS["method-other"]
+    return (
+        variables.get(key)
+        or METHOD_DEFAULTS.get(key)
+        or variables.get("method-other", METHOD_DEFAULTS["method-other"])
     )

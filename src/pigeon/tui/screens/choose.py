@@ -20,7 +20,9 @@ class ChooseScreen(ModalScreen[str | None]):
     DEFAULT_CSS = _CSS
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
 
-    def __init__(self, title: str, options: list[tuple[str, str]], current: str | None = None) -> None:
+    def __init__(
+        self, title: str, options: list[tuple[str, str]], current: str | None = None
+    ) -> None:
         super().__init__()
         self._title, self._options, self._current = title, options, current
 

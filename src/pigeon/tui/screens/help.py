@@ -25,7 +25,10 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
-            yield Label("Pigeon keys — escape to close; keys can be remapped in config.toml [keys]", id="help-title")
+            yield Label(
+                "Pigeon keys — escape to close; keys can be remapped in config.toml [keys]",
+                id="help-title",
+            )
             with VerticalScroll(id="help-scroll"):
                 for title, rows in self._sections:
                     table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), expand=False)

@@ -30,7 +30,9 @@ class LogScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         log = self.query_one(RichLog)
         if not self._entries:
-            log.write(Text("Nothing yet: script output (print) and errors appear here.", style="dim"))
+            log.write(
+                Text("Nothing yet: script output (print) and errors appear here.", style="dim")
+            )
         for entry in self._entries:
             head = Text.assemble(
                 (entry.when.strftime("%H:%M:%S "), "dim"),

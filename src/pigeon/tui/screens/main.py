@@ -66,6 +66,7 @@ class MainScreen(Screen[None]):
         super().__init__()
         self.session = session
         self._send_started = 0.0
+        self.last_exchange: Any = None  # the latest pigeon.send.Exchange shown
         self._trust_asked = False
         self._tree_hidden_by_user: bool | None = None
         self._vars_hidden_by_user: bool | None = None
@@ -77,8 +78,13 @@ class MainScreen(Screen[None]):
 
         with Horizontal(id="panes"):
             with Pane(id="tree-pane"):
-                yield Select(self._env_options(), value=self._env_value(), allow_blank=False,
-                             compact=True, id="env-select")
+                yield Select(
+                    self._env_options(),
+                    value=self._env_value(),
+                    allow_blank=False,
+                    compact=True,
+                    id="env-select",
+                )
                 yield CollectionTree(id="tree")
             with Vertical(id="centre"):
                 yield RequestEditor(self._scopes_for, self._preview, id="editor")
@@ -228,7 +234,8 @@ class MainScreen(Screen[None]):
         path = editor.saved.path if editor.saved is not None else None
         self._rebuild_tree(path)
         reopened = next(
-            (r for r in self.session.collection.requests() if path is not None and r.path == path), None
+            (r for r in self.session.collection.requests() if path is not None and r.path == path),
+            None,
         )
         if reopened is not None:
             editor.load(reopened)
@@ -269,7 +276,9 @@ class MainScreen(Screen[None]):
         def named(name: str | None) -> None:
             if not name:
                 return
-            req = self._store_call("New request", store.create_request, self.session.collection, folder, name)
+            req = self._store_call(
+                "New request", store.create_request, self.session.collection, folder, name
+            )
             if req is not None:
                 self._rebuild_tree(req.path)
                 self.guard_unsaved(lambda: self._open(req))
@@ -291,7 +300,9 @@ class MainScreen(Screen[None]):
         def named(name: str | None) -> None:
             if not name:
                 return
-            folder = self._store_call("New folder", store.create_folder, self.session.collection, parent, name)
+            folder = self._store_call(
+                "New folder", store.create_folder, self.session.collection, parent, name
+            )
             if folder is not None:
                 self._rebuild_tree()
 
@@ -308,11 +319,17 @@ class MainScreen(Screen[None]):
             if not name or name == item.name:
                 return
             editor = self.query_one(RequestEditor)
-            renamed = self._store_call("Rename", store.rename_request, self.session.collection, item, name)
+            renamed = self._store_call(
+                "Rename", store.rename_request, self.session.collection, item, name
+            )
             if renamed is None:
                 return
             if editor.saved is item and editor.request is not None:
-                editor.request.name, editor.request.path, editor.request.id = item.name, item.path, item.id
+                editor.request.name, editor.request.path, editor.request.id = (
+                    item.name,
+                    item.path,
+                    item.id,
+                )
                 editor.mark_saved(item) if not editor.dirty else None
                 editor.refresh_preview()
             self._rebuild_tree(item.path)
@@ -330,7 +347,9 @@ class MainScreen(Screen[None]):
         col = self.session.collection
         chain = self.session.chain_of(item)
         folder = chain[-1] if chain else None
-        new = self._store_call("Duplicate", store.create_request, col, folder, f"{item.name} copy", item.method)
+        new = self._store_call(
+            "Duplicate", store.create_request, col, folder, f"{item.name} copy", item.method
+        )
         if new is None:
             return
         path, rid, name = new.path, new.id, new.name
@@ -347,13 +366,21 @@ class MainScreen(Screen[None]):
         from pigeon import store
 
         if not isinstance(item, Request):
-            self.notify("Choose a request to delete (folders are deleted from disk by hand).", severity="warning")
+            self.notify(
+                "Choose a request to delete (folders are deleted from disk by hand).",
+                severity="warning",
+            )
             return
 
         def answered(yes: bool | None) -> None:
             if not yes:
                 return
-            if self._store_call("Delete", store.delete_request, self.session.collection, item) is None and item.path and item.path.exists():
+            if (
+                self._store_call("Delete", store.delete_request, self.session.collection, item)
+                is None
+                and item.path
+                and item.path.exists()
+            ):
                 return
             editor = self.query_one(RequestEditor)
             if editor.saved is item:
@@ -363,7 +390,8 @@ class MainScreen(Screen[None]):
             self.notify(f"Deleted “{item.name}”.")
 
         self.app.push_screen(
-            ConfirmScreen("Delete request", f"Delete “{item.name}” and its file?", yes="Delete"), answered
+            ConfirmScreen("Delete request", f"Delete “{item.name}” and its file?", yes="Delete"),
+            answered,
         )
 
     def _tree_move(self, item: Folder | Request | None) -> None:
@@ -386,7 +414,9 @@ class MainScreen(Screen[None]):
             if folder_id is None:
                 return
             target = self.session.collection.find_folder(folder_id) if folder_id else None
-            moved = self._store_call("Move", store.move_request, self.session.collection, item, target)
+            moved = self._store_call(
+                "Move", store.move_request, self.session.collection, item, target
+            )
             if moved is not None:
                 editor = self.query_one(RequestEditor)
                 if editor.saved is item and editor.request is not None:
@@ -398,7 +428,10 @@ class MainScreen(Screen[None]):
     # -- environment --------------------------------------------------------------------------
 
     def _env_options(self) -> list[tuple[str, str]]:
-        return [("no environment", NO_ENV), *((f"env: {n}", n) for n in self.session.environment_names())]
+        return [
+            ("no environment", NO_ENV),
+            *((f"env: {n}", n) for n in self.session.environment_names()),
+        ]
 
     def _env_value(self) -> str:
         return self.session.environment or NO_ENV
@@ -420,7 +453,10 @@ class MainScreen(Screen[None]):
         self.notify(f"Environment: {name or 'none'}")
 
     def action_choose_environment(self) -> None:
-        options = [(NO_ENV, "(no environment)"), *((n, n) for n in self.session.environment_names())]
+        options = [
+            (NO_ENV, "(no environment)"),
+            *((n, n) for n in self.session.environment_names()),
+        ]
 
         def chosen(value: str | None) -> None:
             if value is not None:
@@ -467,7 +503,9 @@ class MainScreen(Screen[None]):
 
     def _sending_workers(self) -> list[Worker[Any]]:
         return [
-            w for w in self.workers if w.group == "send" and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+            w
+            for w in self.workers
+            if w.group == "send" and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
         ]
 
     def action_cancel_send(self) -> None:
@@ -479,7 +517,9 @@ class MainScreen(Screen[None]):
             return
         if event.state == WorkerState.ERROR:
             error = event.worker.error
-            self.session.add_log("send", "".join(traceback.format_exception(error)) if error else "?", error=True)
+            self.session.add_log(
+                "send", "".join(traceback.format_exception(error)) if error else "?", error=True
+            )
             self.notify(f"Send failed: {error}", severity="error", timeout=8)
             self.query_one("#response").clear()  # type: ignore[attr-defined]
         elif event.state == WorkerState.CANCELLED:
@@ -509,6 +549,7 @@ class MainScreen(Screen[None]):
         for line in outcome.errors:
             self.notify(line, title="Script error", severity="error", timeout=8)
         if outcome.exchange is not None:
+            self.last_exchange = outcome.exchange
             pane.show_exchange(outcome.exchange)  # type: ignore[attr-defined]
         elif outcome.error:
             self.notify(outcome.error, severity="error", timeout=8)
@@ -580,7 +621,12 @@ class MainScreen(Screen[None]):
             from pigeon.exporters.curl import to_curl
 
             s = self.session
-            rendered = render_request(s.collection, s.chain_of(editor.request), editor.request, s.scopes_for(editor.request))
+            rendered = render_request(
+                s.collection,
+                s.chain_of(editor.request),
+                editor.request,
+                s.scopes_for(editor.request),
+            )
             command = to_curl(rendered)
         except Exception as exc:
             self.notify(f"Cannot export: {exc}", severity="error")
@@ -615,7 +661,9 @@ class MainScreen(Screen[None]):
             if result is not None:
                 self._save_variable(result)
 
-        self.app.push_screen(VariableEditScreen(title, event.name, event.value, scopes, scope), done)
+        self.app.push_screen(
+            VariableEditScreen(title, event.name, event.value, scopes, scope), done
+        )
 
     def _save_variable(self, v: VariableValue) -> None:
         from pigeon import store

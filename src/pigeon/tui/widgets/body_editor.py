@@ -37,7 +37,11 @@ class BodyEditor(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Select(
-            [(t, t) for t in BODY_TYPES], value="none", allow_blank=False, compact=True, id="body-type"
+            [(t, t) for t in BODY_TYPES],
+            value="none",
+            allow_blank=False,
+            compact=True,
+            id="body-type",
         )
         yield TextArea.code_editor(
             "", language="json", tab_behavior="focus", soft_wrap=True, id="body-text"
@@ -49,7 +53,9 @@ class BodyEditor(Vertical):
         self._body = body
         area = self.query_one("#body-text", TextArea)
         with self.prevent(Select.Changed, TextArea.Changed):
-            self.query_one("#body-type", Select).value = body.type if body.type in BODY_TYPES else "none"
+            self.query_one("#body-type", Select).value = (
+                body.type if body.type in BODY_TYPES else "none"
+            )
             area.load_text(body.content)
         self.query_one("#body-fields", PairTable).show(body.fields)
         self._show_type(body.type)

@@ -30,7 +30,9 @@ class PairTable(DataTable[Any]):
         Binding("d,delete", "remove", "Delete", id="pairs.delete"),
     ]
 
-    def __init__(self, noun: str, factory: Callable[[str, str], Any], *, id: str | None = None) -> None:
+    def __init__(
+        self, noun: str, factory: Callable[[str, str], Any], *, id: str | None = None
+    ) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.noun = noun
         self._factory = factory

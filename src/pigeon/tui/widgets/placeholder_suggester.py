@@ -41,7 +41,9 @@ def complete(prefix: str, scopes: Scopes) -> str | None:
         if name.startswith(prefix) and name != prefix:
             return name + _container_suffix(scopes.get(name))
     # A path into an object or array: walk to the last step's container.
-    match = re.match(r"([A-Za-z0-9_-]+)((?:\.[A-Za-z0-9_-]+|\[-?\d+\])*)(\.[A-Za-z0-9_-]*)$", prefix)
+    match = re.match(
+        r"([A-Za-z0-9_-]+)((?:\.[A-Za-z0-9_-]+|\[-?\d+\])*)(\.[A-Za-z0-9_-]*)$", prefix
+    )
     if not match:
         return None
     value = scopes.get(match.group(1))
@@ -51,7 +53,9 @@ def complete(prefix: str, scopes: Scopes) -> str | None:
         key, index = step.group(1), step.group(2)
         if key is not None and isinstance(value, dict):
             value = value.get(key, MISSING)
-        elif index is not None and isinstance(value, list) and -len(value) <= int(index) < len(value):
+        elif (
+            index is not None and isinstance(value, list) and -len(value) <= int(index) < len(value)
+        ):
             value = value[int(index)]
         else:
             return None

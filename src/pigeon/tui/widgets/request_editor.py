@@ -85,7 +85,9 @@ class RequestEditor(Vertical):
                     yield SettingsEditor(id="settings")
 
     def on_mount(self) -> None:
-        self.show_message("Choose a request in the collection (enter), or press ctrl+n for a new one.")
+        self.show_message(
+            "Choose a request in the collection (enter), or press ctrl+n for a new one."
+        )
 
     # -- loading ------------------------------------------------------------------------------
 

@@ -20,9 +20,14 @@ class ScriptsEditor(Vertical):
         self._scripts = Scripts()
 
     def compose(self) -> ComposeResult:
-        yield Label("pre_request — runs before rendering; pigeon.setVar(name, value)", classes="script-label")
+        yield Label(
+            "pre_request — runs before rendering; pigeon.setVar(name, value)",
+            classes="script-label",
+        )
         yield TextArea.code_editor("", language="python", tab_behavior="focus", id="script-pre")
-        yield Label("post_response — pigeon.response.status, .json(), .headers", classes="script-label")
+        yield Label(
+            "post_response — pigeon.response.status, .json(), .headers", classes="script-label"
+        )
         yield TextArea.code_editor("", language="python", tab_behavior="focus", id="script-post")
 
     def show(self, scripts: Scripts) -> None:

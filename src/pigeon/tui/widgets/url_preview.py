@@ -42,6 +42,13 @@ class UrlPreview(Static):
         self.warnings: list[str] = []
         self.error: str | None = None
 
-    def show(self, url: str, unresolved: list[str], warnings: list[str], error: str | None = None) -> None:
-        self.url, self.unresolved, self.warnings, self.error = url, list(unresolved), list(warnings), error
+    def show(
+        self, url: str, unresolved: list[str], warnings: list[str], error: str | None = None
+    ) -> None:
+        self.url, self.unresolved, self.warnings, self.error = (
+            url,
+            list(unresolved),
+            list(warnings),
+            error,
+        )
         self.update(preview_text(url, unresolved, warnings, error))

@@ -22,7 +22,9 @@ from pigeon.scopes import Definition, Scopes
 from pigeon.values import kind_of, preview
 
 MASK = "••••"
-_SECRET_NAME = re.compile(r"(token|secret|passw(or)?d|pwd|api[-_.]?key|(^|[-_.])key$|auth|credential|private)", re.I)
+_SECRET_NAME = re.compile(
+    r"(token|secret|passw(or)?d|pwd|api[-_.]?key|(^|[-_.])key$|auth|credential|private)", re.I
+)
 
 _SCOPE_STYLE = {
     "collection": "cyan",
@@ -146,5 +148,9 @@ class VariablesPane(Tree[VariableRow | None]):
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[VariableRow | None]) -> None:
         event.stop()
-        if event.node.data is not None and event.node.data.definition is not None and not event.node.children:
+        if (
+            event.node.data is not None
+            and event.node.data.definition is not None
+            and not event.node.children
+        ):
             self.action_edit()
