@@ -702,3 +702,29 @@ def test_unresolved_collected_from_every_place(tmp_path: Path) -> None:
     assert header(rendered, "X-A") == ["{{hdr}}"]
     assert header(rendered, "Authorization") == ["Bearer {{token}}"]
     assert rendered.body_text == '{"a": "{{bodyv}}", "b": "{{ id }}"}'
+
+
+def test_multipart_sends_fields_and_files(tmp_path: Path) -> None:
+    upload = tmp_path / "avatar.txt"
+    upload.write_bytes(b"file-bytes-\x00\x01")
+    body = Body(
+        "multipart",
+        fields=[
+            FormField("name", "{{name}}"),
+            FormField("off", "hidden", enabled=False),
+            FormField("avatar", str(upload), kind="file", content_type="text/plain"),
+        ],
+    )
+    request = Request("r", method="POST", url="http://127.0.0.1/", body=body)
+    rendered = Setup(tmp_path, {"name": "Zoë"}).render(request)
+    [content_type] = header(rendered, "Content-Type")
+    assert content_type.startswith("multipart/form-data; boundary=")
+    boundary = content_type.split("boundary=", 1)[1].strip('"')
+    assert rendered.body is not None
+    assert rendered.body.count(f"--{boundary}".encode()) == 3
+    assert b'name="name"' in rendered.body
+    assert "Zoë".encode() in rendered.body
+    assert b'name="avatar"' in rendered.body
+    assert b'filename="avatar.txt"' in rendered.body
+    assert b"file-bytes-\x00\x01" in rendered.body
+    assert b"hidden" not in rendered.body

@@ -299,3 +299,14 @@ def test_env_defaults_to_the_process_environment(
 def test_env_name_is_case_sensitive_as_given(tmp_path: Path) -> None:
     scopes = env_scopes(tmp_path, {"Mixed_Case": "m"})
     assert render_text("{{$env.Mixed_Case}}", scopes).text == "m"
+
+
+@pytest.mark.timeout(10)
+def test_self_reference_across_scopes_is_a_cycle(tmp_path: Path) -> None:
+    # lookup always takes the winning definition, so this never reaches the shadowed one
+    scopes = layered(
+        tmp_path, {"collection": {"base": "http://h"}, "request": {"base": "{{base}}/v2"}}
+    )
+    result = render_text("{{base}}", scopes)
+    assert result.text == "{{base}}/v2"
+    assert any("cycle: base -> base" in w for w in result.warnings), result.warnings

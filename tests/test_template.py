@@ -471,3 +471,23 @@ def test_output_is_never_rescanned(render: Render) -> None:
     result = render("{{lit}} {{ '{{x}}' }} {{brace}}", variables)
     assert result.text == "{{x}} {{x}} {{x}}"
     assert result.unresolved == []
+
+
+@pytest.mark.parametrize("text", ["{{$foo}}", "{{ $env }}", "{{$uuidd}}", "{{ $ }}", "{{$env.}}"])
+def test_unknown_dollar_expression_is_plain_text(render: Render, text: str) -> None:
+    # "expr is one of" a path, a listed dynamic value, $env.NAME or a literal; anything
+    # else "is plain text: left as written and not reported".
+    result = render(text, VARS)
+    assert result.text == text
+    assert result.unresolved == []
+
+
+def test_unresolved_inside_a_variable_is_reported(render: Render) -> None:
+    result = render("{{greeting}}", {"greeting": "Hi {{ who }}!"})
+    assert result.text == "Hi {{ who }}!"
+    assert result.unresolved == ["who"]
+
+
+def test_literal_in_json_value_place_is_as_is(render: Render) -> None:
+    result = render('{"a": {{ "1" }}, "b": "{{ \'x\' }}"}', json_body=True)
+    assert result.text == '{"a": 1, "b": "x"}'

@@ -10,6 +10,7 @@ import json
 import time
 from collections.abc import Iterator
 from datetime import date, datetime, timedelta, timezone
+from datetime import time as dt_time
 from decimal import Decimal
 from typing import Any
 
@@ -388,3 +389,24 @@ def test_object_keeps_key_order_and_non_ascii() -> None:
 @pytest.mark.usefixtures("local_tz")
 def test_naive_datetime_inside_object_is_converted_to_utc() -> None:
     assert to_json_value({"at": datetime(2024, 1, 2, 12, 4, 5, 678000)}) == f'{{"at":"{D_ISO}"}}'
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (date(999, 1, 1), "0999-01-01T00:00:00.000Z"),
+        (date(1, 1, 1), "0001-01-01T00:00:00.000Z"),
+        (datetime(5, 6, 7, 8, 9, 10, 11000, tzinfo=UTC), "0005-06-07T08:09:10.011Z"),
+        (date(9999, 12, 31), "9999-12-31T00:00:00.000Z"),
+    ],
+)
+def test_format_date_always_writes_four_digit_years(value: datetime | date, expected: str) -> None:
+    # ISO 8601 years have four digits; "999-01-01" is not an ISO date.
+    assert format_date(value) == expected
+
+
+@pytest.mark.parametrize("value", [dt_time(3, 4, 5), timedelta(seconds=1), range(3), iter([1])])
+def test_check_value_refuses_other_standard_types(value: Any) -> None:
+    with pytest.raises(ValueError) as exc:
+        check_value(value, "other")
+    assert "other" in str(exc.value)
