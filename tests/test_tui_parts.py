@@ -1,0 +1,141 @@
+"""Pieces of the app that need no running app: completion, themes, keys, literals, preview."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from pigeon.model import Collection
+from pigeon.scopes import build_scopes
+from pigeon.tui.keys import help_sections, keymap_from_config, pretty_keys
+from pigeon.tui.screens.variable_edit import parse_literal, to_literal
+from pigeon.tui.themes import bundled_theme_dirs, load_themes, method_colour, theme_from_toml
+from pigeon.tui.widgets.body_editor import format_json
+from pigeon.tui.widgets.placeholder_suggester import PlaceholderSuggester, complete
+from pigeon.tui.widgets.url_preview import preview_text
+from pigeon.tui.widgets.variables_pane import looks_secret
+
+
+@pytest.fixture
+def scopes():
+    col = Collection(
+        name="c",
+        root=Path("."),
+        variables={
+            "user": {"id": 7, "address": {"city": "London"}, "tags": ["a"]},
+            "users": [1, 2],
+            "count": 42,
+            "api.version": "v2",
+        },
+    )
+    return build_scopes(col, environ={"HOME_DIR": "/h", "TOKEN": "t"})
+
+
+def test_complete_names_and_paths(scopes) -> None:
+    assert complete("us", scopes) == "user."
+    assert complete("user.ad", scopes) == "user.address."
+    assert complete("user.address.c", scopes) == "user.address.city}}"
+    assert complete("co", scopes) == "count}}"
+    assert complete("api.v", scopes) == "api.version}}"
+    assert complete("user.nothing", scopes) is None
+    assert complete("zz", scopes) is None
+    assert complete("$u", scopes) == "$uuid}}"
+    assert complete("$env.TO", scopes) == "$env.TOKEN}}"
+
+
+async def test_suggester_completes_only_an_open_placeholder(scopes) -> None:
+    suggester = PlaceholderSuggester(lambda: scopes)
+    assert await suggester.get_suggestion("{{base}}/x/{{us") == "{{base}}/x/{{user."
+    assert await suggester.get_suggestion("{{ co") == "{{ count}}"
+    assert await suggester.get_suggestion("{{count}}/a") is None
+    assert await suggester.get_suggestion("plain text") is None
+    assert await PlaceholderSuggester(lambda: None).get_suggestion("{{us") is None
+
+
+def test_bundled_themes_load() -> None:
+    loaded = load_themes(bundled_theme_dirs())
+    names = {t.name for t in loaded.themes}
+    assert {"pigeon-dark", "pigeon-light", "pigeon-nord", "pigeon-solarized"} <= names
+    assert loaded.problems == []
+    light = next(t for t in loaded.themes if t.name == "pigeon-light")
+    assert light.dark is False
+    assert method_colour(light, "get") == "#2e8b4e"
+    assert method_colour(light, "PURGE") == "#5a6570"  # a custom method: the "other" colour
+
+
+def test_bad_theme_is_reported_with_its_file(tmp_path: Path) -> None:
+    (tmp_path / "a.toml").write_text('name = "a"\nprimary = "not-a-colour"\n')
+    (tmp_path / "b.toml").write_text('primary = "#fff"\n')
+    (tmp_path / "c.toml").write_text('name = "c"\nprimary = "#123456"\nbogus = 1\n')
+    (tmp_path / "d.toml").write_text('name = "ok"\nprimary = "#123456"\n')
+    loaded = load_themes([tmp_path, tmp_path / "missing"])
+    assert [t.name for t in loaded.themes] == ["ok"]
+    assert len(loaded.problems) == 3
+    assert all(str(tmp_path) in p for p in loaded.problems)
+    with pytest.raises(ValueError, match="unknown keys bogus"):
+        theme_from_toml('name = "c"\nprimary = "#123456"\nbogus = 1\n')
+
+
+def test_keymap_validation() -> None:
+    keymap, problems = keymap_from_config({"send": "f9", "save": 3, "nope": "x"}, {"send", "save"})
+    assert keymap == {"send": "f9"}
+    assert len(problems) == 2 and any("nope" in p for p in problems)
+    assert keymap_from_config(None, {"send"}) == ({}, [])
+    assert pretty_keys("f1,question_mark") == "f1, ?"
+
+
+def test_help_sections_show_remapped_keys() -> None:
+    from textual.binding import Binding
+
+    class Thing:
+        BINDINGS = [Binding("ctrl+r", "send", "Send", id="send"), Binding("x", "y", "", id="hidden")]
+
+    sections = help_sections([("Thing", Thing)], {"send": "f9"})
+    assert sections == [("Thing", [("f9", "Send")])]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("42", 42),
+        ("true", True),
+        ("[1, 2]", [1, 2]),
+        ("{a = 1}", {"a": 1}),
+        ('{"a": [1, null]}', {"a": [1, None]}),
+        ('"42"', "42"),
+        ("hello world", "hello world"),
+        ("2024-01-02T03:04:05Z", datetime(2024, 1, 2, 3, 4, 5, tzinfo=timezone.utc)),
+    ],
+)
+def test_parse_literal(text: str, value: object) -> None:
+    assert parse_literal(text) == value
+
+
+@pytest.mark.parametrize("value", ["42", "plain", "true", 3.5, [1, "a"], {"k": {"n": None}}, False])
+def test_to_literal_round_trips(value: object) -> None:
+    assert parse_literal(to_literal(value)) == value
+
+
+def test_format_json_only_when_it_parses() -> None:
+    assert format_json('{"a":[1]}') == '{\n  "a": [\n    1\n  ]\n}\n'
+    assert format_json('{"a": {{x}}}') is None
+
+
+def test_preview_highlights_unresolved() -> None:
+    text = preview_text("http://h/{{a}}/{{b}}", ["b"], ["w1"], None)
+    plain = text.plain
+    assert "http://h/{{a}}/{{b}}" in plain and "unresolved: b" in plain and "⚠ w1" in plain
+    styled = {plain[s.start : s.end]: str(s.style) for s in text.spans}
+    assert "red" in styled["{{b}}"] and "{{a}}" not in styled
+    assert preview_text("", [], [], "header 'X': CR").plain.startswith("✗")
+
+
+@pytest.mark.parametrize(
+    ("name", "secret"),
+    [("token", True), ("api_key", True), ("creds.secret", True), ("password", True),
+     ("user", False), ("monkey", False), ("count", False), ("key", True)],
+)  # fmt: skip
+def test_looks_secret(name: str, secret: bool) -> None:
+    assert looks_secret(name) is secret
