@@ -1,0 +1,618 @@
+"""A response body viewer built for huge bodies.
+
+``BodyView`` is a Line API widget: it keeps one string and an array of line starts
+(:class:`pigeon.bodyformat.LineIndex`) and builds only the lines on screen, highlighting JSON
+one line at a time. Pretty-printing, searching and filtering run in thread workers, so a
+5 MB body shows its raw lines at once and swaps to the pretty view when it is ready while
+the app keeps answering keys.
+
+``BodyPanel`` wraps a ``BodyView`` with the search / filter bar (``/``, ``f``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from rich.cells import cell_len
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.containers import Horizontal, Vertical
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widgets import Input, Label, Static
+from textual.worker import get_current_worker
+
+from pigeon import bodyformat
+from pigeon.bodyformat import EMPTY_INDEX, LineIndex, Matches, Stopped
+
+_CSS = Path(__file__).with_suffix(".tcss").read_text()
+
+Phase = Literal["empty", "message", "text", "raw", "pretty", "filtered"]
+
+# Bodies up to this many characters are prepared on the spot: it takes a few milliseconds and
+# the first frame is already the final one.
+SYNC_LIMIT = 256 * 1024
+# Lines longer than this are rendered only around the visible columns, never whole.
+LONG_LINE = 4096
+# Highlighting a long line needs its tokens from the start; past this column it is skipped.
+LONG_LINE_HIGHLIGHT = 50_000
+MATCH_LIMIT = 100_000
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def _visible(line: str) -> str:
+    """Control characters drawn as one replacement character each (columns stay put)."""
+    return _CONTROL.sub("\ufffd", line) if _CONTROL.search(line) else line
+
+
+class BodyView(ScrollView, can_focus=True):
+    """Shows a body (JSON pretty and highlighted, or text) a screenful of lines at a time."""
+
+    DEFAULT_CSS = _CSS
+    ALLOW_MAXIMIZE = True
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "body-view--key",
+        "body-view--string",
+        "body-view--number",
+        "body-view--literal",
+        "body-view--punct",
+        "body-view--match",
+        "body-view--match-current",
+        "body-view--notice",
+    }
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("g", "scroll_home", "Top", id="body.top", show=False),
+        Binding("G", "scroll_end", "Bottom", id="body.bottom", show=False),
+    ]
+
+    phase: reactive[Phase] = reactive("empty", init=False)
+    """What is on show: nothing, a one-line message, text, raw JSON, pretty JSON, a filter."""
+
+    class Loaded(Message):
+        """New content is on show (``phase`` says which)."""
+
+        def __init__(self, view: BodyView, phase: Phase, lines: int) -> None:
+            super().__init__()
+            self.view, self.phase, self.lines = view, phase, lines
+
+    class SearchUpdated(Message):
+        """The matches of the search changed, or the current one moved."""
+
+        def __init__(self, view: BodyView, current: int, total: int, capped: bool) -> None:
+            super().__init__()
+            self.view, self.current, self.total, self.capped = view, current, total, capped
+
+    class FilterApplied(Message):
+        """A filter finished: ``error`` is ``None`` when its result is on show."""
+
+        def __init__(self, view: BodyView, expression: str, error: str | None) -> None:
+            super().__init__()
+            self.view, self.expression, self.error = view, expression, error
+
+    def __init__(
+        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._doc: LineIndex = EMPTY_INDEX
+        self._source = ""  # the body as text, for filters
+        self._is_json = False
+        self._pretty: LineIndex | None = None  # the unfiltered view, restored by clear_filter
+        self._generation = 0  # bumps on every new body: stale worker results are dropped
+        self._cache: LRUCache[int, Strip] = LRUCache(1024)
+        self._styles: dict[str, Style] = {}
+        self._query = ""
+        self._matches = Matches()
+        self._current = -1
+        self._search_generation = 0
+        self.filter_expression = ""
+
+    # -- content ------------------------------------------------------------------------------
+
+    @property
+    def document(self) -> LineIndex:
+        """The text on show and its line index."""
+        return self._doc
+
+    @property
+    def text(self) -> str:
+        return self._doc.text
+
+    @property
+    def line_count(self) -> int:
+        return len(self._doc)
+
+    @property
+    def is_json(self) -> bool:
+        return self._is_json
+
+    @property
+    def is_filtered(self) -> bool:
+        return self.phase == "filtered"
+
+    def line_text(self, number: int) -> str:
+        """Line ``number`` of the content, as text (for tests and copy)."""
+        return self._doc.line(number)
+
+    def clear(self) -> None:
+        self._start("", is_json=False)
+        self._set_doc(EMPTY_INDEX, "empty", self._generation)
+
+    def show_message(self, message: str) -> None:
+        """One line in place of a body (binary content, an error, nothing yet)."""
+        self._start("", is_json=False)
+        self._set_doc(bodyformat.build_index(message, cell_len), "message", self._generation)
+
+    def show_text(self, text: str, *, is_json: bool = False) -> None:
+        """Show ``text``; when ``is_json``, pretty-printed once that is done (in a thread for
+        a big body, showing the raw lines meanwhile). Text that is not valid JSON stays raw."""
+        generation = self._start(text, is_json=is_json)
+        if len(text) <= SYNC_LIMIT:
+            doc, phase = self._prepare_now(text, is_json)
+            self._set_doc(doc, phase, generation)
+            return
+        self.run_worker(
+            partial(self._prepare_in_thread, text, is_json, generation),
+            name="format body",
+            group="body-format",
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    def _start(self, text: str, *, is_json: bool) -> int:
+        self._generation += 1
+        self.workers.cancel_group(self, "body-format")
+        self.workers.cancel_group(self, "body-filter")
+        self.workers.cancel_group(self, "body-search")
+        self._source, self._is_json, self._pretty = text, is_json, None
+        self.filter_expression = ""
+        return self._generation
+
+    @staticmethod
+    def _prepare_now(text: str, is_json: bool) -> tuple[LineIndex, Phase]:
+        if is_json:
+            try:
+                return bodyformat.build_index(bodyformat.pretty_json(text), cell_len), "pretty"
+            except (ValueError, RecursionError):
+                pass
+        return bodyformat.build_index(text, cell_len), "text"
+
+    def _prepare_in_thread(self, text: str, is_json: bool, generation: int) -> None:
+        worker = get_current_worker()
+        cancelled: Callable[[], bool] = lambda: worker.is_cancelled  # noqa: E731
+        try:
+            raw = bodyformat.build_index(text, cell_len, cancelled)
+            self._from_thread(self._set_doc, raw, "raw" if is_json else "text", generation)
+            if not is_json or cancelled():
+                return
+            try:
+                pretty = bodyformat.pretty_json(text)
+            except (ValueError, RecursionError):
+                self._from_thread(self._set_doc, raw, "text", generation)
+                return
+            if cancelled():
+                return
+            doc = bodyformat.build_index(pretty, cell_len, cancelled)
+            self._from_thread(self._set_doc, doc, "pretty", generation)
+        except Stopped:
+            return
+
+    def _from_thread(self, callback: Callable[..., Any], *args: Any) -> None:
+        """Run ``callback`` on the UI loop unless the app is already gone."""
+        with contextlib.suppress(RuntimeError):
+            self.app.call_from_thread(callback, *args)
+
+    def _set_doc(self, doc: LineIndex, phase: Phase, generation: int) -> None:
+        if generation != self._generation:
+            return
+        swapping = self.phase == "raw" and phase in ("pretty", "text")
+        self._doc = doc
+        if phase in ("pretty", "text"):
+            self._pretty = doc
+        self._cache.clear()
+        self._matches, self._current = Matches(), -1
+        self.virtual_size = Size(doc.width, len(doc))
+        if not swapping:
+            self.scroll_to(0, 0, animate=False, immediate=True)
+        self.phase = phase
+        self.refresh()
+        self.post_message(self.Loaded(self, phase, len(doc)))
+        if self._query:
+            self.search(self._query)
+
+    # -- rendering ----------------------------------------------------------------------------
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.clear()
+        self._cache.clear()
+
+    def _style(self, name: str) -> Style:
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = self.get_component_rich_style(
+                f"body-view--{name}", partial=True
+            )
+        return style
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        number = scroll_y + y
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        doc = self._doc
+        if number >= len(doc):
+            return Strip.blank(width, base)
+        if doc.line_length(number) <= LONG_LINE:
+            strip = self._cache.get(number)
+            if strip is None:
+                strip = self._cache[number] = self._build_strip(number, 0, None, base)
+            strip = strip.crop_extend(scroll_x, scroll_x + width, base)
+        else:
+            # Columns are taken as characters here: exact unless the line holds wide ones.
+            strip = self._build_strip(number, scroll_x, scroll_x + width, base)
+            strip = strip.extend_cell_length(width, base).crop(0, width)
+        return strip.apply_offsets(scroll_x, number)
+
+    def _build_strip(self, number: int, begin: int, end: int | None, base: Style) -> Strip:
+        doc = self._doc
+        full = doc.line(number)
+        line = full if end is None and begin == 0 else full[begin:end]
+        if "\t" in line and end is None:
+            return self._build_tab_strip(number, full, base)
+        text = Text(_visible(line), style=base, no_wrap=True, end="")
+        if self.phase == "message":
+            text.stylize(self._style("notice"))
+        elif self.phase in ("raw", "pretty", "filtered") and begin <= LONG_LINE_HIGHLIGHT:
+            stop = None if end is None else end
+            for start, stop_at, kind in bodyformat.json_line_tokens(full, stop):
+                if stop_at > begin:
+                    text.stylize(self._style(kind), start - begin, stop_at - begin)
+        if self._matches:
+            line_start = doc.starts[number]
+            line_end = line_start + len(full)
+            for index in self._matches.between(line_start, line_end):
+                style = self._style("match-current" if index == self._current else "match")
+                start = self._matches.starts[index] - line_start - begin
+                text.stylize(style, start, self._matches.ends[index] - line_start - begin)
+        return Strip(text.render(self.app.console), text.cell_len)
+
+    def _build_tab_strip(self, number: int, full: str, base: Style) -> Strip:
+        """A line with tabs: expanded to 8-column stops, matches moved to their columns."""
+
+        def column(index: int) -> int:
+            return len(full[:index].expandtabs())
+
+        text = Text(_visible(full.expandtabs()), style=base, no_wrap=True, end="")
+        if self._matches:
+            line_start = self._doc.starts[number]
+            for index in self._matches.between(line_start, line_start + len(full)):
+                style = self._style("match-current" if index == self._current else "match")
+                start = self._matches.starts[index] - line_start
+                end = self._matches.ends[index] - line_start
+                text.stylize(style, column(start), column(end))
+        return Strip(text.render(self.app.console), text.cell_len)
+
+    # -- search -------------------------------------------------------------------------------
+
+    @property
+    def query(self) -> str:
+        return self._query
+
+    @property
+    def match_count(self) -> int:
+        return len(self._matches)
+
+    @property
+    def current_match(self) -> int:
+        """0-based index of the current match, -1 when there is none."""
+        return self._current
+
+    def search(self, query: str) -> None:
+        """Find ``query`` in the content (literal; case-insensitive unless it has capitals).
+        A new query cancels a search still running."""
+        self._query = query
+        self._search_generation += 1
+        self.workers.cancel_group(self, "body-search")
+        if not query:
+            self._show_matches(Matches(), self._search_generation, self._doc)
+            return
+        doc, generation = self._doc, self._search_generation
+        if len(doc.text) <= SYNC_LIMIT:
+            self._show_matches(bodyformat.find_all(doc.text, query, MATCH_LIMIT), generation, doc)
+            return
+        self.run_worker(
+            partial(self._search_in_thread, doc, query, generation),
+            name="search body",
+            group="body-search",
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    def _search_in_thread(self, doc: LineIndex, query: str, generation: int) -> None:
+        worker = get_current_worker()
+        try:
+            found = bodyformat.find_all(
+                doc.text, query, MATCH_LIMIT, lambda: worker.is_cancelled
+            )
+        except Stopped:
+            return
+        if not worker.is_cancelled:
+            self._from_thread(self._show_matches, found, generation, doc)
+
+    def _show_matches(self, found: Matches, generation: int, doc: LineIndex) -> None:
+        if generation != self._search_generation or doc is not self._doc:
+            return
+        self._matches = found
+        self._current = -1
+        if found:
+            # The first match at or below the top of the view, so searching never jumps back.
+            top = doc.starts[min(self.scroll_offset.y, len(doc) - 1)]
+            first = found.between(top, len(doc.text) + 1)
+            self._current = first.start if len(first) else 0
+            self._reveal_current()
+        self._cache.clear()
+        self.refresh()
+        self._post_search()
+
+    def _post_search(self) -> None:
+        self.post_message(
+            self.SearchUpdated(self, self._current, len(self._matches), self._matches.capped)
+        )
+
+    def next_match(self) -> None:
+        self._step(1)
+
+    def previous_match(self) -> None:
+        self._step(-1)
+
+    def _step(self, delta: int) -> None:
+        if not self._matches:
+            return
+        self._current = (self._current + delta) % len(self._matches)
+        self._cache.clear()
+        self._reveal_current()
+        self.refresh()
+        self._post_search()
+
+    def _reveal_current(self) -> None:
+        doc = self._doc
+        start = self._matches.starts[self._current]
+        end = self._matches.ends[self._current]
+        number = doc.line_of(start)
+        column = start - doc.starts[number]
+        self.scroll_to_region(
+            Region(column, number, max(1, end - start), 1),
+            animate=False,
+            center=True,
+            immediate=True,
+        )
+
+    def clear_search(self) -> None:
+        self.search("")
+
+    # -- filter -------------------------------------------------------------------------------
+
+    def apply_filter(self, expression: str) -> None:
+        """Show the result of a JMESPath (or ``$``-JSONPath) expression over the JSON body.
+        A bad expression leaves the view as it is and says why in ``FilterApplied``."""
+        expression = expression.strip()
+        if not expression:
+            self.clear_filter()
+            return
+        if not self._is_json:
+            self.post_message(self.FilterApplied(self, expression, "the body is not JSON"))
+            return
+        self.run_worker(
+            partial(self._filter_in_thread, self._source, expression, self._generation),
+            name="filter body",
+            group="body-filter",
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    def _filter_in_thread(self, source: str, expression: str, generation: int) -> None:
+        worker = get_current_worker()
+        try:
+            import json
+
+            try:
+                data = json.loads(source)
+            except ValueError as exc:
+                raise bodyformat.FilterError(f"the body is not valid JSON: {exc}") from None
+            result = bodyformat.apply_filter(data, expression)
+            del data
+            if worker.is_cancelled:
+                return
+            doc = bodyformat.build_index(
+                bodyformat.dumps_pretty(result), cell_len, lambda: worker.is_cancelled
+            )
+        except Stopped:
+            return
+        except (bodyformat.FilterError, RecursionError, ValueError, TypeError) as exc:
+            self._from_thread(self._filter_failed, expression, str(exc), generation)
+            return
+        self._from_thread(self._filter_done, expression, doc, generation)
+
+    def _filter_failed(self, expression: str, error: str, generation: int) -> None:
+        if generation == self._generation:
+            self.post_message(self.FilterApplied(self, expression, error))
+
+    def _filter_done(self, expression: str, doc: LineIndex, generation: int) -> None:
+        if generation != self._generation:
+            return
+        pretty = self._pretty
+        self._set_doc(doc, "filtered", generation)
+        self._pretty = pretty
+        self.filter_expression = expression
+        self.post_message(self.FilterApplied(self, expression, None))
+
+    def clear_filter(self) -> None:
+        """Back to the whole body."""
+        self.workers.cancel_group(self, "body-filter")
+        if self.phase == "filtered" and self._pretty is not None:
+            self.filter_expression = ""
+            self._set_doc(self._pretty, "pretty", self._generation)
+
+
+class BodyPanel(Vertical):
+    """A ``BodyView`` with its search (``/``) and JSON filter (``f``) bar."""
+
+    DEFAULT_CSS = _CSS
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "search", "Search", id="body.search"),
+        Binding("f,full_stop", "filter", "Filter", id="body.filter"),
+        Binding("n", "next_match", "Next match", id="body.next"),
+        Binding("N", "previous_match", "Prev match", id="body.previous"),
+        Binding("escape", "close_bar", "Close", id="body.close"),
+    ]
+
+    mode: reactive[Literal["", "search", "filter"]] = reactive("", init=False)
+    """Which bar is open, if any."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._last_filter = ""
+
+    def compose(self) -> ComposeResult:
+        yield BodyView(id="body-view")
+        with Vertical(id="body-bar"):
+            with Horizontal(id="body-bar-row"):
+                yield Label("/", id="body-bar-prompt")
+                yield Input(id="body-bar-input", compact=True)
+                yield Label("", id="body-bar-count")
+            yield Static("", id="body-bar-hint")
+
+    @property
+    def view(self) -> BodyView:
+        return self.query_one(BodyView)
+
+    @property
+    def input(self) -> Input:
+        return self.query_one("#body-bar-input", Input)
+
+    @property
+    def hint(self) -> Static:
+        return self.query_one("#body-bar-hint", Static)
+
+    def watch_mode(self, mode: str) -> None:
+        self.set_class(bool(mode), "-bar-open")
+        self.set_class(mode == "filter", "-filter")
+
+    # -- actions ------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        view = self.view
+        if action in ("next_match", "previous_match"):
+            return view.match_count > 0
+        if action == "filter":
+            return view.is_json
+        if action == "close_bar":
+            return bool(self.mode) or view.is_filtered
+        return True
+
+    def action_search(self) -> None:
+        self.mode = "search"
+        self.query_one("#body-bar-prompt", Label).update("/")
+        self.input.placeholder = "search the body"
+        self.input.value = self.view.query
+        self._update_count()
+        self.hint.update("")
+        self.input.focus()
+
+    def action_filter(self) -> None:
+        if not self.view.is_json:
+            return
+        self.mode = "filter"
+        self.query_one("#body-bar-prompt", Label).update("filter")
+        self.input.placeholder = "JMESPath (items[0].name) or JSONPath ($.items[*].name)"
+        self.input.value = self.view.filter_expression or self._last_filter
+        self.query_one("#body-bar-count", Label).update("")
+        self.hint.update("enter: apply   escape: clear the filter")
+        self.input.focus()
+
+    def action_next_match(self) -> None:
+        self.view.next_match()
+
+    def action_previous_match(self) -> None:
+        self.view.previous_match()
+
+    def action_close_bar(self) -> None:
+        view = self.view
+        if self.mode == "filter" or (not self.mode and view.is_filtered):
+            view.clear_filter()
+        elif self.mode == "search":
+            view.clear_search()
+        self.mode = ""
+        view.focus()
+        self.refresh_bindings()
+
+    def reset(self) -> None:
+        """A new body: close the bar, forget the filter."""
+        self.mode = ""
+        self.hint.update("")
+
+    # -- events -------------------------------------------------------------------------------
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if self.mode == "search":
+            self.view.search(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.mode == "search":
+            self.view.focus()
+        elif self.mode == "filter":
+            self._last_filter = event.value
+            self.hint.update("filtering…")
+            self.view.apply_filter(event.value)
+
+    def on_body_view_search_updated(self, event: BodyView.SearchUpdated) -> None:
+        self._update_count()
+        self.refresh_bindings()
+
+    def on_body_view_filter_applied(self, event: BodyView.FilterApplied) -> None:
+        if event.error is not None:
+            self.hint.update(Text(f"✖ {event.error}", style="bold"))
+            self.hint.add_class("-error")
+            return
+        self.hint.remove_class("-error")
+        lines = self.view.line_count
+        self.hint.update(f"{lines:,} line{'s' if lines != 1 else ''}   escape: clear the filter")
+        self.view.focus()
+        self.refresh_bindings()
+
+    def on_body_view_loaded(self, event: BodyView.Loaded) -> None:
+        if event.phase not in ("filtered", "raw") and self.mode == "filter":
+            self.mode = ""
+            self.hint.remove_class("-error")
+        self.refresh_bindings()
+
+    def _update_count(self) -> None:
+        view = self.view
+        label = self.query_one("#body-bar-count", Label)
+        if not view.query:
+            label.update("")
+        elif view.match_count == 0:
+            label.update("no matches")
+        else:
+            more = "+" if view._matches.capped else ""
+            label.update(f"{view.current_match + 1}/{view.match_count:,}{more}")
