@@ -728,3 +728,20 @@ def test_multipart_sends_fields_and_files(tmp_path: Path) -> None:
     assert b'filename="avatar.txt"' in rendered.body
     assert b"file-bytes-\x00\x01" in rendered.body
     assert b"hidden" not in rendered.body
+
+
+@pytest.mark.timeout(10)
+def test_cycle_in_a_request_is_reported(tmp_path: Path) -> None:
+    request = Request(
+        "r",
+        url="http://127.0.0.1/{{a}}",
+        headers=[Header("X-A", "{{b}}")],
+        body=Body("text", "{{a}}"),
+        method="POST",
+    )
+    rendered = Setup(tmp_path, {"a": "{{b}}", "b": "{{a}}"}).render(request)
+    assert rendered.url == "http://127.0.0.1/{{a}}"
+    assert header(rendered, "X-A") == ["{{b}}"]
+    assert rendered.body_text == "{{a}}"
+    assert any("cycle: a -> b -> a" in w for w in rendered.warnings), rendered.warnings
+    assert any("cycle: b -> a -> b" in w for w in rendered.warnings), rendered.warnings

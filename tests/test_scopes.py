@@ -310,3 +310,16 @@ def test_self_reference_across_scopes_is_a_cycle(tmp_path: Path) -> None:
     result = render_text("{{base}}", scopes)
     assert result.text == "{{base}}/v2"
     assert any("cycle: base -> base" in w for w in result.warnings), result.warnings
+
+
+def test_env_like_collection_variables_never_shadow(tmp_path: Path) -> None:
+    # names a script could not set, but a hand-written TOML file might hold
+    variables = {"$env": {"HOME": "shadow"}, "$env.HOME": "flat", "process": {"env": {}}}
+    collection = Collection(name="c", root=tmp_path, variables=variables)
+    scopes = build_scopes(collection, [], None, environ={"HOME": "/home/ada"})
+    assert render_text("{{$env.HOME}} {{ process.env.HOME }}", scopes).text == "/home/ada /home/ada"
+
+
+def test_null_from_cli(tmp_path: Path) -> None:
+    scopes = layered(tmp_path, {"collection": {"v": "text"}, "cli": {"v": None}})
+    assert render_json('{"v": {{v}}, "s": "{{v}}"}', scopes).text == '{"v": null, "s": "null"}'

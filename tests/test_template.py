@@ -491,3 +491,66 @@ def test_unresolved_inside_a_variable_is_reported(render: Render) -> None:
 def test_literal_in_json_value_place_is_as_is(render: Render) -> None:
     result = render('{"a": {{ "1" }}, "b": "{{ \'x\' }}"}', json_body=True)
     assert result.text == '{"a": 1, "b": "x"}'
+
+
+def cycle_scopes(tmp_path: Path) -> Any:
+    runtime = RuntimeVars()
+    runtime.set("a", "A{{b}}")
+    runtime.set("b", "B{{a}}")
+    return build_scopes(Collection(name="t", root=tmp_path), [], None, runtime=runtime, environ={})
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("{{a}}|{{b}}", "AB{{a}}|BA{{b}}"), ("{{b}}|{{a}}", "BA{{b}}|AB{{a}}")],
+)
+def test_cycle_closes_at_the_name_it_started_from(tmp_path: Path, text: str, expected: str) -> None:
+    # each placeholder starts its own walk: "the placeholder that closes the cycle stays verbatim"
+    result = render_text(text, cycle_scopes(tmp_path))
+    assert result.text == expected
+    assert any("cycle: a -> b -> a" in w for w in result.warnings), result.warnings
+    assert any("cycle: b -> a -> b" in w for w in result.warnings), result.warnings
+
+
+@pytest.mark.timeout(10)
+def test_same_scopes_render_the_same_way_twice(tmp_path: Path) -> None:
+    scopes = cycle_scopes(tmp_path)
+    first = render_text("{{a}}", scopes)
+    second = render_text("{{b}}|{{a}}", scopes)
+    third = render_text("{{a}}", scopes)
+    assert first.text == third.text == "AB{{a}}"
+    assert second.text == "BA{{b}}|AB{{a}}"
+    for result in (first, second, third):
+        assert any("cycle: a -> b -> a" in w for w in result.warnings), result.warnings
+
+
+def test_dynamic_value_inside_a_variable_is_fresh_on_each_render(tmp_path: Path) -> None:
+    runtime = RuntimeVars()
+    runtime.set("request_id", "{{$uuid}}")
+    scopes = build_scopes(
+        Collection(name="t", root=tmp_path), [], None, runtime=runtime, environ={}
+    )
+    first = render_text("{{request_id}}", scopes).text
+    second = render_text("{{request_id}}", scopes).text
+    uuid.UUID(first)
+    uuid.UUID(second)
+    assert first != second
+
+
+def test_dynamic_value_inside_a_variable_is_fresh_per_use(render: Render) -> None:
+    # the string value is rendered before each use, and $uuid is fresh per occurrence
+    first, second = render(
+        "{{request_id}} {{request_id}}", {"request_id": "{{$uuid}}"}
+    ).text.split()
+    assert first != second
+
+
+def test_changed_runtime_value_is_seen_by_the_next_render(tmp_path: Path) -> None:
+    collection = Collection(name="t", root=tmp_path, variables={"greeting": "Hi {{name}}"})
+    runtime = RuntimeVars()
+    runtime.set("name", "Ada")
+    scopes = build_scopes(collection, [], None, runtime=runtime, environ={})
+    assert render_text("{{greeting}}", scopes).text == "Hi Ada"
+    runtime.set("name", "Bob")
+    assert render_text("{{greeting}}", scopes).text == "Hi Bob"
