@@ -355,3 +355,84 @@ async def test_tree_new_rename_delete(collection: Path, echo: EchoServer) -> Non
         await pilot.press("d", "y")
         await pilot.pause()
         assert not (collection / "users" / "pong.toml").exists()
+
+
+async def test_variables_pane_edits_a_collection_variable(
+    collection: Path, echo: EchoServer
+) -> None:
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "users/list-users")
+        screen = main_screen(app)
+        pane = screen.query_one(VariablesPane)
+        pane.focus()
+        node = next(n for n in pane.root.children if n.data is not None and n.data.name == "count")
+        pane.move_cursor(node)
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("ctrl+u", *"[1, 2]", "enter")
+        await pilot.pause()
+        assert app.session.collection.variables["count"] == [1, 2]
+        assert load_collection(collection).variables["count"] == [1, 2]
+        assert pane.rows["count"][0].value == [1, 2]
+
+
+async def test_variables_pane_masks_secrets_and_clears_runtime(
+    collection: Path, echo: EchoServer
+) -> None:
+    app = make_app(collection, echo)
+    app.session.runtime.set("token", "s3cr3t-value")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "users/list-users")
+        pane = main_screen(app).query_one(VariablesPane)
+        node = next(n for n in pane.root.children if n.data is not None and n.data.name == "token")
+        assert "s3cr3t" not in str(node.label) and "••••" in str(node.label)
+        assert "runtime" in str(node.label)
+        pane.focus()
+        await pilot.press("v")
+        await pilot.pause()
+        node = next(n for n in pane.root.children if n.data is not None and n.data.name == "token")
+        assert "s3cr3t-value" in str(node.label)
+        await pilot.press("x")
+        await pilot.pause()
+        assert len(app.session.runtime) == 0
+        assert "token" not in pane.rows
+
+
+def test_open_session_without_a_directory_starts_the_demo_echo_server() -> None:
+    from pigeon.tui.app import open_session
+
+    session = open_session(None, None)
+    try:
+        assert session.echo is not None
+        assert session.overrides["base_url"] == session.echo.url
+        assert session.echo.url.startswith("http://127.0.0.1:")
+        assert session.collection.name == "Pigeon demo"
+        assert session.environment == "local"
+        scopes = session.scopes_for(None)
+        assert scopes.get("base_url") == session.echo.url  # wins over every environment
+    finally:
+        session.echo.stop()
+
+
+def test_open_session_errors(tmp_path: Path) -> None:
+    from pigeon.tui.app import OpenError, open_session
+
+    with pytest.raises(OpenError, match="not found"):
+        open_session(tmp_path / "missing", None)
+    with pytest.raises(OpenError, match="unknown environment 'nope'"):
+        open_session(DEMO, "nope")
+
+
+async def test_demo_status_bar_names_the_echo_server() -> None:
+    from pigeon.tui.app import open_session
+
+    session = open_session(None, None)
+    app = PigeonApp(session, theme_dirs=bundled_theme_dirs(), remember_theme=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        status = str(main_screen(app).query_one("#status").render())
+        assert f"echo server on {session.echo.url}" in status
+        assert "env local" in status
+    assert session.echo is None  # closed with the app

@@ -90,7 +90,10 @@ def test_help_sections_show_remapped_keys() -> None:
     from textual.binding import Binding
 
     class Thing:
-        BINDINGS = [Binding("ctrl+r", "send", "Send", id="send"), Binding("x", "y", "", id="hidden")]
+        BINDINGS = [
+            Binding("ctrl+r", "send", "Send", id="send"),
+            Binding("x", "y", "", id="hidden"),
+        ]
 
     sections = help_sections([("Thing", Thing)], {"send": "f9"})
     assert sections == [("Thing", [("f9", "Send")])]

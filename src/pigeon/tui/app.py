@@ -221,39 +221,45 @@ def _load_config() -> tuple[Any, list[str]]:
         return None, [f"config not loaded: {exc}"]
 
 
-def run_app(collection_dir: Path | None, env: str | None) -> int:
-    """``pigeon [DIR]``: open a collection, or the demo with its own echo server."""
+class OpenError(Exception):
+    """The collection or environment asked for cannot be opened (exit code 2)."""
+
+
+def open_session(collection_dir: Path | None, env: str | None, echo_port: int = 0) -> Session:
+    """Open a collection; with no directory, the demo with its own echo server on a free
+    loopback port, whose URL overrides ``base_url`` at the highest scope."""
     from pigeon.store import LoadError
 
     echo = None
     if collection_dir is None:
         collection_dir = demo_collection_dir()
         if collection_dir is None:
-            print(
-                "pigeon: the demo collection is not installed; pass a collection directory",
-                file=sys.stderr,
-            )
-            return 2
+            raise OpenError("the demo collection is not installed; pass a collection directory")
         from pigeon.echo import EchoServer
 
-        echo = EchoServer("127.0.0.1", port=0)
-        echo.start()
+        echo = EchoServer("127.0.0.1", port=echo_port).start()
     try:
         session = Session.open(collection_dir, env)
-    except LoadError as exc:
+        if env and env not in session.collection.environments:
+            known = ", ".join(session.environment_names()) or "none"
+            raise OpenError(f"unknown environment {env!r} (known: {known})")
+    except (LoadError, OpenError) as exc:
         if echo is not None:
             echo.stop()
-        print(f"pigeon: {exc}", file=sys.stderr)
-        return 2
-    if env and env not in session.collection.environments:
-        known = ", ".join(session.environment_names()) or "none"
-        if echo is not None:
-            echo.stop()
-        print(f"pigeon: unknown environment {env!r} (known: {known})", file=sys.stderr)
-        return 2
+        raise OpenError(str(exc)) from exc
     if echo is not None:
         session.echo = echo
         session.overrides["base_url"] = echo.url
+    return session
+
+
+def run_app(collection_dir: Path | None, env: str | None) -> int:
+    """``pigeon [DIR]``: open a collection (default: the demo) in the app; the exit code."""
+    try:
+        session = open_session(collection_dir, env)
+    except OpenError as exc:
+        print(f"pigeon: {exc}", file=sys.stderr)
+        return 2
     config, problems = _load_config()
     app = PigeonApp(session, config=config)
     app.startup_problems.extend(problems)

@@ -347,9 +347,7 @@ class BodyView(ScrollView, can_focus=True):
     def _search_in_thread(self, doc: LineIndex, query: str, generation: int) -> None:
         worker = get_current_worker()
         try:
-            found = bodyformat.find_all(
-                doc.text, query, MATCH_LIMIT, lambda: worker.is_cancelled
-            )
+            found = bodyformat.find_all(doc.text, query, MATCH_LIMIT, lambda: worker.is_cancelled)
         except Stopped:
             return
         if not worker.is_cancelled:

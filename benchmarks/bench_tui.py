@@ -1,0 +1,90 @@
+"""Time from process start to the first usable screen: Pigeon beside a minimal Textual app.
+
+Each run is a fresh interpreter (imports included) that runs the app headless and exits once
+the first screen is laid out -- for Pigeon, once the main screen shows the demo's tree. The
+parent takes the time just before starting the process; the child prints the wall-clock time
+when ready. Prints both medians of ``--runs`` runs and the ratio (target: at most 1.5x).
+
+    python benchmarks/bench_tui.py [--runs 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+
+MINIMAL = r"""
+import time
+from textual.app import App
+from textual.widgets import Footer, Static
+
+class Minimal(App):
+    def compose(self):
+        yield Static("hello")
+        yield Footer()
+
+    def on_ready(self):
+        self.call_after_refresh(self.done)
+
+    def done(self):
+        print(f"READY {time.time():.6f}", flush=True)
+        self.exit()
+
+Minimal().run(headless=True, size=(120, 40))
+"""
+
+PIGEON = r"""
+import time
+from pigeon.tui.app import PigeonApp
+from pigeon.tui.session import Session, demo_collection_dir
+
+class Timed(PigeonApp):
+    def on_ready(self):
+        self.set_interval(0.005, self.check)
+
+    def check(self):
+        from pigeon.tui.screens.main import MainScreen
+        from pigeon.tui.widgets.collection_tree import CollectionTree
+
+        screen = self.screen
+        if isinstance(screen, MainScreen) and screen.query_one(CollectionTree).root.children:
+            print(f"READY {time.time():.6f}", flush=True)
+            self.exit()
+
+session = Session.open(demo_collection_dir())
+Timed(session, remember_theme=False).run(headless=True, size=(120, 40))
+"""
+
+
+def one_run(code: str) -> float:
+    start = time.time()
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    ready = next(line for line in out.splitlines() if line.startswith("READY "))
+    return float(ready.split()[1]) - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    runs = max(5, args.runs)
+    minimal, pigeon = [], []
+    one_run(MINIMAL)  # warm the file cache so the first measured run is not an outlier
+    one_run(PIGEON)
+    for _ in range(runs):  # interleaved, so drift affects both alike
+        minimal.append(one_run(MINIMAL))
+        pigeon.append(one_run(PIGEON))
+    m, p = statistics.median(minimal), statistics.median(pigeon)
+    print(f"runs: {runs}")
+    print(f"minimal Textual app: median {m * 1000:.0f} ms  (min {min(minimal) * 1000:.0f} ms)")
+    print(f"pigeon (demo):       median {p * 1000:.0f} ms  (min {min(pigeon) * 1000:.0f} ms)")
+    print(f"ratio: {p / m:.2f}x (target <= 1.5x)")
+
+
+if __name__ == "__main__":
+    main()

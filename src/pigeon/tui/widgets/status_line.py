@@ -1,0 +1,144 @@
+"""One line above the response: status and its class, time, size and protocol; the error of a
+failed send; a spinner with the elapsed time while a request is in flight."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from rich.style import Style
+from rich.text import Text
+from textual.reactive import reactive
+from textual.timer import Timer
+from textual.widget import Widget
+
+from pigeon.tui.format import duration, status_kind, status_parts
+
+State = Literal["empty", "pending", "done", "error", "cancelled"]
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+SEPARATOR = " · "
+
+
+class StatusLine(Widget):
+    """The response's headline. Colours come from component classes, so themes apply."""
+
+    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "status-line--info",
+        "status-line--success",
+        "status-line--redirect",
+        "status-line--client-error",
+        "status-line--server-error",
+        "status-line--error",
+        "status-line--muted",
+        "status-line--pending",
+        "status-line--cancelled",
+    }
+
+    state: reactive[State] = reactive("empty")
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._exchange: Any = None
+        self._request = ""
+        self._started = 0.0
+        self._elapsed: float | None = None
+        self._frame = 0
+        self._timer: Timer | None = None
+
+    # -- updates ------------------------------------------------------------------------------
+
+    def show_exchange(self, exchange: Any) -> None:
+        self._stop_timer()
+        self._exchange = exchange
+        self.state = "error" if exchange.error and exchange.status is None else "done"
+        self.refresh()
+
+    def show_pending(self, method: str, url: str) -> None:
+        self._exchange = None
+        self._request = f"{method} {url}".strip()
+        self._started = time.monotonic()
+        self._elapsed = None
+        self._frame = 0
+        self.state = "pending"
+        if self._timer is None:
+            self._timer = self.set_interval(0.1, self._tick)
+        self.refresh()
+
+    def show_cancelled(self) -> None:
+        self._elapsed = (
+            (time.monotonic() - self._started) * 1000 if self.state == "pending" else None
+        )
+        self._stop_timer()
+        self.state = "cancelled"
+        self.refresh()
+
+    def clear(self) -> None:
+        self._stop_timer()
+        self._exchange = None
+        self.state = "empty"
+        self.refresh()
+
+    def _tick(self) -> None:
+        self._frame += 1
+        self.refresh()
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    # -- rendering ----------------------------------------------------------------------------
+
+    @property
+    def plain(self) -> str:
+        """The line as plain text."""
+        return self.render().plain
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(f"status-line--{name}", partial=True)
+
+    def render(self) -> Text:
+        muted = self._style("muted")
+        if self.state == "pending":
+            spinner = SPINNER[self._frame % len(SPINNER)]
+            elapsed = duration((time.monotonic() - self._started) * 1000)
+            return Text.assemble(
+                (f"{spinner} ", self._style("pending")),
+                (self._request, ""),
+                (f"{SEPARATOR}{elapsed}", muted),
+                no_wrap=True,
+                overflow="ellipsis",
+            )
+        if self.state == "cancelled":
+            after = f" after {duration(self._elapsed)}" if self._elapsed is not None else ""
+            return Text.assemble(
+                ("■ Cancelled", self._style("cancelled")), (after, muted), no_wrap=True
+            )
+        exchange = self._exchange
+        if self.state == "error" and exchange is not None:
+            text = Text(f"✖ {exchange.error}", style=self._style("error"), no_wrap=True)
+            text.overflow = "ellipsis"
+            if exchange.timings.total_ms:
+                text.append(f"{SEPARATOR}{duration(exchange.timings.total_ms)}", muted)
+            return text
+        if self.state == "done" and exchange is not None:
+            kind = self._style(status_kind(exchange.status))
+            head, *rest = status_parts(exchange)
+            text = Text(no_wrap=True, overflow="ellipsis")
+            text.append(head, kind + Style(bold=True))
+            if rest and exchange.status_class:
+                text.append(SEPARATOR, muted)
+                text.append(rest.pop(0), kind)
+            for part in rest:
+                text.append(f"{SEPARATOR}{part}", muted)
+            if exchange.redirects:
+                count = len(exchange.redirects)
+                text.append(f"{SEPARATOR}{count} redirect{'s' if count != 1 else ''}", muted)
+            if exchange.error:
+                text.append(f"{SEPARATOR}✖ {exchange.error}", self._style("error"))
+            return text
+        return Text("No response yet", style=muted, no_wrap=True)
