@@ -280,6 +280,10 @@ STR_VARS: dict[str, Any] = {"s": 'y"\\', "o": {"k": "v"}, "n": 7, "q": 'x"'}
         ('{"a": {{q}}, "b": "{{q}}"}', '{"a": x", "b": "x\\""}'),
         ('{"a": "{{q}}", "b": {{n}}}', '{"a": "x\\"", "b": 7}'),
         ("{{o}}", '{"k":"v"}'),
+        # quotes inside a placeholder's own text are not part of the literal text
+        ('{"a": "{{ \'"\' }}", "b": {{o}}}', '{"a": "\\"", "b": {"k":"v"}}'),
+        ('["{{ "}" }}", {{o}}]', '["}", {"k":"v"}]'),
+        ('{"a": {{ \'"x\' }}, "b": "{{o}}"}', '{"a": "x, "b": "{\\"k\\":\\"v\\"}"}'),
         ('\n  {"multi":\n    "{{s}}"\n  }', '\n  {"multi":\n    "y\\"\\\\"\n  }'),
     ],
 )
@@ -745,3 +749,24 @@ def test_cycle_in_a_request_is_reported(tmp_path: Path) -> None:
     assert rendered.body_text == "{{a}}"
     assert any("cycle: a -> b -> a" in w for w in rendered.warnings), rendered.warnings
     assert any("cycle: b -> a -> b" in w for w in rendered.warnings), rendered.warnings
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("http://127.0.0.1/s#frag", "http://127.0.0.1/s?q=1%202#frag"),
+        ("http://127.0.0.1/s?", "http://127.0.0.1/s?q=1%202"),
+        ("http://127.0.0.1/s?x=1&", "http://127.0.0.1/s?x=1&q=1%202"),
+        ("http://127.0.0.1/s?x=1#f", "http://127.0.0.1/s?x=1&q=1%202#f"),
+    ],
+)
+def test_query_table_joins_cleanly(tmp_path: Path, url: str, expected: str) -> None:
+    # beyond the spec's letter: what a careful curl user expects of "?"/"&" and fragments
+    rendered = Setup(tmp_path).render(Request("r", url=url, query=[QueryParam("q", "1 2")]))
+    assert rendered.url == expected
+
+
+def test_query_table_encodes_names_too(tmp_path: Path) -> None:
+    request = Request("r", url="http://127.0.0.1/", query=[QueryParam("a b&{{n}}", "x")])
+    rendered = Setup(tmp_path, {"n": "="}).render(request)
+    assert parse_qsl(urlsplit(rendered.url).query) == [("a b&=", "x")]
