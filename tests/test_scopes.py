@@ -323,3 +323,13 @@ def test_env_like_collection_variables_never_shadow(tmp_path: Path) -> None:
 def test_null_from_cli(tmp_path: Path) -> None:
     scopes = layered(tmp_path, {"collection": {"v": "text"}, "cli": {"v": None}})
     assert render_json('{"v": {{v}}, "s": "{{v}}"}', scopes).text == '{"v": null, "s": "null"}'
+
+
+def test_flat_dotted_name_wins_over_a_path_in_a_higher_scope(tmp_path: Path) -> None:
+    # rule 4.2.1 comes first: "If the whole path text is the name of a variable"
+    scopes = layered(
+        tmp_path, {"collection": {"api.key": "flat"}, "cli": {"api": {"key": "nested"}}}
+    )
+    assert render_text("{{api.key}}", scopes).text == "flat"
+    assert [d.scope for d in scopes.explain()["api.key"]] == ["collection"]
+    assert [d.scope for d in scopes.explain()["api"]] == ["cli"]

@@ -531,11 +531,12 @@ def test_dynamic_value_inside_a_variable_is_fresh_on_each_render(tmp_path: Path)
     scopes = build_scopes(
         Collection(name="t", root=tmp_path), [], None, runtime=runtime, environ={}
     )
-    first = render_text("{{request_id}}", scopes).text
-    second = render_text("{{request_id}}", scopes).text
-    uuid.UUID(first)
-    uuid.UUID(second)
-    assert first != second
+    seen = [render_text("{{request_id}}", scopes).text for _ in range(2)]
+    seen += render_text("{{request_id}} {{request_id}}", scopes).text.split()[:1]
+    seen += [render_text("{{request_id}}", scopes).text for _ in range(2)]
+    for text in seen:
+        uuid.UUID(text)
+    assert len(set(seen)) == len(seen), seen
 
 
 def test_dynamic_value_inside_a_variable_is_fresh_per_use(render: Render) -> None:
@@ -554,3 +555,35 @@ def test_changed_runtime_value_is_seen_by_the_next_render(tmp_path: Path) -> Non
     assert render_text("{{greeting}}", scopes).text == "Hi Ada"
     runtime.set("name", "Bob")
     assert render_text("{{greeting}}", scopes).text == "Hi Bob"
+
+
+def test_alias_of_a_path_takes_its_kind(render: Render) -> None:
+    variables = {"alias": "{{obj.when}}", "obj": {"when": date(2024, 1, 2)}}
+    result = render('{"v": {{alias}}}', variables, json_body=True)
+    assert result.text == '{"v": "2024-01-02T00:00:00.000Z"}'
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("depth", [50, 400, 2000])
+def test_long_alias_chain_never_raises(tmp_path: Path, depth: int) -> None:
+    # robustness: a render must never fail with RecursionError, however deep the chain
+    variables = {f"v{i}": f"{{{{v{i + 1}}}}}" for i in range(depth)}
+    variables[f"v{depth}"] = "end"
+    scopes = build_scopes(
+        Collection(name="t", root=tmp_path, variables=variables), [], None, environ={}
+    )
+    result = render_text("<{{v0}}>", scopes)
+    assert result.text == "<end>" or (result.text.startswith("<{{") and result.warnings)
+
+
+@pytest.mark.timeout(20)
+def test_doubling_chain_renders_quickly(tmp_path: Path) -> None:
+    variables = {f"e{i}": f"{{{{e{i + 1}}}}}{{{{e{i + 1}}}}}" for i in range(16)}
+    variables["e16"] = "x"
+    scopes = build_scopes(
+        Collection(name="t", root=tmp_path, variables=variables), [], None, environ={}
+    )
+    started = time.monotonic()
+    result = render_text("{{e0}}", scopes)
+    assert result.text == "x" * 2**16
+    assert time.monotonic() - started < 5
