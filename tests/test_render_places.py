@@ -770,3 +770,30 @@ def test_query_table_encodes_names_too(tmp_path: Path) -> None:
     request = Request("r", url="http://127.0.0.1/", query=[QueryParam("a b&{{n}}", "x")])
     rendered = Setup(tmp_path, {"n": "="}).render(request)
     assert parse_qsl(urlsplit(rendered.url).query) == [("a b&=", "x")]
+
+
+@pytest.fixture
+def local_tz(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The process in a UTC-5 zone without daylight saving (POSIX spelling)."""
+    import time
+
+    monkeypatch.setenv("TZ", "EST+5")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.usefixtures("local_tz")
+def test_naive_datetime_from_toml_is_local_time(tmp_path: Path) -> None:
+    collection = Collection(
+        name="c", root=tmp_path, variables={"at": datetime(2024, 1, 1, 22, 4, 5, 678999)}
+    )
+    request = Request(
+        "r", method="POST", url="http://127.0.0.1/{{at}}", body=Body("json", '{"at": {{at}}}')
+    )
+    rendered = render_request(
+        collection, [], request, build_scopes(collection, [], request, environ={})
+    )
+    assert rendered.url == f"http://127.0.0.1/{D_ISO}"
+    assert rendered.body_text == f'{{"at": "{D_ISO}"}}'

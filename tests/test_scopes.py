@@ -86,6 +86,9 @@ def test_explain_lists_winner_first_then_every_shadowed_definition(tmp_path: Pat
     ]
     assert [d.value for d in definitions] == list(reversed(LAYERS))
     assert all(isinstance(d.label, str) for d in definitions)
+    # the two folder definitions can be told apart, and the environment is named
+    assert definitions[3].label != definitions[4].label
+    assert "dev" in definitions[5].label
     for layer in LAYERS:
         assert [d.value for d in scopes.explain()[layer]] == [1]
 
