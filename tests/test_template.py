@@ -587,3 +587,50 @@ def test_doubling_chain_renders_quickly(tmp_path: Path) -> None:
     result = render_text("{{e0}}", scopes)
     assert result.text == "x" * 2**16
     assert time.monotonic() - started < 5
+
+
+NESTED_ALIASES: dict[str, Any] = {
+    "o": {"inner": "{{p}}", "n": "{{num}}", "d": ["{{day}}"], "m": "{{missing}}"},
+    "p": {"x": 1},
+    "num": 5,
+    "day": date(2024, 1, 2),
+}
+
+
+def test_nested_alias_takes_value_and_kind(render: Render) -> None:
+    result = render("{{o}}", NESTED_ALIASES)
+    assert result.text == (
+        '{"inner":{"x":1},"n":5,"d":["2024-01-02T00:00:00.000Z"],"m":"{{missing}}"}'
+    )
+    assert result.unresolved == ["missing"]
+    body = render('{"v": {{o.d}}}', NESTED_ALIASES, json_body=True)
+    assert body.text == '{"v": ["2024-01-02T00:00:00.000Z"]}'
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("{{o.inner.x}}", "1"), ("{{o.d[0]}}", "2024-01-02T00:00:00.000Z"), ("{{o.n}}", "5")],
+)
+def test_unresolved_lists_only_what_the_output_keeps(
+    render: Render, text: str, expected: str
+) -> None:
+    # o.m is never used here, so its {{missing}} is not left anywhere in the output
+    result = render(text, NESTED_ALIASES)
+    assert result.text == expected
+    assert result.unresolved == []
+
+
+@pytest.mark.timeout(10)
+def test_nested_string_may_use_a_sibling_key(render: Render) -> None:
+    # cfg.url needs cfg.host, which needs nothing: there is no cycle to report
+    variables = {"cfg": {"host": "h", "url": "http://{{cfg.host}}/v1"}}
+    result = render("{{cfg.url}}|{{cfg}}", variables)
+    assert result.text == 'http://h/v1|{"host":"h","url":"http://h/v1"}'
+    assert result.warnings == []
+
+
+@pytest.mark.timeout(10)
+def test_nested_string_using_itself_is_a_cycle(render: Render) -> None:
+    result = render("{{o.a}}", {"o": {"a": "x{{o.a}}"}})
+    assert result.text == "x{{o.a}}"
+    assert any("cycle" in w for w in result.warnings), result.warnings
