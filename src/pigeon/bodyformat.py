@@ -49,6 +49,10 @@ class LineIndex:
     starts: array = field(default_factory=lambda: array("q", [0]))
     width: int = 0
 
+    def __post_init__(self) -> None:
+        # Where the last line ends: a final line break belongs to no line.
+        self._end = len(self.text) - (1 if self.text.endswith("\n") else 0)
+
     def __len__(self) -> int:
         return len(self.starts) if self.text else 0
 
@@ -56,7 +60,7 @@ class LineIndex:
         """Line ``number`` (0-based) without its line ending."""
         starts = self.starts
         begin = starts[number]
-        end = starts[number + 1] - 1 if number + 1 < len(starts) else len(self.text)
+        end = starts[number + 1] - 1 if number + 1 < len(starts) else self._end
         if end > begin and self.text[end - 1] == "\r":
             end -= 1
         return self.text[begin:end]
@@ -67,7 +71,7 @@ class LineIndex:
 
     def line_length(self, number: int) -> int:
         starts = self.starts
-        end = starts[number + 1] - 1 if number + 1 < len(starts) else len(self.text)
+        end = starts[number + 1] - 1 if number + 1 < len(starts) else self._end
         return end - starts[number]
 
 
@@ -100,7 +104,7 @@ def build_index(
     if cancelled():
         raise Stopped
     ends = array("q", starts[1:])
-    ends.append(len(text) + 1)
+    ends.append(len(text) + (0 if text.endswith("\n") else 1))
     lengths = array("q", map(sub, ends, starts))  # each includes its line ending
     longest = max(lengths, default=1) - 1
     width = longest

@@ -1,0 +1,348 @@
+"""The response pane: a status line over tabs for the body, the headers, the request as sent
+and the timings, with copy, copy-as-curl and save actions."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.markup import escape
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
+
+from pigeon import bodyformat
+from pigeon.bodyformat import human_size
+from pigeon.tui.format import curl_command, duration, sent_text, suggested_filename
+from pigeon.tui.widgets.body_view import BodyPanel, BodyView
+from pigeon.tui.widgets.status_line import StatusLine
+
+if TYPE_CHECKING:
+    from pigeon.send import Exchange
+
+State = Literal["empty", "pending", "done", "error", "cancelled"]
+
+
+def write_body(exchange: Exchange, dest: Path) -> None:
+    """Write the complete body to ``dest`` atomically: a temporary file in the same folder,
+    then a rename, so an interrupted save never leaves half a file under the real name."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            if exchange.body_path is not None:
+                with open(exchange.body_path, "rb") as src:
+                    shutil.copyfileobj(src, out, 1024 * 1024)
+            else:
+                out.write(exchange.body)
+        os.replace(tmp, dest)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def body_kind(exchange: Exchange) -> bodyformat.BodyKind:
+    return bodyformat.classify_body(exchange.content_type, exchange.body[:8192], exchange.body_size)
+
+
+class ResponsePane(Vertical):
+    """Shows an :class:`~pigeon.send.Exchange`; ``show_pending`` / ``show_cancelled`` while
+    a send is in flight or after it was stopped."""
+
+    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "copy_body", "Copy body", id="response.copy_body"),
+        Binding("C", "copy_curl", "Copy as curl", id="response.copy_curl"),
+        Binding("s", "save_body", "Save body", id="response.save_body"),
+        Binding("v", "toggle_secrets", "Show secrets", id="response.reveal"),
+    ]
+
+    state: reactive[State] = reactive("empty", init=False)
+    reveal_secrets: reactive[bool] = reactive(False, init=False)
+
+    class BodySaved(Message):
+        """The body was written to ``path``."""
+
+        def __init__(self, path: Path) -> None:
+            super().__init__()
+            self.path = path
+
+    def __init__(
+        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.exchange: Exchange | None = None
+        self._overwrite_ok: Path | None = None
+
+    def compose(self) -> ComposeResult:
+        yield StatusLine(id="status-line")
+        with TabbedContent(id="response-tabs"):
+            with TabPane("Body", id="tab-body"):
+                yield BodyPanel(id="body-panel")
+            with TabPane("Headers", id="tab-headers"):
+                yield DataTable(
+                    id="headers-table", cursor_type="row", zebra_stripes=True, show_cursor=True
+                )
+            with TabPane("As sent", id="tab-sent"):
+                yield BodyView(id="sent-view")
+            with TabPane("Timings", id="tab-timings"), VerticalScroll():
+                yield Static("", id="timings")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#headers-table", DataTable)
+        table.add_column("Name", key="name")
+        table.add_column("Value", key="value")
+        self.clear()
+
+    # -- parts ----------------------------------------------------------------------------------
+
+    @property
+    def status_line(self) -> StatusLine:
+        return self.query_one(StatusLine)
+
+    @property
+    def body_view(self) -> BodyView:
+        return self.query_one("#body-view", BodyView)
+
+    @property
+    def body_panel(self) -> BodyPanel:
+        return self.query_one(BodyPanel)
+
+    @property
+    def sent_view(self) -> BodyView:
+        return self.query_one("#sent-view", BodyView)
+
+    @property
+    def headers_table(self) -> DataTable[str]:
+        return self.query_one("#headers-table", DataTable)
+
+    # -- public API -----------------------------------------------------------------------------
+
+    def show_pending(self, method: str, url: str) -> None:
+        """A request is in flight: spinner and elapsed time; the old response goes away."""
+        self._reset_parts()
+        self.exchange = None
+        self.state = "pending"
+        self.status_line.show_pending(method, url)
+        self.body_view.show_message("Waiting for the response…")
+
+    def show_cancelled(self) -> None:
+        self.state = "cancelled"
+        self.status_line.show_cancelled()
+        self.body_view.show_message("The request was cancelled.")
+
+    def clear(self) -> None:
+        self._reset_parts()
+        self.exchange = None
+        self.state = "empty"
+        self.status_line.clear()
+        self.body_view.show_message("No response yet.")
+
+    def show_exchange(self, exchange: Exchange) -> None:
+        """Show a finished exchange: its response, or the error that stopped it."""
+        self._reset_parts()
+        self.exchange = exchange
+        failed = exchange.error is not None and exchange.status is None
+        self.state = "error" if failed else "done"
+        self.status_line.show_exchange(exchange)
+        self._show_body(exchange)
+        self._show_headers(exchange)
+        self._show_sent(exchange)
+        self._show_timings(exchange)
+
+    # -- filling the tabs -----------------------------------------------------------------------
+
+    def _reset_parts(self) -> None:
+        self.body_panel.reset()
+        self._overwrite_ok = None
+        table = self.headers_table
+        table.clear()
+        tabs = self.query_one(TabbedContent)
+        tabs.get_tab("tab-headers").label = "Headers"
+        self.sent_view.clear()
+        self.query_one("#timings", Static).update("")
+
+    def _show_body(self, exchange: Exchange) -> None:
+        view = self.body_view
+        if exchange.error is not None and exchange.status is None:
+            view.show_message(f"No response: {exchange.error}")
+            return
+        kind = body_kind(exchange)
+        if kind == "empty":
+            view.show_message(f"No body ({exchange.status} {exchange.reason})".replace(" )", ")"))
+            return
+        if kind in ("image", "binary"):
+            description = bodyformat.describe_binary(
+                exchange.content_type, exchange.body[:65536], exchange.body_size
+            )
+            view.show_message(f"{description} — press s to save")
+            return
+        text = exchange.text
+        if exchange.truncated:
+            self.notify(
+                f"Showing the first {human_size(len(exchange.body))} of "
+                f"{human_size(exchange.body_size)}; press s to save the whole body.",
+                severity="warning",
+            )
+        is_json = not exchange.truncated and (
+            kind == "json"
+            or (
+                exchange.content_type in ("", "text/plain")
+                and bodyformat.looks_like_json(text)
+            )
+        )
+        view.show_text(text, is_json=is_json)
+
+    def _show_headers(self, exchange: Exchange) -> None:
+        table = self.headers_table
+        for number, (name, value) in enumerate(exchange.headers):
+            table.add_row(name, value, key=str(number))
+        if exchange.headers:
+            tabs = self.query_one(TabbedContent)
+            tabs.get_tab("tab-headers").label = f"Headers ({len(exchange.headers)})"
+
+    def _show_sent(self, exchange: Exchange) -> None:
+        self.sent_view.show_text(sent_text(exchange, reveal=self.reveal_secrets))
+
+    def _show_timings(self, exchange: Exchange) -> None:
+        t = exchange.timings
+        rows = [
+            ("Total", t.total_ms),
+            ("DNS + connect", t.connect_ms),
+            ("TLS handshake", t.tls_ms),
+            ("Waiting (TTFB)", t.ttfb_ms),
+            ("Download", t.download_ms),
+        ]
+        total = t.total_ms or 0.0
+        lines: list[str] = []
+        for label, ms in rows:
+            line = f"[b]{label:<16}[/b]{duration(ms):>10}  "
+            if ms is not None and total > 0 and ms > 0:
+                line += f"[$accent]{'█' * max(1, round(30 * min(ms, total) / total))}[/]"
+            elif ms is None and label in ("DNS + connect", "TLS handshake") and exchange.status:
+                line += "[dim]connection reused[/]"
+            lines.append(line)
+        lines.append("")
+        lines.append(
+            f"[b]{'Size':<16}[/b]{human_size(exchange.size):>10}  [dim](headers "
+            f"{human_size(exchange.headers_size)}, body {human_size(exchange.body_size)}, "
+            f"{human_size(exchange.wire_body_size)} on the wire)[/]"
+        )
+        for status, url in exchange.redirects:
+            lines.append(f"[dim]Redirect {status} from {escape(url)}[/]")
+        self.query_one("#timings", Static).update("\n".join(lines))
+
+    def watch_reveal_secrets(self, reveal: bool) -> None:
+        if self.exchange is not None:
+            self._show_sent(self.exchange)
+        self.refresh_bindings()
+
+    # -- actions --------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        exchange = self.exchange
+        if action in ("copy_body", "save_body"):
+            return exchange is not None and exchange.body_size > 0
+        if action in ("copy_curl", "toggle_secrets"):
+            return exchange is not None
+        return True
+
+    def action_copy_body(self) -> None:
+        exchange = self.exchange
+        if exchange is None:
+            return
+        view = self.body_view
+        if view.is_filtered:
+            self.app.copy_to_clipboard(view.text)
+            self.notify(f"Copied the filter result ({human_size(len(view.text))}).")
+            return
+        if body_kind(exchange) in ("image", "binary"):
+            self.notify("The body is binary: save it with s instead.", severity="warning")
+            return
+        if exchange.truncated:
+            self.notify("The body is too large to copy: save it with s.", severity="warning")
+            return
+        self.app.copy_to_clipboard(exchange.text)
+        self.notify(f"Copied the body ({human_size(exchange.body_size)}).")
+
+    def action_copy_curl(self) -> None:
+        if self.exchange is None:
+            return
+        self.app.copy_to_clipboard(curl_command(self.exchange.request))
+        self.notify("Copied the request as sent as a curl command.")
+
+    def action_toggle_secrets(self) -> None:
+        self.reveal_secrets = not self.reveal_secrets
+        self.notify("Secrets shown in “As sent”." if self.reveal_secrets else "Secrets hidden.")
+
+    def action_save_body(self) -> None:
+        exchange = self.exchange
+        if exchange is None:
+            return
+        from pigeon.tui.screens.prompt import PromptScreen
+
+        name = suggested_filename(
+            exchange.url or exchange.request.url,
+            exchange.content_type,
+            exchange.header("content-disposition"),
+        )
+        self._overwrite_ok = None
+
+        def saved(value: str | None) -> None:
+            if value:
+                self.save_body_to(self._target(value))
+
+        self.app.push_screen(
+            PromptScreen(f"Save body ({human_size(exchange.body_size)}) to", name,
+                         check=self._check_target),
+            saved,
+        )
+
+    @staticmethod
+    def _target(value: str) -> Path:
+        return Path(value).expanduser().absolute()
+
+    def _check_target(self, value: str) -> str | None:
+        """Why the file cannot be written there, or ``None``. An existing file needs a
+        second ``enter``."""
+        if not value:
+            return "a file name is needed"
+        path = self._target(value)
+        if path.is_dir():
+            return f"{path} is a folder: add a file name"
+        if not path.parent.is_dir():
+            return f"the folder {path.parent} does not exist"
+        if not os.access(path.parent, os.W_OK):
+            return f"cannot write in {path.parent}"
+        if path.exists() and self._overwrite_ok != path:
+            self._overwrite_ok = path
+            return f"{path.name} exists: press enter again to replace it"
+        return None
+
+    @work(thread=True, group="save-body", exit_on_error=False)
+    def save_body_to(self, path: Path) -> None:
+        """Write the body to ``path`` (in a thread: a spooled body can be large)."""
+        exchange = self.exchange
+        if exchange is None:
+            return
+        try:
+            write_body(exchange, path)
+        except OSError as exc:
+            self.app.call_from_thread(
+                self.notify, f"Not saved: {exc}", severity="error", timeout=10
+            )
+            return
+        self.app.call_from_thread(self._saved, path)
+
+    def _saved(self, path: Path) -> None:
+        self.notify(f"Saved the body to {path}")
+        self.post_message(self.BodySaved(path))
