@@ -634,3 +634,26 @@ def test_nested_string_using_itself_is_a_cycle(render: Render) -> None:
     result = render("{{o.a}}", {"o": {"a": "x{{o.a}}"}})
     assert result.text == "x{{o.a}}"
     assert any("cycle" in w for w in result.warnings), result.warnings
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("{{ 'abc\" }}", "{{ 'abc\" }}"),
+        ("{{ 'a'b' }}", "{{ 'a'b' }}"),
+        ("{{ 'a' 'b' }}", "{{ 'a' 'b' }}"),
+        ("{{ 'a'x }}", "{{ 'a'x }}"),
+        ("{{name}}}", "Ada}"),
+        ("{{{{name}}", "{{Ada"),
+        ("{{ name}} }}", "Ada }}"),
+        ("{{ '}}' }}{{name}}", "}}Ada"),
+        ("{{name}}{{", "Ada{{"),
+        ("{{ name }", "{{ name }"),
+        ("{ {{name}} }", "{ Ada }"),
+        ("{{name}}{{{name}}}{{name}}", "Ada{Ada}Ada"),
+    ],
+)
+def test_placeholder_boundaries(render: Render, text: str, expected: str) -> None:
+    result = render(text, VARS)
+    assert result.text == expected
+    assert result.unresolved == []
