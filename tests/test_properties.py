@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pigeon.model import Body, Collection, Header, QueryParam, Request
@@ -342,3 +342,30 @@ def test_unresolved_placeholder_kept_exactly(before: str, after: str, path: str,
     result = render_text(text, scopes)
     assert result.text == text
     assert result.unresolved == [path]
+
+
+# -- a render depends only on the template and the variables -----------------------------------
+
+CYCLIC_VARS: dict[str, Any] = {
+    "a": "A{{b}}",
+    "b": "B{{a}}",
+    "c": "{{a}}{{ b }}",
+    "o": {"k": "{{c}}", "l": ["{{o.k}}"]},
+}
+STABLE_TOKENS = st.sampled_from(
+    ["{{a}}", "{{b}}", "{{ c }}", "{{o}}", "{{o.k}}", "{{o.l[0]}}", "-", " "]
+)
+STABLE_TEMPLATE = st.lists(STABLE_TOKENS, max_size=6).map("".join)
+
+
+@SETTINGS
+@example(first="{{a}}", second="{{b}}")
+@given(first=STABLE_TEMPLATE, second=STABLE_TEMPLATE)
+def test_render_does_not_depend_on_earlier_renders(first: str, second: str) -> None:
+    shared = scopes_of(CYCLIC_VARS)
+    render_text(first, shared)
+    again = render_text(second, shared)
+    fresh = render_text(second, scopes_of(CYCLIC_VARS))
+    assert again.text == fresh.text
+    assert again.warnings == fresh.warnings
+    assert again.unresolved == fresh.unresolved
