@@ -797,3 +797,41 @@ def test_naive_datetime_from_toml_is_local_time(tmp_path: Path) -> None:
     )
     assert rendered.url == f"http://127.0.0.1/{D_ISO}"
     assert rendered.body_text == f'{{"at": "{D_ISO}"}}'
+
+
+TOML_VARIABLES = """
+text = "Zoë \\"q\\""
+int = 9007199254740993
+float = 19.99
+big_float = 1e21
+bool = true
+offset = 2024-01-02T05:04:05.678912+02:00
+zulu = 2024-01-02T03:04:05.678Z
+day = 2024-01-02
+list = [1, "two", 2024-01-02]
+table = { a = [1, 2], b = { c = "d" } }
+"""
+
+
+def test_values_as_toml_gives_them(tmp_path: Path) -> None:
+    import tomllib
+
+    collection = Collection(name="c", root=tmp_path, variables=tomllib.loads(TOML_VARIABLES))
+    scopes = build_scopes(collection, [], None, environ={})
+    names = ["text", "int", "float", "big_float", "bool", "offset", "zulu", "day", "list", "table"]
+    value_place = render_json("[" + ", ".join(f"{{{{{n}}}}}" for n in names[1:]) + "]", scopes)
+    assert value_place.text == (
+        '[9007199254740993, 19.99, 1e+21, true, "2024-01-02T03:04:05.678Z", '
+        '"2024-01-02T03:04:05.678Z", "2024-01-02T00:00:00.000Z", '
+        '[1,"two","2024-01-02T00:00:00.000Z"], {"a":[1,2],"b":{"c":"d"}}]'
+    )
+    string_place = render_json('["{{text}}", "{{table}}", "{{day}}"]', scopes)
+    assert json.loads(string_place.text) == [
+        'Zoë "q"',
+        '{"a":[1,2],"b":{"c":"d"}}',
+        "2024-01-02T00:00:00.000Z",
+    ]
+    text_place = render_text("{{text}}|{{list}}|{{offset}}|{{table.b.c}}", scopes)
+    assert (
+        text_place.text == 'Zoë "q"|[1,"two","2024-01-02T00:00:00.000Z"]|2024-01-02T03:04:05.678Z|d'
+    )
