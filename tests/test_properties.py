@@ -369,3 +369,56 @@ def test_render_does_not_depend_on_earlier_renders(first: str, second: str) -> N
     assert again.text == fresh.text
     assert again.warnings == fresh.warnings
     assert again.unresolved == fresh.unresolved
+
+
+# -- string place vs value place over generated JSON templates ----------------------------------
+
+JSON_VARS: dict[str, Any] = {
+    "i": 9007199254740993,
+    "f": 2.5,
+    "b": False,
+    "z": None,
+    "o": {"k": ['q"\\', date(2024, 1, 2)]},
+    "d": datetime(2024, 1, 2, 3, 4, 5, 678000, tzinfo=UTC),
+    "s": 'say "hi"\\\n\t}{',
+}
+VALUE_NAMES = [n for n, v in JSON_VARS.items() if not isinstance(v, str)]
+PLAIN = st.text(alphabet=st.characters(blacklist_characters="{}", codec="utf-8"), max_size=5)
+
+
+@st.composite
+def json_template(draw: st.DrawFn, depth: int = 0) -> tuple[str, Any]:
+    """A JSON document with placeholders in value places and inside strings, and its meaning."""
+    choice = draw(st.integers(0, 5 if depth < 3 else 2))
+    if choice == 0:
+        name = draw(st.sampled_from(VALUE_NAMES))
+        return f"{{{{{name}}}}}", as_json_data(JSON_VARS[name])
+    if choice == 1:
+        name = draw(st.sampled_from(sorted(JSON_VARS)))
+        pre, post = draw(PLAIN), draw(PLAIN)
+        inner = json.dumps(pre, ensure_ascii=False)[1:-1] + f"{{{{ {name} }}}}"
+        inner += json.dumps(post, ensure_ascii=False)[1:-1]
+        return f'"{inner}"', pre + as_text(JSON_VARS[name]) + post
+    if choice == 2:
+        literal = draw(st.integers() | PLAIN | st.booleans() | st.none())
+        return json.dumps(literal, ensure_ascii=False), literal
+    if choice == 3:
+        items = draw(st.lists(json_template(depth + 1), max_size=3))
+        sep = draw(st.sampled_from([",", ", ", ",\n  "]))
+        return "[" + sep.join(t for t, _ in items) + "]", [v for _, v in items]
+    keys = draw(st.lists(PLAIN, max_size=3, unique=True))
+    members = [(k, draw(json_template(depth + 1))) for k in keys]
+    text = (
+        "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {t}" for k, (t, _) in members) + "}"
+    )
+    return text, {k: v for k, (_, v) in members}
+
+
+@SETTINGS
+@given(template=json_template())
+def test_generated_json_templates_render_to_their_meaning(template: tuple[str, Any]) -> None:
+    text, meaning = template
+    result = render_json(text, scopes_of(JSON_VARS))
+    assert json.loads(result.text) == meaning
+    assert result.warnings == []
+    assert result.unresolved == []
