@@ -314,13 +314,26 @@ def apply_filter(obj: Any, expression: str) -> Any:
     try:
         compiled = jmespath.compile(expression)
     except JMESPathError as exc:
-        raise FilterError(f"JMESPath: {_one_line(exc)}") from None
+        raise FilterError(f"JMESPath: {_jmespath_problem(exc, expression)}") from None
     try:
         return compiled.search(obj)
     except JMESPathError as exc:
         raise FilterError(f"JMESPath: {_one_line(exc)}") from None
     except Exception as exc:  # a function applied to the wrong shape of data
         raise FilterError(f"JMESPath: {_one_line(exc)}") from None
+
+
+def _jmespath_problem(exc: Exception, expression: str) -> str:
+    """jmespath's messages span lines with a caret; say the same on one line."""
+    from jmespath.exceptions import IncompleteExpressionError, LexerError, ParseError
+
+    if isinstance(exc, IncompleteExpressionError):
+        return f"incomplete expression (column {len(expression)})"
+    if isinstance(exc, LexerError):
+        return f"{exc.message} at column {exc.lexer_position}"
+    if isinstance(exc, ParseError) and getattr(exc, "token_value", None) is not None:
+        return f"unexpected {exc.token_value!r} at column {exc.lex_position}"
+    return _one_line(exc)
 
 
 def _one_line(exc: BaseException) -> str:

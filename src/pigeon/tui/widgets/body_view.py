@@ -532,7 +532,7 @@ class BodyPanel(Vertical):
         self.input.placeholder = "search the body"
         self.input.value = self.view.query
         self._update_count()
-        self.hint.update("")
+        self._set_hint("")
         self.input.focus()
 
     def action_filter(self) -> None:
@@ -543,7 +543,7 @@ class BodyPanel(Vertical):
         self.input.placeholder = "JMESPath (items[0].name) or JSONPath ($.items[*].name)"
         self.input.value = self.view.filter_expression or self._last_filter
         self.query_one("#body-bar-count", Label).update("")
-        self.hint.update("enter: apply   escape: clear the filter")
+        self._set_hint("enter: apply   escape: clear the filter")
         self.input.focus()
 
     def action_next_match(self) -> None:
@@ -565,7 +565,7 @@ class BodyPanel(Vertical):
     def reset(self) -> None:
         """A new body: close the bar, forget the filter."""
         self.mode = ""
-        self.hint.update("")
+        self._set_hint("")
 
     # -- events -------------------------------------------------------------------------------
 
@@ -580,7 +580,7 @@ class BodyPanel(Vertical):
             self.view.focus()
         elif self.mode == "filter":
             self._last_filter = event.value
-            self.hint.update("filtering…")
+            self._set_hint("filtering…")
             self.view.apply_filter(event.value)
 
     def on_body_view_search_updated(self, event: BodyView.SearchUpdated) -> None:
@@ -589,20 +589,24 @@ class BodyPanel(Vertical):
 
     def on_body_view_filter_applied(self, event: BodyView.FilterApplied) -> None:
         if event.error is not None:
-            self.hint.update(Text(f"✖ {event.error}", style="bold"))
-            self.hint.add_class("-error")
+            self._set_hint(Text(f"✖ {event.error}", style="bold"), error=True)
             return
-        self.hint.remove_class("-error")
         lines = self.view.line_count
-        self.hint.update(f"{lines:,} line{'s' if lines != 1 else ''}   escape: clear the filter")
+        self._set_hint(f"{lines:,} line{'s' if lines != 1 else ''}   escape: clear the filter")
         self.view.focus()
         self.refresh_bindings()
 
     def on_body_view_loaded(self, event: BodyView.Loaded) -> None:
         if event.phase not in ("filtered", "raw") and self.mode == "filter":
             self.mode = ""
-            self.hint.remove_class("-error")
+            self._set_hint("")
         self.refresh_bindings()
+
+    def _set_hint(self, text: str | Text, *, error: bool = False) -> None:
+        hint = self.hint
+        hint.update(text)
+        hint.set_class(error, "-error")
+        hint.display = bool(text)
 
     def _update_count(self) -> None:
         view = self.view

@@ -1,0 +1,265 @@
+"""The response pane: status line, body kinds, headers, the request as sent with secrets
+masked, timings, copy / copy as curl / save."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from pigeon.send import Exchange, Timings
+from pigeon.tui.format import mask_value, minimal_curl, suggested_filename
+from pigeon.tui.widgets.body_view import BodyView
+from pigeon.tui.widgets.response_pane import ResponsePane
+from pigeon.tui.widgets.status_line import StatusLine
+from response_pane_app import ResponsePaneApp, make_exchange
+
+pytestmark = pytest.mark.timeout(60)
+
+PNG = (
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+    + (400).to_bytes(4, "big")
+    + (300).to_bytes(4, "big")
+    + b"\x08\x06\x00\x00\x00" * 240
+)
+
+
+async def wait_for(pilot, condition, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await pilot.pause(0.02)
+
+
+def body_lines(app: ResponsePaneApp, count: int) -> list[str]:
+    view = app.query_one("#body-view", BodyView)
+    return [view.render_line(y).text.rstrip() for y in range(count)]
+
+
+# -- pure helpers ------------------------------------------------------------------------------
+
+
+def test_masking_keeps_the_scheme() -> None:
+    assert mask_value("Authorization", "Bearer abc") == "Bearer ••••"
+    assert mask_value("X-Api-Key", "abc") == "••••"
+    assert mask_value("Cookie", "sid=1") == "••••"
+    assert mask_value("Accept", "application/json") == "application/json"
+
+
+def test_minimal_curl_quotes() -> None:
+    ex = make_exchange()
+    command = minimal_curl(ex.request)
+    assert command.startswith("curl -X POST 'http://127.0.0.1:8000/users?page=1'")
+    assert "-H 'Authorization: Bearer s3cr3t-token'" in command
+    assert "--data-binary '{\"name\": \"Ada\"}'" in command
+
+
+def test_suggested_filename() -> None:
+    assert suggested_filename("http://h/a/report.csv?x=1", "text/csv") == "report.csv"
+    assert suggested_filename("http://h/users", "application/json") == "response.json"
+    assert suggested_filename("http://h/x", "", 'attachment; filename="r.pdf"') == "r.pdf"
+    assert suggested_filename("http://h/x", "", "attachment; filename=../../etc") == ".._.._etc"
+
+
+# -- the pane ----------------------------------------------------------------------------------
+
+
+async def test_status_line_and_pretty_body() -> None:
+    exchange = make_exchange()
+    app = ResponsePaneApp(exchange)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        status = app.query_one(StatusLine)
+        size = 120 + len(exchange.body)
+        assert status.plain == f"200 OK · Successful · 123 ms · {size} B · HTTP/1.1"
+        assert body_lines(app, 4) == ["{", '  "users": [', "    {", '      "id": 1,']
+        ok_colour = status.get_component_rich_style("status-line--success").color
+        assert status.render().spans[0].style.color == ok_colour
+
+
+async def test_status_colours_follow_the_class() -> None:
+    app = ResponsePaneApp(make_exchange(b"no", "text/plain", status=404, reason="Not Found"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        status = app.query_one(StatusLine)
+        assert status.plain.startswith("404 Not Found · Client error · ")
+        warn = status.get_component_rich_style("status-line--client-error").color
+        ok = status.get_component_rich_style("status-line--success").color
+        assert status.render().spans[0].style.color == warn != ok
+        assert body_lines(app, 1) == ["no"]
+
+
+async def test_error_pending_and_cancelled() -> None:
+    app = ResponsePaneApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = app.query_one(ResponsePane)
+        status = app.query_one(StatusLine)
+        assert status.plain == "No response yet"
+        pane.show_pending("GET", "http://127.0.0.1:9/x")
+        await pilot.pause()
+        first = status.plain
+        assert "GET http://127.0.0.1:9/x · " in first and pane.state == "pending"
+        await pilot.pause(0.35)
+        assert status.plain != first  # the spinner turns and the time runs
+        pane.show_cancelled()
+        await pilot.pause()
+        assert status.plain.startswith("■ Cancelled after ")
+        assert pane.state == "cancelled"
+        failed = Exchange.failed(make_exchange().request, "connect", "Connection refused: 127.0.0.1:9")
+        pane.show_exchange(failed)
+        await pilot.pause()
+        assert status.plain == "✖ Connection refused: 127.0.0.1:9"
+        assert status.render().style == status.get_component_rich_style(
+            "status-line--error", partial=True
+        )
+        assert pane.state == "error"
+        assert body_lines(app, 1) == ["No response: Connection refused: 127.0.0.1:9"]
+        pane.clear()
+        await pilot.pause()
+        assert status.plain == "No response yet" and pane.exchange is None
+
+
+async def test_image_and_binary_bodies_are_described() -> None:
+    app = ResponsePaneApp(make_exchange(PNG, "image/png"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert body_lines(app, 1) == [
+            f"PNG image, {len(PNG):,} bytes (400x300) — press s to save"
+        ]
+        blob = bytes(range(256)) * 20480  # 5.0 MB
+        app.query_one(ResponsePane).show_exchange(
+            make_exchange(blob, "application/octet-stream")
+        )
+        await pilot.pause()
+        assert body_lines(app, 1) == [
+            "Binary body, application/octet-stream, 5.0 MB — press s to save"
+        ]
+        await pilot.press("c")  # binary bodies are not copied as text
+        assert app.clipboard == ""
+
+
+async def test_headers_tab() -> None:
+    headers = [("Content-Type", "application/json"), ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2")]
+    app = ResponsePaneApp(make_exchange(headers=headers))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        pane = app.query_one(ResponsePane)
+        table = pane.headers_table
+        assert [table.get_row_at(n) for n in range(table.row_count)] == [list(h) for h in headers]
+        tabs = pane.query_one("#response-tabs")
+        assert str(tabs.get_tab("tab-headers").label) == "Headers (3)"
+        tabs.active = "tab-headers"
+        await pilot.pause()
+        assert table.display and table.region.height > 0
+
+
+async def test_as_sent_masks_secrets_until_revealed() -> None:
+    app = ResponsePaneApp(make_exchange())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        pane = app.query_one(ResponsePane)
+        sent = pane.sent_view
+        text = sent.text.splitlines()
+        assert text[0] == "POST http://127.0.0.1:8000/users?page=1 HTTP/1.1"
+        assert "Authorization: Bearer ••••" in text
+        assert "Host: 127.0.0.1:8000" in text
+        assert text[-2:] == ["", '{"name": "Ada"}']
+        assert "s3cr3t" not in sent.text
+        await pilot.press("v")
+        await pilot.pause()
+        assert "Authorization: Bearer s3cr3t-token" in sent.text.splitlines()
+        await pilot.press("v")
+        await pilot.pause()
+        assert "s3cr3t" not in sent.text
+
+
+async def test_timings_tab() -> None:
+    app = ResponsePaneApp(make_exchange())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        timings = str(app.query_one("#timings").render())
+        assert "Total" in timings and "123 ms" in timings
+        assert "110 ms" in timings and "1.5 ms" in timings
+        assert "connection reused" in timings  # no TLS handshake on this one
+
+
+async def test_copy_body_and_curl() -> None:
+    exchange = make_exchange()
+    app = ResponsePaneApp(exchange)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        assert app.clipboard == exchange.text
+        await pilot.press("C")
+        assert app.clipboard.startswith("curl ")
+        assert "http://127.0.0.1:8000/users?page=1" in app.clipboard
+        # With a filter on, the filter's result is what gets copied.
+        await pilot.press("f", *"users[0].name", "enter")
+        view = app.query_one("#body-view", BodyView)
+        await wait_for(pilot, lambda: view.is_filtered)
+        await pilot.press("c")
+        assert app.clipboard == '"Ada Lovelace"'
+
+
+async def test_save_body_writes_the_file(tmp_path: Path) -> None:
+    exchange = make_exchange()
+    app = ResponsePaneApp(exchange)
+    saved: list[Path] = []
+    app.on_response_pane_body_saved = lambda event: saved.append(event.path)  # type: ignore[attr-defined]
+    target = tmp_path / "out.json"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("s")
+        await pilot.pause()
+        prompt = app.screen.query_one("#prompt-input")
+        assert prompt.value == "response.json"
+        prompt.value = str(tmp_path / "missing" / "x.json")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "does not exist" in str(app.screen.query_one("#prompt-error").render())
+        prompt.value = str(target)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: target.exists())
+        assert target.read_bytes() == exchange.body
+        assert [p.name for p in tmp_path.iterdir()] == ["out.json"]  # no temporary left
+        # Saving over an existing file takes a second enter.
+        target.write_text("old")
+        await pilot.press("s")
+        await pilot.pause()
+        prompt = app.screen.query_one("#prompt-input")
+        prompt.value = str(target)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "press enter again" in str(app.screen.query_one("#prompt-error").render())
+        assert target.read_text() == "old"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: target.read_bytes() == exchange.body)
+
+
+async def test_save_copies_a_spooled_body(tmp_path: Path) -> None:
+    spool = tmp_path / "spool.body"
+    whole = b"x" * 300_000
+    spool.write_bytes(whole)
+    exchange = make_exchange(
+        whole[:1000], "text/plain", body_size=len(whole), body_path=spool, truncated=True
+    )
+    app = ResponsePaneApp(exchange)
+    target = tmp_path / "whole.txt"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        assert app.clipboard == ""  # too big to copy
+        await pilot.press("s")
+        await pilot.pause()
+        app.screen.query_one("#prompt-input").value = str(target)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: target.exists())
+        assert target.read_bytes() == whole
+
+
+def test_snapshot_json_response(snap_compare) -> None:
+    exchange = make_exchange(
+        timings=Timings(total_ms=87.0, connect_ms=0.8, tls_ms=None, ttfb_ms=80.0, download_ms=1.0)
+    )
+    assert snap_compare(ResponsePaneApp(exchange), terminal_size=(120, 40))
