@@ -835,3 +835,19 @@ def test_values_as_toml_gives_them(tmp_path: Path) -> None:
     assert (
         text_place.text == 'Zoë "q"|[1,"two","2024-01-02T00:00:00.000Z"]|2024-01-02T03:04:05.678Z|d'
     )
+
+
+@pytest.mark.parametrize(
+    ("url", "value"),
+    [
+        ("http://127.0.0.1/x/{{v}}", "a?b"),
+        ("http://127.0.0.1/x/{{v}}", "a#b"),
+        ("http://127.0.0.1/x?{{v}}=1", "a=b"),
+        ("http://127.0.0.1/x?a=1&{{v}}", "b&c"),
+    ],
+)
+def test_other_structure_changing_insertions_warn(tmp_path: Path, url: str, value: str) -> None:
+    rendered = Setup(tmp_path, {"v": value}).render(Request("r", url=url))
+    assert rendered.url == url.replace("{{v}}", value)
+    assert rendered.warnings
+    assert any("{{v}}" in w or "v" in w for w in rendered.warnings)
