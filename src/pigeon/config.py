@@ -1,0 +1,463 @@
+"""The user's own files: where they live, which collections are trusted, and ``config.toml``.
+
+Folders follow the XDG base directory spec on every platform (terminal users expect
+``~/.config`` on macOS too): ``$XDG_CONFIG_HOME/pigeon`` (default ``~/.config/pigeon``) for
+settings, themes and trust; ``$XDG_DATA_HOME/pigeon`` (default ``~/.local/share/pigeon``) for
+history. A relative ``XDG_*`` value is ignored, as the spec says.
+
+Nothing here ever overwrites a file it could not read: a broken ``trusted.toml`` or
+``config.toml`` is reported and left for the user to fix.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+APP_NAME = "pigeon"
+TRUST_FILE = "trusted.toml"
+CONFIG_FILE = "config.toml"
+
+
+def _xdg(variable: str, fallback: tuple[str, ...], environ: Mapping[str, str] | None) -> Path:
+    env = os.environ if environ is None else environ
+    value = env.get(variable, "")
+    base = Path(value) if value and os.path.isabs(value) else Path.home().joinpath(*fallback)
+    return base / APP_NAME
+
+
+def config_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_CONFIG_HOME/pigeon``, default ``~/.config/pigeon`` (not created here)."""
+    return _xdg("XDG_CONFIG_HOME", (".config",), environ)
+
+
+def data_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_DATA_HOME/pigeon``, default ``~/.local/share/pigeon`` (not created here)."""
+    return _xdg("XDG_DATA_HOME", (".local", "share"), environ)
+
+
+class ConfigError(Exception):
+    """A user file that cannot be read or written; the message names the file (and line)."""
+
+    def __init__(self, path: Path, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.line = line
+        self.message = message
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else f"{self.path}"
+        return f"{where}: {self.message}"
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    from pigeon.store import atomic_write
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, text)
+
+
+def _read_toml(path: Path) -> dict[str, Any] | None:
+    """The parsed file, ``None`` if it does not exist; ``ConfigError`` if it cannot be read."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(path, f"cannot read: {exc.strerror or exc}") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(path, f"not UTF-8 text (byte {exc.start})") from exc
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = getattr(exc, "lineno", None)
+        message = str(exc)
+        match = re.search(r"\(at line (\d+), column \d+\)$", message)
+        if match:
+            line = line or int(match.group(1))
+            message = message[: match.start()].strip()
+        raise ConfigError(path, f"not valid TOML: {message}", line) from exc
+
+
+# -- trust ----------------------------------------------------------------------------------
+
+_TRUST_HEADER = """\
+# Collections whose Python scripts Pigeon runs. Scripts are ordinary Python with your
+# permissions. Remove an entry to stop running them.
+"""
+
+
+class TrustStore:
+    """Which collection directories the user allowed to run scripts, kept in ``trusted.toml``.
+
+    Trust is recorded per directory (its resolved absolute path) and nothing else: once a
+    collection is trusted, later changes to its scripts -- a ``git pull`` included -- run
+    without asking again, as in an editor's trusted workspace. Subdirectories are not covered.
+
+    The file is read on every question, so a trust given in the app is seen by a ``pigeon run``
+    in another terminal. A file that cannot be read means "nothing is trusted": ``error`` says
+    why, and ``trust``/``revoke`` raise ``ConfigError`` rather than overwrite it.
+    """
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else config_dir() / TRUST_FILE
+        self.error: str | None = None
+
+    @staticmethod
+    def key(root: Path | str) -> str:
+        """The form a collection directory is recorded in."""
+        return str(Path(root).expanduser().resolve())
+
+    def _load(self) -> dict[str, Any]:
+        """The file's data, checked; ``ConfigError`` if broken."""
+        data = _read_toml(self.path) or {}
+        entries = data.get("collections", [])
+        if not isinstance(entries, list) or not all(
+            isinstance(e, dict) and isinstance(e.get("path"), str) for e in entries
+        ):
+            raise ConfigError(
+                self.path, 'expected [[collections]] tables, each with a path = "..." string'
+            )
+        return data
+
+    def _read(self) -> list[dict[str, Any]] | None:
+        try:
+            data = self._load()
+        except ConfigError as exc:
+            self.error = str(exc)
+            return None
+        self.error = None
+        return data.get("collections", [])
+
+    def trusted(self) -> list[Path]:
+        """Every trusted collection directory (empty when the file is broken; see ``error``)."""
+        return [Path(e["path"]) for e in self._read() or []]
+
+    def is_trusted(self, root: Path | str) -> bool:
+        key = self.key(root)
+        return any(e["path"] == key for e in self._read() or [])
+
+    def trust(self, root: Path | str) -> None:
+        """Record a collection as trusted (idempotent)."""
+        data = self._load()
+        key = self.key(root)
+        entries = data.setdefault("collections", [])
+        if any(e["path"] == key for e in entries):
+            return
+        entries.append(
+            {"path": key, "trusted_at": datetime.now(timezone.utc).replace(microsecond=0)}
+        )
+        self._write(data)
+
+    def revoke(self, root: Path | str) -> bool:
+        """Forget a collection's trust; whether it was trusted."""
+        data = self._load()
+        key = self.key(root)
+        entries = data.get("collections", [])
+        kept = [e for e in entries if e["path"] != key]
+        if len(kept) == len(entries):
+            return False
+        data["collections"] = kept
+        self._write(data)
+        return True
+
+    def _write(self, data: dict[str, Any]) -> None:
+        try:
+            _atomic_write(self.path, _TRUST_HEADER + _trust_text(data))
+        except OSError as exc:
+            raise ConfigError(self.path, f"cannot write: {exc.strerror or exc}") from exc
+        self.error = None
+
+
+def _trust_text(data: dict[str, Any]) -> str:
+    """One ``[[collections]]`` table per entry: a trust is one small, readable block."""
+    entries = data.get("collections", [])
+    rest = {k: v for k, v in data.items() if k != "collections"}
+    if any(isinstance(v, (dict, list)) for e in entries for v in e.values()):
+        return tomli_w.dumps(data)  # entries with nested tables: let tomli-w lay them out
+    blocks = [tomli_w.dumps(rest)] if rest else []
+    blocks += ["[[collections]]\n" + tomli_w.dumps(entry) for entry in entries]
+    return "\n".join(blocks)
+
+
+# -- config.toml ----------------------------------------------------------------------------
+
+
+@dataclass
+class AppConfig:
+    """``config.toml``: the user's settings for the app.
+
+    ``keys`` maps an action id (as listed on the help screen) to a key such as ``"ctrl+r"``.
+    ``echo_port`` is the demo echo server's port (0: any free port). ``history_keep`` is how
+    many exchanges the history keeps per collection.
+
+    Loading is lenient: a value of the wrong type is reported in ``problems`` (with file and
+    line) and its default used, so one typo does not lose the other settings. Saving writes
+    only the settings changed since loading, onto the file as it is now: other keys, comments
+    on untouched lines, invalid values the user has not fixed yet and edits made meanwhile by
+    hand are all kept.
+    """
+
+    theme: str | None = None
+    keys: dict[str, str] = field(default_factory=dict)
+    echo_port: int = 0
+    history_keep: int = 100
+    extra: dict[str, Any] = field(default_factory=dict)  # unknown keys, kept on save
+    path: Path | None = field(default=None, compare=False)
+    problems: list[str] = field(default_factory=list, compare=False)
+    _loaded: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def file(self) -> Path:
+        return self.path if self.path is not None else config_dir() / CONFIG_FILE
+
+    @property
+    def config_dir(self) -> Path:
+        """The folder holding ``config.toml`` (and the user's ``themes/``)."""
+        return self.file.parent
+
+    @classmethod
+    def load(cls, path: Path | str | None = None) -> AppConfig:
+        """Read ``config.toml`` (defaults when it does not exist); ``ConfigError`` if broken."""
+        file = Path(path) if path is not None else config_dir() / CONFIG_FILE
+        data = _read_toml(file)
+        text = _read_text_quietly(file) if data else ""
+        cfg = cls(path=file)
+        if data:
+            _apply(cfg, data, text, file)
+        cfg._loaded = _settings(cfg)
+        return cfg
+
+    def save(self) -> Path:
+        """Write the changed settings (atomically); ``ConfigError`` if the file is broken."""
+        file = self.file
+        current = _read_toml(file)
+        baseline = self._loaded
+        if baseline is None:
+            baseline = _settings(_parsed(current or {}, file))
+        edits = _edits(baseline, _settings(self))
+        data = _apply_edits(current or {}, edits)
+        if data == (current or {}):
+            self._loaded = _settings(self)
+            return file
+        text = _edit_text(_read_text_quietly(file), current, data, edits)
+        try:
+            _atomic_write(file, text)
+        except OSError as exc:
+            raise ConfigError(file, f"cannot write: {exc.strerror or exc}") from exc
+        self._loaded = _settings(self)
+        return file
+
+
+_FIELDS = ("theme", "keys", "echo_port", "history_keep")
+
+
+def load_config(path: Path | str | None = None) -> AppConfig:
+    return AppConfig.load(path)
+
+
+def save_config(cfg: AppConfig) -> Path:
+    return cfg.save()
+
+
+def _settings(cfg: AppConfig) -> dict[str, Any]:
+    return {
+        "theme": cfg.theme,
+        "keys": dict(cfg.keys),
+        "echo_port": cfg.echo_port,
+        "history_keep": cfg.history_keep,
+        "extra": dict(cfg.extra),
+    }
+
+
+def _parsed(data: dict[str, Any], file: Path) -> AppConfig:
+    cfg = AppConfig(path=file)
+    _apply(cfg, data, "", file)
+    return cfg
+
+
+def _read_text_quietly(file: Path) -> str:
+    try:
+        return file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _line_of(text: str, key: str) -> int | None:
+    pattern = re.compile(rf"^\s*(?:{re.escape(key)}|\"{re.escape(key)}\"|'{re.escape(key)}')\s*=")
+    for number, line in enumerate(text.splitlines(), 1):
+        if pattern.match(line):
+            return number
+    return None
+
+
+def _apply(cfg: AppConfig, data: Mapping[str, Any], text: str, file: Path) -> None:
+    """Fill ``cfg`` from parsed TOML; report wrong types in ``cfg.problems``."""
+
+    def problem(key: str, message: str) -> None:
+        line = _line_of(text, key)
+        where = f"{file}:{line}" if line else f"{file}"
+        cfg.problems.append(f"{where}: {message}; using the default")
+
+    theme = data.get("theme")
+    if theme is not None:
+        if isinstance(theme, str) and theme.strip():
+            cfg.theme = theme.strip()
+        else:
+            problem("theme", 'theme must be a theme name such as "pigeon-dark"')
+    port = data.get("echo_port")
+    if port is not None:
+        if isinstance(port, int) and not isinstance(port, bool) and 0 <= port <= 65535:
+            cfg.echo_port = port
+        else:
+            problem("echo_port", f"echo_port must be a port number 0-65535, not {port!r}")
+    keep = data.get("history_keep")
+    if keep is not None:
+        if isinstance(keep, int) and not isinstance(keep, bool) and keep >= 0:
+            cfg.history_keep = keep
+        else:
+            problem("history_keep", f"history_keep must be a whole number >= 0, not {keep!r}")
+    keys = data.get("keys")
+    if keys is not None:
+        if isinstance(keys, dict):
+            for action, key in keys.items():
+                if isinstance(key, str) and key.strip():
+                    cfg.keys[action] = key
+                else:
+                    problem(action, f'[keys] {action}: the key must be a string such as "ctrl+r"')
+        else:
+            problem("keys", '[keys] must be a table of action = "key"')
+    cfg.extra = {k: v for k, v in data.items() if k not in _FIELDS}
+
+
+_REMOVE: Any = object()
+
+# One change to the file: (table or None for the top level, key, new value or _REMOVE).
+Edit = tuple[str | None, str, Any]
+
+
+def _edits(before: dict[str, Any], after: dict[str, Any]) -> list[Edit]:
+    """What changed between two snapshots of the settings, key by key."""
+    out: list[Edit] = []
+    for name in ("theme", "echo_port", "history_keep"):
+        if before[name] != after[name]:
+            out.append((None, name, _REMOVE if after[name] is None else after[name]))
+    for table, name in ((None, "extra"), ("keys", "keys")):
+        old, new = before[name], after[name]
+        for key in old:
+            if key not in new:
+                out.append((table, key, _REMOVE))
+        for key, value in new.items():
+            if key not in old or old[key] != value:
+                out.append((table, key, value))
+    return out
+
+
+def _apply_edits(data: Mapping[str, Any], edits: list[Edit]) -> dict[str, Any]:
+    """The file's data with the edits made; keys nobody changed stay exactly as they are."""
+    out = dict(data)
+    for table, key, value in edits:
+        if table is None:
+            target = out
+        else:
+            existing = out.get(table)
+            target = dict(existing) if isinstance(existing, dict) else {}
+            out[table] = target
+        if value is _REMOVE:
+            target.pop(key, None)
+        else:
+            target[key] = value
+    return out
+
+
+# A `key = value` line with a one-line scalar value and an optional trailing comment.
+_SCALAR_LINE = re.compile(
+    r"""^\s*(?P<key>[A-Za-z0-9_-]+|"[^"]*"|'[^']*')\s*=\s*"""
+    r"""(?:"(?:[^"\\]|\\.)*"|'[^']*'|[-+0-9A-Za-z_.:]+)(?P<tail>\s*(?:#.*)?)$"""
+)
+_HEADER = re.compile(r"""^\s*\[\s*([A-Za-z0-9_-]+|"[^"]*"|'[^']*')\s*\]\s*(?:#.*)?$""")
+
+
+def _edit_text(
+    text: str, current: dict[str, Any] | None, data: dict[str, Any], edits: list[Edit]
+) -> str:
+    """The new file text: the old text with only the changed lines rewritten, so comments and
+    layout survive; a full rewrite when the file's layout is beyond these simple edits."""
+    full = tomli_w.dumps(data)
+    if current is None or not text:
+        return full
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    for table, key, value in edits:
+        if not isinstance(value, (str, int, float, bool)) and value is not _REMOVE:
+            return full  # a new table or array: not a one-line edit
+        start, stop = _section(lines, table)
+        if start is None:
+            if value is _REMOVE:
+                continue
+            lines.extend(["\n", f"[{table}]\n"])
+            start = stop = len(lines)
+        found = None
+        for i in range(start, stop):
+            match = _SCALAR_LINE.match(lines[i].rstrip("\r\n"))
+            if match and match.group("key").strip("\"'") == key:
+                found = (i, match)
+                break
+        if value is _REMOVE:
+            if found is not None:
+                del lines[found[0]]
+            continue
+        new = tomli_w.dumps({key: value}).rstrip("\n")
+        if found is not None:
+            i, match = found
+            ending = lines[i][len(lines[i].rstrip("\r\n")) :]
+            lines[i] = new + match.group("tail") + ending
+        else:
+            at = stop
+            while at > start and not lines[at - 1].strip():
+                at -= 1  # after the section's last line, before the blank lines that end it
+            lines.insert(at, new + "\n")
+    edited = "".join(lines)
+    try:
+        if tomllib.loads(edited) == data:
+            return edited
+    except tomllib.TOMLDecodeError:
+        pass
+    return full
+
+
+def _section(lines: list[str], table: str | None) -> tuple[int | None, int]:
+    """The line range holding a table's keys (the top level when ``table`` is None)."""
+    start: int | None = 0 if table is None else None
+    for i, line in enumerate(lines):
+        if not line.lstrip().startswith("["):
+            continue
+        if start is not None:
+            return start, i
+        match = _HEADER.match(line.rstrip("\r\n"))
+        if match and match.group(1).strip("\"'") == table:
+            start = i + 1
+    return start, len(lines)
+
+
+__all__ = [
+    "APP_NAME",
+    "AppConfig",
+    "ConfigError",
+    "TrustStore",
+    "config_dir",
+    "data_dir",
+    "load_config",
+    "save_config",
+]
