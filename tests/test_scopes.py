@@ -336,3 +336,14 @@ def test_flat_dotted_name_wins_over_a_path_in_a_higher_scope(tmp_path: Path) -> 
     assert render_text("{{api.key}}", scopes).text == "flat"
     assert [d.scope for d in scopes.explain()["api.key"]] == ["collection"]
     assert [d.scope for d in scopes.explain()["api"]] == ["cli"]
+
+
+def test_variable_aliasing_env_is_not_rescanned(tmp_path: Path) -> None:
+    scopes = env_scopes(
+        tmp_path,
+        {"RAW": "{{x}}"},
+        variables={"token": "{{ $env.RAW }}", "x": "X", "t2": "<{{token}}>"},
+    )
+    result = render_text("{{token}} {{t2}}", scopes)
+    assert result.text == "{{x}} <{{x}}>"
+    assert result.unresolved == []
