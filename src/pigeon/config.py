@@ -425,6 +425,9 @@ def _edit_text(
             lines[i] = new + match.group("tail") + ending
         else:
             at = stop
+            if stop < len(lines):  # comments right above the next table belong to it
+                while at > start and lines[at - 1].lstrip().startswith("#"):
+                    at -= 1
             while at > start and not lines[at - 1].strip():
                 at -= 1  # after the section's last line, before the blank lines that end it
             lines.insert(at, new + "\n")
