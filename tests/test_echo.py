@@ -125,6 +125,16 @@ def test_login_then_me(client: httpx.Client) -> None:
     assert me.json()["username"] == "ada"
 
 
+def test_login_accepts_json_labelled_as_a_form(client: httpx.Client) -> None:
+    # What `curl -d '{"username": ...}'` sends.
+    r = client.post(
+        "/login",
+        content=b'{"username": "ada", "password": "pw"}',
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert r.status_code == 200 and r.json()["token"]
+
+
 def test_login_with_a_form_and_tokens_are_distinct(client: httpx.Client) -> None:
     a = client.post("/login", data={"username": "grace", "password": "pw"}).json()["token"]
     b = client.post("/login", data={"username": "grace", "password": "pw"}).json()["token"]
@@ -378,8 +388,9 @@ def test_main_rejects_a_bad_port(capsys: pytest.CaptureFixture[str]) -> None:
     assert "port out of range" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT delivery")
-def test_command_line_server_serves_and_stops_on_ctrl_c() -> None:
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_command_line_server_serves_and_stops_on_a_signal(sig: signal.Signals) -> None:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "pigeon.echo", "--port", "0"],
@@ -387,17 +398,22 @@ def test_command_line_server_serves_and_stops_on_ctrl_c() -> None:
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        # A child of a non-interactive shell may inherit SIGINT ignored; start it afresh.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
-        assert proc.stdout is not None
+        assert proc.stdout is not None and proc.stderr is not None
         line = proc.stdout.readline()
         assert line.startswith("Pigeon echo server on http://127.0.0.1:")
         url = line.split()[4]
         assert urlsplit(url).port
         assert httpx.get(f"{url}/hello", timeout=5).json()["path"] == "/hello"
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         assert proc.wait(timeout=10) == 0
-        assert "GET /hello" in (proc.stderr.read() if proc.stderr else "")  # logged when not quiet
+        err = proc.stderr.read()
+        assert '"GET /hello HTTP/1.1" 200' in err  # requests are logged when not quiet
+        assert err.rstrip().endswith("Stopped.")
+        assert "Traceback" not in err
     finally:
         if proc.poll() is None:
             proc.kill()

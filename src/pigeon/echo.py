@@ -19,12 +19,12 @@ import ipaddress
 import json
 import random
 import secrets
+import signal
 import socket
 import ssl
 import struct
 import sys
 import threading
-import time
 import zlib
 from collections.abc import Iterator
 from http import HTTPStatus
@@ -310,7 +310,8 @@ class EchoHandler(BaseHTTPRequestHandler):
         for key, value in reply.headers:
             self.send_header(key, value)
         if isinstance(body, bytes):
-            self.send_header("Content-Length", str(len(body)))
+            if reply.status >= 200 and reply.status != 204:  # neither may carry a length
+                self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             if not no_body:
                 self.wfile.write(body)
@@ -424,15 +425,16 @@ class EchoHandler(BaseHTTPRequestHandler):
     def _login(self, body: bytes) -> _Reply:
         ctype = self.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
         fields: dict[str, Any] = {}
-        if ctype == "application/x-www-form-urlencoded":
-            fields = {k: v[-1] for k, v in parse_qs(body.decode("utf-8", "replace")).items()}
-        else:
+        # JSON when declared or when it looks like it (curl -d labels everything a form).
+        if ctype.endswith("json") or body.lstrip().startswith(b"{"):
             try:
                 data = json.loads(body or b"null")
             except ValueError:
                 return _error(400, "send username and password as JSON or a form")
             if isinstance(data, dict):
                 fields = data
+        else:
+            fields = {k: v[-1] for k, v in parse_qs(body.decode("utf-8", "replace")).items()}
         username, password = fields.get("username"), fields.get("password")
         if not isinstance(username, str) or not username or not isinstance(password, str):
             return _error(400, "username and password are required")
@@ -751,13 +753,20 @@ def main(argv: list[str] | None = None) -> int:
             f"pigeon echo: warning: {args.host} is reachable from other machines", file=sys.stderr
         )
     print(f"Pigeon echo server on {server.url} (Ctrl-C to stop)", flush=True)
+    stop = threading.Event()
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        while True:
-            time.sleep(3600)
+        while not stop.wait(0.5):
+            pass
     except KeyboardInterrupt:
-        print("\nStopped.", file=sys.stderr)
+        pass
     finally:
         server.stop()
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    print("Stopped.", file=sys.stderr)
     return 0
 
 

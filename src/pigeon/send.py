@@ -186,7 +186,7 @@ class Exchange:
     @property
     def is_json(self) -> bool:
         ctype = self.content_type
-        return ctype == "application/json" or ctype.endswith("+json")
+        return ctype in ("application/json", "text/json") or ctype.endswith("+json")
 
     # -- body --
 
@@ -595,6 +595,9 @@ class HttpSession:
         scheme = urlsplit(rendered.url).scheme.lower() if "://" in rendered.url else ""
         if scheme not in ("http", "https"):
             attempt.fail("invalid", _unsupported_scheme(rendered.url))
+            return
+        if self._closed:
+            attempt.fail("other", "The HTTP session is closed")
             return
         timeout = settings.timeout if settings.timeout and settings.timeout > 0 else None
         client = self._client(settings.verify_tls)
