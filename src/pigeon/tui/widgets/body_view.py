@@ -12,8 +12,10 @@ the app keeps answering keys.
 from __future__ import annotations
 
 import contextlib
+import gc
 import re
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -52,6 +54,31 @@ MATCH_LIMIT = 100_000
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 
 
+_gc_lock = threading.Lock()
+_gc_holders = 0
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Hold off the cyclic garbage collector while a worker builds millions of JSON objects.
+
+    Those objects hold no cycles, yet each full collection walks all of them with the GIL
+    held, stalling the UI loop for a tenth of a second at a time.
+    """
+    global _gc_holders
+    with _gc_lock:
+        _gc_holders += 1
+        was_enabled = gc.isenabled() if _gc_holders == 1 else True
+        gc.disable()
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_holders -= 1
+            if _gc_holders == 0 and was_enabled:
+                gc.enable()
+
+
 def _visible(line: str) -> str:
     """Control characters drawn as one replacement character each (columns stay put)."""
     return _CONTROL.sub("\ufffd", line) if _CONTROL.search(line) else line
@@ -75,8 +102,10 @@ class BodyView(ScrollView, can_focus=True):
     }
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("g", "scroll_home", "Top", id="body.top", show=False),
-        Binding("G", "scroll_end", "Bottom", id="body.bottom", show=False),
+        Binding("g,home", "jump_home", "Top", id="body.top", show=False),
+        Binding("G,end", "jump_end", "Bottom", id="body.bottom", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown,space", "page_down", "Page down", show=False),
     ]
 
     phase: reactive[Phase] = reactive("empty", init=False)
@@ -167,6 +196,7 @@ class BodyView(ScrollView, can_focus=True):
         self.run_worker(
             partial(self._prepare_in_thread, text, is_json, generation),
             name="format body",
+            description="format body",
             group="body-format",
             thread=True,
             exclusive=True,
@@ -200,7 +230,8 @@ class BodyView(ScrollView, can_focus=True):
             if not is_json or cancelled():
                 return
             try:
-                pretty = bodyformat.pretty_json(text)
+                with _gc_paused():
+                    pretty = bodyformat.pretty_json(text)
             except (ValueError, RecursionError):
                 self._from_thread(self._set_doc, raw, "text", generation)
                 return
@@ -234,6 +265,19 @@ class BodyView(ScrollView, can_focus=True):
         if self._query:
             self.search(self._query)
 
+    def action_jump_home(self) -> None:
+        """Straight to the top: animating across 400,000 lines only costs frames."""
+        self.scroll_to(0, 0, animate=False, immediate=True)
+
+    def action_jump_end(self) -> None:
+        self.scroll_to(0, self.max_scroll_y, animate=False, immediate=True)
+
+    def action_page_up(self) -> None:
+        self.scroll_page_up(animate=False)
+
+    def action_page_down(self) -> None:
+        self.scroll_page_down(animate=False)
+
     # -- rendering ----------------------------------------------------------------------------
 
     def notify_style_update(self) -> None:
@@ -253,7 +297,9 @@ class BodyView(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         number = scroll_y + y
         width = self.scrollable_content_region.width
-        base = self.rich_style
+        base = self._styles.get("")
+        if base is None:
+            base = self._styles[""] = self.rich_style
         doc = self._doc
         if number >= len(doc):
             return Strip.blank(width, base)
@@ -338,6 +384,7 @@ class BodyView(ScrollView, can_focus=True):
         self.run_worker(
             partial(self._search_in_thread, doc, query, generation),
             name="search body",
+            description="search body",
             group="body-search",
             thread=True,
             exclusive=True,
@@ -419,6 +466,7 @@ class BodyView(ScrollView, can_focus=True):
         self.run_worker(
             partial(self._filter_in_thread, self._source, expression, self._generation),
             name="filter body",
+            description="filter body",
             group="body-filter",
             thread=True,
             exclusive=True,
@@ -430,12 +478,13 @@ class BodyView(ScrollView, can_focus=True):
         try:
             import json
 
-            try:
-                data = json.loads(source)
-            except ValueError as exc:
-                raise bodyformat.FilterError(f"the body is not valid JSON: {exc}") from None
-            result = bodyformat.apply_filter(data, expression)
-            del data
+            with _gc_paused():
+                try:
+                    data = json.loads(source)
+                except ValueError as exc:
+                    raise bodyformat.FilterError(f"the body is not valid JSON: {exc}") from None
+                result = bodyformat.apply_filter(data, expression)
+                del data
             if worker.is_cancelled:
                 return
             doc = bodyformat.build_index(
