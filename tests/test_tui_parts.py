@@ -142,3 +142,14 @@ def test_preview_highlights_unresolved() -> None:
 )  # fmt: skip
 def test_looks_secret(name: str, secret: bool) -> None:
     assert looks_secret(name) is secret
+
+
+def test_env_references_and_texts() -> None:
+    from pigeon.model import Auth, Header, Request
+    from pigeon.tui.widgets.variables_pane import env_references, request_texts
+
+    req = Request(name="r", url="{{base}}/{{$env.A}}", headers=[Header("X", "{{process.env.B}}")])
+    texts = request_texts(
+        req, [Header("Y", "{{ $env.C }}")], Auth(type="bearer", token="{{$env.A}}")
+    )
+    assert env_references(texts) == ["A", "C", "B"]

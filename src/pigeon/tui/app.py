@@ -16,7 +16,7 @@ from pigeon.tui.session import Session, demo_collection_dir
 
 
 class PigeonApp(App[int]):
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses live elsewhere
     TITLE = "Pigeon"
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),

@@ -17,19 +17,20 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Select, Static
+from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
 from pigeon.model import Folder, Request
-from pigeon.render import RenderError, render_request
+from pigeon.render import RenderError, effective_auth, render_request
 from pigeon.tui.screens.choose import ChooseScreen
 from pigeon.tui.screens.confirm import ConfirmScreen, UnsavedScreen
 from pigeon.tui.screens.log import LogScreen
 from pigeon.tui.screens.prompt import PromptScreen
 from pigeon.tui.screens.variable_edit import VariableEditScreen, VariableValue
 from pigeon.tui.widgets.collection_tree import CollectionTree
+from pigeon.tui.widgets.environment_label import EnvironmentLabel
 from pigeon.tui.widgets.request_editor import Preview, RequestEditor
-from pigeon.tui.widgets.variables_pane import VariablesPane
+from pigeon.tui.widgets.variables_pane import VariablesPane, env_references, request_texts
 
 if TYPE_CHECKING:
     from pigeon.tui.app import PigeonApp
@@ -45,14 +46,14 @@ class Pane(Vertical):
 
 
 class MainScreen(Screen[None]):
-    CSS_PATH = "main.tcss"
+    CSS_PATH = Path(__file__).with_suffix(".tcss")
     AUTO_FOCUS = "CollectionTree"
 
     BINDINGS = [
         Binding("ctrl+r,f5", "send", "Send", id="send", priority=True),
         Binding("escape", "cancel_send", "Cancel send", id="cancel_send"),
         Binding("ctrl+s", "save", "Save", id="save", priority=True),
-        Binding("ctrl+l", "focus_url", "URL", id="focus_url", priority=True),
+        Binding("ctrl+l", "focus_url", "Go to URL", id="focus_url", priority=True, show=False),
         Binding("ctrl+n", "new_request", "New", id="new_request", show=False),
         Binding("ctrl+b", "toggle_tree", "Tree", id="toggle_tree", priority=True),
         Binding("ctrl+g", "toggle_variables", "Vars", id="toggle_variables", priority=True),
@@ -67,6 +68,7 @@ class MainScreen(Screen[None]):
         self.session = session
         self._send_started = 0.0
         self.last_exchange: Any = None  # the latest pigeon.send.Exchange shown
+        self.first_paint_at = 0.0  # wall-clock time the screen was first on display
         self._trust_asked = False
         self._tree_hidden_by_user: bool | None = None
         self._vars_hidden_by_user: bool | None = None
@@ -74,25 +76,16 @@ class MainScreen(Screen[None]):
     # -- layout -------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        from pigeon.tui.widgets.response_pane import ResponsePane
-
         with Horizontal(id="panes"):
             with Pane(id="tree-pane"):
-                yield Select(
-                    self._env_options(),
-                    value=self._env_value(),
-                    allow_blank=False,
-                    compact=True,
-                    id="env-select",
-                )
+                yield EnvironmentLabel(id="env")
                 yield CollectionTree(id="tree")
             with Vertical(id="centre"):
                 yield RequestEditor(self._scopes_for, self._preview, id="editor")
-                yield ResponsePane(id="response")
             with Pane(id="vars-pane"):
                 yield VariablesPane(id="variables")
         yield Static("", id="status")
-        yield Footer()
+        yield Footer(compact=True)
 
     @property
     def pigeon(self) -> PigeonApp:
@@ -100,12 +93,13 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#tree-pane").border_title = "Collection"
+        self.query_one(EnvironmentLabel).show(self.session.environment)
         self.query_one("#vars-pane").border_title = "Variables"
-        self.query_one("#response").border_title = "Response"
         self.query_one(CollectionTree).show_collection(self.session.collection)
         self._refresh_variables()
         self._apply_width(self.size.width)
         self.update_status()
+        self.call_after_refresh(self._after_first_paint)
         broken = self.session.collection.broken
         if broken:
             self.notify(
@@ -113,11 +107,24 @@ class MainScreen(Screen[None]):
                 severity="warning",
             )
 
+    async def _after_first_paint(self) -> None:
+        """The editor's widgets and the response pane are imported and mounted once the
+        screen is on display: nothing is shown in them before a request is chosen."""
+        self.first_paint_at = time.time()
+        await self.query_one(RequestEditor).build_body()
+        from pigeon.tui.widgets.response_pane import ResponsePane
+
+        response = ResponsePane(id="response")
+        response.border_title = "Response"
+        await self.query_one("#centre").mount(response)
+
     def on_resize(self, event: Any) -> None:
         self._apply_width(event.size.width)
 
     def _apply_width(self, width: int) -> None:
-        """Below 100 columns the variables pane starts hidden; below 70 the tree too."""
+        """Below 100 columns the variables pane starts hidden and the tree narrows; below 70
+        the tree starts hidden too."""
+        self.set_class(width < 100, "narrow")
         if self._vars_hidden_by_user is None:
             self.query_one("#vars-pane").display = width >= 100
         if self._tree_hidden_by_user is None:
@@ -163,7 +170,14 @@ class MainScreen(Screen[None]):
         request = editor.request
         scopes = self._scopes_for(request)
         unresolved = self._preview(request).unresolved if request is not None else []
-        self.query_one(VariablesPane).show_scopes(scopes, unresolved)
+        env_names: list[str] = []
+        if request is not None:
+            s = self.session
+            chain = s.chain_of(request)
+            headers = [*s.collection.headers, *(h for f in chain for h in f.headers)]
+            texts = request_texts(request, headers, effective_auth(s.collection, chain, request))
+            env_names = env_references(texts)
+        self.query_one(VariablesPane).show_scopes(scopes, unresolved, env_names)
 
     def refresh_after_variables(self) -> None:
         """Variables changed (environment, runtime, an edit): preview and pane follow."""
@@ -241,9 +255,7 @@ class MainScreen(Screen[None]):
             editor.load(reopened)
         else:
             editor.show_message("Choose a request in the collection.")
-        select = self.query_one("#env-select", Select)
-        select.set_options(self._env_options())
-        select.value = self._env_value()
+        self.query_one(EnvironmentLabel).show(self.session.environment)
         self.refresh_after_variables()
 
     def _discard_current(self) -> None:
@@ -427,28 +439,17 @@ class MainScreen(Screen[None]):
 
     # -- environment --------------------------------------------------------------------------
 
-    def _env_options(self) -> list[tuple[str, str]]:
-        return [
-            ("no environment", NO_ENV),
-            *((f"env: {n}", n) for n in self.session.environment_names()),
-        ]
-
     def _env_value(self) -> str:
         return self.session.environment or NO_ENV
 
-    def on_select_changed(self, event: Select.Changed) -> None:
-        if event.select.id != "env-select" or event.value is Select.BLANK:
-            return
-        event.stop()
-        self.set_environment("" if event.value == NO_ENV else str(event.value))
+    def on_environment_label_clicked(self, event: EnvironmentLabel.Clicked) -> None:
+        self.action_choose_environment()
 
     def set_environment(self, name: str) -> None:
         if name == self.session.environment:
             return
         self.session.environment = name
-        select = self.query_one("#env-select", Select)
-        if select.value != self._env_value():
-            select.value = self._env_value()
+        self.query_one(EnvironmentLabel).show(name)
         self.refresh_after_variables()
         self.notify(f"Environment: {name or 'none'}")
 

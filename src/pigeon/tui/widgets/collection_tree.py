@@ -99,7 +99,7 @@ class CollectionTree(Tree[NodeData]):
 
     def _label(self, item: Folder | Request) -> Text:
         if isinstance(item, Folder):
-            return Text.assemble(("▸ " if not item.items else "", "dim"), (item.name, "bold"))
+            return Text(item.name, style="bold")
         method = (item.method or "GET").upper()
         colour = method_colour(self.app.current_theme, method)
         badge = (method[:4] if method != "DELETE" else "DEL").ljust(4)

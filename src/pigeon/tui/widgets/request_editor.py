@@ -10,24 +10,18 @@ import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import Static
 
-from pigeon.model import Header, QueryParam, Request
+from pigeon.model import Request
 from pigeon.scopes import Scopes
-from pigeon.tui.widgets.auth_editor import AuthEditor
-from pigeon.tui.widgets.body_editor import BodyEditor
 from pigeon.tui.widgets.messages import RequestEdited
-from pigeon.tui.widgets.pair_table import PairTable
-from pigeon.tui.widgets.request_variables import RequestVariables
-from pigeon.tui.widgets.scripts_editor import ScriptsEditor
-from pigeon.tui.widgets.settings_editor import SettingsEditor
 from pigeon.tui.widgets.url_bar import UrlBar
-from pigeon.tui.widgets.url_preview import UrlPreview
 
 
 @dataclass
@@ -65,29 +59,21 @@ class RequestEditor(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="editor-empty")
-        with Vertical(id="editor-body"):
-            yield UrlBar(lambda: self._scopes(self.request), id="url-bar")
-            yield UrlPreview(id="url-preview")
-            with TabbedContent(id="editor-tabs"):
-                with TabPane("Headers", id="tab-headers"):
-                    yield PairTable("header", lambda n, v: Header(n, v), id="headers")
-                with TabPane("Query", id="tab-query"):
-                    yield PairTable("parameter", lambda n, v: QueryParam(n, v), id="query")
-                with TabPane("Body", id="tab-body"):
-                    yield BodyEditor(id="body")
-                with TabPane("Auth", id="tab-auth"):
-                    yield AuthEditor(id="auth")
-                with TabPane("Scripts", id="tab-scripts"):
-                    yield ScriptsEditor(id="scripts")
-                with TabPane("Vars", id="tab-vars"):
-                    yield RequestVariables(id="request-vars")
-                with TabPane("Settings", id="tab-settings"):
-                    yield SettingsEditor(id="settings")
 
     def on_mount(self) -> None:
         self.show_message(
             "Choose a request in the collection (enter), or press ctrl+n for a new one."
         )
+
+    async def build_body(self) -> None:
+        """Import and mount the editing widgets (TextAreas with syntax highlighting, tables,
+        tabs). The screen calls this after its first paint: the tree is usable sooner, and the
+        editor is hidden until a request is chosen anyway."""
+        if self.query("#editor-body"):
+            return
+        from pigeon.tui.widgets.editor_body import EditorBody
+
+        await self.mount(EditorBody(lambda: self._scopes(self.request), id="editor-body"))
 
     # -- loading ------------------------------------------------------------------------------
 
@@ -96,27 +82,32 @@ class RequestEditor(Vertical):
         self.request = self.saved = None
         self.dirty = False
         self.query_one("#editor-empty", Static).update(text)
-        self.query_one("#editor-empty").display = True
-        self.query_one("#editor-body").display = False
+        self.remove_class("-editing")
         self.border_title = "Request"
 
     def load(self, request: Request) -> None:
         """Edit a copy of ``request``."""
+        if not self.query("#editor-body"):  # still being mounted: right after start-up
+            self.call_after_refresh(self._load_later, request)
+            return
         self.saved = request
         self.request = work = copy.deepcopy(request)
         self.dirty = False
-        self.query_one("#editor-empty").display = False
-        self.query_one("#editor-body").display = True
-        self.query_one(UrlBar).set_values(work.method, work.url)
-        self.query_one("#headers", PairTable).show(work.headers)
-        self.query_one("#query", PairTable).show(work.query)
-        self.query_one(BodyEditor).show(work.body)
-        self.query_one(AuthEditor).show(work)
-        self.query_one(ScriptsEditor).show(work.scripts)
-        self.query_one(RequestVariables).show(work.variables)
-        self.query_one(SettingsEditor).show(work.settings)
+        self.add_class("-editing")
+        self.body.show(work)
         self._update_title()
         self.refresh_preview()
+
+    @property
+    def body(self) -> Any:
+        """The editing widgets (``EditorBody``), once mounted."""
+        return self.query_one("#editor-body")
+
+    def _load_later(self, request: Request) -> None:
+        self.load(request)
+        if self.request is not None:
+            self.focus_url()
+            self.post_message(self.Changed(self.request, False))
 
     def mark_saved(self, saved: Request) -> None:
         """After a save: the working copy is the new reference."""
@@ -143,7 +134,7 @@ class RequestEditor(Vertical):
     def load_variables_tab(self) -> None:
         """The request's variables were changed from outside (the variables pane)."""
         if self.request is not None:
-            self.query_one(RequestVariables).show(self.request.variables)
+            self.body.show_variables(self.request.variables)
             self._edited()
 
     def _edited(self) -> None:
@@ -159,7 +150,7 @@ class RequestEditor(Vertical):
         if self.request is None:
             return
         p = self._preview(self.request)
-        self.query_one(UrlPreview).show(p.url, p.unresolved, p.warnings, p.error)
+        self.body.show_preview(p.url, p.unresolved, p.warnings, p.error)
 
     def _update_title(self) -> None:
         if self.request is None:

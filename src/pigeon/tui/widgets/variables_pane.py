@@ -18,7 +18,9 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Tree
 
+from pigeon.model import Auth, Header, Request
 from pigeon.scopes import Definition, Scopes
+from pigeon.template import ENV, parse
 from pigeon.values import kind_of, preview
 
 MASK = "••••"
@@ -38,6 +40,28 @@ _SCOPE_STYLE = {
 
 def looks_secret(name: str) -> bool:
     return bool(_SECRET_NAME.search(name))
+
+
+def request_texts(request: Request, headers: list[Header], auth: Auth | None) -> list[str]:
+    """Every template string a send of ``request`` renders (with inherited headers and auth)."""
+    texts = [request.url, request.body.content]
+    texts += [t for h in [*headers, *request.headers] for t in (h.name, h.value)]
+    texts += [t for q in request.query for t in (q.name, q.value)]
+    texts += [t for f in request.body.fields for t in (f.name, f.value)]
+    if auth is not None:
+        texts += [auth.username, auth.password, auth.token, auth.key, auth.value]
+    return texts
+
+
+def env_references(texts: list[str]) -> list[str]:
+    """The ``$env`` names the texts use, in order of first use."""
+    seen: dict[str, None] = {}
+    for text in texts:
+        if "{{" in text:
+            for ph in parse(text).placeholders:
+                if ph.kind == ENV:
+                    seen.setdefault(ph.name, None)
+    return list(seen)
 
 
 @dataclass
@@ -78,11 +102,16 @@ class VariablesPane(Tree[VariableRow | None]):
         self.guide_depth = 2
         self._scopes: Scopes | None = None
         self._unresolved: list[str] = []
+        self._env_names: list[str] = []
         self.rows: dict[str, list[Definition]] = {}
 
-    def show_scopes(self, scopes: Scopes | None, unresolved: list[str]) -> None:
-        """Redraw from ``scopes`` (``None``: nothing selected)."""
+    def show_scopes(
+        self, scopes: Scopes | None, unresolved: list[str], env_names: list[str] | None = None
+    ) -> None:
+        """Redraw from ``scopes`` (``None``: nothing selected); ``env_names`` are the
+        ``$env`` names the request uses."""
         self._scopes, self._unresolved = scopes, list(unresolved)
+        self._env_names = list(env_names or [])
         self._rebuild()
 
     def watch_revealed(self) -> None:
@@ -104,10 +133,26 @@ class VariablesPane(Tree[VariableRow | None]):
                 node.add_leaf(self._label(name, shadowed, False), data=VariableRow(name, shadowed))
             if len(defs) == 1:
                 node.allow_expand = False
+        if self._env_names and scopes is not None:
+            env = self.root.add(Text("$env", style="bold"), data=None, expand=True)
+            for name in self._env_names:
+                env.add_leaf(self._env_label(scopes, name), data=None)
         if not self.rows and not self._unresolved:
             self.root.add_leaf(Text("no variables", style="dim"), data=None)
         if line >= 0:
             self.cursor_line = min(line, max(0, self.last_line))
+
+    def _env_label(self, scopes: Scopes, name: str) -> Text:
+        if name in scopes.environ:
+            value, source = scopes.environ[name], "process environment"
+        elif name in scopes.dotenv:
+            value, source = scopes.dotenv[name], ".env"
+        else:
+            return Text.assemble((f"$env.{name}", "bold"), ("  not set", "red"))
+        shown = preview(value, 60) if self.revealed else MASK
+        return Text.assemble(
+            (f"$env.{name}", "bold"), (" = ", "dim"), shown, (f"  {source}", "dim")
+        )
 
     def _label(self, name: str, d: Definition, winner: bool) -> Text:
         value = preview(d.value, 60)

@@ -1,0 +1,55 @@
+"""SVG snapshots of the main screen (80x24 and 120x40) and the help screen.
+
+The demo opens without an echo server and with its ``local`` environment, so no port, path
+or clock reaches the screen. Update with ``pytest --snapshot-update`` after a deliberate
+change, and look at the new SVGs before committing them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pigeon.model import Request
+from pigeon.tui.app import PigeonApp
+from pigeon.tui.session import Session, demo_collection_dir
+from pigeon.tui.themes import bundled_theme_dirs
+from pigeon.tui.widgets.collection_tree import CollectionTree
+
+
+@pytest.fixture(autouse=True)
+def _private_config(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+
+def demo_app() -> PigeonApp:
+    root = demo_collection_dir()
+    assert root is not None
+    return PigeonApp(Session.open(root), theme_dirs=bundled_theme_dirs(), remember_theme=False)
+
+
+async def open_create_user(pilot) -> None:
+    tree = pilot.app.screen.query_one(CollectionTree)
+    node = next(
+        n
+        for n in tree._all_nodes()
+        if isinstance(n.data, Request) and n.data.id == "users/create-user"
+    )
+    tree.move_cursor(node)
+    await pilot.pause()
+    await pilot.press("enter")
+    await pilot.pause()
+    pilot.app.screen.query_one(CollectionTree).focus()  # no blinking cursor in the picture
+    await pilot.pause()
+
+
+def test_main_screen_80x24(snap_compare) -> None:
+    assert snap_compare(demo_app(), terminal_size=(80, 24), run_before=open_create_user)
+
+
+def test_main_screen_120x40(snap_compare) -> None:
+    assert snap_compare(demo_app(), terminal_size=(120, 40), run_before=open_create_user)
+
+
+def test_help_screen_120x40(snap_compare) -> None:
+    assert snap_compare(demo_app(), terminal_size=(120, 40), press=["f1"])
