@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 import zlib
+from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import httpx
@@ -23,7 +24,7 @@ from pigeon.echo import PNG, EchoServer, large_user, main
 
 
 @pytest.fixture
-def client(echo_url: str) -> httpx.Client:
+def client(echo_url: str) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=echo_url, timeout=10) as c:
         yield c
 

@@ -8,6 +8,7 @@ import os
 import tempfile
 import time
 import tracemalloc
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -38,7 +39,7 @@ def req(
 
 
 @pytest.fixture
-async def session() -> HttpSession:
+async def session() -> AsyncIterator[HttpSession]:
     async with HttpSession() as s:
         yield s
 

@@ -114,7 +114,8 @@ class Exchange:
     reason: str = ""
     http_version: str = ""
     headers: list[tuple[str, str]] = field(default_factory=list)
-    body: bytes = b""  # the whole body, or its first ``max_body_in_memory`` bytes if truncated
+    # The whole body, or its first ``max_body_in_memory`` bytes if truncated.
+    body: bytes = field(default=b"", repr=False)
     body_size: int = 0  # always the full (decoded) body size
     body_path: Path | None = None  # the complete body on disk when it was too big for memory
     truncated: bool = False
