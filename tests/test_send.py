@@ -548,3 +548,12 @@ def test_failed_exchange_for_a_request_that_could_not_be_built() -> None:
     assert ex.error == "Unresolved placeholder host" and ex.error_kind == "invalid"
     assert ex.url == rendered.url and ex.method == "GET"
     assert not ex.ok and ex.status_class == "" and ex.size == 0
+
+
+async def test_concurrent_sends_share_one_session(session: HttpSession, echo_url: str) -> None:
+    start = time.perf_counter()
+    results = await asyncio.gather(
+        *(session.send(req(f"{echo_url}/delay/0.3?i={i}")) for i in range(10))
+    )
+    assert time.perf_counter() - start < 2.5  # in parallel, not one after another
+    assert sorted(r.json()["query"]["i"][0] for r in results) == [str(i) for i in range(10)]
