@@ -320,3 +320,18 @@ async def test_new_body_while_formatting_drops_the_old_result() -> None:
         await pilot.pause()
         await asyncio.sleep(0.05)
         assert lines_of(view, 3) == ["{", '  "small": 1', "}"]
+
+
+async def test_search_reveals_a_match_off_to_the_right_and_returns_when_nothing_matches() -> None:
+    app = BodyApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        view = app.query_one(BodyView)
+        view.show_text("\n".join(["x" * 100 + " needle"] + [f"line {n}" for n in range(50)]))
+        await pilot.pause()
+        await pilot.press("slash", *"need")
+        await pilot.pause()
+        assert view.scroll_offset.x > 0
+        assert "need" in view.render_line(0).text
+        await pilot.press(*"zz")  # "needzz": nothing
+        await pilot.pause()
+        assert view.match_count == 0 and view.scroll_offset.x == 0

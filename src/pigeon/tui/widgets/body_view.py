@@ -27,7 +27,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.containers import Horizontal, Vertical
-from textual.geometry import Region, Size
+from textual.geometry import Offset, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -147,6 +147,7 @@ class BodyView(ScrollView, can_focus=True):
         self._matches = Matches()
         self._current = -1
         self._search_generation = 0
+        self._search_origin = Offset(0, 0)
         self.filter_expression = ""
 
     # -- content ------------------------------------------------------------------------------
@@ -371,6 +372,8 @@ class BodyView(ScrollView, can_focus=True):
     def search(self, query: str) -> None:
         """Find ``query`` in the content (literal; case-insensitive unless it has capitals).
         A new query cancels a search still running."""
+        if not self._query:
+            self._search_origin = self.scroll_offset
         self._query = query
         self._search_generation += 1
         self.workers.cancel_group(self, "body-search")
@@ -411,6 +414,9 @@ class BodyView(ScrollView, can_focus=True):
             first = found.between(top, len(doc.text) + 1)
             self._current = first.start if len(first) else 0
             self._reveal_current()
+        elif self._query and doc is self._doc:
+            # Nothing found (yet): back to where the search started, not the last partial hit.
+            self.scroll_to(*self._search_origin, animate=False, immediate=True)
         self._cache.clear()
         self.refresh()
         self._post_search()
@@ -436,17 +442,19 @@ class BodyView(ScrollView, can_focus=True):
         self._post_search()
 
     def _reveal_current(self) -> None:
+        """Bring the current match into view: its line in the middle, the columns moved only
+        when the match is off screen."""
         doc = self._doc
         start = self._matches.starts[self._current]
         end = self._matches.ends[self._current]
         number = doc.line_of(start)
         column = start - doc.starts[number]
-        self.scroll_to_region(
-            Region(column, number, max(1, end - start), 1),
-            animate=False,
-            center=True,
-            immediate=True,
-        )
+        region = self.scrollable_content_region
+        x = self.scroll_offset.x
+        if column < x or column + (end - start) > x + region.width:
+            x = max(0, column - region.width // 3)
+        y = max(0, number - region.height // 2)
+        self.scroll_to(x, y, animate=False, immediate=True)
 
     def clear_search(self) -> None:
         self.search("")

@@ -61,9 +61,9 @@ class ResponsePane(Vertical):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy_body", "Copy body", id="response.copy_body"),
-        Binding("C", "copy_curl", "Copy as curl", id="response.copy_curl"),
+        Binding("C", "copy_curl", "Copy as curl", id="response.copy_curl", show=False),
         Binding("s", "save_body", "Save body", id="response.save_body"),
-        Binding("v", "toggle_secrets", "Show secrets", id="response.reveal"),
+        Binding("v", "toggle_secrets", "Show secrets", id="response.reveal", show=False),
     ]
 
     state: reactive[State] = reactive("empty", init=False)
@@ -195,10 +195,7 @@ class ResponsePane(Vertical):
             )
         is_json = not exchange.truncated and (
             kind == "json"
-            or (
-                exchange.content_type in ("", "text/plain")
-                and bodyformat.looks_like_json(text)
-            )
+            or (exchange.content_type in ("", "text/plain") and bodyformat.looks_like_json(text))
         )
         view.show_text(text, is_json=is_json)
 
@@ -302,8 +299,9 @@ class ResponsePane(Vertical):
                 self.save_body_to(self._target(value))
 
         self.app.push_screen(
-            PromptScreen(f"Save body ({human_size(exchange.body_size)}) to", name,
-                         check=self._check_target),
+            PromptScreen(
+                f"Save body ({human_size(exchange.body_size)}) to", name, check=self._check_target
+            ),
             saved,
         )
 
