@@ -181,7 +181,12 @@ async def test_timings_tab() -> None:
         timings = str(app.query_one("#timings").render())
         assert "Total" in timings and "123 ms" in timings
         assert "110 ms" in timings and "1.5 ms" in timings
-        assert "connection reused" in timings  # no TLS handshake on this one
+        assert "plain HTTP" in timings  # no TLS handshake on this one
+        app.query_one(ResponsePane).show_exchange(
+            make_exchange(url="https://127.0.0.1/x", timings=Timings(total_ms=5.0))
+        )
+        await pilot.pause()
+        assert str(app.query_one("#timings").render()).count("connection reused") == 2
 
 
 async def test_copy_body_and_curl() -> None:

@@ -225,8 +225,8 @@ class ResponsePane(Vertical):
             line = f"[b]{label:<16}[/b]{duration(ms):>10}  "
             if ms is not None and total > 0 and ms > 0:
                 line += f"[$accent]{'█' * max(1, round(30 * min(ms, total) / total))}[/]"
-            elif ms is None and label in ("DNS + connect", "TLS handshake") and exchange.status:
-                line += "[dim]connection reused[/]"
+            elif ms is None and exchange.status is not None:
+                line += f"[dim]{self._why_no_time(exchange, label)}[/]"
             lines.append(line)
         lines.append("")
         lines.append(
@@ -237,6 +237,18 @@ class ResponsePane(Vertical):
         for status, url in exchange.redirects:
             lines.append(f"[dim]Redirect {status} from {escape(url)}[/]")
         self.query_one("#timings", Static).update("\n".join(lines))
+
+    @staticmethod
+    def _why_no_time(exchange: Exchange, label: str) -> str:
+        reused = exchange.timings.connect_ms is None
+        if label == "DNS + connect":
+            return "connection reused" if reused else ""
+        if label == "TLS handshake":
+            url = exchange.url or exchange.request.url
+            if not url.lower().startswith("https:"):
+                return "plain HTTP"
+            return "connection reused" if reused else ""
+        return ""
 
     def watch_reveal_secrets(self, reveal: bool) -> None:
         if self.exchange is not None:
