@@ -604,3 +604,46 @@ def test_scripts_compile_once_per_text() -> None:
     assert runtime.get("n") == 5
     info = _compile.cache_info()
     assert info.misses == 1 and info.hits == 4
+
+
+def test_a_script_may_replace_the_request_with_another_request() -> None:
+    col, chain, req = make_collection(
+        request_script=(
+            "import dataclasses\n"
+            "pigeon.request = dataclasses.replace(pigeon.request, method='DELETE')\n"
+            "pigeon.setHeader('X-After', 'yes')\n"
+            "pigeon.request = 'GET /'\n"
+        )
+    )
+    outcome, _ = run("pre_request", col, chain, req)
+    assert outcome.request.method == "DELETE"
+    assert [h.name for h in outcome.request.headers] == ["X-After"]
+    assert outcome.errors[0].type == "TypeError" and outcome.errors[0].line == 4
+    assert req.method == "GET" and req.headers == []
+
+
+def test_labels_and_filenames_name_the_files_of_a_loaded_collection(tmp_path: Path) -> None:
+    from pigeon.store import load_collection
+
+    (tmp_path / "users").mkdir()
+    (tmp_path / "collection.toml").write_text(
+        "name = \"c\"\n[scripts]\npre_request = '''\nprint('c')\n'''\n", encoding="utf-8"
+    )
+    (tmp_path / "users" / "folder.toml").write_text(
+        "[scripts]\npre_request = '''\nprint('f')\n'''\n", encoding="utf-8"
+    )
+    (tmp_path / "users" / "create-user.toml").write_text(
+        "name = \"Create\"\n[scripts]\npre_request = '''\nraise RuntimeError('boom')\n'''\n",
+        encoding="utf-8",
+    )
+    col = load_collection(tmp_path)
+    assert col.broken == []
+    chain, req = col.find("users/create-user")  # type: ignore[misc]
+    sources = script_sources(col, chain, req, "pre_request")
+    for source in sources:
+        assert (tmp_path / source.filename.split(" [")[0]).is_file()
+    outcome, _ = run("pre_request", col, chain, req)
+    assert outcome.output == ["[collection pre_request] c", "[users/ pre_request] f"]
+    assert outcome.errors[0].summary() == (
+        "users/create-user.toml [scripts.pre_request] line 1: RuntimeError: boom"
+    )

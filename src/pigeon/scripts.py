@@ -288,7 +288,7 @@ class PigeonAPI:
         write: Callable[[str], None] | None = None,
     ) -> None:
         self.phase = phase
-        self.request = request  # this send's request (a copy): edits are what gets sent
+        self._request = request  # this send's request (a copy): edits are what gets sent
         self._scopes = scopes
         self._runtime = runtime
         self._response = response
@@ -347,6 +347,17 @@ class PigeonAPI:
         return _script_scopes(self._scopes, self.request, self._runtime)
 
     # -- request and response --
+
+    @property
+    def request(self) -> Request:
+        """This send's request, a copy the script may edit (or replace): what gets sent."""
+        return self._request
+
+    @request.setter
+    def request(self, value: Request) -> None:
+        if not isinstance(value, Request):
+            raise TypeError(f"pigeon.request must be a Request, not {type(value).__name__}")
+        self._request = value
 
     def set_header(self, name: str, value: str) -> None:
         """Set a header on this send's request, replacing the request's own headers of that
@@ -526,6 +537,7 @@ def run_scripts(
         namespace = _namespace(api, writer)
         failed = _run_one(source, namespace, outcome, deadline, timeout, cancel)
         writer.flush()
+        work = api.request  # a script may have replaced the request object
         outcome.ran += 1
         if failed:
             outcome.not_run = [s.label for s in sources[index + 1 :]]
