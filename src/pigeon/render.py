@@ -88,7 +88,6 @@ def _dynamic(name: str) -> Any:
     return MISSING
 
 
-DYNAMIC_NAMES = ("uuid", "guid", "randomUUID", "timestamp", "isoTimestamp", "randomInt", "randomBoolean")
 
 
 # -- the renderer ---------------------------------------------------------------------------
@@ -97,19 +96,24 @@ DYNAMIC_NAMES = ("uuid", "guid", "randomUUID", "timestamp", "isoTimestamp", "ran
 class Renderer:
     """Renders templates against one set of scopes, collecting unresolved names and warnings.
 
-    Each variable is expanded once per renderer (its nested placeholders rendered). Results
-    that depend only on the variables ("pure": no dynamic value, no ``$env``, nothing
-    unresolved, no cycle) are also kept in the scopes' shared cache, so re-rendering a request
-    -- every keystroke in the app, every request of a run -- costs little more than joining
-    strings. Impure results are recomputed, so their values stay fresh and their problems are
-    reported by every render.
+    Lookup walks a path through the raw value and renders only what it passes through and
+    what it returns, so an unused broken key elsewhere in an object is not reported. Every
+    string expansion is tracked by its concrete path (``cfg.url``, ``items[2]``): a cycle is
+    a path met again while it is being expanded, so ``{{cfg.host}}`` inside ``cfg.url`` is
+    fine and ``a -> b -> a`` is caught where it closes.
+
+    Results that depend only on the variables ("pure": no dynamic value, no ``$env``,
+    nothing unresolved, no cycle) are kept in the scopes' shared cache, so re-rendering a
+    request -- every keystroke in the app -- costs little more than joining strings. Impure
+    results are recomputed on each use: dynamic values stay fresh per occurrence and problems
+    are reported by every render.
     """
 
     __slots__ = (
         "scopes",
-        "_cache",
         "_shared",
         "_stack",
+        "_depth",
         "_impure",
         "unresolved",
         "_unresolved_set",
@@ -118,9 +122,9 @@ class Renderer:
 
     def __init__(self, scopes: Scopes) -> None:
         self.scopes = scopes
-        self._cache: dict[str, Any] = {}
         self._shared = scopes.shared_cache()
-        self._stack: list[str] = []
+        self._stack: list[tuple[str | int, ...]] = []
+        self._depth = 0
         self._impure = False
         self.unresolved: list[str] = []
         self._unresolved_set: set[str] = set()
@@ -141,57 +145,68 @@ class Renderer:
     # -- lookup --
 
     def variable(self, name: str) -> Any:
-        """The expanded value of a variable, ``MISSING``, or ``_CYCLE`` if it closes a cycle."""
-        value = self._cache.get(name, MISSING)
-        if value is not MISSING:
-            return value
-        key = ("v", name)
-        value = self._shared.get(key, MISSING)
-        if value is not MISSING:
-            return value
+        """The rendered value of a whole variable, or ``MISSING`` / ``_CYCLE``."""
         raw = self.scopes.get(name)
         if raw is MISSING:
             return MISSING
-        if raw.__class__ is str:
-            if "{{" not in raw:
-                return raw
-        elif not isinstance(raw, (dict, list)):
-            return raw  # numbers, booleans, null, dates
-        elif not _has_template(raw):
-            self._shared[key] = raw  # a plain object or array: scanned once per scopes
-            return raw
-        if name in self._stack:
-            chain = self._stack[self._stack.index(name) :] + [name]
-            self.warn("cycle: " + " -> ".join(chain))
+        return self.expand_at(raw, (name,))
+
+    def expand_at(self, value: Any, path: tuple[str | int, ...]) -> Any:
+        """Render the placeholders inside a value found at ``path`` (nested strings too)."""
+        if value.__class__ is str:
+            if "{{" not in value:
+                return value
+        elif isinstance(value, (dict, list)):
+            key = ("v", path)
+            hit = self._shared.get(key, MISSING)
+            if hit is not MISSING:
+                return hit
+            if not _has_template(value):
+                self._shared[key] = value
+                return value
+        else:
+            return value  # numbers, booleans, null, dates
+        if path in self._stack:
+            chain = self._stack[self._stack.index(path) :] + [path]
+            self.warn("cycle: " + " -> ".join(_path_text(p) for p in chain))
+            self._impure = True
+            return _CYCLE
+        key = ("v", path)
+        hit = self._shared.get(key, MISSING)
+        if hit is not MISSING:
+            return hit
+        if self._depth >= MAX_DEPTH:
+            self.warn(f"nesting deeper than {MAX_DEPTH} levels at {_path_text(path)}; left as written")
             self._impure = True
             return _CYCLE
         outer_impure, self._impure = self._impure, False
-        self._stack.append(name)
+        self._stack.append(path)
+        self._depth += 1
         try:
-            value = self.expand(raw)
+            if value.__class__ is str:
+                tpl = parse(value)
+                result = self.value_of(tpl.single) if tpl.single is not None else self.text(tpl)
+            elif isinstance(value, dict):
+                result = {}
+                for k, v in value.items():
+                    item = self.expand_at(v, (*path, k))
+                    result[k] = v if item is _CYCLE else item
+            else:
+                result = []
+                for i, v in enumerate(value):
+                    item = self.expand_at(v, (*path, i))
+                    result.append(v if item is _CYCLE else item)
         finally:
             self._stack.pop()
-        if self._impure:
-            self._cache[name] = value
-        else:
-            self._shared[key] = value
+            self._depth -= 1
+        if not self._impure:
+            self._shared[key] = result
         self._impure = self._impure or outer_impure
-        return value
+        return result
 
     def expand(self, value: Any) -> Any:
-        """Render the placeholders inside a value (strings, also nested in objects/arrays)."""
-        if isinstance(value, str):
-            if "{{" not in value:
-                return value
-            tpl = parse(value)
-            if tpl.single is not None:
-                return self.value_of(tpl.single)
-            return self.text(tpl)
-        if isinstance(value, dict):
-            return {k: self.expand(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self.expand(v) for v in value]
-        return value
+        """Render the placeholders inside a value that belongs to no variable."""
+        return self.expand_at(value, ("<value>",))
 
     def value_of(self, ph: Placeholder) -> Any:
         """A placeholder's value; when it cannot be resolved, its text exactly as written."""
@@ -214,16 +229,26 @@ class Renderer:
         if kind == DYNAMIC:
             self._impure = True
             return _dynamic(ph.name)
-        if ph.flat is not None:
-            value = self.variable(ph.flat)
-            if value is not MISSING:
-                return value
-        value = self.variable(ph.name)
+        if ph.flat is not None:  # rule 4.2.1: a variable named like the whole path wins
+            raw = self.scopes.get(ph.flat)
+            if raw is not MISSING:
+                return self.expand_at(raw, (ph.flat,))
+        raw = self.scopes.get(ph.name)
+        if raw is MISSING:
+            return MISSING
+        path: tuple[str | int, ...] = (ph.name,)
+        value = raw
         for step in ph.steps:
-            if value is MISSING or value is _CYCLE:
-                return value
-            value = _step(value, step)
-        return value
+            if value.__class__ is str and "{{" in value:
+                # An alias or template on the way: render it to see what to step into.
+                value = self.expand_at(value, path)
+                if value is _CYCLE:
+                    return _CYCLE
+            value, concrete = _step(value, step)
+            if value is MISSING:
+                return MISSING
+            path = (*path, concrete)
+        return self.expand_at(value, path)
 
     # -- places --
 
@@ -234,7 +259,12 @@ class Renderer:
         if piece is not None:
             return piece
         outer_impure, self._impure = self._impure, False
-        value = self.lookup(ph)
+        try:
+            value = self.lookup(ph)
+        except RecursionError:  # an object nested too deeply for Python to walk
+            self.warn(f"{ph.raw}: value nested too deeply to render; left as written")
+            self._impure = True
+            value = _CYCLE
         if value is MISSING or value is _CYCLE:
             if value is MISSING:
                 self._missing(ph)
@@ -311,17 +341,39 @@ class _Cycle:
 _CYCLE: Any = _Cycle()
 
 
-def _step(value: Any, step: str | int) -> Any:
-    """One path step: a dict key or a list index (negative counts from the end); nothing else."""
-    if isinstance(step, int):
-        if isinstance(value, list) and -len(value) <= step < len(value):
-            return value[step]
-        return MISSING
+def _step(value: Any, step: str | int) -> tuple[Any, str | int]:
+    """One path step: a dict key or a list index (negative counts from the end); nothing
+    else. Returns the value (or ``MISSING``) and the concrete key or index it reached."""
     if isinstance(value, dict):
-        return value.get(step, MISSING)
-    if isinstance(value, list) and re.fullmatch(r"-?\d+", step):
-        return _step(value, int(step))  # `items.0` reads like `items[0]`
-    return MISSING
+        if isinstance(step, str) and step in value:
+            return value[step], step
+        return MISSING, step
+    if isinstance(value, list):
+        if isinstance(step, str):
+            if not step.lstrip("-").isdigit():
+                return MISSING, step
+            step = int(step)  # `items.0` reads like `items[0]`
+        n = len(value)
+        if -n <= step < n:
+            index = step % n
+            return value[index], index
+    return MISSING, step
+
+
+def _path_text(path: tuple[str | int, ...]) -> str:
+    """``("user", "tags", 1)`` -> ``user.tags[1]``, as a placeholder would name it."""
+    out = str(path[0])
+    for step in path[1:]:
+        if isinstance(step, int):
+            out += f"[{step}]"
+        elif re.fullmatch(r"[A-Za-z0-9_-]+", step):
+            out += f".{step}"
+        else:
+            out += "[" + json.dumps(step, ensure_ascii=False) + "]"
+    return out
+
+
+MAX_DEPTH = 64  # nested string expansions; deeper is reported instead of recursing on
 
 
 # -- public helpers -------------------------------------------------------------------------

@@ -27,6 +27,11 @@ _LITERAL = re.compile(r"""'([^']*)'|"([^"]*)\"""")
 
 PATH, DYNAMIC, ENV, LITERAL = "path", "dynamic", "env", "literal"
 
+# Dynamic values (DESIGN §4.1), each fresh per occurrence; rendered in render.py.
+DYNAMIC_NAMES = frozenset(
+    {"uuid", "guid", "randomUUID", "timestamp", "isoTimestamp", "randomInt", "randomBoolean"}
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Placeholder:
@@ -72,7 +77,9 @@ def _parse_inner(expr: str, raw: str) -> Placeholder | None:
         if m:
             return Placeholder(raw, expr, ENV, m.group(1))
         m = _DYNAMIC.fullmatch(expr)
-        return Placeholder(raw, expr, DYNAMIC, m.group(1)) if m else None
+        if m and m.group(1) in DYNAMIC_NAMES:
+            return Placeholder(raw, expr, DYNAMIC, m.group(1))
+        return None  # `$foo` is no expression: plain text
     m = _PATH.fullmatch(expr)
     if not m:
         return None

@@ -92,7 +92,10 @@ def format_date(value: date) -> str:
         dt = value.astimezone(timezone.utc)  # naive datetimes are taken as local time
     else:
         dt = datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+    return (
+        f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T{dt.hour:02d}:{dt.minute:02d}:"
+        f"{dt.second:02d}.{dt.microsecond // 1000:03d}Z"
+    )
 
 
 # -- rendering ------------------------------------------------------------------------------
