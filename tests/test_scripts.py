@@ -647,3 +647,16 @@ def test_labels_and_filenames_name_the_files_of_a_loaded_collection(tmp_path: Pa
     assert outcome.errors[0].summary() == (
         "users/create-user.toml [scripts.pre_request] line 1: RuntimeError: boom"
     )
+
+
+def test_scripts_edit_their_own_copy_of_the_response_json() -> None:
+    exchange = StandInExchange(200, '{"token": "t", "n": 1}', [])
+    cached = exchange.json()
+    exchange.json = lambda: cached  # type: ignore[method-assign]  # an exchange that caches
+    col, chain, req = make_collection(
+        phase="post_response",
+        request_script="d = pigeon.response.json()\nd.pop('token')\nprint(pigeon.response.json())\n",
+    )
+    outcome, _ = run("post_response", col, chain, req, response=exchange)
+    assert outcome.output == ["[req post_response] {'n': 1}"]
+    assert cached == {"token": "t", "n": 1}

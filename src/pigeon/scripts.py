@@ -193,6 +193,9 @@ class ResponseHeaders(Mapping[str, str]):
         return f"ResponseHeaders({self._pairs!r})"
 
 
+_UNPARSED: Any = object()
+
+
 class ScriptResponse:
     """``pigeon.response``: a read-only view of the exchange's response.
 
@@ -208,6 +211,7 @@ class ScriptResponse:
         self.url: str = getattr(exchange, "url", "") or ""
         self.http_version: str = getattr(exchange, "http_version", "") or ""
         self.elapsed_ms: float | None = _elapsed_ms(exchange)
+        self._json: Any = _UNPARSED
 
     @property
     def text(self) -> str:
@@ -224,11 +228,17 @@ class ScriptResponse:
         return self.status is not None and self.status < 400
 
     def json(self) -> Any:
-        """The body parsed as JSON; ``ValueError`` if it is not JSON."""
-        parse_json = getattr(self._exchange, "json", None)
-        if callable(parse_json):
-            return parse_json()
-        return json.loads(self.text)
+        """The body parsed as JSON; ``ValueError`` if it is not JSON.
+
+        The scripts get their own parsed copy, so one that edits it cannot change what the
+        app shows as the response.
+        """
+        if self._json is _UNPARSED:
+            check = getattr(self._exchange, "json", None)
+            if callable(check):
+                check()  # the exchange's own errors: not JSON, empty, truncated
+            self._json = json.loads(self.text)
+        return self._json
 
     def __repr__(self) -> str:
         return f"<response {self.status} {self.reason}>"
