@@ -166,14 +166,15 @@ async def test_huge_json_shows_at_once_formats_in_a_thread_and_stays_responsive(
         started = time.monotonic()
         view.show_text(text, is_json=True)
         # The call returns at once; the raw line is on show before the pretty view.
-        assert time.monotonic() - started < 0.2
+        assert time.monotonic() - started < 0.5
         await wait_for(pilot, lambda: view.phase == "pretty")
         assert app.loaded[:2] == ["raw", "pretty"]
         formatting = [t for t in ticks if t > started]
-        # The loop kept running while the worker formatted 5 MB.
+        # The loop kept running while the worker formatted 5 MB (done on the loop, not one
+        # tick would fit in between). Bounds are loose: CI machines are busy.
         assert len(formatting) >= 3
         gaps = [b - a for a, b in zip(formatting, formatting[1:], strict=False)]
-        assert max(gaps, default=0) < 1.0
+        assert max(gaps, default=0) < 1.5
         assert view.line_count > 400_000
         assert lines_of(view, 3) == ["{", '  "items": [', "    {"]
         await pilot.press("G")

@@ -268,3 +268,17 @@ def test_snapshot_json_response(snap_compare) -> None:
         timings=Timings(total_ms=87.0, connect_ms=0.8, tls_ms=None, ttfb_ms=80.0, download_ms=1.0)
     )
     assert snap_compare(ResponsePaneApp(exchange), terminal_size=(120, 40))
+
+
+async def test_search_in_the_request_as_sent() -> None:
+    app = ResponsePaneApp(make_exchange())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        pane = app.query_one(ResponsePane)
+        pane.query_one("#response-tabs").active = "tab-sent"
+        pane.sent_view.focus()
+        await pilot.press("slash", *"trace")
+        await pilot.pause()
+        assert pane.sent_view.match_count == 1
+        assert str(pane.query_one("#sent-panel #body-bar-count").render()) == "1/1"
+        assert pane.body_view.match_count == 0

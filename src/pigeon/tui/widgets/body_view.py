@@ -255,6 +255,8 @@ class BodyView(ScrollView, can_focus=True):
         self._doc = doc
         if phase in ("pretty", "text"):
             self._pretty = doc
+        if phase == "text":
+            self._is_json = False  # declared JSON that does not parse is shown as text
         self._cache.clear()
         self._matches, self._current = Matches(), -1
         self.virtual_size = Size(doc.width, len(doc))
@@ -542,12 +544,15 @@ class BodyPanel(Vertical):
     mode: reactive[Literal["", "search", "filter"]] = reactive("", init=False)
     """Which bar is open, if any."""
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self, *, view_id: str = "body-view", id: str | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(id=id, classes=classes)
+        self._view_id = view_id
         self._last_filter = ""
 
     def compose(self) -> ComposeResult:
-        yield BodyView(id="body-view")
+        yield BodyView(id=self._view_id)
         with Vertical(id="body-bar"):
             with Horizontal(id="body-bar-row"):
                 yield Label("/", id="body-bar-prompt")

@@ -93,7 +93,7 @@ class ResponsePane(Vertical):
                     id="headers-table", cursor_type="row", zebra_stripes=True, show_cursor=True
                 )
             with TabPane("As sent", id="tab-sent"):
-                yield BodyView(id="sent-view")
+                yield BodyPanel(view_id="sent-view", id="sent-panel")
             with TabPane("Timings", id="tab-timings"), VerticalScroll():
                 yield Static("", id="timings")
 
@@ -115,7 +115,7 @@ class ResponsePane(Vertical):
 
     @property
     def body_panel(self) -> BodyPanel:
-        return self.query_one(BodyPanel)
+        return self.query_one("#body-panel", BodyPanel)
 
     @property
     def sent_view(self) -> BodyView:
@@ -163,6 +163,7 @@ class ResponsePane(Vertical):
 
     def _reset_parts(self) -> None:
         self.body_panel.reset()
+        self.query_one("#sent-panel", BodyPanel).reset()
         self._overwrite_ok = None
         table = self.headers_table
         table.clear()
