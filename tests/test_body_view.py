@@ -169,6 +169,7 @@ async def test_huge_json_shows_at_once_formats_in_a_thread_and_stays_responsive(
         assert time.monotonic() - started < 0.5
         await wait_for(pilot, lambda: view.phase == "pretty")
         pretty_at = time.monotonic()
+        await wait_for(pilot, lambda: "pretty" in app.loaded)
         assert app.loaded[:2] == ["raw", "pretty"]
         formatting = [t for t in ticks if started < t < pretty_at]
         # The loop kept running while the worker formatted 5 MB (done on the loop, not one
