@@ -1,34 +1,42 @@
-"""One send from the app: trust check, pre-request scripts, render, HTTP, post-response
-scripts -- the same pipeline as ``pigeon run``, with script output kept for the log screen."""
+"""One send from the app: pre-request scripts, render, HTTP, post-response scripts -- the
+same steps as ``pigeon run`` -- with script output kept for the log screen.
+
+Scripts run in a thread so a slow script never freezes the screen; cancelling the send
+interrupts them between two lines.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pigeon.model import Request
+from pigeon.model import Folder, Request
 
 if TYPE_CHECKING:
     from pigeon.tui.session import Session
+
+SCRIPT_TIMEOUT = 30.0  # seconds for all scripts of one phase
 
 
 @dataclass
 class SendOutcome:
     exchange: Any = None  # pigeon.send.Exchange
     error: str | None = None  # the request could not be built
-    errors: list[str] = field(default_factory=list)  # script errors, one line each
+    errors: list[str] = field(default_factory=list)  # script errors and failed asserts
 
 
 def has_any_scripts(session: Session, request: Request) -> bool:
-    chain = session.chain_of(request)
-    holders = [session.collection, *chain, request]
-    return any(h.scripts.pre_request.strip() or h.scripts.post_response.strip() for h in holders)
+    from pigeon.scripts import has_scripts
+
+    return has_scripts(session.collection, session.chain_of(request), request)
 
 
 def collection_trusted(session: Session) -> bool:
     from pigeon.config import TrustStore
 
-    return bool(TrustStore().is_trusted(session.root))
+    return TrustStore().is_trusted(session.root)
 
 
 def trust_collection(session: Session) -> None:
@@ -38,7 +46,7 @@ def trust_collection(session: Session) -> None:
 
 
 def http_session(session: Session) -> Any:
-    """The collection's shared HTTP session, created on first use."""
+    """The collection's shared HTTP session (connections, cookies), created on first use."""
     if session.http is None:
         from pigeon.send import HttpSession
 
@@ -54,7 +62,14 @@ async def send_request(session: Session, request: Request, trusted: bool) -> Sen
     scopes = session.scopes_for(request)
     source = request.id or request.name
     if trusted:
-        request, scopes = _pre_request(session, chain, request, scopes, outcome, source)
+        result = await _scripts(session, "pre_request", chain, request, scopes, None)
+        _record(session, outcome, result, f"{source} pre_request")
+        if result.errors:
+            outcome.error = "Not sent: a pre-request script failed (f2 shows the log)"
+            return outcome
+        if result.request is not request:
+            request = result.request  # the script edited it, variables included
+            scopes = session.scopes_for_chain(chain, request)
     try:
         rendered = render_request(session.collection, chain, request, scopes)
     except RenderError as exc:
@@ -62,48 +77,39 @@ async def send_request(session: Session, request: Request, trusted: bool) -> Sen
         return outcome
     outcome.exchange = await http_session(session).send(rendered)
     if trusted and outcome.exchange.error is None:
-        _post_response(session, chain, request, scopes, outcome, source)
+        result = await _scripts(session, "post_response", chain, request, scopes, outcome.exchange)
+        _record(session, outcome, result, f"{source} post_response")
     return outcome
 
 
+async def _scripts(
+    session: Session, phase: str, chain: list[Folder], request: Request, scopes: Any, exchange: Any
+) -> Any:
+    from pigeon.scripts import run_scripts
+
+    cancel = threading.Event()
+    try:
+        return await asyncio.to_thread(
+            run_scripts,
+            phase,
+            session.collection,
+            chain,
+            request,
+            scopes,
+            session.runtime,
+            trusted=True,
+            exchange=exchange,
+            timeout=SCRIPT_TIMEOUT,
+            cancel=cancel,
+        )
+    except asyncio.CancelledError:
+        cancel.set()  # the thread stops at the script's next line
+        raise
+
+
 def _record(session: Session, outcome: SendOutcome, result: Any, source: str) -> None:
-    for line in getattr(result, "output", []) or []:
-        session.add_log(source, str(line))
-    for err in getattr(result, "errors", []) or []:
-        summary = err.summary() if hasattr(err, "summary") else str(err)
-        detail = getattr(err, "traceback", None) or summary
-        session.add_log(source, str(detail), error=True)
-        outcome.errors.append(f"{source}: {summary}")
-
-
-def _pre_request(
-    session: Session, chain: list, request: Request, scopes: Any, outcome: SendOutcome, source: str
-) -> tuple[Request, Any]:
-    from pigeon.scripts import run_scripts
-
-    result = run_scripts(
-        "pre_request", session.collection, chain, request, scopes, session.runtime, trusted=True
-    )
-    _record(session, outcome, result, f"{source} pre_request")
-    edited = getattr(result, "request", None) or request
-    if edited is not request:
-        scopes = session.scopes_for(edited)
-    return edited, scopes
-
-
-def _post_response(
-    session: Session, chain: list, request: Request, scopes: Any, outcome: SendOutcome, source: str
-) -> None:
-    from pigeon.scripts import run_scripts
-
-    result = run_scripts(
-        "post_response",
-        session.collection,
-        chain,
-        request,
-        scopes,
-        session.runtime,
-        trusted=True,
-        exchange=outcome.exchange,
-    )
-    _record(session, outcome, result, f"{source} post_response")
+    for line in result.output:
+        session.add_log(source, line)
+    for err in [*result.errors, *result.assertion_failures]:
+        session.add_log(source, err.traceback or err.summary(), error=True)
+        outcome.errors.append(err.summary())

@@ -91,6 +91,9 @@ class Session:
 
     def scopes_for(self, request: Request | None) -> Scopes:
         chain = self.chain_of(request) if request is not None else []
+        return self.scopes_for_chain(chain, request)
+
+    def scopes_for_chain(self, chain: list[Folder], request: Request | None) -> Scopes:
         return build_scopes(
             self.collection,
             chain,

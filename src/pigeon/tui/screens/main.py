@@ -93,6 +93,7 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#tree-pane").border_title = "Collection"
+        self.query_one("#tree-pane").border_subtitle = "n new · r rename · d delete · f1"
         self.query_one(EnvironmentLabel).show(self.session.environment)
         self.query_one("#vars-pane").border_title = "Variables"
         self.query_one(CollectionTree).show_collection(self.session.collection)

@@ -22,17 +22,20 @@ NodeData = Folder | Request | BrokenFile | None
 
 
 class CollectionTree(Tree[NodeData]):
-    """Folders and requests; ``•`` marks a request with unsaved edits, ``⚠`` a broken file."""
+    """Folders and requests; ``•`` marks a request with unsaved edits, ``⚠`` a broken file.
+
+    Its keys stay out of the footer (the app's own keys matter more on a narrow screen); the
+    pane's subtitle and the help screen list them."""
 
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
 
     BINDINGS = [
-        Binding("n", "command('new_request')", "New request", id="tree.new_request"),
-        Binding("f", "command('new_folder')", "New folder", id="tree.new_folder"),
-        Binding("r", "command('rename')", "Rename", id="tree.rename"),
-        Binding("c", "command('duplicate')", "Duplicate", id="tree.duplicate"),
-        Binding("m", "command('move')", "Move", id="tree.move"),
-        Binding("d,delete", "command('delete')", "Delete", id="tree.delete"),
+        Binding("n", "command('new_request')", "New request", id="tree.new_request", show=False),
+        Binding("f", "command('new_folder')", "New folder", id="tree.new_folder", show=False),
+        Binding("r", "command('rename')", "Rename", id="tree.rename", show=False),
+        Binding("c", "command('duplicate')", "Duplicate", id="tree.duplicate", show=False),
+        Binding("m", "command('move')", "Move", id="tree.move", show=False),
+        Binding("d,delete", "command('delete')", "Delete", id="tree.delete", show=False),
     ]
 
     @dataclass

@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from pigeon.model import Request
 from pigeon.scopes import Scopes
@@ -161,4 +161,6 @@ class RequestEditor(Vertical):
 
     def focus_url(self) -> None:
         if self.request is not None:
-            self.query_one("#url").focus()
+            url = self.query_one("#url", Input)
+            url.focus()
+            url.cursor_position = len(url.value)

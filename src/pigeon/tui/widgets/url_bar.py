@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -26,6 +27,10 @@ class UrlInput(Input):
         Binding("up", "cycle_method(-1)", "Previous method", show=False, id="url.method_prev"),
         Binding("down", "cycle_method(1)", "Next method", show=False, id="url.method_next"),
     ]
+
+    def on_blur(self, event: events.Blur) -> None:
+        self.cursor_position = 0  # like a browser: show the host when not editing
+        self.scroll_to(0, animate=False, immediate=True)
 
     def action_cycle_method(self, step: int) -> None:
         bar = self.parent
@@ -73,8 +78,17 @@ class UrlBar(Horizontal):
         with self.prevent(Select.Changed, Input.Changed):
             self._ensure_option(method)
             select.value = method
-            self.query_one("#url", UrlInput).value = url
+            url_input = self.query_one("#url", UrlInput)
+            url_input.value = url
         self._method = method
+        self.call_after_refresh(self._show_start)
+
+    def _show_start(self) -> None:
+        """Show the start of the URL (the host) until it is edited."""
+        url_input = self.query_one("#url", UrlInput)
+        if not url_input.has_focus:
+            url_input.cursor_position = 0
+            url_input.scroll_to(0, animate=False, immediate=True)
 
     def _ensure_option(self, method: str) -> None:
         """A custom method (any token) gets its own entry."""
