@@ -657,3 +657,48 @@ def test_placeholder_boundaries(render: Render, text: str, expected: str) -> Non
     result = render(text, VARS)
     assert result.text == expected
     assert result.unresolved == []
+
+
+SELF_REFERENCING: dict[str, Any] = {
+    "o": {"a": "{{o.b}}", "b": "{{o.a}}"},
+    "a": "{{b}}",
+    "b": "{{c[1]}}",
+    "c": [0, {"k": "{{d}}"}],
+    "d": 5,
+    "list": ["{{list[1]}}", "x"],
+    "neg": ["{{neg[-1]}}", "y"],
+    "self": ["{{self[0]}}"],
+    "p": {"q": "{{p}}"},
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("{{a.k}}", "5"),
+        ("{{list}}", '["x","x"]'),
+        ("{{neg[0]}}", "y"),
+    ],
+)
+def test_references_into_parts_of_values(render: Render, text: str, expected: str) -> None:
+    result = render(text, SELF_REFERENCING)
+    assert result.text == expected
+    assert result.warnings == []
+    assert result.unresolved == []
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize(
+    "text", ["{{o}}", "{{o.a}}", "{{self}}", "{{self[0]}}", "{{p}}", "{{p.q}}", "{{p.q.q.q}}"]
+)
+def test_cycles_through_parts_of_values_terminate_and_warn(render: Render, text: str) -> None:
+    result = render(text, SELF_REFERENCING)
+    assert "{{" in result.text
+    assert any(w.startswith("cycle: ") or "cycle: " in w for w in result.warnings), result.warnings
+
+
+@pytest.mark.timeout(10)
+def test_cycle_between_keys_names_both(render: Render) -> None:
+    result = render("{{o.a}}", SELF_REFERENCING)
+    assert result.text == "{{o.a}}"
+    assert any("o.a -> o.b -> o.a" in w for w in result.warnings), result.warnings
