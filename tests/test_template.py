@@ -702,3 +702,12 @@ def test_cycle_between_keys_names_both(render: Render) -> None:
     result = render("{{o.a}}", SELF_REFERENCING)
     assert result.text == "{{o.a}}"
     assert any("o.a -> o.b -> o.a" in w for w in result.warnings), result.warnings
+
+
+@pytest.mark.timeout(10)
+def test_warnings_list_only_what_the_lookup_passes_through(render: Render) -> None:
+    variables = {"o": {"used": "x", "bad": "{{o.bad}}", "gone": "{{nope}}"}}
+    result = render("{{o.used}}", variables)
+    assert result.text == "x"
+    assert result.warnings == []
+    assert result.unresolved == []
