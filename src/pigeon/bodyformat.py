@@ -16,7 +16,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import accumulate, repeat
+from itertools import accumulate, islice, repeat
 from json.encoder import _make_iterencode  # type: ignore[attr-defined]
 from operator import add
 from typing import Any, Literal
@@ -177,9 +177,9 @@ def parse_json(text: str) -> Any:
     return json.loads(text, parse_float=_Number, object_pairs_hook=_object)
 
 
-def dumps_pretty(obj: Any, indent: int = 2) -> str:
+def dumps_pretty(obj: Any, indent: int = 2, cancelled: Cancelled = _never) -> str:
     """Pretty JSON text (non-ASCII kept as is) of a value from :func:`parse_json` or plain
-    Python values."""
+    Python values. Checks ``cancelled`` every few thousand pieces (raising ``Stopped``)."""
     encoder = json.JSONEncoder(ensure_ascii=False, indent=indent)
     iterencode = _make_iterencode(
         None,
@@ -193,12 +193,21 @@ def dumps_pretty(obj: Any, indent: int = 2) -> str:
         False,
         True,
     )
-    return "".join(iterencode(obj, 0))
+    pieces = iterencode(obj, 0)
+    parts: list[str] = []
+    while batch := list(islice(pieces, 32768)):
+        parts.extend(batch)
+        if cancelled():
+            raise Stopped
+    return "".join(parts)
 
 
-def pretty_json(text: str) -> str:
+def pretty_json(text: str, cancelled: Cancelled = _never) -> str:
     """``text`` re-indented by two spaces. ``ValueError`` if it is not JSON."""
-    return dumps_pretty(parse_json(text))
+    data = parse_json(text)
+    if cancelled():
+        raise Stopped
+    return dumps_pretty(data, cancelled=cancelled)
 
 
 def looks_like_json(text: str) -> bool:

@@ -232,7 +232,7 @@ class BodyView(ScrollView, can_focus=True):
                 return
             try:
                 with _gc_paused():
-                    pretty = bodyformat.pretty_json(text)
+                    pretty = bodyformat.pretty_json(text, cancelled)
             except (ValueError, RecursionError):
                 self._from_thread(self._set_doc, raw, "text", generation)
                 return
@@ -497,8 +497,11 @@ class BodyView(ScrollView, can_focus=True):
                 del data
             if worker.is_cancelled:
                 return
+            def cancelled() -> bool:
+                return worker.is_cancelled
+
             doc = bodyformat.build_index(
-                bodyformat.dumps_pretty(result), cell_len, lambda: worker.is_cancelled
+                bodyformat.dumps_pretty(result, cancelled=cancelled), cell_len, cancelled
             )
         except Stopped:
             return
