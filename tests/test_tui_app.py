@@ -145,6 +145,10 @@ async def test_send_to_echo_server_shows_response(collection: Path, echo: EchoSe
         assert exchange.status == 200
         assert exchange.json()["path"] == "/users"
         assert exchange.json()["query"]["q"] == ["Ada & Grace = #1 / 100%"]
+        pane = main_screen(app).query_one("#response")
+        assert pane.state == "done"
+        status = str(pane.status_line.render())
+        assert "200" in status and "OK" in status
 
 
 async def test_environment_switch_changes_preview(collection: Path, echo: EchoServer) -> None:
@@ -519,3 +523,66 @@ async def test_script_error_shows_toast_and_log(collection: Path, echo: EchoServ
         await pilot.press("escape")
         await pilot.pause()
         assert app.is_running and isinstance(app.screen, MainScreen)
+
+
+async def test_theme_choice_is_remembered_in_the_config(collection: Path, echo: EchoServer) -> None:
+    from pigeon.config import AppConfig
+
+    config = AppConfig.load()
+    session = Session.open(collection)
+    session.overrides["base_url"] = echo.url
+    app = PigeonApp(session, config=config, theme_dirs=bundled_theme_dirs())
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert app.theme == "pigeon-dark"
+        assert {"pigeon-light", "pigeon-nord", "pigeon-solarized"} <= set(app.available_themes)
+        app.theme = "pigeon-nord"  # what the palette's theme picker does
+        await pilot.pause()
+    assert AppConfig.load().theme == "pigeon-nord"
+    assert 'theme = "pigeon-nord"' in config.file.read_text(encoding="utf-8")
+
+
+async def test_escape_cancels_a_slow_send(collection: Path, echo: EchoServer) -> None:
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "responses/slow")
+        await pilot.press("ctrl+r")
+        await pilot.pause(0.3)
+        screen = main_screen(app)
+        assert screen._sending_workers()
+        await pilot.press("escape")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not screen._sending_workers()
+        assert screen.last_exchange is None
+        assert screen.query_one("#response").state == "cancelled"
+        assert app.is_running
+
+
+async def test_response_body_filter_after_send(collection: Path, echo: EchoServer) -> None:
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "users/list-users")
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        pane = main_screen(app).query_one("#response")
+        view = pane.body_view
+        for _ in range(50):  # the pretty view is built in a worker
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            if view.is_json:
+                break
+        view.focus()
+        await pilot.press("f")
+        await pilot.pause()
+        await pilot.press(*"query.q[0]", "enter")
+        for _ in range(50):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            if view.filter_expression:
+                break
+        assert view.filter_expression == "query.q[0]"
+        assert view.phase == "filtered"
+        assert view.text.strip() == '"Ada & Grace = #1 / 100%"'

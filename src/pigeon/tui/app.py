@@ -216,9 +216,10 @@ def _load_config() -> tuple[Any, list[str]]:
     except ImportError:
         return None, []
     try:
-        return AppConfig.load(), []
-    except Exception as exc:
+        config = AppConfig.load()
+    except Exception as exc:  # ConfigError: a broken config.toml names its file and line
         return None, [f"config not loaded: {exc}"]
+    return config, list(config.problems)
 
 
 class OpenError(Exception):
@@ -255,12 +256,12 @@ def open_session(collection_dir: Path | None, env: str | None, echo_port: int = 
 
 def run_app(collection_dir: Path | None, env: str | None) -> int:
     """``pigeon [DIR]``: open a collection (default: the demo) in the app; the exit code."""
+    config, problems = _load_config()
     try:
-        session = open_session(collection_dir, env)
+        session = open_session(collection_dir, env, int(_config_value(config, "echo_port") or 0))
     except OpenError as exc:
         print(f"pigeon: {exc}", file=sys.stderr)
         return 2
-    config, problems = _load_config()
     app = PigeonApp(session, config=config)
     app.startup_problems.extend(problems)
     try:
