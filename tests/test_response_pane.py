@@ -282,3 +282,12 @@ async def test_search_in_the_request_as_sent() -> None:
         assert pane.sent_view.match_count == 1
         assert str(pane.query_one("#sent-panel #body-bar-count").render()) == "1/1"
         assert pane.body_view.match_count == 0
+
+
+async def test_zooming_in_on_the_body_takes_the_whole_pane() -> None:
+    app = ResponsePaneApp(make_exchange())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        view = app.query_one("#body-view", BodyView)
+        assert app.screen.maximize(view)
+        assert app.screen.maximized is app.query_one(ResponsePane)

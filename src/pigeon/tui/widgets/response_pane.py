@@ -58,6 +58,8 @@ class ResponsePane(Vertical):
     a send is in flight or after it was stopped."""
 
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    # Zooming in on the body keeps its status line, tabs and search bar with it.
+    ALLOW_MAXIMIZE = True
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy_body", "Copy body", id="response.copy_body"),
