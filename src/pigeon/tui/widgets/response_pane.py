@@ -53,6 +53,12 @@ def body_kind(exchange: Exchange) -> bodyformat.BodyKind:
     return bodyformat.classify_body(exchange.content_type, exchange.body[:8192], exchange.body_size)
 
 
+class ResponseTabs(TabbedContent):
+    """Tabs that leave zooming to the pane around them."""
+
+    ALLOW_MAXIMIZE = False
+
+
 class ResponsePane(Vertical):
     """Shows an :class:`~pigeon.send.Exchange`; ``show_pending`` / ``show_cancelled`` while
     a send is in flight or after it was stopped."""
@@ -87,7 +93,7 @@ class ResponsePane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status-line")
-        with TabbedContent(id="response-tabs"):
+        with ResponseTabs(id="response-tabs"):
             with TabPane("Body", id="tab-body"):
                 yield BodyPanel(id="body-panel")
             with TabPane("Headers", id="tab-headers"):
