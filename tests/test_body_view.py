@@ -338,3 +338,26 @@ async def test_search_reveals_a_match_off_to_the_right_and_returns_when_nothing_
         await pilot.press(*"zz")  # "needzz": nothing
         await pilot.pause()
         assert view.match_count == 0 and view.scroll_offset.x == 0
+
+
+async def test_long_minified_json_is_highlighted_and_searchable_in_a_window() -> None:
+    app = BodyApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        view = app.query_one(BodyView)
+        line = '{"k": "' + "v" * 10_000 + '", "needle": 12, "t": true}'
+        view._start(line, is_json=True)  # the raw phase, as a worker would show it first
+        view._set_doc(build_index(line), "raw", view._generation)
+        await pilot.pause()
+        assert view.render_line(0).text.startswith('{"k": "vvvv')
+        assert style_of(view, 0, '"k"').color == view.get_component_rich_style("body-view--key").color
+        view.search("needle")
+        await pilot.pause()
+        assert view.scroll_offset.x > 9_000
+        row = view.render_line(0)
+        assert "needle" in row.text
+        current = view.get_component_rich_style("body-view--match-current").bgcolor
+        assert style_of(view, 0, "needle").bgcolor == current
+        # The string that began off screen is still drawn as a string.
+        assert style_of(view, 0, "vvv").color == view.get_component_rich_style(
+            "body-view--string"
+        ).color

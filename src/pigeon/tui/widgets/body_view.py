@@ -251,7 +251,9 @@ class BodyView(ScrollView, can_focus=True):
     def _set_doc(self, doc: LineIndex, phase: Phase, generation: int) -> None:
         if generation != self._generation:
             return
-        swapping = self.phase == "raw" and phase in ("pretty", "text")
+        # Raw JSON turning pretty keeps the reader's place, unless the raw body was one long
+        # line (minified), whose place means nothing in the pretty view.
+        swapping = self.phase == "raw" and phase in ("pretty", "text") and len(self._doc) > 1
         self._doc = doc
         if phase in ("pretty", "text"):
             self._pretty = doc
@@ -320,24 +322,35 @@ class BodyView(ScrollView, can_focus=True):
     def _build_strip(self, number: int, begin: int, end: int | None, base: Style) -> Strip:
         doc = self._doc
         full = doc.line(number)
-        line = full if end is None and begin == 0 else full[begin:end]
-        if "\t" in line and end is None:
-            return self._build_tab_strip(number, full, base)
+        if end is None:
+            line = full
+            if "\t" in line:
+                return self._build_tab_strip(number, full, base)
+        else:
+            # A window on a long line: a tab becomes one space so columns stay characters.
+            line = full[begin:end].replace("\t", " ")
         text = Text(_visible(line), style=base, no_wrap=True, end="")
+        size = len(line)
+
+        def paint(style: Style, start: int, stop: int) -> None:
+            start, stop = max(0, start - begin), min(size, stop - begin)
+            if stop > start:
+                text.stylize(style, start, stop)
+
         if self.phase == "message":
             text.stylize(self._style("notice"))
         elif self.phase in ("raw", "pretty", "filtered") and begin <= LONG_LINE_HIGHLIGHT:
-            stop = None if end is None else end
-            for start, stop_at, kind in bodyformat.json_line_tokens(full, stop):
-                if stop_at > begin:
-                    text.stylize(self._style(kind), start - begin, stop_at - begin)
+            for start, stop, kind in bodyformat.json_line_tokens(full, end):
+                paint(self._style(kind), start, stop)
         if self._matches:
             line_start = doc.starts[number]
-            line_end = line_start + len(full)
-            for index in self._matches.between(line_start, line_end):
+            for index in self._matches.between(line_start, line_start + len(full)):
                 style = self._style("match-current" if index == self._current else "match")
-                start = self._matches.starts[index] - line_start - begin
-                text.stylize(style, start, self._matches.ends[index] - line_start - begin)
+                paint(
+                    style,
+                    self._matches.starts[index] - line_start,
+                    self._matches.ends[index] - line_start,
+                )
         return Strip(text.render(self.app.console), text.cell_len)
 
     def _build_tab_strip(self, number: int, full: str, base: Style) -> Strip:
