@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pigeon.send import Exchange, Timings
+from pigeon.send import Exchange, Progress, Timings
 from pigeon.tui.format import mask_value, minimal_curl, suggested_filename
 from pigeon.tui.widgets.body_view import BodyView
 from pigeon.tui.widgets.response_pane import ResponsePane
@@ -102,6 +102,15 @@ async def test_error_pending_and_cancelled() -> None:
         assert "GET http://127.0.0.1:9/x · " in first and pane.state == "pending"
         await pilot.pause(0.35)
         assert status.plain != first  # the spinner turns and the time runs
+        progress = Progress(phase="waiting")
+        pane.show_pending("GET", "http://127.0.0.1:9/big", progress)
+        await pilot.pause(0.15)
+        assert status.plain.endswith(" · waiting")
+        progress.phase, progress.bytes_received, progress.content_length = (
+            "receiving", 1536, 3 * 1024 * 1024
+        )
+        await pilot.pause(0.25)
+        assert status.plain.endswith(" · 1.5 KB of 3.0 MB")
         pane.show_cancelled()
         await pilot.pause()
         assert status.plain.startswith("■ Cancelled after ")

@@ -26,7 +26,7 @@ from pigeon.tui.widgets.body_view import BodyPanel, BodyView
 from pigeon.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
-    from pigeon.send import Exchange
+    from pigeon.send import Exchange, Progress
 
 State = Literal["empty", "pending", "done", "error", "cancelled"]
 
@@ -135,12 +135,13 @@ class ResponsePane(Vertical):
 
     # -- public API -----------------------------------------------------------------------------
 
-    def show_pending(self, method: str, url: str) -> None:
-        """A request is in flight: spinner and elapsed time; the old response goes away."""
+    def show_pending(self, method: str, url: str, progress: Progress | None = None) -> None:
+        """A request is in flight: spinner and elapsed time (and what ``progress`` says, if
+        given); the old response goes away."""
         self._reset_parts()
         self.exchange = None
         self.state = "pending"
-        self.status_line.show_pending(method, url)
+        self.status_line.show_pending(method, url, progress)
         self.body_view.show_message("Waiting for the response…")
 
     def show_cancelled(self) -> None:

@@ -13,6 +13,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
+from pigeon.bodyformat import human_size
 from pigeon.tui.format import duration, status_kind, status_parts
 
 State = Literal["empty", "pending", "done", "error", "cancelled"]
@@ -48,6 +49,7 @@ class StatusLine(Widget):
         self._elapsed: float | None = None
         self._frame = 0
         self._timer: Timer | None = None
+        self._progress: Any = None
 
     # -- updates ------------------------------------------------------------------------------
 
@@ -57,7 +59,10 @@ class StatusLine(Widget):
         self.state = "error" if exchange.error and exchange.status is None else "done"
         self.refresh()
 
-    def show_pending(self, method: str, url: str) -> None:
+    def show_pending(self, method: str, url: str, progress: Any = None) -> None:
+        """In flight; ``progress`` (a :class:`pigeon.send.Progress`), when given, is read on
+        every tick to show the phase and the bytes received so far."""
+        self._progress = progress
         self._exchange = None
         self._request = f"{method} {url}".strip()
         self._started = time.monotonic()
@@ -93,6 +98,17 @@ class StatusLine(Widget):
 
     # -- rendering ----------------------------------------------------------------------------
 
+    def _progress_text(self) -> str:
+        progress = self._progress
+        if progress is None:
+            return ""
+        if progress.phase == "receiving" or progress.bytes_received:
+            got = human_size(progress.bytes_received)
+            if progress.content_length:
+                return f"{SEPARATOR}{got} of {human_size(progress.content_length)}"
+            return f"{SEPARATOR}{got} received"
+        return f"{SEPARATOR}{progress.phase}" if progress.phase != "done" else ""
+
     @property
     def plain(self) -> str:
         """The line as plain text."""
@@ -109,7 +125,7 @@ class StatusLine(Widget):
             return Text.assemble(
                 (f"{spinner} ", self._style("pending")),
                 (self._request, ""),
-                (f"{SEPARATOR}{elapsed}", muted),
+                (f"{SEPARATOR}{elapsed}{self._progress_text()}", muted),
                 no_wrap=True,
                 overflow="ellipsis",
             )
