@@ -124,17 +124,21 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
 # -- commands -------------------------------------------------------------------------------
 
 
-def cmd_render(args: argparse.Namespace) -> int:
+def _rendered(args: argparse.Namespace) -> Any:
+    """Load, run pre-request scripts and render the request the arguments name."""
     from pigeon.prepare import prepare_request
 
-    prepared = prepare_request(
+    return prepare_request(
         Path(args.collection),
         args.request,
         env=args.env,
         cli_vars=parse_vars(args.var_items),
         trust=args.trust,
-    )
-    rendered = prepared.rendered
+    ).rendered
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    rendered = _rendered(args)
     if args.format == "json":
         print(json.dumps(rendered.to_json(), ensure_ascii=False))
     elif args.format == "curl":
@@ -172,16 +176,8 @@ def http_message(rendered: Any) -> str:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from pigeon.exporters.curl import to_curl
-    from pigeon.prepare import prepare_request
 
-    prepared = prepare_request(
-        Path(args.collection),
-        args.request,
-        env=args.env,
-        cli_vars=parse_vars(args.var_items),
-        trust=args.trust,
-    )
-    print(to_curl(prepared.rendered))
+    print(to_curl(_rendered(args)))
     return EXIT_OK
 
 
