@@ -852,3 +852,20 @@ def test_other_structure_changing_insertions_warn(tmp_path: Path, url: str, valu
     rendered = Setup(tmp_path, {"v": value}).render(Request("r", url=url))
     assert rendered.url == url.replace("{{v}}", value)
     assert rendered.warnings
+
+
+@pytest.mark.parametrize("bad", ["\r", "\n", "\x00"])
+def test_api_key_header_with_cr_lf_nul_stops_the_request(tmp_path: Path, bad: str) -> None:
+    auth = Auth("api_key", key="X-Key", value="k{{v}}k", location="header")
+    with pytest.raises(RenderError) as exc:
+        Setup(tmp_path, {"v": bad}).render(Request("r", url="http://127.0.0.1/", auth=auth))
+    assert "X-Key" in str(exc.value)
+
+
+@pytest.mark.parametrize("bad", ["\r", "\n", "\x00"])
+def test_basic_auth_user_with_newline_is_safe(tmp_path: Path, bad: str) -> None:
+    # base64 carries any byte safely, so this is not a header injection
+    auth = Auth("basic", username="u{{v}}", password="p")
+    rendered = Setup(tmp_path, {"v": bad}).render(Request("r", url="http://127.0.0.1/", auth=auth))
+    [value] = header(rendered, "Authorization")
+    assert base64.b64decode(value.split(" ", 1)[1]) == f"u{bad}:p".encode()
