@@ -361,3 +361,20 @@ async def test_long_minified_json_is_highlighted_and_searchable_in_a_window() ->
         assert style_of(view, 0, "vvv").color == view.get_component_rich_style(
             "body-view--string"
         ).color
+
+
+async def test_mouse_selection_is_drawn_and_copied_from_the_document() -> None:
+    from textual.geometry import Offset
+    from textual.selection import Selection
+
+    app = BodyApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        view = app.query_one(BodyView)
+        view.show_text('{"name": "Ada", "n": 1}', is_json=True)
+        await pilot.pause()
+        app.screen.selections = {view: Selection.from_offsets(Offset(2, 1), Offset(5, 2))}
+        await pilot.pause()
+        assert app.screen.get_selected_text() == '"name": "Ada",\n  "n"'
+        selected = app.screen.get_component_rich_style("screen--selection").bgcolor
+        assert style_of(view, 1, "name").bgcolor == selected
+        assert style_of(view, 0, "{").bgcolor != selected
