@@ -69,6 +69,7 @@ class MainScreen(Screen[None]):
         self._send_started = 0.0
         self.last_exchange: Any = None  # the latest pigeon.send.Exchange shown
         self.first_paint_at = 0.0  # wall-clock time the screen was first on display
+        self._vars_key: tuple[Any, ...] = ()
         self._trust_asked = False
         self._tree_hidden_by_user: bool | None = None
         self._vars_hidden_by_user: bool | None = None
@@ -166,11 +167,14 @@ class MainScreen(Screen[None]):
             return Preview("", [], [], f"{type(exc).__name__}: {exc}")
         return Preview(rendered.url, rendered.unresolved, rendered.warnings)
 
-    def _refresh_variables(self) -> None:
+    def _refresh_variables(self, unresolved: list[str] | None = None, force: bool = True) -> None:
+        """Redraw the variables pane; with ``force=False`` only when what it shows for the
+        request (unresolved names, ``$env`` names, request variables) changed -- typing in the
+        URL bar must not rebuild the pane on every key."""
         editor = self.query_one(RequestEditor)
         request = editor.request
-        scopes = self._scopes_for(request)
-        unresolved = self._preview(request).unresolved if request is not None else []
+        if unresolved is None:
+            unresolved = self._preview(request).unresolved if request is not None else []
         env_names: list[str] = []
         if request is not None:
             s = self.session
@@ -178,7 +182,16 @@ class MainScreen(Screen[None]):
             headers = [*s.collection.headers, *(h for f in chain for h in f.headers)]
             texts = request_texts(request, headers, effective_auth(s.collection, chain, request))
             env_names = env_references(texts)
-        self.query_one(VariablesPane).show_scopes(scopes, unresolved, env_names)
+        key = (
+            id(request),
+            tuple(unresolved),
+            tuple(env_names),
+            repr(request.variables) if request else "",
+        )
+        if not force and key == self._vars_key:
+            return
+        self._vars_key = key
+        self.query_one(VariablesPane).show_scopes(self._scopes_for(request), unresolved, env_names)
 
     def refresh_after_variables(self) -> None:
         """Variables changed (environment, runtime, an edit): preview and pane follow."""
@@ -223,7 +236,9 @@ class MainScreen(Screen[None]):
         editor = self.query_one(RequestEditor)
         if editor.saved is not None:
             tree.mark_dirty(editor.saved.path, event.dirty)
-        self._refresh_variables()
+        self._refresh_variables(
+            editor.last_preview.unresolved if editor.last_preview else None, force=False
+        )
 
     def guard_unsaved(self, then: Any) -> None:
         """Run ``then`` once unsaved edits are saved or discarded (or not at all: cancel)."""

@@ -56,6 +56,7 @@ class RequestEditor(Vertical):
         self.request: Request | None = None  # the working copy
         self.saved: Request | None = None  # the collection's object
         self.dirty = False
+        self.last_preview: Preview | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="editor-empty")
@@ -149,7 +150,7 @@ class RequestEditor(Vertical):
         """Re-render the URL (after an edit, an environment switch, a script)."""
         if self.request is None:
             return
-        p = self._preview(self.request)
+        p = self.last_preview = self._preview(self.request)
         self.body.show_preview(p.url, p.unresolved, p.warnings, p.error)
 
     def _update_title(self) -> None:

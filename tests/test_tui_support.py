@@ -1,0 +1,82 @@
+"""Fixtures and helpers shared by the app's Pilot tests (no tests here)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+
+from pigeon.echo import EchoServer
+from pigeon.model import Request
+from pigeon.tui.app import PigeonApp
+from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.session import Session, demo_collection_dir
+from pigeon.tui.themes import bundled_theme_dirs
+from pigeon.tui.widgets.collection_tree import CollectionTree
+from pigeon.tui.widgets.request_editor import RequestEditor
+
+DEMO = demo_collection_dir()
+
+
+@pytest.fixture(name="private_config", autouse=True)
+def private_config_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trust decisions and the config file go to a temporary folder, never the user's."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+
+@pytest.fixture(name="echo")
+def echo_fixture():
+    server = EchoServer("127.0.0.1", 0).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(name="collection")
+def collection_fixture(tmp_path: Path) -> Path:
+    """A copy of the demo collection (saves must not touch the repo) plus one broken file."""
+    assert DEMO is not None
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root)
+    (root / "users" / "broken.toml").write_text('name = "Broken"\nmethod = \n', encoding="utf-8")
+    return root
+
+
+def make_app(root: Path, echo: EchoServer, env: str | None = None) -> PigeonApp:
+    session = Session.open(root, env)
+    session.overrides["base_url"] = echo.url
+    return PigeonApp(session, theme_dirs=bundled_theme_dirs(), remember_theme=False)
+
+
+def main_screen(app: PigeonApp) -> MainScreen:
+    screen = app.screen
+    assert isinstance(screen, MainScreen), screen
+    return screen
+
+
+async def open_request(pilot, request_id: str) -> Request:
+    """Highlight a request in the tree, as the arrow keys would, and press enter."""
+    screen = main_screen(pilot.app)
+    tree = screen.query_one(CollectionTree)
+    tree.focus()
+    node = next(
+        n for n in tree._all_nodes() if isinstance(n.data, Request) and n.data.id == request_id
+    )
+    tree.move_cursor(node)
+    await pilot.pause()
+    await pilot.press("enter")
+    await pilot.pause()
+    editor = screen.query_one(RequestEditor)
+    assert editor.request is not None and editor.request.id == request_id
+    return editor.request
+
+
+async def replace_url(pilot, text: str) -> None:
+    await pilot.press("ctrl+l")
+    url = pilot.app.screen.query_one("#url", Input)
+    assert pilot.app.focused is url
+    await pilot.press("ctrl+u", "end", "ctrl+u")  # clear the line
+    await pilot.press(*text)
+    await pilot.pause()
