@@ -8,6 +8,8 @@ import json
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pigeon import bodyformat
 from pigeon.bodyformat import build_index, json_line_tokens
@@ -74,6 +76,22 @@ def test_pretty_keeps_numbers_as_written_and_repeated_keys() -> None:
     )
     with pytest.raises(ValueError):
         bodyformat.pretty_json("{not json")
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.text(max_size=5), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_json_values)
+def test_pretty_printing_matches_the_standard_library(value) -> None:
+    assert bodyformat.dumps_pretty(value) == json.dumps(value, indent=2, ensure_ascii=False)
+    text = json.dumps(value)
+    assert bodyformat.pretty_json(text) == json.dumps(json.loads(text), indent=2, ensure_ascii=False)
 
 
 def test_json_tokens_per_line() -> None:
