@@ -112,7 +112,10 @@ def curl_command(rendered: Any) -> str:
         from pigeon.exporters.curl import to_curl  # type: ignore[import-not-found]
     except ImportError:
         return minimal_curl(rendered)
-    return str(to_curl(rendered))
+    try:
+        return str(to_curl(rendered))
+    except Exception:  # an exporter bug must not cost the user the command
+        return minimal_curl(rendered)
 
 
 def minimal_curl(rendered: Any) -> str:
