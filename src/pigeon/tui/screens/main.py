@@ -21,12 +21,6 @@ from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
 from pigeon.model import Folder, Request
-from pigeon.render import RenderError, effective_auth, render_request
-from pigeon.tui.screens.choose import ChooseScreen
-from pigeon.tui.screens.confirm import ConfirmScreen, UnsavedScreen
-from pigeon.tui.screens.log import LogScreen
-from pigeon.tui.screens.prompt import PromptScreen
-from pigeon.tui.screens.variable_edit import VariableEditScreen, VariableValue
 from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.environment_label import EnvironmentLabel
 from pigeon.tui.widgets.request_editor import Preview, RequestEditor
@@ -34,7 +28,11 @@ from pigeon.tui.widgets.variables_pane import VariablesPane, env_references, req
 
 if TYPE_CHECKING:
     from pigeon.tui.app import PigeonApp
+    from pigeon.tui.screens.variable_edit import VariableValue
     from pigeon.tui.session import Session
+
+# Dialogs and the renderer are imported where they are used: they are not needed for the
+# first paint, and start-up time is part of the product.
 
 NO_ENV = "__none__"
 
@@ -157,6 +155,8 @@ class MainScreen(Screen[None]):
             return None
 
     def _preview(self, request: Request) -> Preview:
+        from pigeon.render import RenderError, render_request
+
         s = self.session
         try:
             scopes = s.scopes_for(request)
@@ -177,6 +177,8 @@ class MainScreen(Screen[None]):
             unresolved = self._preview(request).unresolved if request is not None else []
         env_names: list[str] = []
         if request is not None:
+            from pigeon.render import effective_auth
+
             s = self.session
             chain = s.chain_of(request)
             headers = [*s.collection.headers, *(h for f in chain for h in f.headers)]
@@ -242,6 +244,8 @@ class MainScreen(Screen[None]):
 
     def guard_unsaved(self, then: Any) -> None:
         """Run ``then`` once unsaved edits are saved or discarded (or not at all: cancel)."""
+        from pigeon.tui.screens.confirm import UnsavedScreen
+
         editor = self.query_one(RequestEditor)
         if not editor.dirty or editor.request is None:
             then()
@@ -298,6 +302,7 @@ class MainScreen(Screen[None]):
 
     def _tree_new_request(self, item: Folder | Request | None) -> None:
         from pigeon import store
+        from pigeon.tui.screens.prompt import PromptScreen
 
         folder = self.query_one(CollectionTree).folder_for_new()
 
@@ -322,6 +327,7 @@ class MainScreen(Screen[None]):
 
     def _tree_new_folder(self, item: Folder | Request | None) -> None:
         from pigeon import store
+        from pigeon.tui.screens.prompt import PromptScreen
 
         parent = self.query_one(CollectionTree).folder_for_new()
 
@@ -338,6 +344,7 @@ class MainScreen(Screen[None]):
 
     def _tree_rename(self, item: Folder | Request | None) -> None:
         from pigeon import store
+        from pigeon.tui.screens.prompt import PromptScreen
 
         if not isinstance(item, Request):
             self.notify("Choose a request to rename.", severity="warning")
@@ -392,6 +399,7 @@ class MainScreen(Screen[None]):
 
     def _tree_delete(self, item: Folder | Request | None) -> None:
         from pigeon import store
+        from pigeon.tui.screens.confirm import ConfirmScreen
 
         if not isinstance(item, Request):
             self.notify(
@@ -424,6 +432,7 @@ class MainScreen(Screen[None]):
 
     def _tree_move(self, item: Folder | Request | None) -> None:
         from pigeon import store
+        from pigeon.tui.screens.choose import ChooseScreen
 
         if not isinstance(item, Request):
             self.notify("Choose a request to move.", severity="warning")
@@ -470,6 +479,8 @@ class MainScreen(Screen[None]):
         self.notify(f"Environment: {name or 'none'}")
 
     def action_choose_environment(self) -> None:
+        from pigeon.tui.screens.choose import ChooseScreen
+
         options = [
             (NO_ENV, "(no environment)"),
             *((n, n) for n in self.session.environment_names()),
@@ -628,9 +639,13 @@ class MainScreen(Screen[None]):
         self._tree_new_request(None)
 
     def action_show_log(self) -> None:
+        from pigeon.tui.screens.log import LogScreen
+
         self.app.push_screen(LogScreen(self.session.log))
 
     def action_copy_curl(self) -> None:
+        from pigeon.render import render_request
+
         editor = self.query_one(RequestEditor)
         if editor.request is None:
             return
@@ -663,6 +678,8 @@ class MainScreen(Screen[None]):
         self.notify(f"Cleared {count} runtime variable(s).")
 
     def on_variables_pane_edit_requested(self, event: VariablesPane.EditRequested) -> None:
+        from pigeon.tui.screens.variable_edit import VariableEditScreen
+
         s = self.session
         editor = self.query_one(RequestEditor)
         scopes = [("collection", "collection (collection.toml)")]
