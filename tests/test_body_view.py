@@ -396,3 +396,17 @@ async def test_mouse_selection_is_drawn_and_copied_from_the_document() -> None:
         selected = app.screen.get_component_rich_style("screen--selection").bgcolor
         assert style_of(view, 1, "name").bgcolor == selected
         assert style_of(view, 0, "{").bgcolor != selected
+
+
+async def test_a_new_theme_recolours_the_body() -> None:
+    app = BodyApp()
+    async with app.run_test(size=(60, 10)) as pilot:
+        view = app.query_one(BodyView)
+        view.show_text('{"name": "Ada"}', is_json=True)
+        await pilot.pause()
+        before = style_of(view, 1, '"name"').color
+        app.theme = "textual-light"
+        await pilot.pause()
+        after = style_of(view, 1, '"name"').color
+        assert after != before
+        assert after == view.get_component_rich_style("body-view--key").color

@@ -300,3 +300,14 @@ async def test_zooming_in_on_the_body_takes_the_whole_pane() -> None:
         view = app.query_one("#body-view", BodyView)
         assert app.screen.maximize(view)
         assert app.screen.maximized is app.query_one(ResponsePane)
+
+
+async def test_ndjson_keeps_its_lines_and_is_highlighted() -> None:
+    body = '{"id": 1, "ok": true}\n{"id": 2, "ok": false}\n'
+    app = ResponsePaneApp(make_exchange(body, "application/x-ndjson"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        view = app.query_one("#body-view", BodyView)
+        assert body_lines(app, 3) == ['{"id": 1, "ok": true}', '{"id": 2, "ok": false}', ""]
+        key = view.get_component_rich_style("body-view--key").color
+        assert next(s for s in view.render_line(0) if s.text == '"id"').style.color == key

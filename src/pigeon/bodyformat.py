@@ -439,11 +439,19 @@ _TEXT_TYPES = (
 )
 
 
+# One JSON value per line: shown line for line, highlighted as JSON.
+JSON_LINES_TYPES = frozenset(
+    {"application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines",
+     "application/jsonlines", "application/json-seq"}
+)
+
+
 def is_text_type(content_type: str) -> bool:
     ctype = content_type.lower()
     return (
         ctype.startswith("text/")
         or ctype in _TEXT_TYPES
+        or ctype in JSON_LINES_TYPES
         or ctype.endswith(("+json", "+xml", "+yaml"))
     )
 

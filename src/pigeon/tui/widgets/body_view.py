@@ -140,6 +140,7 @@ class BodyView(ScrollView, can_focus=True):
         self._doc: LineIndex = EMPTY_INDEX
         self._source = ""  # the body as text, for filters
         self._is_json = False
+        self._json_lines = False
         self._pretty: LineIndex | None = None  # the unfiltered view, restored by clear_filter
         self._generation = 0  # bumps on every new body: stale worker results are dropped
         self._cache: LRUCache[int, Strip] = LRUCache(1024)
@@ -187,10 +188,12 @@ class BodyView(ScrollView, can_focus=True):
         self._start("", is_json=False)
         self._set_doc(bodyformat.build_index(message, cell_len), "message", self._generation)
 
-    def show_text(self, text: str, *, is_json: bool = False) -> None:
+    def show_text(self, text: str, *, is_json: bool = False, json_lines: bool = False) -> None:
         """Show ``text``; when ``is_json``, pretty-printed once that is done (in a thread for
-        a big body, showing the raw lines meanwhile). Text that is not valid JSON stays raw."""
+        a big body, showing the raw lines meanwhile). Text that is not valid JSON stays raw.
+        ``json_lines`` (NDJSON) keeps the lines as they are, highlighted as JSON."""
         generation = self._start(text, is_json=is_json)
+        self._json_lines = json_lines and not is_json
         if len(text) <= SYNC_LIMIT:
             doc, phase = self._prepare_now(text, is_json)
             self._set_doc(doc, phase, generation)
@@ -211,6 +214,7 @@ class BodyView(ScrollView, can_focus=True):
         self.workers.cancel_group(self, "body-filter")
         self.workers.cancel_group(self, "body-search")
         self._source, self._is_json, self._pretty = text, is_json, None
+        self._json_lines = False
         self.filter_expression = ""
         return self._generation
 
@@ -340,7 +344,9 @@ class BodyView(ScrollView, can_focus=True):
 
         if self.phase == "message":
             text.stylize(self._style("notice"))
-        elif self.phase in ("raw", "pretty", "filtered") and begin <= LONG_LINE_HIGHLIGHT:
+        elif (
+            self.phase in ("raw", "pretty", "filtered") or (self._json_lines and self.phase == "text")
+        ) and begin <= LONG_LINE_HIGHLIGHT:
             for start, stop, kind in bodyformat.json_line_tokens(full, end):
                 paint(self._style(kind), start, stop)
         if self._matches:

@@ -207,7 +207,11 @@ class ResponsePane(Vertical):
             kind == "json"
             or (exchange.content_type in ("", "text/plain") and bodyformat.looks_like_json(text))
         )
-        view.show_text(text, is_json=is_json)
+        view.show_text(
+            text,
+            is_json=is_json,
+            json_lines=exchange.content_type in bodyformat.JSON_LINES_TYPES,
+        )
 
     def _show_headers(self, exchange: Exchange) -> None:
         table = self.headers_table
