@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import TextArea
+from textual.widgets import Input, TextArea
 
 from pigeon.echo import EchoServer
 from pigeon.model import Request
@@ -210,3 +210,110 @@ async def test_theme_choice_is_remembered_in_the_config(collection: Path, echo: 
         await pilot.pause()
     assert AppConfig.load().theme == "pigeon-nord"
     assert 'theme = "pigeon-nord"' in config.file.read_text(encoding="utf-8")
+
+
+async def test_duplicate_and_move(collection: Path, echo: EchoServer) -> None:
+    from pigeon.tui.screens.choose import ChooseScreen
+
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "users/list-users")
+        screen = main_screen(app)
+        tree = screen.query_one(CollectionTree)
+        tree.focus()
+        await pilot.press("c")
+        await pilot.pause()
+        copy_file = collection / "users" / "list-users-copy.toml"
+        assert copy_file.is_file()
+        assert (
+            load_collection(collection).find("users/list-users-copy")[1].url
+            == "{{base_url}}/{{resource}}"
+        )
+        node = next(
+            n
+            for n in tree._all_nodes()
+            if isinstance(n.data, Request) and n.data.id == "users/list-users-copy"
+        )
+        tree.move_cursor(node)
+        await pilot.pause()
+        await pilot.press("m")
+        await pilot.pause()
+        assert isinstance(app.screen, ChooseScreen)
+        await pilot.press("home", "enter")  # (top level)
+        await pilot.pause()
+        assert not copy_file.exists()
+        assert (collection / "list-users-copy.toml").is_file()
+
+
+async def test_save_refused_when_the_file_broke_on_disk(collection: Path, echo: EchoServer) -> None:
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "users/list-users")
+        target = collection / "users" / "list-users.toml"
+        target.write_text("name = 'half typed\n", encoding="utf-8")  # a hand edit in progress
+        await replace_url(pilot, "{{base_url}}/x")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        editor = main_screen(app).query_one(RequestEditor)
+        assert editor.dirty  # nothing lost: still unsaved
+        assert any("Not saved" in n.message for n in app._notifications)
+        assert target.read_text(encoding="utf-8") == "name = 'half typed\n"
+
+
+async def test_auth_and_settings_edits(collection: Path, echo: EchoServer) -> None:
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        request = await open_request(pilot, "users/list-users")
+        screen = main_screen(app)
+        screen.query_one("#editor-tabs").active = "tab-settings"
+        await pilot.pause()
+        timeout = screen.query_one("#setting-timeout", Input)
+        timeout.focus()
+        await pilot.press("ctrl+u", *"2.5")
+        await pilot.pause()
+        assert request.settings.timeout == 2.5
+        await pilot.press("ctrl+u", "0")
+        await pilot.pause()
+        assert request.settings.timeout == 2.5  # refused: must be more than 0
+        assert "more than 0" in str(screen.query_one("#setting-error").render())
+        screen.query_one("#editor-tabs").active = "tab-auth"
+        await pilot.pause()
+        screen.query_one("#auth-type").value = "bearer"
+        await pilot.pause()
+        token = screen.query_one("#auth-token", Input)
+        token.focus()
+        await pilot.press(*"{{tok")
+        await pilot.pause()
+        assert request.auth is not None and request.auth.type == "bearer"
+        assert request.auth.token == "{{tok"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    saved = load_collection(collection).find("users/list-users")[1]
+    assert saved.settings.timeout == 2.5 and saved.auth.token == "{{tok"
+
+
+async def test_maximise_and_palette_reload(collection: Path, echo: EchoServer) -> None:
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "users/list-users")
+        screen = main_screen(app)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert screen.maximized is screen.query_one(RequestEditor)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert screen.maximized is None
+        (collection / "users" / "added.toml").write_text(
+            'name = "Added"\nurl = "x"\n', encoding="utf-8"
+        )
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Reload collection")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        tree = screen.query_one(CollectionTree)
+        assert any(
+            isinstance(n.data, Request) and n.data.id == "users/added" for n in tree._all_nodes()
+        )
+        assert screen.query_one(RequestEditor).request.id == "users/list-users"
