@@ -10,6 +10,7 @@ import time
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from textual.widgets import Input
 
 from pigeon import bodyformat
 from pigeon.bodyformat import build_index, json_line_tokens
@@ -410,3 +411,18 @@ async def test_a_new_theme_recolours_the_body() -> None:
         after = style_of(view, 1, '"name"').color
         assert after != before
         assert after == view.get_component_rich_style("body-view--key").color
+
+
+async def test_small_bodies_filter_as_you_type() -> None:
+    app = BodyApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        view = app.query_one(BodyView)
+        view.show_text(json.dumps({"a": {"b": [1, 2]}}), is_json=True)
+        await pilot.pause()
+        await pilot.press("f", *"a.b")
+        await wait_for(pilot, lambda: view.is_filtered)
+        assert lines_of(view, 4) == ["[", "  1,", "  2", "]"]
+        assert isinstance(app.focused, Input)  # still typing
+        await pilot.press("backspace", "backspace", "backspace")
+        await wait_for(pilot, lambda: view.phase == "pretty")
+        assert app.query_one(BodyPanel).mode == "filter"

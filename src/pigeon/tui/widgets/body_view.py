@@ -33,6 +33,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.widgets import Input, Label, Static
 from textual.worker import get_current_worker
 
@@ -51,6 +52,10 @@ LONG_LINE = 4096
 # Highlighting a long line needs its tokens from the start; past this column it is skipped.
 LONG_LINE_HIGHLIGHT = 50_000
 MATCH_LIMIT = 100_000
+# Bodies up to this size are filtered as the expression is typed, after this pause.
+LIVE_FILTER_LIMIT = 1_000_000
+LIVE_FILTER_DELAY = 0.3
+FILTER_HELP = "enter: apply   escape: clear the filter"
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -170,6 +175,11 @@ class BodyView(ScrollView, can_focus=True):
     @property
     def is_json(self) -> bool:
         return self._is_json
+
+    @property
+    def source_length(self) -> int:
+        """Characters in the body as received (what a filter has to parse)."""
+        return len(self._source)
 
     @property
     def is_filtered(self) -> bool:
@@ -607,6 +617,8 @@ class BodyPanel(Vertical):
         super().__init__(id=id, classes=classes)
         self._view_id = view_id
         self._last_filter = ""
+        self._filter_timer: Timer | None = None
+        self._submitted = False
 
     def compose(self) -> ComposeResult:
         yield BodyView(id=self._view_id)
@@ -662,7 +674,7 @@ class BodyPanel(Vertical):
         self.input.placeholder = "JMESPath (items[0].name) or JSONPath ($.items[*].name)"
         self.input.value = self.view.filter_expression or self._last_filter
         self.query_one("#body-bar-count", Label).update("")
-        self._set_hint("enter: apply   escape: clear the filter")
+        self._set_hint(FILTER_HELP)
         self.input.focus()
 
     def action_next_match(self) -> None:
@@ -672,6 +684,7 @@ class BodyPanel(Vertical):
         self.view.previous_match()
 
     def action_close_bar(self) -> None:
+        self._stop_filter_timer()
         view = self.view
         if self.mode == "filter" or (not self.mode and view.is_filtered):
             view.clear_filter()
@@ -683,6 +696,7 @@ class BodyPanel(Vertical):
 
     def reset(self) -> None:
         """A new body: close the bar, forget the filter."""
+        self._stop_filter_timer()
         self.mode = ""
         self._set_hint("")
 
@@ -692,15 +706,42 @@ class BodyPanel(Vertical):
         event.stop()
         if self.mode == "search":
             self.view.search(event.value)
+        elif self.mode == "filter" and self.view.source_length <= LIVE_FILTER_LIMIT:
+            # Small bodies filter as you type, once typing pauses.
+            self._stop_filter_timer()
+            self._filter_timer = self.set_timer(
+                LIVE_FILTER_DELAY, partial(self._live_filter, event.value)
+            )
+
+    def _stop_filter_timer(self) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+            self._filter_timer = None
+
+    def _live_filter(self, expression: str) -> None:
+        self._filter_timer = None
+        if self.mode != "filter":
+            return
+        self._submitted = False
+        if expression.strip():
+            self.view.apply_filter(expression)
+        else:
+            self.view.clear_filter()
+            self._set_hint(FILTER_HELP)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         if self.mode == "search":
             self.view.focus()
         elif self.mode == "filter":
+            self._stop_filter_timer()
             self._last_filter = event.value
-            self._set_hint("filtering…")
-            self.view.apply_filter(event.value)
+            self._submitted = True
+            if event.value.strip():
+                self._set_hint("filtering…")
+                self.view.apply_filter(event.value)
+            else:
+                self.action_close_bar()
 
     def on_body_view_search_updated(self, event: BodyView.SearchUpdated) -> None:
         self._update_count()
@@ -712,12 +753,13 @@ class BodyPanel(Vertical):
             return
         lines = self.view.line_count
         self._set_hint(f"{lines:,} line{'s' if lines != 1 else ''}   escape: clear the filter")
-        self.view.focus()
+        if self._submitted:
+            self.view.focus()
         self.refresh_bindings()
 
     def on_body_view_loaded(self, event: BodyView.Loaded) -> None:
-        if event.phase not in ("filtered", "raw") and self.mode == "filter":
-            self.mode = ""
+        if self.mode == "filter" and not self.view.is_json:
+            self.mode = ""  # the new body is not JSON: nothing to filter
             self._set_hint("")
         self.refresh_bindings()
 
