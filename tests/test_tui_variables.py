@@ -1,0 +1,81 @@
+"""The variables pane and themes with Pilot: editing, masking, runtime variables, theme memory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pigeon.echo import EchoServer
+from pigeon.store import load_collection
+from pigeon.tui.app import PigeonApp
+from pigeon.tui.session import Session
+from pigeon.tui.themes import bundled_theme_dirs
+from pigeon.tui.widgets.variables_pane import VariablesPane
+from test_tui_support import (  # noqa: F401 - fixtures
+    DEMO,
+    collection_fixture,
+    echo_fixture,
+    main_screen,
+    make_app,
+    open_request,
+    private_config_fixture,
+    replace_url,
+)
+
+
+async def test_variables_pane_edits_a_collection_variable(
+    collection: Path, echo: EchoServer
+) -> None:
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "users/list-users")
+        screen = main_screen(app)
+        pane = screen.query_one(VariablesPane)
+        pane.focus()
+        node = next(n for n in pane.root.children if n.data is not None and n.data.name == "count")
+        pane.move_cursor(node)
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("ctrl+u", *"[1, 2]", "enter")
+        await pilot.pause()
+        assert app.session.collection.variables["count"] == [1, 2]
+        assert load_collection(collection).variables["count"] == [1, 2]
+        assert pane.rows["count"][0].value == [1, 2]
+
+
+async def test_variables_pane_masks_secrets_and_clears_runtime(
+    collection: Path, echo: EchoServer
+) -> None:
+    app = make_app(collection, echo)
+    app.session.runtime.set("token", "s3cr3t-value")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "users/list-users")
+        pane = main_screen(app).query_one(VariablesPane)
+        node = next(n for n in pane.root.children if n.data is not None and n.data.name == "token")
+        assert "s3cr3t" not in str(node.label) and "••••" in str(node.label)
+        assert "runtime" in str(node.label)
+        pane.focus()
+        await pilot.press("v")
+        await pilot.pause()
+        node = next(n for n in pane.root.children if n.data is not None and n.data.name == "token")
+        assert "s3cr3t-value" in str(node.label)
+        await pilot.press("x")
+        await pilot.pause()
+        assert len(app.session.runtime) == 0
+        assert "token" not in pane.rows
+
+
+async def test_theme_choice_is_remembered_in_the_config(collection: Path, echo: EchoServer) -> None:
+    from pigeon.config import AppConfig
+
+    config = AppConfig.load()
+    session = Session.open(collection)
+    session.overrides["base_url"] = echo.url
+    app = PigeonApp(session, config=config, theme_dirs=bundled_theme_dirs())
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert app.theme == "pigeon-dark"
+        assert {"pigeon-light", "pigeon-nord", "pigeon-solarized"} <= set(app.available_themes)
+        app.theme = "pigeon-nord"  # what the palette's theme picker does
+        await pilot.pause()
+    assert AppConfig.load().theme == "pigeon-nord"
+    assert 'theme = "pigeon-nord"' in config.file.read_text(encoding="utf-8")
