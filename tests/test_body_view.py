@@ -426,3 +426,32 @@ async def test_small_bodies_filter_as_you_type() -> None:
         await pilot.press("backspace", "backspace", "backspace")
         await wait_for(pilot, lambda: view.phase == "pretty")
         assert app.query_one(BodyPanel).mode == "filter"
+
+
+async def test_a_filter_applied_while_formatting_survives_the_pretty_view() -> None:
+    app = BodyApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        view = app.query_one(BodyView)
+        view.show_text(big_json(1_000_000), is_json=True)
+        view.apply_filter("items[1].name")
+        await wait_for(pilot, lambda: view.is_filtered)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert view.is_filtered and lines_of(view, 1) == ['"user 1"']
+        view.clear_filter()
+        await pilot.pause()
+        assert view.phase == "pretty"
+        assert lines_of(view, 2) == ["{", '  "items": [']
+
+
+async def test_only_the_latest_filter_is_shown() -> None:
+    app = BodyApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        view = app.query_one(BodyView)
+        view.show_text(json.dumps({"a": 1, "b": 2}), is_json=True)
+        await pilot.pause()
+        view.apply_filter("a")
+        view.apply_filter("b")
+        await wait_for(pilot, lambda: view.filter_expression == "b")
+        await pilot.pause(0.2)
+        assert lines_of(view, 1) == ["2"] and view.filter_expression == "b"

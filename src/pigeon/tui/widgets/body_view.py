@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import re
 import threading
 from collections.abc import Callable, Iterator
@@ -146,7 +147,9 @@ class BodyView(ScrollView, can_focus=True):
         self._source = ""  # the body as text, for filters
         self._is_json = False
         self._json_lines = False
-        self._pretty: LineIndex | None = None  # the unfiltered view, restored by clear_filter
+        # What a filter replaced (raw or pretty), restored by clear_filter.
+        self._unfiltered: tuple[LineIndex, Phase] | None = None
+        self._filter_seq = 0  # bumps on every filter: only the latest result is shown
         self._generation = 0  # bumps on every new body: stale worker results are dropped
         self._cache: LRUCache[int, Strip] = LRUCache(1024)
         self._styles: dict[str, Style] = {}
@@ -223,7 +226,7 @@ class BodyView(ScrollView, can_focus=True):
         self.workers.cancel_group(self, "body-format")
         self.workers.cancel_group(self, "body-filter")
         self.workers.cancel_group(self, "body-search")
-        self._source, self._is_json, self._pretty = text, is_json, None
+        self._source, self._is_json, self._unfiltered = text, is_json, None
         self._json_lines = False
         self.filter_expression = ""
         return self._generation
@@ -266,12 +269,19 @@ class BodyView(ScrollView, can_focus=True):
     def _set_doc(self, doc: LineIndex, phase: Phase, generation: int) -> None:
         if generation != self._generation:
             return
+        if self.phase == "filtered" and self._unfiltered is not None:
+            # This body's formatting finished under a filter: clearing the filter shows it.
+            self._unfiltered = (doc, phase)
+            if phase == "text":
+                self._is_json = False
+            return
+        self._show_doc(doc, phase)
+
+    def _show_doc(self, doc: LineIndex, phase: Phase) -> None:
         # Raw JSON turning pretty keeps the reader's place, unless the raw body was one long
         # line (minified), whose place means nothing in the pretty view.
         swapping = self.phase == "raw" and phase in ("pretty", "text") and len(self._doc) > 1
         self._doc = doc
-        if phase in ("pretty", "text"):
-            self._pretty = doc
         if phase == "text":
             self._is_json = False  # declared JSON that does not parse is shown as text
         self._cache.clear()
@@ -534,11 +544,17 @@ class BodyView(ScrollView, can_focus=True):
         if not expression:
             self.clear_filter()
             return
+        self._filter_seq += 1
         if not self._is_json:
             self.post_message(self.FilterApplied(self, expression, "the body is not JSON"))
             return
         self.run_worker(
-            partial(self._filter_in_thread, self._source, expression, self._generation),
+            partial(
+                self._filter_in_thread,
+                self._source,
+                expression,
+                (self._generation, self._filter_seq),
+            ),
             name="filter body",
             description="filter body",
             group="body-filter",
@@ -547,11 +563,13 @@ class BodyView(ScrollView, can_focus=True):
             exit_on_error=False,
         )
 
-    def _filter_in_thread(self, source: str, expression: str, generation: int) -> None:
+    def _filter_in_thread(self, source: str, expression: str, ticket: tuple[int, int]) -> None:
         worker = get_current_worker()
-        try:
-            import json
 
+        def cancelled() -> bool:
+            return worker.is_cancelled
+
+        try:
             with _gc_paused():
                 try:
                     data = json.loads(source)
@@ -559,40 +577,42 @@ class BodyView(ScrollView, can_focus=True):
                     raise bodyformat.FilterError(f"the body is not valid JSON: {exc}") from None
                 result = bodyformat.apply_filter(data, expression)
                 del data
-            if worker.is_cancelled:
-                return
-            def cancelled() -> bool:
-                return worker.is_cancelled
-
-            doc = bodyformat.build_index(
-                bodyformat.dumps_pretty(result, cancelled=cancelled), cell_len, cancelled
-            )
+                if cancelled():
+                    return
+                text = bodyformat.dumps_pretty(result, cancelled=cancelled)
+            doc = bodyformat.build_index(text, cell_len, cancelled)
         except Stopped:
             return
         except (bodyformat.FilterError, RecursionError, ValueError, TypeError) as exc:
-            self._from_thread(self._filter_failed, expression, str(exc), generation)
+            self._from_thread(self._filter_failed, expression, str(exc), ticket)
             return
-        self._from_thread(self._filter_done, expression, doc, generation)
+        self._from_thread(self._filter_done, expression, doc, ticket)
 
-    def _filter_failed(self, expression: str, error: str, generation: int) -> None:
-        if generation == self._generation:
+    def _current_ticket(self, ticket: tuple[int, int]) -> bool:
+        return ticket == (self._generation, self._filter_seq)
+
+    def _filter_failed(self, expression: str, error: str, ticket: tuple[int, int]) -> None:
+        if self._current_ticket(ticket):
             self.post_message(self.FilterApplied(self, expression, error))
 
-    def _filter_done(self, expression: str, doc: LineIndex, generation: int) -> None:
-        if generation != self._generation:
+    def _filter_done(self, expression: str, doc: LineIndex, ticket: tuple[int, int]) -> None:
+        if not self._current_ticket(ticket):
             return
-        pretty = self._pretty
-        self._set_doc(doc, "filtered", generation)
-        self._pretty = pretty
+        if self.phase != "filtered":
+            self._unfiltered = (self._doc, self.phase)
+        self._show_doc(doc, "filtered")
         self.filter_expression = expression
         self.post_message(self.FilterApplied(self, expression, None))
 
     def clear_filter(self) -> None:
         """Back to the whole body."""
+        self._filter_seq += 1
         self.workers.cancel_group(self, "body-filter")
-        if self.phase == "filtered" and self._pretty is not None:
+        if self.phase == "filtered" and self._unfiltered is not None:
             self.filter_expression = ""
-            self._set_doc(self._pretty, "pretty", self._generation)
+            doc, phase = self._unfiltered
+            self._unfiltered = None
+            self._show_doc(doc, phase)
 
 
 class BodyPanel(Vertical):
