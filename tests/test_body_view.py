@@ -3,7 +3,6 @@ JSON filters, long lines. Runs the real widget in a headless app."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 
@@ -337,10 +336,8 @@ async def test_new_body_while_formatting_drops_the_old_result() -> None:
         view = app.query_one(BodyView)
         view.show_text(big_json(1_000_000), is_json=True)
         view.show_text('{"small": 1}', is_json=True)
-        await pilot.pause(0.1)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        await asyncio.sleep(0.05)
+        await wait_for(pilot, lambda: all(w.is_finished for w in app.workers))
+        await pilot.pause(0.3)  # a stale result would have landed by now
         assert lines_of(view, 3) == ["{", '  "small": 1', "}"]
 
 
@@ -435,7 +432,7 @@ async def test_a_filter_applied_while_formatting_survives_the_pretty_view() -> N
         view.show_text(big_json(1_000_000), is_json=True)
         view.apply_filter("items[1].name")
         await wait_for(pilot, lambda: view.is_filtered)
-        await app.workers.wait_for_complete()
+        await wait_for(pilot, lambda: all(w.is_finished for w in app.workers))
         await pilot.pause()
         assert view.is_filtered and lines_of(view, 1) == ['"user 1"']
         view.clear_filter()
