@@ -102,7 +102,9 @@ class PigeonApp(App[int]):
         from pigeon.tui.widgets.body_editor import BodyEditor
         from pigeon.tui.widgets.collection_tree import CollectionTree
         from pigeon.tui.widgets.pair_table import PairTable
+        from pigeon.tui.widgets.body_view import BodyPanel, BodyView
         from pigeon.tui.widgets.request_variables import RequestVariables
+        from pigeon.tui.widgets.response_pane import ResponsePane
         from pigeon.tui.widgets.url_bar import UrlInput
         from pigeon.tui.widgets.variables_pane import VariablesPane
 
@@ -115,6 +117,9 @@ class PigeonApp(App[int]):
             ("Body", BodyEditor),
             ("Request variables", RequestVariables),
             ("Variables pane", VariablesPane),
+            ("Response", ResponsePane),
+            ("Response body", BodyPanel),
+            ("Response body view", BodyView),
         ]
 
     def binding_ids(self) -> set[str]:
