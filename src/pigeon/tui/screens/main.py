@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 # first paint, and start-up time is part of the product.
 
 NO_ENV = "__none__"
+FAILED: Any = object()  # what _store_call returns when the store refused
 
 
 class Pane(Vertical):
@@ -290,12 +291,12 @@ class MainScreen(Screen[None]):
             handler(event.item)
 
     def _store_call(self, what: str, fn: Any, *args: Any) -> Any:
-        """Call a store helper; a failure becomes a message, never a crash."""
+        """Call a store helper; a failure becomes a message (and ``FAILED``), never a crash."""
         try:
             return fn(*args)
         except Exception as exc:
             self.notify(f"{what} failed: {exc}", severity="error", timeout=8)
-            return None
+            return FAILED
 
     def _rebuild_tree(self, select: Path | None = None) -> None:
         self.query_one(CollectionTree).show_collection(self.session.collection, select)
@@ -312,7 +313,7 @@ class MainScreen(Screen[None]):
             req = self._store_call(
                 "New request", store.create_request, self.session.collection, folder, name
             )
-            if req is not None:
+            if req is not FAILED:
                 self._rebuild_tree(req.path)
                 self.guard_unsaved(lambda: self._open(req))
 
@@ -337,7 +338,7 @@ class MainScreen(Screen[None]):
             folder = self._store_call(
                 "New folder", store.create_folder, self.session.collection, parent, name
             )
-            if folder is not None:
+            if folder is not FAILED:
                 self._rebuild_tree()
 
         self.app.push_screen(PromptScreen("New folder", placeholder="users"), named)
@@ -357,7 +358,7 @@ class MainScreen(Screen[None]):
             renamed = self._store_call(
                 "Rename", store.rename_request, self.session.collection, item, name
             )
-            if renamed is None:
+            if renamed is FAILED:
                 return
             if editor.saved is item and editor.request is not None:
                 editor.request.name, editor.request.path, editor.request.id = (
@@ -365,7 +366,8 @@ class MainScreen(Screen[None]):
                     item.path,
                     item.id,
                 )
-                editor.mark_saved(item) if not editor.dirty else None
+                if not editor.dirty:
+                    editor.mark_saved(item)
                 editor.refresh_preview()
             self._rebuild_tree(item.path)
 
@@ -385,12 +387,12 @@ class MainScreen(Screen[None]):
         new = self._store_call(
             "Duplicate", store.create_request, col, folder, f"{item.name} copy", item.method
         )
-        if new is None:
+        if new is FAILED:
             return
         path, rid, name = new.path, new.id, new.name
         clone = copy.deepcopy(item)
         clone.path, clone.id, clone.name = path, rid, name
-        if self._store_call("Duplicate", store.save_request, clone) is None:
+        if self._store_call("Duplicate", store.save_request, clone) is FAILED:
             return
         for key, value in vars(clone).items():
             setattr(new, key, value)
@@ -413,9 +415,7 @@ class MainScreen(Screen[None]):
                 return
             if (
                 self._store_call("Delete", store.delete_request, self.session.collection, item)
-                is None
-                and item.path
-                and item.path.exists()
+                is FAILED
             ):
                 return
             editor = self.query_one(RequestEditor)
@@ -454,7 +454,7 @@ class MainScreen(Screen[None]):
             moved = self._store_call(
                 "Move", store.move_request, self.session.collection, item, target
             )
-            if moved is not None:
+            if moved is not FAILED:
                 editor = self.query_one(RequestEditor)
                 if editor.saved is item and editor.request is not None:
                     editor.request.path, editor.request.id = item.path, item.id
@@ -716,14 +716,14 @@ class MainScreen(Screen[None]):
                 return
             old = env.variables.get(v.name, _ABSENT)
             env.variables[v.name] = v.value
-            if self._store_call("Save environment", store.save_environment, env, s.root) is None:
+            if self._store_call("Save environment", store.save_environment, env, s.root) is FAILED:
                 _restore(env.variables, v.name, old)
                 return
         else:
             col = s.collection
             old = col.variables.get(v.name, _ABSENT)
             col.variables[v.name] = v.value
-            if self._store_call("Save collection", store.save_collection_file, col) is None:
+            if self._store_call("Save collection", store.save_collection_file, col) is FAILED:
                 _restore(col.variables, v.name, old)
                 return
         self.refresh_after_variables()
