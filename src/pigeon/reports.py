@@ -1,0 +1,142 @@
+"""Run reports: a JSON document and JUnit XML that CI systems read.
+
+JUnit mapping: one ``<testcase>`` per request (``classname`` is its folder's path, or the
+collection name at the top level); a failed post-response assertion is a ``<failure>``;
+a request that could not be built or sent, or a script error, is an ``<error>``;
+unresolved placeholders under ``--strict`` are a ``<failure>``. A 4xx or 5xx response is not
+a failure by itself: assert on the status in a script to make it one.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pigeon.store import atomic_write
+
+if TYPE_CHECKING:
+    from pigeon.run import RequestResult, RunSummary
+
+KINDS = ("json", "junit")
+
+
+def parse_report_specs(specs: list[str]) -> list[tuple[str, Path]]:
+    """``json:PATH`` / ``junit:PATH`` -> (kind, path); a bad spec raises ``ValueError``."""
+    out = []
+    for spec in specs:
+        kind, sep, path = spec.partition(":")
+        if not sep or kind not in KINDS or not path:
+            raise ValueError(f"--report {spec!r}: expected json:PATH or junit:PATH")
+        out.append((kind, Path(path)))
+    return out
+
+
+def write_reports(summary: RunSummary, specs: list[tuple[str, Path]]) -> None:
+    for kind, path in specs:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if kind == "json":
+            write_json_report(summary, path)
+        else:
+            write_junit_report(summary, path)
+
+
+def _result_json(r: RequestResult) -> dict[str, Any]:
+    ex = r.exchange
+    return {
+        "id": r.id,
+        "name": r.request.name,
+        "method": r.rendered.method if r.rendered else r.request.method,
+        "url": r.rendered.url if r.rendered else None,
+        "status": ex.status if ex is not None else None,
+        "status_class": ex.status_class if ex is not None and ex.status else None,
+        "time_ms": round(ex.elapsed_ms, 3) if ex is not None and ex.status else None,
+        "size": ex.size if ex is not None and ex.status else None,
+        "passed": r.passed,
+        "error": r.error,
+        "script_errors": [e.summary() for e in r.script_errors],
+        "assertion_failures": [a.summary() for a in r.assertion_failures],
+        "unresolved": list(r.unresolved),
+        "warnings": list(r.warnings),
+        "log": list(r.log),
+    }
+
+
+def json_report(summary: RunSummary) -> dict[str, Any]:
+    """The JSON report as a dict (schema version 1)."""
+    return {
+        "schema": 1,
+        "collection": summary.collection.name,
+        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "totals": {
+            "requests": len(summary.results),
+            "passed": summary.passed,
+            "failed": summary.failed,
+            "assertion_failures": sum(len(r.assertion_failures) for r in summary.results),
+            "time_ms": round(summary.duration_ms, 3),
+            "bailed": summary.bailed,
+            "exit_code": summary.exit_code,
+        },
+        "requests": [_result_json(r) for r in summary.results],
+    }
+
+
+def write_json_report(summary: RunSummary, path: Path) -> None:
+    atomic_write(path, json.dumps(json_report(summary), indent=2, ensure_ascii=False) + "\n")
+
+
+def junit_tree(summary: RunSummary) -> ET.Element:
+    """JUnit XML in the widely read Surefire/Jenkins shape."""
+    results = summary.results
+    failures = sum(1 for r in results if not r.error and not r.script_errors and not r.passed)
+    errors = sum(1 for r in results if r.error or r.script_errors)
+    seconds = f"{summary.duration_ms / 1000:.3f}"
+    root = ET.Element(
+        "testsuites",
+        name="pigeon run",
+        tests=str(len(results)),
+        failures=str(failures),
+        errors=str(errors),
+        time=seconds,
+    )
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        name=summary.collection.name,
+        tests=str(len(results)),
+        failures=str(failures),
+        errors=str(errors),
+        skipped="0",
+        time=seconds,
+        timestamp=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"),
+    )
+    for r in results:
+        folder = r.chain[-1].id if r.chain else summary.collection.name
+        case = ET.SubElement(
+            suite, "testcase", classname=folder, name=r.request.name or r.id,
+            time=f"{r.duration_ms / 1000:.3f}",
+        )
+        if r.error or r.script_errors:
+            message = r.error or r.script_errors[0].summary()
+            detail = "\n\n".join([*(e.traceback for e in r.script_errors)]) or message
+            el = ET.SubElement(case, "error", message=message, type="error")
+            el.text = detail
+        elif r.assertion_failures or r.strict_failure:
+            message = "; ".join(r.problems())
+            el = ET.SubElement(case, "failure", message=message, type="AssertionError")
+            el.text = "\n\n".join(a.traceback for a in r.assertion_failures) or message
+        out = list(r.log)
+        if r.exchange is not None and r.exchange.status is not None:
+            out.insert(0, f"{r.rendered.method} {r.rendered.url} -> {r.exchange.status} {r.exchange.reason}")
+        if out:
+            ET.SubElement(case, "system-out").text = "\n".join(out)
+    return root
+
+
+def write_junit_report(summary: RunSummary, path: Path) -> None:
+    tree = junit_tree(summary)
+    ET.indent(tree)
+    text = '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(tree, encoding="unicode") + "\n"
+    atomic_write(path, text)

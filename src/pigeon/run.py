@@ -1,0 +1,356 @@
+"""The send pipeline shared by `pigeon run` and the app, and the headless runner itself.
+
+One request: scopes -> pre-request scripts -> render -> send -> post-response scripts.
+A run: the selected requests in collection order, runtime variables carried from one
+request to the next, a line per request, a summary, reports, and DESIGN §6's exit codes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from pigeon.model import Collection, Folder, Request, normalize_ref
+from pigeon.render import RenderedRequest, RenderError, render_request
+from pigeon.scopes import RuntimeVars, UnknownEnvironment, build_scopes
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNRESOLVED = 0, 1, 2, 3
+
+
+class RunUsageError(Exception):
+    """Bad usage or a broken collection: exit code 2."""
+
+
+@dataclass
+class RunContext:
+    """What every request of one run (or one app session) shares."""
+
+    collection: Collection
+    environment: str | None = None
+    runtime: RuntimeVars = field(default_factory=RuntimeVars)
+    cli_vars: Mapping[str, Any] = field(default_factory=dict)
+    environ: Mapping[str, str] | None = None
+    http: Any = None  # pigeon.send.HttpSession, created on first send
+    trusted: bool = False
+    strict: bool = False
+
+    def session(self) -> Any:
+        if self.http is None:
+            from pigeon.send import HttpSession
+
+            self.http = HttpSession()
+        return self.http
+
+    async def aclose(self) -> None:
+        if self.http is not None:
+            await self.http.aclose()
+            self.http = None
+
+
+@dataclass
+class RequestResult:
+    """Everything one request of a run produced."""
+
+    request: Request
+    chain: list[Folder]
+    rendered: RenderedRequest | None = None
+    exchange: Any = None  # pigeon.send.Exchange
+    error: str | None = None  # could not be built or sent
+    script_errors: list[Any] = field(default_factory=list)  # pigeon.scripts.ScriptError
+    assertion_failures: list[Any] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)
+    unresolved: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    strict_failure: bool = False
+    duration_ms: float = 0.0
+
+    @property
+    def id(self) -> str:
+        return self.request.id or self.request.name
+
+    @property
+    def failed(self) -> bool:
+        """Could not be built or sent, a script failed, or an assertion failed."""
+        return bool(self.error or self.script_errors or self.assertion_failures)
+
+    @property
+    def passed(self) -> bool:
+        return not self.failed and not self.strict_failure
+
+    def problems(self) -> list[str]:
+        """One line per thing that went wrong, for the console and the reports."""
+        out = []
+        if self.error:
+            out.append(self.error)
+        out += [f"script error: {e.summary()}" for e in self.script_errors]
+        out += [f"assertion failed: {a.summary()}" for a in self.assertion_failures]
+        if self.strict_failure:
+            out.append("unresolved placeholders: " + ", ".join(self.unresolved))
+        return out
+
+
+@dataclass
+class RunSummary:
+    collection: Collection
+    results: list[RequestResult] = field(default_factory=list)
+    duration_ms: float = 0.0
+    bailed: bool = False
+
+    @property
+    def passed(self) -> int:
+        return sum(r.passed for r in self.results)
+
+    @property
+    def failed(self) -> int:
+        return len(self.results) - self.passed
+
+    @property
+    def exit_code(self) -> int:
+        if any(r.failed for r in self.results):
+            return EXIT_FAILED
+        if any(r.strict_failure for r in self.results):
+            return EXIT_UNRESOLVED
+        return EXIT_OK
+
+
+# -- one request ----------------------------------------------------------------------------
+
+
+async def _scripts(ctx: RunContext, phase: str, chain, request, scopes, exchange=None) -> Any:
+    """Run one phase's scripts in a thread, so a slow script never blocks the event loop."""
+    from pigeon.scripts import run_scripts
+
+    return await asyncio.to_thread(
+        run_scripts,
+        phase,
+        ctx.collection,
+        chain,
+        request,
+        scopes,
+        ctx.runtime,
+        trusted=ctx.trusted,
+        exchange=exchange,
+    )
+
+
+async def execute(ctx: RunContext, chain: list[Folder], request: Request) -> RequestResult:
+    """Scripts, render, send, scripts: never raises for what a request or script does."""
+    from pigeon.scripts import has_scripts
+
+    started = time.perf_counter()
+    result = RequestResult(request, list(chain))
+    scopes = build_scopes(
+        ctx.collection, chain, request, ctx.environment, ctx.runtime, ctx.cli_vars, ctx.environ
+    )
+    scripted = ctx.trusted and has_scripts(ctx.collection, chain, request)
+    try:
+        if scripted:
+            outcome = await _scripts(ctx, "pre_request", chain, request, scopes)
+            result.log += outcome.output
+            result.script_errors += outcome.errors
+            if outcome.errors:
+                result.error = "not sent: a pre-request script failed"
+                return result
+            if outcome.request is not request:
+                request = outcome.request
+                scopes = build_scopes(
+                    ctx.collection, chain, request, ctx.environment, ctx.runtime,
+                    ctx.cli_vars, ctx.environ,
+                )
+        try:
+            rendered = render_request(ctx.collection, chain, request, scopes)
+        except RenderError as exc:
+            result.error = f"not sent: {exc}"
+            return result
+        result.rendered = rendered
+        result.unresolved, result.warnings = rendered.unresolved, rendered.warnings
+        if ctx.strict and rendered.unresolved:
+            result.strict_failure = True
+            return result
+        exchange = await ctx.session().send(rendered)
+        result.exchange = exchange
+        if exchange.error:
+            result.error = exchange.error
+            return result
+        if scripted:
+            outcome = await _scripts(ctx, "post_response", chain, request, scopes, exchange)
+            result.log += outcome.output
+            result.script_errors += outcome.errors
+            result.assertion_failures += outcome.assertion_failures
+        return result
+    finally:
+        result.duration_ms = (time.perf_counter() - started) * 1000
+
+
+# -- a run ----------------------------------------------------------------------------------
+
+
+def select(collection: Collection, selection: list[str] | None) -> list[tuple[list[Folder], Request]]:
+    """The requests a run sends, in collection order; names are requests or folders."""
+    everything = collection.walk()
+    if not selection:
+        return everything
+    chosen: set[str] = set()
+    for name in selection:
+        key = normalize_ref(name)
+        if collection.find(key) is not None:
+            chosen.add(key)
+            continue
+        folder = collection.find_folder(key)
+        if folder is not None:
+            prefix = folder.id + "/"
+            chosen.update(r.id for _, r in everything if r.id.startswith(prefix))
+            continue
+        ids = [r.id for _, r in everything]
+        ids += [f.id for chain, _ in everything for f in chain]
+        close = difflib.get_close_matches(key, sorted(set(ids)), n=3)
+        hint = f" (did you mean: {', '.join(close)}?)" if close else ""
+        raise RunUsageError(f"no request or folder {name!r} in {collection.root}{hint}")
+    return [(chain, r) for chain, r in everything if r.id in chosen]
+
+
+def check_broken(collection: Collection, env: str | None) -> None:
+    """A run refuses a broken collection: any file that did not load stops it (exit 2)."""
+    if collection.broken:
+        first = collection.broken[0]
+        more = f" (and {len(collection.broken) - 1} more)" if len(collection.broken) > 1 else ""
+        raise RunUsageError(f"broken collection: {first}{more}")
+    if env is not None and env not in collection.environments:
+        raise RunUsageError(str(UnknownEnvironment(env, sorted(collection.environments))))
+
+
+async def run_collection(
+    ctx: RunContext,
+    selection: list[str] | None = None,
+    *,
+    bail: bool = False,
+    on_result: Callable[[RequestResult], None] | None = None,
+) -> RunSummary:
+    """Send the selected requests one after another, sharing runtime variables."""
+    summary = RunSummary(ctx.collection)
+    started = time.perf_counter()
+    try:
+        for chain, request in select(ctx.collection, selection):
+            result = await execute(ctx, chain, request)
+            summary.results.append(result)
+            if on_result is not None:
+                on_result(result)
+            if bail and not result.passed:
+                summary.bailed = True
+                break
+    finally:
+        summary.duration_ms = (time.perf_counter() - started) * 1000
+    return summary
+
+
+# -- the console ----------------------------------------------------------------------------
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KB"
+    return f"{n / 1024 / 1024:.1f} MB"
+
+
+class Console:
+    """Live lines for a run: colour on a terminal, plain text in CI logs."""
+
+    def __init__(self, out: TextIO, color: bool | None = None) -> None:
+        self.out = out
+        self.color = out.isatty() if color is None else color
+
+    def _c(self, text: str, code: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
+
+    def result(self, r: RequestResult) -> None:
+        method = (r.rendered.method if r.rendered else r.request.method).ljust(6)
+        ex = r.exchange
+        if ex is not None and ex.status is not None:
+            code = "32" if ex.status < 300 else "36" if ex.status < 400 else "33" if ex.status < 500 else "31"
+            status = self._c(f"{ex.status} {ex.status_class}", code)
+            figures = f"{ex.elapsed_ms:.0f} ms  {_size(ex.size)}"
+        else:
+            status, figures = self._c("—", "2"), f"{r.duration_ms:.0f} ms"
+        mark = self._c("✔", "32") if r.passed else self._c("✘", "31")
+        print(f"{mark} {method} {r.id}  {status}  {figures}", file=self.out)
+        for line in r.problems():
+            print(f"    {self._c(line, '31')}", file=self.out)
+        for warning in r.warnings:
+            print(f"    warning: {warning}", file=self.out)
+        for line in r.log:
+            print(f"    {line}", file=self.out)
+
+    def summary(self, s: RunSummary) -> None:
+        failures = sum(len(r.assertion_failures) for r in s.results)
+        parts = [
+            f"{len(s.results)} requests",
+            self._c(f"{s.passed} passed", "32"),
+            self._c(f"{s.failed} failed", "31" if s.failed else "2"),
+            f"{failures} assertion failures",
+            f"{s.duration_ms / 1000:.2f} s",
+        ]
+        if s.bailed:
+            parts.append("stopped after the first failure (--bail)")
+        print(" · ".join(parts), file=self.out)
+
+
+def cli_run(args: Any) -> int:
+    """`pigeon run`: the arguments as cli.py parsed them; returns the exit code."""
+    from pigeon.prepare import PrepareError, load
+    from pigeon.reports import parse_report_specs, write_reports
+    from pigeon.scripts import has_scripts
+
+    try:
+        specs = parse_report_specs(args.reports or [])
+        collection = load(Path(args.collection))
+        check_broken(collection, args.env)
+        chosen = select(collection, args.requests or None)
+    except (RunUsageError, ValueError) as exc:
+        print(f"pigeon: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except PrepareError as exc:
+        print(f"pigeon: {exc}", file=sys.stderr)
+        return exc.exit_code
+
+    from pigeon.config import TrustStore
+
+    trusted = bool(args.trust) or TrustStore().is_trusted(collection.root)
+    if not trusted and any(has_scripts(collection, chain, r) for chain, r in chosen):
+        print(
+            f"pigeon: warning: {collection.root} is not trusted; its scripts will not run "
+            f"(trust it in the app, or pass --trust)",
+            file=sys.stderr,
+        )
+    ctx = RunContext(
+        collection,
+        environment=args.env,
+        cli_vars=dict(getattr(args, "vars", {}) or {}),
+        trusted=trusted,
+        strict=bool(args.strict),
+    )
+    console = Console(sys.stdout, getattr(args, "color", None))
+
+    async def go() -> RunSummary:
+        try:
+            return await run_collection(
+                ctx, args.requests or None, bail=bool(args.bail), on_result=console.result
+            )
+        finally:
+            await ctx.aclose()
+
+    summary = asyncio.run(go())
+    console.summary(summary)
+    try:
+        write_reports(summary, specs)
+    except OSError as exc:
+        print(f"pigeon: cannot write report: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    return summary.exit_code

@@ -1,0 +1,218 @@
+"""`pigeon run` against the real echo server: chaining, selection, exit codes, reports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from tests.servers import free_port
+
+from pigeon.cli import main
+from pigeon.config import TrustStore
+
+
+def write(root: Path, rel: str, text: str) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+LOGIN = """\
+name = "Log in"
+method = "POST"
+url = "{{base_url}}/login"
+
+[body]
+type = "json"
+content = '{"username": "ada", "password": "pw"}'
+
+[scripts]
+post_response = '''
+assert pigeon.response.status == 200, pigeon.response.status
+pigeon.setVar("token", pigeon.response.json()["token"])
+print("logged in")
+'''
+"""
+
+ME = """\
+name = "Who am I"
+url = "{{base_url}}/me"
+
+[auth]
+type = "bearer"
+token = "{{token}}"
+
+[scripts]
+post_response = '''
+assert pigeon.response.status == 200, f"expected 200, got {pigeon.response.status}"
+'''
+"""
+
+COUNT = """\
+name = "Count"
+url = "{{base_url}}/count/{{n}}"
+
+[scripts]
+pre_request = '''
+pigeon.setVar("n", (pigeon.getVar("n") or 0) + 1)
+'''
+"""
+
+
+@pytest.fixture
+def col(tmp_path: Path, echo_url: str) -> Path:
+    root = tmp_path / "col"
+    write(root, "collection.toml", f'name = "runs"\norder = ["auth", "misc"]\n\n[variables]\nbase_url = "{echo_url}"\n')
+    write(root, "auth/folder.toml", 'order = ["login", "me"]\n')
+    write(root, "auth/login.toml", LOGIN)
+    write(root, "auth/me.toml", ME)
+    write(root, "misc/a-count.toml", COUNT)
+    write(root, "misc/b-count.toml", COUNT)
+    return root
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["run", *argv, "--no-color"])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_token_chains_through_two_requests(col: Path, capsys, echo_server) -> None:
+    code, out, err = run(capsys, str(col), "auth", "--trust")
+    assert code == 0, out + err
+    lines = out.splitlines()
+    assert lines[0].startswith("✔ POST") and "auth/login  200 Successful" in lines[0]
+    assert any("auth/me  200 Successful" in line for line in lines)
+    assert "logged in" in out
+    assert "2 requests · 2 passed · 0 failed" in out
+
+
+def test_runtime_variables_carry_and_order_is_collection_order(col: Path, capsys) -> None:
+    code, out, _ = run(capsys, str(col), "misc", "--trust", "--report", f"json:{col}/out/r.json")
+    assert code == 0
+    report = json.loads((col / "out/r.json").read_text())
+    assert [r["id"] for r in report["requests"]] == ["misc/a-count", "misc/b-count"]
+    assert [r["url"].rsplit("/", 1)[1] for r in report["requests"]] == ["1", "2"]
+    assert report["totals"] == {
+        "requests": 2, "passed": 2, "failed": 0, "assertion_failures": 0,
+        "time_ms": report["totals"]["time_ms"], "bailed": False, "exit_code": 0,
+    }
+
+
+def test_selection_by_request_and_folder(col: Path, capsys) -> None:
+    code, out, _ = run(capsys, str(col), "misc/b-count.toml", "auth/login", "--trust")
+    assert code == 0
+    ids = [line.split()[2] for line in out.splitlines() if line.startswith(("✔", "✘"))]
+    assert ids == ["auth/login", "misc/b-count"]  # collection order, not argument order
+
+
+def test_unknown_selection_is_usage_error(col: Path, capsys) -> None:
+    code, out, err = run(capsys, str(col), "auth/logn")
+    assert code == 2 and out == ""
+    assert "no request or folder 'auth/logn'" in err and "auth/login" in err
+
+
+def test_failed_assertion_exits_1_and_is_a_junit_failure(col: Path, capsys) -> None:
+    # Without login, /me answers 401 and its assertion fails.
+    junit = col / "junit.xml"
+    code, out, _ = run(capsys, str(col), "auth/me", "--trust", "--report", f"junit:{junit}")
+    assert code == 1
+    assert "✘ GET" in out and "401 Client error" in out and "expected 200, got 401" in out
+    root = ET.parse(junit).getroot()
+    suite = root.find("testsuite")
+    assert suite is not None and suite.get("tests") == "1" and suite.get("failures") == "1"
+    case = suite.find("testcase")
+    assert case is not None and case.get("classname") == "auth" and case.get("name") == "Who am I"
+    failure = case.find("failure")
+    assert failure is not None and "expected 200, got 401" in failure.get("message", "")
+    assert case.find("error") is None
+
+
+def test_connection_refused_exits_1_with_clear_line(tmp_path: Path, capsys) -> None:
+    with free_port() as port:
+        pass
+    root = tmp_path / "c"
+    write(root, "collection.toml", 'name = "x"\n')
+    write(root, "down.toml", f'name = "down"\nurl = "http://127.0.0.1:{port}/"\n')
+    junit = tmp_path / "j.xml"
+    code, out, _ = run(capsys, str(root), "--report", f"junit:{junit}")
+    assert code == 1
+    assert f"Connection refused: 127.0.0.1:{port}" in out
+    case = ET.parse(junit).getroot().find("testsuite/testcase")
+    assert case is not None and case.find("error") is not None
+
+
+def test_strict_unresolved_exits_3_and_sends_nothing(tmp_path: Path, capsys, echo_server) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", f'name = "x"\n[variables]\nbase_url = "{echo_server.url}"\n')
+    write(root, "r.toml", 'name = "r"\nurl = "{{base_url}}/{{missing}}"\n')
+    before = echo_server.request_count
+    code, out, _ = run(capsys, str(root), "--strict")
+    assert code == 3 and "unresolved placeholders: missing" in out
+    assert echo_server.request_count == before
+    code, _, _ = run(capsys, str(root))
+    assert code == 0 and echo_server.request_count == before + 1
+
+
+def test_broken_file_exits_2_naming_file_and_line(col: Path, capsys, echo_server) -> None:
+    write(col, "misc/c-broken.toml", 'name = "b"\nmethod = [\n')
+    before = echo_server.request_count
+    code, out, err = run(capsys, str(col), "--trust")
+    assert code == 2 and out == ""
+    assert "c-broken.toml:" in err and "Traceback" not in err
+    assert echo_server.request_count == before
+
+
+def test_bail_stops_after_first_failure(col: Path, capsys) -> None:
+    code, out, _ = run(capsys, str(col), "auth/me", "misc", "--trust", "--bail")
+    assert code == 1
+    assert "misc/a-count" not in out and "stopped after the first failure" in out
+
+
+def test_untrusted_scripts_do_not_run_but_requests_send(col: Path, capsys) -> None:
+    code, out, err = run(capsys, str(col), "misc")
+    assert "not trusted" in err
+    assert code == 0 and "2 passed" in out
+    TrustStore().trust(col)
+    code, out, err = run(capsys, str(col), "misc", "--report", f"json:{col}/r.json")
+    assert code == 0 and "not trusted" not in err
+    urls = [r["url"] for r in json.loads((col / "r.json").read_text())["requests"]]
+    assert urls[-1].endswith("/count/2")
+
+
+def test_untrusted_run_leaves_script_variables_unresolved(col: Path, capsys) -> None:
+    code, _, _ = run(capsys, str(col), "misc", "--report", f"json:{col}/r.json")
+    assert code == 0
+    report = json.loads((col / "r.json").read_text())
+    assert [r["unresolved"] for r in report["requests"]] == [["n"], ["n"]]
+
+
+def test_bad_report_spec_is_usage_error(col: Path, capsys) -> None:
+    code, _, err = run(capsys, str(col), "--report", "xml:out.xml")
+    assert code == 2 and "json:PATH or junit:PATH" in err
+
+
+def test_var_and_env_reach_the_run(tmp_path: Path, capsys, echo_server) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", 'name = "x"\n')
+    write(root, "environments/dev.toml", f'[variables]\nbase_url = "{echo_server.url}"\n')
+    write(root, "r.toml", 'name = "r"\nurl = "{{base_url}}/{{who.name}}"\n')
+    code, out, _ = run(capsys, str(root), "--env", "dev", "--var", 'who:={"name": "ada"}', "--report", f"json:{root}/r.json")
+    assert code == 0, out
+    assert json.loads((root / "r.json").read_text())["requests"][0]["url"].endswith("/ada")
+    code, _, err = run(capsys, str(root), "--env", "nope")
+    assert code == 2 and "unknown environment" in err
+
+
+def test_subprocess_run_exit_code(col: Path, echo_server) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "pigeon", "run", str(col), "auth", "--trust", "--no-color"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 passed" in proc.stdout
