@@ -215,3 +215,21 @@ async def test_demo_status_bar_names_the_echo_server() -> None:
         assert f"echo server on {session.echo.url}" in status
         assert "env local" in status
     assert session.echo is None  # closed with the app
+
+
+async def test_url_completion_accepts_with_right_arrow(collection: Path, echo: EchoServer) -> None:
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        request = await open_request(pilot, "users/list-users")
+        await replace_url(pilot, "{{us")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("right")
+        await pilot.pause()
+        assert request.url == "{{user."
+        await pilot.press(*"ad")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("right")
+        await pilot.pause()
+        assert request.url == "{{user.address."

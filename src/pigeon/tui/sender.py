@@ -1,23 +1,15 @@
-"""One send from the app: pre-request scripts, render, HTTP, post-response scripts -- the
-same steps as ``pigeon run`` -- with script output kept for the log screen.
-
-Scripts run in a thread so a slow script never freezes the screen; cancelling the send
-interrupts them between two lines.
-"""
+"""One send from the app through the pipeline ``pigeon run`` uses (pre-request scripts,
+render, HTTP, post-response scripts), with script output kept for the log screen."""
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pigeon.model import Folder, Request
+from pigeon.model import Request
 
 if TYPE_CHECKING:
     from pigeon.tui.session import Session
-
-SCRIPT_TIMEOUT = 30.0  # seconds for all scripts of one phase
 
 
 @dataclass
@@ -55,61 +47,26 @@ def http_session(session: Session) -> Any:
 
 
 async def send_request(session: Session, request: Request, trusted: bool) -> SendOutcome:
-    from pigeon.render import RenderError, render_request
+    """Send through ``pigeon.run.execute``, the pipeline ``pigeon run`` uses, with this
+    session's environment, runtime variables, overrides and HTTP session."""
+    from pigeon.run import RunContext, execute
 
-    outcome = SendOutcome()
-    chain = session.chain_of(request)
-    scopes = session.scopes_for(request)
+    ctx = RunContext(
+        collection=session.collection,
+        environment=session.environment,
+        runtime=session.runtime,
+        cli_vars=session.overrides,
+        http=http_session(session),
+        trusted=trusted,
+    )
+    result = await execute(ctx, session.chain_of(request), request)
     source = request.id or request.name
-    if trusted:
-        result = await _scripts(session, "pre_request", chain, request, scopes, None)
-        _record(session, outcome, result, f"{source} pre_request")
-        if result.errors:
-            outcome.error = "Not sent: a pre-request script failed (f2 shows the log)"
-            return outcome
-        if result.request is not request:
-            request = result.request  # the script edited it, variables included
-            scopes = session.scopes_for_chain(chain, request)
-    try:
-        rendered = render_request(session.collection, chain, request, scopes)
-    except RenderError as exc:
-        outcome.error = f"Not sent: {exc}"
-        return outcome
-    outcome.exchange = await http_session(session).send(rendered)
-    if trusted and outcome.exchange.error is None:
-        result = await _scripts(session, "post_response", chain, request, scopes, outcome.exchange)
-        _record(session, outcome, result, f"{source} post_response")
-    return outcome
-
-
-async def _scripts(
-    session: Session, phase: str, chain: list[Folder], request: Request, scopes: Any, exchange: Any
-) -> Any:
-    from pigeon.scripts import run_scripts
-
-    cancel = threading.Event()
-    try:
-        return await asyncio.to_thread(
-            run_scripts,
-            phase,
-            session.collection,
-            chain,
-            request,
-            scopes,
-            session.runtime,
-            trusted=True,
-            exchange=exchange,
-            timeout=SCRIPT_TIMEOUT,
-            cancel=cancel,
-        )
-    except asyncio.CancelledError:
-        cancel.set()  # the thread stops at the script's next line
-        raise
-
-
-def _record(session: Session, outcome: SendOutcome, result: Any, source: str) -> None:
-    for line in result.output:
+    for line in result.log:
         session.add_log(source, line)
-    for err in [*result.errors, *result.assertion_failures]:
-        session.add_log(source, err.traceback or err.summary(), error=True)
-        outcome.errors.append(err.summary())
+    outcome = SendOutcome(exchange=result.exchange)
+    for problem in [*result.script_errors, *result.assertion_failures]:
+        session.add_log(source, problem.traceback or problem.summary(), error=True)
+        outcome.errors.append(problem.summary())
+    if result.exchange is None and result.error:
+        outcome.error = result.error[:1].upper() + result.error[1:]
+    return outcome
