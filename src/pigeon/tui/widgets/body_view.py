@@ -63,6 +63,7 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 
 _gc_lock = threading.Lock()
 _gc_holders = 0
+_gc_was_enabled = True
 
 
 @contextlib.contextmanager
@@ -72,17 +73,18 @@ def _gc_paused() -> Iterator[None]:
     Those objects hold no cycles, yet each full collection walks all of them with the GIL
     held, stalling the UI loop for a tenth of a second at a time.
     """
-    global _gc_holders
+    global _gc_holders, _gc_was_enabled
     with _gc_lock:
+        if _gc_holders == 0:
+            _gc_was_enabled = gc.isenabled()
         _gc_holders += 1
-        was_enabled = gc.isenabled() if _gc_holders == 1 else True
         gc.disable()
     try:
         yield
     finally:
         with _gc_lock:
             _gc_holders -= 1
-            if _gc_holders == 0 and was_enabled:
+            if _gc_holders == 0 and _gc_was_enabled:
                 gc.enable()
 
 
