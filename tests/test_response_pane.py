@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from pigeon.send import Exchange, Progress, Timings
-from pigeon.tui.format import mask_value, minimal_curl, suggested_filename
+from pigeon.tui.format import (
+    mask_url,
+    mask_value,
+    minimal_curl,
+    sent_text,
+    suggested_filename,
+)
 from pigeon.tui.widgets.body_view import BodyView
 from pigeon.tui.widgets.response_pane import ResponsePane
 from pigeon.tui.widgets.status_line import StatusLine
@@ -45,6 +51,17 @@ def test_masking_keeps_the_scheme() -> None:
     assert mask_value("X-Api-Key", "abc") == "••••"
     assert mask_value("Cookie", "sid=1") == "••••"
     assert mask_value("Accept", "application/json") == "application/json"
+
+
+def test_secret_query_parameters_are_masked() -> None:
+    assert (
+        mask_url("http://h/x?page=1&api_key=abc&q=token%20x&X-Amz-Signature=zz#top")
+        == "http://h/x?page=1&api_key=••••&q=token%20x&X-Amz-Signature=••••#top"
+    )
+    assert mask_url("http://h/x") == "http://h/x"
+    exchange = make_exchange(url="http://127.0.0.1:8000/x?token=abc")
+    assert sent_text(exchange).splitlines()[0] == "POST http://127.0.0.1:8000/x?token=•••• HTTP/1.1"
+    assert "token=abc" in sent_text(exchange, reveal=True)
 
 
 def test_minimal_curl_quotes() -> None:

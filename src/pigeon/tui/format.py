@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import shlex
 from typing import Any
+from urllib.parse import unquote_plus
 
 from pigeon.bodyformat import human_size
 
@@ -42,6 +43,26 @@ def mask_value(name: str, value: str) -> str:
     if rest and scheme.lower() in _SCHEMES:
         return f"{scheme} {MASK}"
     return MASK
+
+
+_QUERY_PARAM = re.compile(r"([?&])([^=&#]+)=([^&#]*)")
+_SECRET_PARAM = re.compile(r"token|secret|passw|api[-_]?key|apikey|signature|sig$|auth|session", re.I)
+
+
+def mask_url(url: str) -> str:
+    """The URL with the values of secret-looking query parameters (``api_key``, ``token``,
+    ``signature``...) hidden."""
+    if "?" not in url:
+        return url
+
+    def hide(match: re.Match[str]) -> str:
+        sep, name, value = match.groups()
+        if value and _SECRET_PARAM.search(unquote_plus(name)):
+            return f"{sep}{name}={MASK}"
+        return match.group(0)
+
+    base, _, rest = url.partition("?")
+    return base + _QUERY_PARAM.sub(hide, "?" + rest)
 
 
 def duration(ms: float | None) -> str:
@@ -90,7 +111,7 @@ def sent_text(exchange: Any, reveal: bool = False) -> str:
     method = exchange.method or rendered.method
     url = exchange.url or rendered.url
     headers = exchange.sent_headers or rendered.headers
-    lines = [request_line(method, url, exchange.http_version)]
+    lines = [request_line(method, url if reveal else mask_url(url), exchange.http_version)]
     for name, value in headers:
         lines.append(f"{name}: {value if reveal else mask_value(name, value)}")
     body = rendered.body
