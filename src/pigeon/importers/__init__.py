@@ -1,0 +1,301 @@
+"""Bring requests from other tools into a Pigeon collection.
+
+Every importer turns its source into an :class:`ImportResult` (plain model objects plus notes
+on what could not be carried over); :func:`write_import` then writes the result as collection
+files and never replaces a file that is already there, so importing twice, or into a
+collection in use, loses nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pigeon.model import Auth, Collection, Environment, Folder, Header, Request
+from pigeon.store import (
+    COLLECTION_FILE,
+    ENVIRONMENTS_DIR,
+    FOLDER_FILE,
+    RESERVED_STEMS,
+    LoadError,
+    load_collection,
+    save_collection_file,
+    save_environment,
+    save_folder_file,
+    save_request,
+    slugify,
+)
+
+KINDS = ("curl", "postman", "http", "posting", "openapi")
+
+
+class ImportFailed(LoadError):
+    """The source cannot be read as the format asked for: which file, where and why.
+
+    A ``LoadError`` so that the command line reports it like any unreadable file (exit 2).
+    """
+
+    def __init__(
+        self, message: str, path: Path | None = None, line: int | None = None, column: int | None = None
+    ) -> None:
+        super().__init__(path, line, column, message)
+
+    def __str__(self) -> str:
+        return str(self.as_broken()) if self.path is not None else self.message
+
+
+@dataclass
+class ImportResult:
+    """What an importer found.
+
+    ``requests`` pairs each request with its folder path: display names joined by ``/``
+    (``""`` for the collection's top level). ``folders`` holds folder-level settings (auth,
+    headers, variables) for the folder whose ``id`` is that same path; folders that only
+    group requests need no entry. ``notes`` lists what could not be carried over, one line
+    each.
+    """
+
+    requests: list[tuple[str, Request]] = field(default_factory=list)
+    folders: list[Folder] = field(default_factory=list)
+    variables: dict[str, Any] = field(default_factory=dict)
+    environments: list[Environment] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    name: str = ""  # the source's own name for the collection, if it has one
+    auth: Auth | None = None  # collection-level auth
+    headers: list[Header] = field(default_factory=list)  # collection-level headers
+    description: str = ""
+
+    def note(self, message: str) -> None:
+        if message not in self.notes:
+            self.notes.append(message)
+
+    def extend(self, other: ImportResult) -> None:
+        """Add another result's requests, folders, variables and notes to this one."""
+        self.requests.extend(other.requests)
+        self.folders.extend(other.folders)
+        for key, value in other.variables.items():
+            self.variables.setdefault(key, value)
+        self.environments.extend(other.environments)
+        for n in other.notes:
+            self.note(n)
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+
+def _segment(name: str, fallback: str) -> str:
+    stem = slugify(name) or fallback
+    return f"{stem}-1" if stem in RESERVED_STEMS else stem
+
+
+def _free_file(directory: Path, stem: str, taken: set[Path]) -> Path:
+    """``stem.toml``, else ``stem-2.toml``, ``stem-3.toml``... (never an existing file)."""
+    n = 1
+    while True:
+        candidate = directory / (f"{stem}.toml" if n == 1 else f"{stem}-{n}.toml")
+        if candidate not in taken and not candidate.exists():
+            return candidate
+        n += 1
+
+
+def _inherit(req: Request, auth: Auth | None, headers: list[Header]) -> None:
+    """Copy settings a request would have inherited from a level that cannot be written."""
+    if req.auth is None and auth is not None:
+        req.auth = auth
+    if headers:
+        names = {h.name.lower() for h in req.headers}
+        req.headers = [h for h in headers if h.name.lower() not in names] + req.headers
+
+
+def write_import(result: ImportResult, into: Path) -> list[Path]:
+    """Write ``result`` as collection files under ``into``; return the paths written.
+
+    A missing ``collection.toml`` is created with the result's variables, auth and headers.
+    An existing one gets the variables it lacks (its own values win, conflicts are noted in
+    ``result.notes``); collection-level auth and headers it cannot take are copied onto the
+    imported requests instead, so they are still sent. Request, folder and environment files
+    that exist are never replaced: a new name (``name-2.toml``) is chosen instead.
+    """
+    into = Path(into)
+    into.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    taken: set[Path] = set()
+    col_path = into / COLLECTION_FILE
+    new_collection = not col_path.exists()
+    folder_settings = {f.id.strip("/"): f for f in result.folders}
+
+    if new_collection:
+        col = Collection(
+            name=result.name or into.resolve().name,
+            root=into,
+            variables=dict(result.variables),
+            headers=list(result.headers),
+            auth=result.auth,
+        )
+        if result.description:
+            col.extra["description"] = result.description
+    else:
+        col = load_collection(into)
+        if any(b.path == col_path for b in col.broken):
+            raise ImportFailed(f"{col_path} does not load; fix it before importing into it")
+        added = False
+        for key, value in result.variables.items():
+            if key not in col.variables:
+                col.variables[key] = value
+                added = True
+            elif col.variables[key] != value:
+                result.note(
+                    f"variable {key!r}: the collection already sets it; kept its value "
+                    f"({col.variables[key]!r}), not the imported {value!r}"
+                )
+        if added:
+            written.append(save_collection_file(col))
+        for _, req in result.requests:
+            _inherit(req, result.auth, result.headers)
+
+    # Folders: one directory per path segment; folder.toml only for new directories.
+    top_order: list[str] = []
+    orders: dict[Path, list[str]] = {}
+    created_dirs: dict[str, Path] = {"": into}
+    new_dirs: set[Path] = set()
+
+    def directory_for(folder_path: str) -> Path:
+        folder_path = folder_path.strip("/")
+        if folder_path in created_dirs:
+            return created_dirs[folder_path]
+        parent_path, _, name = folder_path.rpartition("/")
+        parent = directory_for(parent_path)
+        d = parent / _segment(name, "folder")
+        if d.name == ENVIRONMENTS_DIR and parent == into:
+            d = parent / f"{ENVIRONMENTS_DIR}-1"
+        if not d.exists():
+            d.mkdir(parents=True)
+            new_dirs.add(d)
+        created_dirs[folder_path] = d
+        (orders.setdefault(parent, top_order if parent == into else [])).append(d.name)
+        orders.setdefault(d, [])
+        return d
+
+    for folder_path, req in result.requests:
+        directory = directory_for(folder_path)
+        # Settings of folders whose folder.toml cannot be written are copied onto the request.
+        segments = folder_path.strip("/").split("/") if folder_path.strip("/") else []
+        for depth in range(len(segments), 0, -1):
+            key = "/".join(segments[:depth])
+            settings = folder_settings.get(key)
+            if settings is not None and directory_for(key) not in new_dirs:
+                _inherit(req, settings.auth, settings.headers)
+        target = _free_file(directory, _segment(req.name, "request"), taken)
+        taken.add(target)
+        req.path = None
+        written.append(save_request(req, target))
+        bucket = orders.setdefault(directory, top_order if directory == into else [])
+        if directory == into:
+            bucket = top_order
+        bucket.append(target.stem)
+    for key in folder_settings:
+        if key:
+            directory_for(key)
+
+    for key, directory in created_dirs.items():
+        if not key or directory not in new_dirs:
+            continue
+        settings = folder_settings.get(key)
+        name = key.rsplit("/", 1)[-1]
+        folder = Folder(name=name, path=directory, order=_dedupe(orders.get(directory, [])))
+        if settings is not None:
+            folder.auth = settings.auth
+            folder.headers = list(settings.headers)
+            folder.variables = dict(settings.variables)
+            folder.scripts = settings.scripts
+            folder.extra = dict(settings.extra)
+        if not (directory / FOLDER_FILE).exists():
+            written.append(save_folder_file(folder))
+
+    if new_collection:
+        col.order = _dedupe(top_order)
+        written.insert(0, save_collection_file(col))
+
+    for env in result.environments:
+        env_dir = into / ENVIRONMENTS_DIR
+        env_dir.mkdir(exist_ok=True)
+        target = _free_file(env_dir, _segment(env.name, "environment"), taken)
+        taken.add(target)
+        written.append(save_environment(Environment(env.name, dict(env.variables), target)))
+    return written
+
+
+def _dedupe(items: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        if item not in seen:
+            seen.add(item)
+            out.append(item)
+    return out
+
+
+# -- dispatch ---------------------------------------------------------------------------------
+
+
+def _read_source(source: str, kind: str) -> tuple[str, Path | None]:
+    """The text to import and the file it came from (``None`` for inline text or stdin)."""
+    if source == "-":
+        return sys.stdin.read(), None
+    if "\n" not in source and len(source) < 4096:
+        path = Path(source).expanduser()
+        if path.is_file():
+            try:
+                return path.read_text(encoding="utf-8-sig"), path
+            except UnicodeDecodeError as exc:
+                raise ImportFailed(f"{path}: not UTF-8 text ({exc.reason})") from exc
+            except OSError as exc:
+                raise ImportFailed(f"{path}: cannot read: {exc.strerror}") from exc
+        if path.is_dir() and kind == "posting":
+            return "", path
+        if kind != "curl" and not source.lstrip().startswith(("{", "[")):
+            raise ImportFailed(f"{source}: no such file")
+    return source, None
+
+
+def parse(kind: str, source: str) -> ImportResult:
+    """Parse ``source`` (a path, ``-`` for stdin, or the text itself) as ``kind``."""
+    if kind not in KINDS:
+        raise ImportFailed(f"unknown import kind {kind!r} (one of: {', '.join(KINDS)})")
+    text, path = _read_source(source, kind)
+    if kind == "curl":
+        from pigeon.importers.curl import parse_curl
+
+        return parse_curl(text, base=path.parent if path else None)
+    if kind == "postman":
+        from pigeon.importers.postman import parse_postman
+
+        return parse_postman(text, path)
+    if kind == "http":
+        from pigeon.importers.http_file import parse_http_file
+
+        return parse_http_file(text, path)
+    if kind == "openapi":
+        from pigeon.importers.openapi import parse_openapi
+
+        return parse_openapi(text, path)
+    from pigeon.importers.posting import parse_posting
+
+    if path is None:
+        raise ImportFailed("posting: give a directory or a .posting.yaml file")
+    return parse_posting(path)
+
+
+def run_import(kind: str, source: str, into: Path | None) -> tuple[list[Path], list[str]]:
+    """Parse and write; returns (files written, notes on what was not carried over).
+
+    ``into`` defaults to the current directory. Raises :class:`ImportFailed` (a
+    ``ValueError``) with a one-line message when the source cannot be imported.
+    """
+    result = parse(kind, source)
+    if not result.requests and not result.environments:
+        raise ImportFailed(f"{kind}: no requests found in {source if len(source) < 80 else 'the input'}")
+    written = write_import(result, Path.cwd() if into is None else into)
+    return written, list(result.notes)

@@ -1,0 +1,820 @@
+"""Import curl command lines (as copied from a browser, API docs or shell history).
+
+The text is split into words the way a POSIX shell does (quotes, backslashes, line
+continuations, ``$'...'`` ANSI-C strings), then curl's options are read from a table. Shell
+variables (``$TOKEN``, ``${TOKEN}``) become ``{{$env.TOKEN}}`` so a secret from the shell
+stays out of the collection. Anything that changes the request and that Pigeon cannot
+express is named in the notes; options that only change curl's own output are listed once.
+
+No curl-parsing library on PyPI is maintained and covers this option set, so the table is
+our own.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote_plus, unquote_plus, urlsplit
+
+from pigeon.importers import ImportFailed, ImportResult
+from pigeon.model import Auth, Body, FormField, Header, QueryParam, Request, Settings
+
+# -- shell words ------------------------------------------------------------------------------
+
+SEPARATOR = "\0sep"  # a command boundary (newline, ;, &&, ||, |, &)
+
+_ANSI_C = {
+    "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
+    "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
+}  # fmt: skip
+_VAR_RE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+@dataclass
+class _Words:
+    words: list[str] = field(default_factory=list)
+    env: list[str] = field(default_factory=list)  # shell variables met
+    substitutions: int = 0  # $(...) and `...` left as written
+
+
+def shell_words(text: str) -> _Words:
+    """Split ``text`` into words like a POSIX shell, with ``SEPARATOR`` between commands.
+
+    Unquoted and double-quoted ``$NAME`` become ``{{$env.NAME}}``; command substitutions are
+    kept as written (and counted). Raises ``ImportFailed`` on an unterminated quote.
+    """
+    out = _Words()
+    i, n = 0, len(text)
+    word: list[str] = []
+    in_word = False
+
+    def finish() -> None:
+        nonlocal word, in_word
+        if in_word:
+            out.words.append("".join(word))
+        word, in_word = [], False
+
+    def variable(at: int) -> int:
+        """Handle ``$`` at ``at`` outside single quotes; return the index after it."""
+        m = _VAR_RE.match(text, at)
+        if m:
+            name = m.group(1) or m.group(2)
+            out.env.append(name)
+            word.append("{{$env." + name + "}}")
+            return m.end()
+        if text.startswith("$(", at):
+            depth, j = 0, at + 1
+            while j < n:
+                if text[j] == "(":
+                    depth += 1
+                elif text[j] == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            out.substitutions += 1
+            word.append(text[at : j + 1])
+            return j + 1
+        word.append("$")
+        return at + 1
+
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            if i + 1 < n and text[i + 1] == "\n":
+                i += 2  # line continuation
+                continue
+            if i + 1 < n and text[i + 1] == "\r" and text[i + 2 : i + 3] == "\n":
+                i += 3
+                continue
+            if i + 1 < n:
+                word.append(text[i + 1])
+                in_word = True
+            i += 2
+            continue
+        if c == "'":
+            j = text.find("'", i + 1)
+            if j < 0:
+                raise ImportFailed("curl: unterminated single quote")
+            word.append(text[i + 1 : j])
+            in_word = True
+            i = j + 1
+            continue
+        if c == "$" and text.startswith("$'", i):
+            i = _ansi_c(text, i + 2, word)
+            in_word = True
+            continue
+        if c == '"' or (c == "$" and text.startswith('$"', i)):
+            i += 2 if c == "$" else 1
+            in_word = True
+            while True:
+                if i >= n:
+                    raise ImportFailed("curl: unterminated double quote")
+                ch = text[i]
+                if ch == '"':
+                    i += 1
+                    break
+                if ch == "\\" and i + 1 < n and text[i + 1] in '$`"\\\n':
+                    if text[i + 1] != "\n":
+                        word.append(text[i + 1])
+                    i += 2
+                elif ch == "$":
+                    i = variable(i)
+                elif ch == "`":
+                    j = text.find("`", i + 1)
+                    j = n - 1 if j < 0 else j
+                    out.substitutions += 1
+                    word.append(text[i : j + 1])
+                    i = j + 1
+                else:
+                    word.append(ch)
+                    i += 1
+            continue
+        if c == "$":
+            i = variable(i)
+            in_word = True
+            continue
+        if c == "`":
+            j = text.find("`", i + 1)
+            j = n - 1 if j < 0 else j
+            out.substitutions += 1
+            word.append(text[i : j + 1])
+            in_word = True
+            i = j + 1
+            continue
+        if c in " \t\r":
+            finish()
+            i += 1
+            continue
+        if c in "\n;|&":
+            finish()
+            out.words.append(SEPARATOR)
+            i += 2 if text[i : i + 2] in ("&&", "||") else 1
+            continue
+        if c == "#" and not in_word:
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        word.append(c)
+        in_word = True
+        i += 1
+    finish()
+    return out
+
+
+def _ansi_c(text: str, i: int, word: list[str]) -> int:
+    """Decode a ``$'...'`` string starting after its opening quote; return the index after."""
+    n = len(text)
+    buf = bytearray()
+    while True:
+        if i >= n:
+            raise ImportFailed("curl: unterminated $'...' string")
+        c = text[i]
+        if c == "'":
+            word.append(buf.decode("utf-8", errors="replace"))
+            return i + 1
+        if c != "\\" or i + 1 >= n:
+            buf += c.encode("utf-8")
+            i += 1
+            continue
+        e = text[i + 1]
+        if e in _ANSI_C:
+            buf += _ANSI_C[e].encode()
+            i += 2
+        elif e == "x":
+            m = re.match(r"[0-9A-Fa-f]{1,2}", text[i + 2 :])
+            if m:
+                buf.append(int(m.group(), 16))
+                i += 2 + m.end()
+            else:
+                buf += b"\\x"
+                i += 2
+        elif e in "uU":
+            width = 4 if e == "u" else 8
+            m = re.match("[0-9A-Fa-f]{1," + str(width) + "}", text[i + 2 :])
+            if m:
+                buf += chr(int(m.group(), 16)).encode("utf-8", errors="replace")
+                i += 2 + m.end()
+            else:
+                buf += ("\\" + e).encode()
+                i += 2
+        elif e in "01234567":
+            m = re.match(r"[0-7]{1,3}", text[i + 1 :])
+            assert m is not None
+            buf.append(int(m.group(), 8) & 0xFF)
+            i += 1 + m.end()
+        elif e == "c" and i + 2 < n:
+            buf.append(ord(text[i + 2]) & 0x1F)
+            i += 3
+        else:
+            buf += ("\\" + e).encode("utf-8")
+            i += 2
+
+
+# -- curl's options ---------------------------------------------------------------------------
+
+# Short options that take an argument, and their long names.
+_SHORT_ARG = {
+    "X": "request", "H": "header", "d": "data", "u": "user", "A": "user-agent", "e": "referer",
+    "b": "cookie", "c": "cookie-jar", "F": "form", "m": "max-time", "o": "output",
+    "x": "proxy", "T": "upload-file", "w": "write-out", "K": "config", "E": "cert",
+    "r": "range", "U": "proxy-user", "D": "dump-header", "C": "continue-at",
+    "Y": "speed-limit", "y": "speed-time", "z": "time-cond", "t": "telnet-option",
+    "Q": "quote", "P": "ftp-port",
+}  # fmt: skip
+_SHORT_FLAG = {
+    "s": "silent", "S": "show-error", "L": "location", "k": "insecure", "i": "include",
+    "I": "head", "v": "verbose", "G": "get", "f": "fail", "N": "no-buffer", "O": "remote-name",
+    "g": "globoff", "j": "junk-session-cookies", "J": "remote-header-name", "n": "netrc",
+    "Z": "parallel", "#": "progress-bar", "0": "http1.0", "4": "ipv4", "6": "ipv6",
+    "l": "list-only", "q": "disable", "R": "remote-time", "V": "version", "h": "help",
+    "M": "manual", "p": "proxytunnel", "a": "append", "B": "use-ascii", "1": "tlsv1",
+    "2": "sslv2", "3": "sslv3",
+}  # fmt: skip
+# Long options Pigeon reads (with an argument).
+_HANDLED_ARG = {
+    "request", "header", "data", "data-raw", "data-binary", "data-ascii", "data-urlencode",
+    "json", "form", "form-string", "user", "user-agent", "referer", "cookie", "max-time",
+    "connect-timeout", "url", "oauth2-bearer", "max-redirs",
+}  # fmt: skip
+_HANDLED_FLAG = {
+    "head", "get", "insecure", "location", "location-trusted", "compressed", "globoff",
+    "basic", "path-as-is", "no-location",
+}  # fmt: skip
+# Options that change only what curl prints or where it writes: nothing about the request.
+_OUTPUT_ARG = {
+    "output", "write-out", "dump-header", "stderr", "trace", "trace-ascii", "cookie-jar",
+    "output-dir", "create-file-mode", "etag-save", "progress-meter", "retry", "retry-delay",
+    "retry-max-time", "speed-limit", "speed-time", "parallel-max", "rate", "limit-rate",
+    "keepalive-time", "expect100-timeout", "trace-config",
+}  # fmt: skip
+_OUTPUT_FLAG = {
+    "silent", "show-error", "include", "verbose", "fail", "fail-with-body", "no-buffer",
+    "remote-name", "remote-name-all", "remote-header-name", "progress-bar", "no-progress-meter",
+    "create-dirs", "trace-time", "styled-output", "no-styled-output", "raw", "tr-encoding",
+    "parallel", "parallel-immediate", "no-keepalive", "tcp-nodelay", "tcp-fastopen", "http1.1",
+    "http2", "http2-prior-knowledge", "http3", "http3-only", "ipv4", "ipv6", "fail-early",
+    "retry-connrefused", "retry-all-errors", "disable", "xattr", "remote-time", "styled",
+    "show-headers", "no-clobber", "remove-on-error", "suppress-connect-headers", "junk-session-cookies",
+}  # fmt: skip
+# Options that change the request in ways Pigeon cannot express (reported with their value).
+_UNSUPPORTED_ARG = {
+    "proxy", "proxy-user", "upload-file", "cert", "key", "cacert", "capath", "pinnedpubkey",
+    "resolve", "connect-to", "interface", "range", "time-cond", "aws-sigv4", "netrc-file",
+    "config", "unix-socket", "abstract-unix-socket", "continue-at", "local-port", "dns-servers",
+    "doh-url", "ciphers", "tls-max", "request-target", "variable", "expand-url", "cert-type",
+    "key-type", "pass", "noproxy", "proxy-header", "preproxy", "socks5", "socks5-hostname",
+    "socks4", "socks4a", "url-query", "quote", "telnet-option", "ftp-port", "hostpubmd5",
+    "delegation", "service-name", "sasl-authzid", "login-options", "mail-from", "mail-rcpt",
+    "crlfile", "engine", "random-file", "egd-file", "proto", "proto-redir", "proto-default",
+    "happy-eyeballs-timeout-ms", "ip-tos", "vlan-priority", "json-file",
+}  # fmt: skip
+_UNSUPPORTED_FLAG = {
+    "digest", "ntlm", "ntlm-wb", "negotiate", "anyauth", "netrc", "netrc-optional",
+    "proxytunnel", "http1.0", "http0.9", "tlsv1", "tlsv1.0", "tlsv1.1", "tlsv1.2", "tlsv1.3",
+    "sslv2", "sslv3", "use-ascii", "list-only", "append", "crlf", "ignore-content-length",
+    "post301", "post302", "post303", "ssl", "ssl-reqd", "false-start", "junk",
+}  # fmt: skip
+
+_SHORT_LONG = {**_SHORT_ARG, **_SHORT_FLAG}
+_ALL_ARG = _HANDLED_ARG | _OUTPUT_ARG | _UNSUPPORTED_ARG
+_ALL_FLAG = _HANDLED_FLAG | _OUTPUT_FLAG | _UNSUPPORTED_FLAG
+
+
+@dataclass
+class _Command:
+    """Options of one curl invocation, in the order given."""
+
+    options: list[tuple[str, str | None, str]] = field(default_factory=list)  # (long, arg, as typed)
+    urls: list[str] = field(default_factory=list)
+
+
+def _split_options(args: list[str], result: ImportResult) -> _Command:
+    cmd = _Command()
+    i = 0
+    only_positional = False
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if only_positional or not arg.startswith("-") or arg == "-":
+            cmd.urls.append(arg)
+            continue
+        if arg == "--":
+            only_positional = True
+            continue
+        if arg.startswith("--"):
+            name, eq, inline = arg[2:].partition("=")
+            if eq and name not in _ALL_ARG:
+                name, inline, eq = arg[2:], "", ""
+            if name in _ALL_ARG:
+                if eq:
+                    value = inline
+                elif i < len(args):
+                    value = args[i]
+                    i += 1
+                else:
+                    raise ImportFailed(f"curl: option {arg} needs a value")
+                cmd.options.append((name, value, arg))
+            elif name in _ALL_FLAG or name.startswith("no-") and name[3:] in _ALL_FLAG:
+                cmd.options.append((name, None, arg))
+            else:
+                result.note(f"curl option {arg} is not known to Pigeon; ignored")
+            continue
+        # A cluster of short options: -sSL, -XPOST, -HAccept:x
+        j = 1
+        while j < len(arg):
+            letter = arg[j]
+            j += 1
+            if letter in _SHORT_ARG:
+                long = _SHORT_ARG[letter]
+                if j < len(arg):
+                    value = arg[j:]
+                elif i < len(args):
+                    value = args[i]
+                    i += 1
+                else:
+                    raise ImportFailed(f"curl: option -{letter} needs a value")
+                cmd.options.append((long, value, f"-{letter}"))
+                break
+            if letter in _SHORT_FLAG:
+                cmd.options.append((_SHORT_FLAG[letter], None, f"-{letter}"))
+            else:
+                result.note(f"curl option -{letter} is not known to Pigeon; ignored")
+    return cmd
+
+
+# -- building the request ---------------------------------------------------------------------
+
+
+@dataclass
+class _State:
+    method: str | None = None
+    head: bool = False
+    get: bool = False
+    data: list[str] = field(default_factory=list)
+    json_data: list[str] = field(default_factory=list)
+    form: list[FormField] = field(default_factory=list)
+    headers: list[Header] = field(default_factory=list)
+    removed_headers: list[str] = field(default_factory=list)
+    user: str | None = None
+    bearer: str | None = None
+    user_agent: str | None = None
+    referer: str | None = None
+    cookies: list[str] = field(default_factory=list)
+    settings: Settings = field(default_factory=lambda: Settings(follow_redirects=False))
+    output_options: list[str] = field(default_factory=list)
+    binary_body: bool = False
+
+
+def _read_file(ref: str, base: Path | None, result: ImportResult, what: str) -> bytes | None:
+    """Contents of ``@file`` data, or ``None`` (noted) when it cannot be read."""
+    if ref == "-":
+        result.note(f"{what} @- reads standard input; not carried over")
+        return None
+    path = Path(ref).expanduser()
+    if not path.is_absolute() and base is not None:
+        path = base / path
+    try:
+        return path.read_bytes()
+    except OSError:
+        result.note(f"{what} @{ref}: file not found here; not carried over")
+        return None
+
+
+def _text(data: bytes, ref: str, result: ImportResult, state: _State) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        state.binary_body = True
+        result.note(f"@{ref} is binary (not UTF-8); Pigeon bodies are text, not carried over")
+        return ""
+
+
+def _data_piece(kind: str, value: str, base: Path | None, result: ImportResult, state: _State) -> str | None:
+    if kind in ("data", "data-ascii", "data-binary") and value.startswith("@"):
+        raw = _read_file(value[1:], base, result, f"--{kind}")
+        if raw is None:
+            return None
+        text = _text(raw, value[1:], result, state)
+        if kind != "data-binary":
+            text = text.replace("\r", "").replace("\n", "")
+        return text
+    if kind == "data-urlencode":
+        name, sep, content = value.partition("=")
+        at_name, at, at_file = value.partition("@")
+        if sep and "@" not in name:
+            return (name + "=" if name else "") + quote_plus(content)
+        if at and "=" not in at_name:
+            raw = _read_file(at_file, base, result, "--data-urlencode")
+            if raw is None:
+                return None
+            encoded = quote_plus(_text(raw, at_file, result, state))
+            return f"{at_name}={encoded}" if at_name else encoded
+        return quote_plus(value)
+    return value
+
+
+def _form_field(value: str, literal: bool, base: Path | None, result: ImportResult) -> FormField | None:
+    name, sep, rest = value.partition("=")
+    if not sep:
+        result.note(f"-F {value!r}: not NAME=VALUE; ignored")
+        return None
+    if literal:
+        return FormField(name=name, value=rest)
+    params: list[str] = []
+    if rest.startswith('"'):
+        end = rest.find('"', 1)
+        end = len(rest) if end < 0 else end
+        content, tail = rest[1:end], rest[end + 1 :]
+        params = [p for p in tail.split(";") if p]
+    else:
+        content, *params = rest.split(";")
+    ctype = ""
+    for p in params:
+        key, _, val = p.strip().partition("=")
+        if key == "type":
+            ctype = val
+        elif key in ("filename", "headers", "encoder"):
+            result.note(f"-F {name}: ;{key}= is not carried over")
+    if content.startswith("@"):
+        return FormField(name=name, value=content[1:], kind="file", content_type=ctype)
+    if content.startswith("<"):
+        raw = _read_file(content[1:], base, result, f"-F {name}=<")
+        if raw is None:
+            return FormField(name=name, value="", content_type=ctype)
+        return FormField(name=name, value=raw.decode("utf-8", errors="replace"), content_type=ctype)
+    return FormField(name=name, value=content, content_type=ctype)
+
+
+def _header(value: str, state: _State, result: ImportResult, base: Path | None) -> None:
+    if value.startswith("@"):
+        raw = _read_file(value[1:], base, result, "-H")
+        for line in (raw or b"").decode("utf-8", errors="replace").splitlines():
+            if line.strip():
+                _header(line.strip(), state, result, base)
+        return
+    name, colon, rest = value.partition(":")
+    if colon:
+        name = name.strip()
+        if rest.strip() == "":
+            # curl: "Name:" removes a header curl would add; nothing is sent.
+            state.removed_headers.append(name)
+            result.note(f"-H {value!r} removes curl's own {name} header; Pigeon sends its own")
+            return
+        state.headers.append(Header(name=name, value=rest.lstrip(" \t").rstrip("\r\n")))
+        return
+    if value.endswith(";"):
+        state.headers.append(Header(name=value[:-1].strip(), value=""))
+        return
+    result.note(f"-H {value!r} is not NAME: VALUE; ignored")
+
+
+def _apply(cmd: _Command, base: Path | None, result: ImportResult) -> _State:
+    s = _State()
+    for long, arg, typed in cmd.options:
+        value = arg or ""
+        if long == "request":
+            s.method = value
+        elif long == "head":
+            s.head = True
+        elif long == "get":
+            s.get = True
+        elif long in ("data", "data-raw", "data-binary", "data-ascii", "data-urlencode"):
+            piece = _data_piece(long, value, base, result, s)
+            if piece is not None:
+                s.data.append(piece)
+        elif long == "json":
+            if value.startswith("@"):
+                raw = _read_file(value[1:], base, result, "--json")
+                if raw is not None:
+                    s.json_data.append(_text(raw, value[1:], result, s))
+            else:
+                s.json_data.append(value)
+        elif long in ("form", "form-string"):
+            f = _form_field(value, long == "form-string", base, result)
+            if f is not None:
+                s.form.append(f)
+        elif long == "header":
+            _header(value, s, result, base)
+        elif long == "user":
+            s.user = value
+        elif long == "oauth2-bearer":
+            s.bearer = value
+        elif long == "user-agent":
+            s.user_agent = value
+        elif long == "referer":
+            s.referer = value.removesuffix(";auto")
+            if value.endswith(";auto"):
+                result.note("-e ...;auto: automatic Referer on redirects is not carried over")
+        elif long == "cookie":
+            if "=" in value:
+                s.cookies.append(value)
+            else:
+                result.note(f"-b {value}: reading cookies from a file is not carried over")
+        elif long == "max-time":
+            s.settings.timeout = _seconds(value, typed)
+        elif long == "connect-timeout":
+            s.settings.extra["connect_timeout"] = _seconds(value, typed)
+            result.note(
+                f"{typed} {value}: Pigeon has one timeout per request (settings.timeout); "
+                "kept as settings.connect_timeout, not applied"
+            )
+        elif long == "url":
+            cmd.urls.append(value)
+        elif long == "insecure":
+            s.settings.verify_tls = False
+        elif long in ("location", "location-trusted"):
+            s.settings.follow_redirects = True
+            if long == "location-trusted":
+                result.note("--location-trusted: credentials are not resent to other hosts")
+        elif long == "no-location":
+            s.settings.follow_redirects = False
+        elif long == "max-redirs":
+            if value.strip() not in ("20", "50", "-1"):
+                result.note(f"--max-redirs {value}: Pigeon follows up to 20 redirects")
+        elif long in ("compressed", "globoff", "basic", "path-as-is"):
+            pass  # httpx negotiates compression; the rest is curl's default behaviour here
+        elif long in _OUTPUT_ARG or long in _OUTPUT_FLAG or long.startswith("no-"):
+            s.output_options.append(typed + (f" {value}" if arg is not None else ""))
+        else:
+            shown = f"{typed} {value}" if arg is not None else typed
+            result.note(f"curl option {shown} changes the request in a way Pigeon cannot express; not carried over")
+    return s
+
+
+def _seconds(value: str, typed: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise ImportFailed(f"curl: {typed} {value!r} is not a number of seconds") from None
+    if not seconds > 0 or seconds == float("inf"):
+        raise ImportFailed(f"curl: {typed} {value!r} must be a positive number of seconds")
+    return seconds
+
+
+def split_query(url: str) -> tuple[str, list[QueryParam]]:
+    """Take the query string out of ``url`` as decoded parameters when that is lossless.
+
+    A query with a part that is not ``name=value`` (``?flag``) stays in the URL, as does a
+    part whose decoded text would read as a placeholder it was not before.
+    """
+    base, hash_, fragment = url.partition("#")
+    path, q, query = base.partition("?")
+    if not q or not query:
+        return url, []
+    params: list[QueryParam] = []
+    for piece in query.split("&"):
+        if not piece:
+            continue
+        name, eq, value = piece.partition("=")
+        if not eq:
+            return url, []
+        dn, dv = unquote_plus(name), unquote_plus(value)
+        if ("{{" in dn and "{{" not in name) or ("{{" in dv and "{{" not in value):
+            return url, []
+        params.append(QueryParam(name=dn, value=dv))
+    return path + hash_ + fragment, params
+
+
+_JSON_TYPE = re.compile(r"^application/([\w.+-]*\+)?json\s*(;.*)?$", re.I)
+_FORM_TYPE = "application/x-www-form-urlencoded"
+
+
+def _pop_header(headers: list[Header], name: str) -> Header | None:
+    for i in range(len(headers) - 1, -1, -1):
+        if headers[i].name.lower() == name:
+            return headers.pop(i)
+    return None
+
+
+def _find_header(headers: list[Header], name: str) -> Header | None:
+    for h in reversed(headers):
+        if h.name.lower() == name:
+            return h
+    return None
+
+
+def _form_pairs(data: str) -> list[tuple[str, str]] | None:
+    """``a=1&b=x+y`` as decoded pairs, or ``None`` when it is not plain urlencoded data."""
+    if not data or data.lstrip().startswith(("{", "[")):
+        return None
+    pairs = []
+    for piece in data.split("&"):
+        name, eq, value = piece.partition("=")
+        if not eq or not name:
+            return None
+        pairs.append((unquote_plus(name), unquote_plus(value)))
+    return pairs
+
+
+def _name_for(method: str, url: str) -> str:
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/") or "/"
+    if "{{" in url and not parts.netloc:
+        path = url.split("?", 1)[0]
+    return f"{method} {path}"
+
+
+def _build(state: _State, url: str, result: ImportResult) -> Request:
+    if "://" not in url and not url.startswith("{{"):
+        url = "http://" + url  # curl's default scheme
+    headers = list(state.headers)
+    body = Body()
+    data = "&".join(state.data)
+    if state.json_data:
+        if state.data:
+            result.note("--json mixed with -d: the -d data is joined to the JSON body")
+        data = "".join(state.json_data) + ("&" + data if state.data else "")
+    has_data = bool(state.data or state.json_data)
+
+    method = state.method
+    if state.get and has_data:
+        sep = "&" if "?" in url.split("#", 1)[0] else "?"
+        url = url + sep + data
+        has_data = False
+        data = ""
+    if method is None:
+        if state.head:
+            method = "HEAD"
+        elif has_data or state.form:
+            method = "POST"
+        else:
+            method = "GET"
+    method = method.upper() if method.upper() in ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS") else method
+
+    url, query = split_query(url)
+
+    # User agent, referer and cookies: -H wins over -A/-e/-b, as in curl.
+    if state.user_agent is not None and not _find_header(headers, "user-agent"):
+        headers.append(Header("User-Agent", state.user_agent))
+    if state.referer is not None and not _find_header(headers, "referer"):
+        headers.append(Header("Referer", state.referer))
+    if state.cookies:
+        existing = _find_header(headers, "cookie")
+        joined = "; ".join(state.cookies)
+        if existing:
+            existing.value = f"{existing.value}; {joined}"
+        else:
+            headers.append(Header("Cookie", joined))
+
+    ctype_header = _find_header(headers, "content-type")
+    ctype = ctype_header.value.strip() if ctype_header else ""
+    if state.form:
+        if has_data:
+            result.note("-d and -F together: curl refuses this; the -d data is not carried over")
+        if ctype_header and ctype.lower().startswith("multipart/form-data"):
+            headers.remove(ctype_header)  # Pigeon writes its own boundary
+        elif ctype_header:
+            result.note(f"-F with Content-Type {ctype!r}: kept; the multipart boundary is Pigeon's")
+        body = Body(type="multipart", fields=list(state.form))
+    elif state.json_data:
+        body = Body(type="json", content=data)
+        if ctype_header is None:
+            pass  # Pigeon adds application/json for a json body
+        elif ctype.lower() == "application/json":
+            headers.remove(ctype_header)
+        if not _find_header(headers, "accept"):
+            headers.append(Header("Accept", "application/json"))
+    elif has_data:
+        if ctype and _JSON_TYPE.match(ctype) and _is_json(data):
+            body = Body(type="json", content=data)
+            if ctype.lower() == "application/json" and ctype_header is not None:
+                headers.remove(ctype_header)
+        elif (not ctype or ctype.lower() == _FORM_TYPE) and (pairs := _form_pairs(data)) is not None:
+            body = Body(type="form", fields=[FormField(n, v) for n, v in pairs])
+            if ctype_header is not None:
+                headers.remove(ctype_header)
+        else:
+            body = Body(type="text", content=data)
+            if not ctype:
+                # What curl sends with -d; without it Pigeon would say text/plain.
+                headers.append(Header("Content-Type", _FORM_TYPE))
+                if _is_json(data):
+                    result.note(
+                        "the data looks like JSON but curl sends it as "
+                        f"{_FORM_TYPE} (no -H 'Content-Type: application/json'); kept as sent"
+                    )
+
+    auth: Auth | None = None
+    if state.user is not None:
+        user, colon, password = state.user.partition(":")
+        if not colon:
+            result.note(f"-u {user}: curl would prompt for the password; it is left empty")
+        auth = Auth(type="basic", username=user, password=password)
+    if state.bearer is not None:
+        auth = Auth(type="bearer", token=state.bearer)
+    authz = _find_header(headers, "authorization")
+    if authz is not None:
+        scheme, _, cred = authz.value.strip().partition(" ")
+        cred = cred.strip()
+        if scheme.lower() == "bearer" and cred and " " not in cred:
+            headers.remove(authz)
+            auth = Auth(type="bearer", token=cred)
+        elif scheme.lower() == "basic" and cred:
+            pair = _basic_pair(cred)
+            if pair is not None:
+                headers.remove(authz)
+                auth = Auth(type="basic", username=pair[0], password=pair[1])
+
+    return Request(
+        name=_name_for(method, url),
+        method=method,
+        url=url,
+        headers=headers,
+        query=query,
+        body=body,
+        auth=auth,
+        settings=Settings(
+            timeout=state.settings.timeout,
+            follow_redirects=state.settings.follow_redirects,
+            verify_tls=state.settings.verify_tls,
+            extra=dict(state.settings.extra),
+        ),
+    )
+
+
+def _basic_pair(cred: str) -> tuple[str, str] | None:
+    try:
+        text = base64.b64decode(cred, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    user, colon, password = text.partition(":")
+    if not colon:
+        return None
+    # Only when Pigeon would send exactly the same header back.
+    if base64.b64encode(text.encode("utf-8")).decode("ascii") != cred:
+        return None
+    return user, password
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _commands(words: list[str]) -> list[list[str]]:
+    """The argument lists of every ``curl`` command among the words."""
+    out: list[list[str]] = []
+    current: list[str] | None = None
+    at_start = True
+    for w in words:
+        if w == SEPARATOR:
+            if current is not None:
+                out.append(current)
+            current, at_start = None, True
+            continue
+        if at_start:
+            at_start = False
+            if w == "curl" or w.endswith("/curl") or w in ("curl.exe",):
+                current = []
+                continue
+            if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", w):  # VAR=value curl ...
+                at_start = True
+            continue
+        if current is not None:
+            current.append(w)
+    if current is not None:
+        out.append(current)
+    return out
+
+
+def parse_curl(command: str, base: Path | None = None) -> ImportResult:
+    """Turn one or more curl command lines into requests.
+
+    ``base`` is the directory ``@file`` references are relative to (default: the current
+    directory). Raises ``ImportFailed`` when the text holds no curl command or cannot be
+    split into shell words.
+    """
+    result = ImportResult()
+    words = shell_words(command)
+    commands = _commands(words.words)
+    if not commands:
+        stripped = [w for w in words.words if w != SEPARATOR]
+        if stripped and stripped[0].startswith(("-", "http://", "https://")):
+            commands = [stripped]  # the arguments without the leading "curl"
+        else:
+            raise ImportFailed("curl: no curl command found")
+    for args in commands:
+        cmd = _split_options(args, result)
+        state = _apply(cmd, base, result)
+        if not cmd.urls:
+            raise ImportFailed("curl: no URL given")
+        for url in cmd.urls:
+            result.requests.append(("", _build(state, url, result)))
+        if state.output_options:
+            result.note(
+                "curl output options ignored (they do not change the request): "
+                + ", ".join(dict.fromkeys(state.output_options))
+            )
+    for name in dict.fromkeys(words.env):
+        result.note(f"${name} became {{{{$env.{name}}}}}: put {name} in the collection's .env or the environment")
+    if words.substitutions:
+        result.note("command substitutions ($(...) or `...`) were kept as written; replace them with values")
+    return result

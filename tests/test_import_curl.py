@@ -1,0 +1,266 @@
+"""curl command lines -> requests: shell words, options, bodies, auth, settings, notes."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+
+from pigeon.importers import ImportFailed, run_import, write_import
+from pigeon.importers.curl import SEPARATOR, parse_curl, shell_words
+from pigeon.model import Request
+from test_import_support import render_alone, render_written
+
+
+def one(command: str, base: Path | None = None) -> tuple[Request, list[str]]:
+    result = parse_curl(command, base=base)
+    assert len(result.requests) == 1
+    folder, req = result.requests[0]
+    assert folder == ""
+    return req, result.notes
+
+
+# -- shell words ------------------------------------------------------------------------------
+
+
+def test_shell_words_quotes_continuations_and_ansi_c() -> None:
+    text = "curl 'a b' \"c \\\"d\\\"\" e\\ f \\\n  $'x\\ty\\n\\x41\\u00e9' \"\" ''"
+    assert shell_words(text).words == ["curl", "a b", 'c "d"', "e f", "x\ty\nA\u00e9", "", ""]
+
+
+def test_shell_words_separators_and_comments() -> None:
+    words = shell_words("curl a # comment\ncurl b && echo done | jq .; curl c").words
+    assert words == [
+        "curl", "a", SEPARATOR, "curl", "b", SEPARATOR, "echo", "done", SEPARATOR, "jq", ".",
+        SEPARATOR, "curl", "c",
+    ]  # fmt: skip
+
+
+def test_shell_variables_become_env_placeholders() -> None:
+    req, notes = one('curl -H "Authorization: Bearer $TOKEN" "https://x.test/${TENANT}/a" -H \'X: $LIT\'')
+    assert req.auth is not None and req.auth.token == "{{$env.TOKEN}}"
+    assert req.url == "https://x.test/{{$env.TENANT}}/a"
+    assert req.headers[0].value == "$LIT"  # single quotes keep it literal
+    assert any("TOKEN" in n and ".env" in n for n in notes)
+
+
+def test_unterminated_quote_is_a_clear_error() -> None:
+    with pytest.raises(ImportFailed, match="unterminated single quote"):
+        parse_curl("curl 'https://x.test")
+
+
+def test_no_curl_command() -> None:
+    with pytest.raises(ImportFailed, match="no curl command"):
+        parse_curl("wget https://x.test")
+
+
+# -- options ------------------------------------------------------------------------------------
+
+
+def test_method_url_query_and_headers() -> None:
+    req, _ = one("curl -X PATCH 'https://api.test/v1/items?q=caf%C3%A9+au+lait&tag=a&tag=b' -H 'Accept: application/json' -H 'X-Trace:  1'")
+    assert req.method == "PATCH"
+    assert req.url == "https://api.test/v1/items"
+    assert [(q.name, q.value) for q in req.query] == [("q", "café au lait"), ("tag", "a"), ("tag", "b")]
+    assert [(h.name, h.value) for h in req.headers] == [("Accept", "application/json"), ("X-Trace", "1")]
+    assert req.settings.follow_redirects is False  # curl without -L does not follow
+
+
+def test_query_that_is_not_pairs_stays_in_url() -> None:
+    req, _ = one("curl 'https://x.test/a?flag&b=1'")
+    assert req.url == "https://x.test/a?flag&b=1" and req.query == []
+
+
+def test_clustered_short_options_and_attached_values() -> None:
+    req, notes = one("curl -sSLkXPUT -HContent-Type:text/plain -d'plain text' x.test/p")
+    assert req.method == "PUT"
+    assert req.url == "http://x.test/p"  # curl's default scheme
+    assert req.settings.follow_redirects and not req.settings.verify_tls
+    assert req.body.type == "text" and req.body.content == "plain text"
+    assert any("-s, -S" in n for n in notes)
+
+
+def test_implied_post_head_and_get() -> None:
+    assert one("curl -d a=1 https://x.test")[0].method == "POST"
+    assert one("curl -I https://x.test")[0].method == "HEAD"
+    req, _ = one("curl -G -d q=x -d 'page=2' --data-urlencode 'name=a b&c' https://x.test/s")
+    assert req.method == "GET" and req.body.type == "none"
+    assert [(q.name, q.value) for q in req.query] == [("q", "x"), ("page", "2"), ("name", "a b&c")]
+
+
+def test_data_joined_and_form_fields() -> None:
+    req, _ = one("curl -d 'a=1' --data 'b=two%20words' --data-ascii c=3 https://x.test")
+    assert req.body.type == "form"
+    assert [(f.name, f.value) for f in req.body.fields] == [("a", "1"), ("b", "two words"), ("c", "3")]
+    assert req.headers == []
+
+
+def test_json_content_type_gives_json_body() -> None:
+    req, _ = one("""curl https://x.test -H 'content-type: application/json' --data-raw '{"a": [1, 2]}'""")
+    assert req.body.type == "json" and req.body.content == '{"a": [1, 2]}'
+    assert req.headers == []  # Pigeon adds application/json for a json body
+    req, _ = one("""curl https://x.test -H 'Content-Type: application/vnd.api+json' -d '{"data": []}'""")
+    assert req.body.type == "json"
+    assert [(h.name, h.value) for h in req.headers] == [("Content-Type", "application/vnd.api+json")]
+
+
+def test_json_option() -> None:
+    req, _ = one("""curl --json '{"n": 1}' https://x.test""")
+    assert req.method == "POST" and req.body.type == "json" and req.body.content == '{"n": 1}'
+    assert [(h.name, h.value) for h in req.headers] == [("Accept", "application/json")]
+
+
+def test_json_without_content_type_is_kept_as_curl_sends_it() -> None:
+    req, notes = one("""curl -d '{"raw": true}' https://x.test""")
+    assert req.body.type == "text"
+    assert [(h.name, h.value) for h in req.headers] == [("Content-Type", "application/x-www-form-urlencoded")]
+    assert any("looks like JSON" in n for n in notes)
+
+
+def test_data_files(tmp_path: Path) -> None:
+    (tmp_path / "body.json").write_text('{"from": "file"}\n', encoding="utf-8")
+    (tmp_path / "lines.txt").write_text("a=1\nb=2\n", encoding="utf-8")
+    req, _ = one("curl -H 'Content-Type: application/json' --data-binary @body.json https://x.test", tmp_path)
+    assert req.body.content == '{"from": "file"}\n'
+    req, _ = one("curl -d @lines.txt https://x.test", tmp_path)  # -d strips newlines
+    assert [(f.name, f.value) for f in req.body.fields] == [("a", "1b=2")]
+    req, notes = one("curl -d @missing.json https://x.test", tmp_path)
+    assert any("@missing.json" in n and "not carried over" in n for n in notes)
+    req, _ = one("curl --data-raw @literal https://x.test", tmp_path)
+    assert req.body.content == "@literal"
+
+
+def test_multipart_form() -> None:
+    req, notes = one(
+        "curl -F name=Ada -F 'note=hi;type=text/plain' -F 'avatar=@./me.png;type=image/png' "
+        "-H 'Content-Type: multipart/form-data; boundary=xyz' https://x.test/up"
+    )
+    assert req.method == "POST" and req.body.type == "multipart"
+    got = [(f.name, f.value, f.kind, f.content_type) for f in req.body.fields]
+    assert got == [("name", "Ada", "text", ""), ("note", "hi", "text", "text/plain"),
+                   ("avatar", "./me.png", "file", "image/png")]  # fmt: skip
+    assert req.headers == []  # Pigeon writes its own boundary
+
+
+def test_auth_options_and_headers() -> None:
+    req, _ = one("curl -u 'ada:p@ss:word' https://x.test")
+    assert req.auth is not None and (req.auth.type, req.auth.username, req.auth.password) == ("basic", "ada", "p@ss:word")
+    token = base64.b64encode(b"bob:pw").decode()
+    req, _ = one(f"curl -H 'Authorization: Basic {token}' https://x.test")
+    assert req.auth is not None and (req.auth.username, req.auth.password) == ("bob", "pw")
+    assert req.headers == []
+    req, _ = one("curl -H 'Authorization: Bearer abc.def' https://x.test")
+    assert req.auth is not None and req.auth.type == "bearer" and req.auth.token == "abc.def"
+    req, _ = one("curl -H 'Authorization: Digest abc' https://x.test")
+    assert req.auth is None and req.headers[0].value == "Digest abc"
+    req, notes = one("curl -u ada https://x.test")
+    assert req.auth is not None and req.auth.password == "" and any("prompt" in n for n in notes)
+
+
+def test_agent_referer_cookie_timeouts() -> None:
+    req, notes = one("curl -A 'Agent/1' -e 'https://ref.test/;auto' -b 'a=1' -b 'b=2' -m 2.5 --connect-timeout 3 https://x.test")
+    assert [(h.name, h.value) for h in req.headers] == [
+        ("User-Agent", "Agent/1"), ("Referer", "https://ref.test/"), ("Cookie", "a=1; b=2"),
+    ]  # fmt: skip
+    assert req.settings.timeout == 2.5
+    assert req.settings.extra["connect_timeout"] == 3.0
+    assert any("--connect-timeout" in n for n in notes)
+    req, _ = one("curl -A 'Agent/1' -H 'User-Agent: Mine' https://x.test")
+    assert [(h.name, h.value) for h in req.headers] == [("User-Agent", "Mine")]
+
+
+def test_unknown_and_unsupported_options_are_reported_one_line_each() -> None:
+    _, notes = one("curl --frobnicate -x http://proxy:3128 --digest -Q x https://x.test --compressed")
+    assert "curl option --frobnicate is not known to Pigeon; ignored" in notes
+    assert any(n.startswith("curl option -x http://proxy:3128") for n in notes)
+    assert any(n.startswith("curl option --digest") for n in notes)
+    assert not any("compressed" in n for n in notes)
+
+
+def test_bad_timeout() -> None:
+    with pytest.raises(ImportFailed, match="--max-time"):
+        parse_curl("curl --max-time soon https://x.test")
+
+
+def test_several_commands_and_urls() -> None:
+    result = parse_curl("curl https://a.test/1 https://a.test/2\ncurl -X DELETE https://b.test/x | jq .")
+    assert [(r.method, r.url) for _, r in result.requests] == [
+        ("GET", "https://a.test/1"), ("GET", "https://a.test/2"), ("DELETE", "https://b.test/x"),
+    ]  # fmt: skip
+
+
+def test_browser_copy_as_curl() -> None:
+    command = r"""curl 'https://app.test/api/graphql' \
+  -H 'accept: */*' \
+  -H 'accept-language: en-GB,en;q=0.9' \
+  -H 'content-type: application/json' \
+  -H 'cookie: sid=abc; theme=dark' \
+  --data-raw $'{"query":"{ me { name } }","variables":{"x":"it\'s"}}' \
+  --compressed"""
+    req, notes = one(command)
+    assert req.method == "POST" and req.body.type == "json"
+    assert req.body.content == '{"query":"{ me { name } }","variables":{"x":"it\'s"}}'
+    assert [h.name for h in req.headers] == ["accept", "accept-language", "cookie"]
+    assert notes == []
+
+
+# -- rendering and writing ------------------------------------------------------------------
+
+
+def test_rendered_request_matches_curl(tmp_path: Path) -> None:
+    req, _ = one(
+        "curl -X POST 'https://x.test/u?page=2' -u ada:pw -H 'X-A: 1' "
+        "-H 'Content-Type: application/json' -d '{\"n\": 1}' -m 5"
+    )
+    r = render_alone(req, tmp_path)
+    assert r.method == "POST" and r.url == "https://x.test/u?page=2"
+    assert r.headers == [
+        ("X-A", "1"),
+        ("Authorization", "Basic " + base64.b64encode(b"ada:pw").decode()),
+        ("Content-Type", "application/json"),
+    ]
+    assert r.body == b'{"n": 1}' and r.settings.timeout == 5
+
+
+def test_run_import_writes_files_and_never_overwrites(tmp_path: Path) -> None:
+    into = tmp_path / "col"
+    written, notes = run_import("curl", "curl -X DELETE https://x.test/users/7", into)
+    assert [p.name for p in written] == ["collection.toml", "delete-users-7.toml"]
+    before = (into / "delete-users-7.toml").read_text()
+    written2, _ = run_import("curl", "curl -X DELETE https://x.test/users/7 -H 'X: 2'", into)
+    assert [p.name for p in written2] == ["delete-users-7-2.toml"]
+    assert (into / "delete-users-7.toml").read_text() == before
+    r = render_written(into, "delete-users-7-2")
+    assert r.method == "DELETE" and r.headers == [("X", "2")]
+
+
+def test_run_import_from_file_and_stdin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    src = tmp_path / "cmd.sh"
+    src.write_text("curl https://x.test/from-file\n", encoding="utf-8")
+    written, _ = run_import("curl", str(src), tmp_path / "a")
+    assert written[-1].name == "get-from-file.toml"
+    monkeypatch.setattr("sys.stdin", io.StringIO("curl https://x.test/from-stdin"))
+    written, _ = run_import("curl", "-", tmp_path / "b")
+    assert written[-1].name == "get-from-stdin.toml"
+
+
+def test_write_import_into_existing_collection_keeps_its_values(tmp_path: Path) -> None:
+    from pigeon.importers import ImportResult
+    from pigeon.model import Auth
+
+    into = tmp_path / "col"
+    into.mkdir()
+    (into / "collection.toml").write_text('name = "Mine"\n[variables]\nbase = "http://mine"\n')
+    result = ImportResult(variables={"base": "http://theirs", "extra": 1}, auth=Auth(type="bearer", token="t"))
+    result.requests.append(("Users/Admin", Request(name="List", url="{{base}}/u")))
+    written = write_import(result, into)
+    text = (into / "collection.toml").read_text()
+    assert 'base = "http://mine"' in text and "extra = 1" in text
+    assert any("'base'" in n for n in result.notes)
+    assert (into / "users" / "admin" / "list.toml") in written
+    r = render_written(into, "users/admin/list")
+    assert r.url == "http://mine/u"
+    assert r.headers == [("Authorization", "Bearer t")]  # collection auth copied onto the request
