@@ -559,3 +559,37 @@ def test_engine_agrees_with_the_model(case: tuple[dict[str, Any], str]) -> None:
     assert result.warnings == []
     # the engine may also name a missing alias target that explains a failed lookup
     assert set(model.unresolved) <= set(result.unresolved)
+
+
+@st.composite
+def cyclic_case(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
+    names = ["c0", "c1", "c2", "c3"]
+    ref = st.sampled_from(names + ["c0.k", "c1[0]", "c2.k[0]"]).map(lambda p: f"{{{{{p}}}}}")
+    text = st.lists(ref | st.sampled_from(["x", "-", " "]), min_size=1, max_size=3).map("".join)
+    value = (
+        text
+        | st.lists(text, min_size=1, max_size=2)
+        | st.fixed_dictionaries({"k": text | st.lists(text, min_size=1, max_size=2)})
+    )
+    variables = {name: draw(value) for name in names}
+    return variables, draw(st.lists(ref, min_size=1, max_size=4).map("|".join))
+
+
+@settings(max_examples=300, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@given(case=cyclic_case())
+def test_cycles_are_reported_as_closed_loops(case: tuple[dict[str, Any], str]) -> None:
+    variables, template = case
+    result = render_text(template, scopes_of(variables))
+    again = render_text(template, scopes_of(variables))
+    assert (again.text, again.warnings, again.unresolved) == (
+        result.text,
+        result.warnings,
+        result.unresolved,
+    )
+    cycles = [w for w in result.warnings if "cycle: " in w]
+    for warning in cycles:
+        chain = warning.split("cycle: ", 1)[1].split(" -> ")
+        assert len(chain) >= 2
+        assert chain[0] == chain[-1].split()[0].rstrip(";,.")
+    if cycles:
+        assert "{{" in result.text  # the placeholder closing each loop is left verbatim
