@@ -82,7 +82,11 @@ class PigeonApp(App[int]):
             self.set_keymap(keymap)
 
     def _remember(self, theme: Theme) -> None:
-        """The palette's theme picker changed the theme: keep it for next time."""
+        """The theme changed (the palette's theme picker): repaint the method badges and keep
+        the choice for next time."""
+        if isinstance(self.screen, Screen):
+            for tree in self.screen.query("CollectionTree"):
+                tree.refresh_labels()  # type: ignore[attr-defined]
         if not self._remember_theme or self.config is None:
             return
         try:
@@ -90,9 +94,6 @@ class PigeonApp(App[int]):
             self.config.save()
         except Exception as exc:  # a read-only config folder must not break theming
             self.notify(f"Could not remember the theme: {exc}", severity="warning")
-        if isinstance(self.screen, Screen):
-            for tree in self.screen.query("CollectionTree"):
-                tree.refresh_labels()  # type: ignore[attr-defined]
 
     # -- keys and help ------------------------------------------------------------------------
 

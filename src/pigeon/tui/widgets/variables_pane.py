@@ -28,13 +28,13 @@ _SECRET_NAME = re.compile(
     r"(token|secret|passw(or)?d|pwd|api[-_.]?key|(^|[-_.])key$|auth|credential|private)", re.I
 )
 
-_SCOPE_STYLE = {
-    "collection": "cyan",
-    "environment": "green",
-    "folder": "blue",
-    "request": "magenta",
-    "runtime": "yellow",
-    "cli": "bold red",
+_SCOPE_TAG = {  # a short coloured tag first, so a narrow pane still shows who wins
+    "collection": ("col", "cyan"),
+    "environment": ("env", "green"),
+    "folder": ("fld", "blue"),
+    "request": ("req", "magenta"),
+    "runtime": ("run", "yellow"),
+    "cli": ("cli", "bold red"),
 }
 
 
@@ -158,15 +158,17 @@ class VariablesPane(Tree[VariableRow | None]):
         value = preview(d.value, 60)
         if not self.revealed and looks_secret(name):
             value = MASK
+        tag, style = _SCOPE_TAG.get(d.scope, (d.scope[:3], ""))
         text = Text()
+        text.append(f"{tag} ", style=style)
         if winner:
             text.append(name, style="bold")
+            text.append(" = ", style="dim")
+            text.append(value)
+            text.append(f"  {kind_of(d.value)}", style="dim")
         else:
-            text.append("shadowed ", style="dim italic")
-        text.append(" = ", style="dim")
-        text.append(value, style="" if winner else "dim strike")
-        text.append(f"  {kind_of(d.value)}", style="dim")
-        text.append(f"  {d.label}", style=_SCOPE_STYLE.get(d.scope, ""))
+            text.append(value, style="dim strike")
+            text.append(f"  shadowed, {d.label}", style="dim italic")
         return text
 
     # -- actions ------------------------------------------------------------------------------
