@@ -9,10 +9,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from tests.servers import free_port
 
 from pigeon.cli import main
 from pigeon.config import TrustStore
+from servers import free_port
 
 
 def write(root: Path, rel: str, text: str) -> Path:
