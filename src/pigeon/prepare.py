@@ -7,14 +7,15 @@ with every failure turned into a ``PrepareError`` carrying DESIGN §6's exit cod
 from __future__ import annotations
 
 import difflib
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pigeon.model import BrokenFile, Collection, Folder, Request, normalize_ref
-from pigeon.render import RenderedRequest, RenderError, render_request
-from pigeon.scopes import RuntimeVars, UnknownEnvironment, build_scopes
+from pigeon.render import RenderedRequest
+from pigeon.scopes import RuntimeVars, UnknownEnvironment
 
 
 class PrepareError(Exception):
@@ -87,6 +88,12 @@ def prepare_request(
     environ: Mapping[str, str] | None = None,
 ) -> Prepared:
     """Load, locate, run pre-request scripts (if trusted) and render one request."""
+    import asyncio
+
+    from pigeon.config import TrustStore
+    from pigeon.run import RequestResult, RunContext, build
+    from pigeon.scripts import has_scripts
+
     collection = load(root)
     chain, request = locate(collection, ref)
     if env is not None:
@@ -94,56 +101,23 @@ def prepare_request(
         broken = _broken_for(collection, [env_file])
         if broken is not None:
             raise PrepareError(f"broken environment file: {broken}", 2)
-    runtime = RuntimeVars()
-    try:
-        scopes = build_scopes(collection, chain, request, env, runtime, cli_vars, environ)
-    except UnknownEnvironment as exc:
-        raise PrepareError(str(exc), 2) from exc
-
-    output: list[str] = []
-    request, scopes, output = _pre_request(collection, chain, request, scopes, runtime, trust, env, cli_vars, environ)
-    try:
-        rendered = render_request(collection, chain, request, scopes)
-    except RenderError as exc:
-        raise PrepareError(f"{request.id or request.name}: {exc}", 1) from exc
-    return Prepared(collection, chain, request, rendered, output)
-
-
-def _pre_request(
-    collection: Collection,
-    chain: list[Folder],
-    request: Request,
-    scopes: Any,
-    runtime: RuntimeVars,
-    trust: bool,
-    env: str | None,
-    cli_vars: Mapping[str, Any] | None,
-    environ: Mapping[str, str] | None,
-) -> tuple[Request, Any, list[str]]:
-    """Run the pre-request scripts; a script error stops the request (exit 1)."""
-    import sys
-
-    from pigeon.config import TrustStore
-    from pigeon.scripts import has_scripts, run_scripts
-
-    if not has_scripts(collection, chain, request, "pre_request"):
-        return request, scopes, []
+        if env not in collection.environments:
+            raise PrepareError(str(UnknownEnvironment(env, sorted(collection.environments))), 2)
     trusted = trust or TrustStore().is_trusted(collection.root)
-    if not trusted:
+    if not trusted and has_scripts(collection, chain, request, "pre_request"):
         print(
             f"pigeon: warning: {collection.root} is not trusted; its scripts did not run "
             f"(trust it in the app, or pass --trust)",
             file=sys.stderr,
         )
-        return request, scopes, []
-    outcome = run_scripts(
-        "pre_request", collection, chain, request, scopes, runtime, trusted=True
+    ctx = RunContext(
+        collection, env, RuntimeVars(), dict(cli_vars or {}), environ, trusted=trusted
     )
-    if outcome.errors:
-        first = outcome.errors[0]
-        raise PrepareError(f"script error: {first.summary()}", 1)
-    edited = outcome.request
-    if edited is not request:
-        # The script may have edited the request (its variables too): rebuild the scopes.
-        scopes = build_scopes(collection, chain, edited, env, runtime, cli_vars, environ)
-    return edited, scopes, list(outcome.output)
+    result = RequestResult(request, chain)
+    request, _ = asyncio.run(build(ctx, chain, request, result))
+    if result.script_errors:
+        raise PrepareError(f"script error: {result.script_errors[0].summary()}", 1)
+    if result.rendered is None:
+        reason = (result.error or "").removeprefix("not sent: ")
+        raise PrepareError(f"{request.id or request.name}: {reason}", 1)
+    return Prepared(collection, chain, request, result.rendered, result.log)

@@ -139,37 +139,54 @@ async def _scripts(ctx: RunContext, phase: str, chain, request, scopes, exchange
     )
 
 
+def _scopes(ctx: RunContext, chain: list[Folder], request: Request) -> Any:
+    return build_scopes(
+        ctx.collection, chain, request, ctx.environment, ctx.runtime, ctx.cli_vars, ctx.environ
+    )
+
+
+async def build(
+    ctx: RunContext, chain: list[Folder], request: Request, result: RequestResult
+) -> tuple[Request, Any]:
+    """Pre-request scripts, then render into ``result.rendered`` (left ``None`` on failure).
+
+    Returns the request as the scripts left it and its scopes, for the post-response phase.
+    ``pigeon render`` stops here; a send goes on.
+    """
+    from pigeon.scripts import has_scripts
+
+    scopes = _scopes(ctx, chain, request)
+    if ctx.trusted and has_scripts(ctx.collection, chain, request, "pre_request"):
+        outcome = await _scripts(ctx, "pre_request", chain, request, scopes)
+        result.log += outcome.output
+        result.script_errors += outcome.errors
+        if outcome.errors:
+            result.error = "not sent: a pre-request script failed"
+            return request, scopes
+        if outcome.request is not request:
+            request = outcome.request  # the script edited it, its variables too
+            scopes = _scopes(ctx, chain, request)
+    try:
+        rendered = render_request(ctx.collection, chain, request, scopes)
+    except RenderError as exc:
+        result.error = f"not sent: {exc}"
+        return request, scopes
+    result.rendered = rendered
+    result.unresolved, result.warnings = rendered.unresolved, rendered.warnings
+    return request, scopes
+
+
 async def execute(ctx: RunContext, chain: list[Folder], request: Request) -> RequestResult:
     """Scripts, render, send, scripts: never raises for what a request or script does."""
     from pigeon.scripts import has_scripts
 
     started = time.perf_counter()
     result = RequestResult(request, list(chain))
-    scopes = build_scopes(
-        ctx.collection, chain, request, ctx.environment, ctx.runtime, ctx.cli_vars, ctx.environ
-    )
-    scripted = ctx.trusted and has_scripts(ctx.collection, chain, request)
     try:
-        if scripted:
-            outcome = await _scripts(ctx, "pre_request", chain, request, scopes)
-            result.log += outcome.output
-            result.script_errors += outcome.errors
-            if outcome.errors:
-                result.error = "not sent: a pre-request script failed"
-                return result
-            if outcome.request is not request:
-                request = outcome.request
-                scopes = build_scopes(
-                    ctx.collection, chain, request, ctx.environment, ctx.runtime,
-                    ctx.cli_vars, ctx.environ,
-                )
-        try:
-            rendered = render_request(ctx.collection, chain, request, scopes)
-        except RenderError as exc:
-            result.error = f"not sent: {exc}"
+        request, scopes = await build(ctx, chain, request, result)
+        rendered = result.rendered
+        if rendered is None:
             return result
-        result.rendered = rendered
-        result.unresolved, result.warnings = rendered.unresolved, rendered.warnings
         if ctx.strict and rendered.unresolved:
             result.strict_failure = True
             return result
@@ -178,7 +195,7 @@ async def execute(ctx: RunContext, chain: list[Folder], request: Request) -> Req
         if exchange.error:
             result.error = exchange.error
             return result
-        if scripted:
+        if ctx.trusted and has_scripts(ctx.collection, chain, request, "post_response"):
             outcome = await _scripts(ctx, "post_response", chain, request, scopes, exchange)
             result.log += outcome.output
             result.script_errors += outcome.errors
