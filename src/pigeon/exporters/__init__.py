@@ -1,0 +1,1 @@
+"""Export rendered requests to other tools' formats."""

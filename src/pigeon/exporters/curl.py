@@ -1,0 +1,116 @@
+"""A rendered request as a curl command that sends the same request.
+
+The command carries the rendered values (no placeholders) and is quoted for a POSIX shell
+with ``shlex.quote``. A text body goes in ``--data-raw`` (sent byte for byte, no ``@file``
+reading). A body that cannot be a command-line argument -- not UTF-8, or holding a NUL byte
+-- is fed on standard input with ``--data-binary @-``: :func:`to_curl` writes it as a
+``printf`` of octal escapes piped into curl, and :func:`curl_stdin` gives those bytes to a
+caller that runs :func:`curl_argv` itself.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+DEFAULT_TIMEOUT = 30.0  # Pigeon's default; curl has none, so only other values are written
+
+
+def _text_body(rendered: Any) -> str | None:
+    """The body as a command-line argument, or ``None`` when it must go through stdin."""
+    body: bytes | None = rendered.body
+    if body is None:
+        return None
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return None if "\0" in text else text
+
+
+def curl_stdin(rendered: Any) -> bytes | None:
+    """The bytes to feed on curl's standard input for :func:`curl_argv`, if any."""
+    if rendered.body is not None and _text_body(rendered) is None:
+        return bytes(rendered.body)
+    return None
+
+
+def curl_argv(rendered: Any) -> list[str]:
+    """The argument vector (``argv[0] == "curl"``) that sends ``rendered``.
+
+    ``-X`` appears only when curl would otherwise pick another method (GET without a body,
+    POST with one); ``HEAD`` without a body is ``--head``. A body without a Content-Type
+    header gets ``-H 'Content-Type:'`` so curl does not add its form type.
+    """
+    method = (rendered.method or "GET").strip()
+    has_body = rendered.body is not None
+    argv = ["curl"]
+    if not has_body and method.upper() == "HEAD":
+        argv.append("--head")
+    elif method != ("POST" if has_body else "GET"):
+        argv += ["-X", method]
+    url = rendered.url
+    if any(c in url for c in "[]{}"):
+        argv.append("--globoff")  # curl would read brackets and braces as URL globs
+    argv.append(url)
+    has_ctype = False
+    for name, value in rendered.headers:
+        if name.lower() == "content-type":
+            has_ctype = True
+        # "Name:" would remove a header in curl; "Name;" sends it with an empty value.
+        argv += ["-H", f"{name}: {value}" if value != "" else f"{name};"]
+    if has_body:
+        if not has_ctype:
+            argv += ["-H", "Content-Type:"]
+        text = _text_body(rendered)
+        argv += ["--data-raw", text] if text is not None else ["--data-binary", "@-"]
+    settings = rendered.settings
+    if settings is not None:
+        if not settings.verify_tls:
+            argv.append("-k")
+        if settings.follow_redirects:
+            argv.append("-L")
+        if settings.timeout != DEFAULT_TIMEOUT:
+            argv += ["--max-time", _number(settings.timeout)]
+    return argv
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _printf(data: bytes) -> str:
+    """A ``printf`` command that writes exactly ``data`` (octal escapes, POSIX printf)."""
+    out = []
+    for b in data:
+        c = chr(b)
+        if 0x20 <= b < 0x7F and c not in "'\\%":
+            out.append(c)
+        else:
+            out.append(f"\\{b:03o}")
+    return "printf '" + "".join(out) + "'"
+
+
+def to_curl(rendered: Any, multiline: bool = False) -> str:
+    """A command line a POSIX shell runs to send ``rendered``.
+
+    ``multiline`` puts each option on its own line with ``\\`` continuations. A binary body
+    becomes ``printf '...' | curl ... --data-binary @-``.
+    """
+    argv = curl_argv(rendered)
+    words: list[list[str]] = [[argv[0]]]
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        if arg.startswith("-") and arg not in ("-k", "-L", "--head", "--globoff") and i + 1 < len(argv):
+            words.append([arg, argv[i + 1]])
+            i += 2
+        else:
+            words.append([arg])
+            i += 1
+    joiner = " \\\n  " if multiline else " "
+    command = joiner.join(" ".join(shlex.quote(w) for w in group) for group in words)
+    stdin = curl_stdin(rendered)
+    if stdin is not None:
+        command = f"{_printf(stdin)} | {command}"
+    return command

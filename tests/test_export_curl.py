@@ -1,0 +1,230 @@
+"""Rendered requests -> curl commands that send the same request.
+
+Round trips curl -> Pigeon -> curl -> Pigeon keep the request; the exported command, run by a
+real shell and curl against the echo server, sends what Pigeon sends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+
+from pigeon.echo import EchoServer
+from pigeon.exporters.curl import curl_argv, curl_stdin, to_curl
+from pigeon.importers.curl import parse_curl, shell_words
+from pigeon.model import Request, Settings
+from pigeon.render import RenderedRequest
+from pigeon.send import HttpSession
+from test_import_support import render_alone
+
+ENV = {"TOKEN": "tok-123"}
+
+SHAPES = [
+    "curl {base}/users",
+    "curl -X DELETE {base}/users/7",
+    "curl -I {base}/head",
+    "curl --head -L {base}/head",
+    "curl -X PUT -H 'Content-Type: application/json' -d '{{\"a\": 1}}' {base}/items/1",
+    "curl --json '{{\"n\": 1}}' {base}/json",
+    "curl -d 'a=1&b=two words' {base}/form",
+    "curl -G --data-urlencode 'q=hello world&more' {base}/search",
+    "curl -G -d q=x -d page=2 {base}/s",
+    "curl -u ada:secret {base}/basic",
+    "curl -u 'ada:p@ss:w rd' {base}/basic",
+    "curl -H 'Authorization: Bearer abc.def' {base}/me",
+    "curl -H \"Authorization: Bearer $TOKEN\" {base}/me",
+    "curl -k -L --max-time 12.5 {base}/settings",
+    "curl -A 'MyAgent/1.0' -e {base}/ref {base}/agent",
+    "curl -b 'a=1; b=2' -b c=3 {base}/cookies-in",
+    "curl '{base}/api?tags=a&tags=b&empty='",
+    "curl '{base}/api?q=caf%C3%A9&sort=-date'",
+    "curl {base}/tab -H $'X-Multi: a\\tb'",
+    "curl -XPATCH -HContent-Type:text/plain -d'plain text' {base}/patch",
+    "curl --request OPTIONS --url {base}/opt --header 'X-Empty;'",
+    "curl -H 'Content-Type: application/xml' --data-binary '<a>1</a>' {base}/xml",
+    "curl -X POST {base}/vnd -H 'Content-Type: application/vnd.api+json' -d '{{\"data\": []}}'",
+    "curl -d '{{\"raw\": true}}' {base}/json-as-form",
+    "curl '{base}/browser' -H 'accept: */*' -H 'accept-language: en' --compressed",
+    "curl -sS -o /dev/null -w '%{{http_code}}' {base}/health",
+    "curl -H 'X-Api-Key: k' -H 'X-Trace: 1' {base}/keys -m 3",
+    "curl --data-raw '@literal' {base}/at",
+    "curl -X POST -d '' {base}/empty",
+    "curl -H 'Content-Type: application/json' -d '{{\"name\": \"Zoë\", \"q\": \"it\\u0027s\"}}' {base}/unicode",
+    "curl -X GET -H 'Content-Type: application/json' -d '{{\"get\": \"with body\"}}' {base}/getbody",
+    "curl -X POST {base}/post-no-body",
+    "curl -F name=Ada -F 'note=hi;type=text/plain' {base}/upload",
+    "curl -X PURGE {base}/custom-method",
+    "curl $'{base}/multi' \\\n  -H 'X-One: 1' \\\n  --data-raw $'line1\\nline2' -H 'Content-Type: text/plain'",
+]
+
+
+def _import(command: str) -> Request:
+    result = parse_curl(command)
+    assert len(result.requests) == 1
+    return result.requests[0][1]
+
+
+def _key(r: RenderedRequest, *, body: bool = True) -> tuple:
+    headers = [(n.lower(), v) for n, v in r.headers]
+    return (
+        r.method,
+        r.url,
+        headers,
+        r.body if body else None,
+        (r.settings.timeout, r.settings.follow_redirects, r.settings.verify_tls),
+    )
+
+
+def _same_request(a: Request, b: Request) -> None:
+    assert a.method == b.method
+    assert a.url == b.url
+    assert [(q.name, q.value) for q in a.query] == [(q.name, q.value) for q in b.query]
+    assert a.auth == b.auth
+    if a.body.type != "multipart":
+        assert (a.body.type, a.body.content) == (b.body.type, b.body.content)
+        assert [(f.name, f.value) for f in a.body.fields] == [(f.name, f.value) for f in b.body.fields]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_round_trip_keeps_the_request(shape: str, tmp_path: Path) -> None:
+    command = shape.format(base="https://api.example.test")
+    first = _import(command)
+    rendered = render_alone(first, tmp_path, ENV)
+    exported = to_curl(rendered)
+    second = _import(exported)
+    again = render_alone(second, tmp_path, ENV)
+    multipart = first.body.type == "multipart"
+    assert _key(again) == _key(rendered)
+    if not multipart:
+        _same_request(render_request_as_request(first, ENV, tmp_path), second)
+    # And once more: the export of the re-import is the same command.
+    assert to_curl(again) == exported
+    # The command line a shell would run is exactly curl_argv.
+    assert shlex.split(exported) == curl_argv(rendered)
+    multiline = to_curl(rendered, multiline=True)
+    assert "\\\n" in multiline or len(curl_argv(rendered)) == 2
+    assert shell_words(multiline).words == curl_argv(rendered)  # a shell joins the lines
+
+
+def render_request_as_request(req: Request, environ: dict[str, str], root: Path) -> Request:
+    """The request with shell variables replaced, as the exported command carries them."""
+    text = json.dumps(
+        {"u": req.url, "t": req.auth.token if req.auth else ""}
+    ).replace("{{$env.TOKEN}}", environ["TOKEN"])
+    values = json.loads(text)
+    out = Request(**{**req.__dict__})
+    out.url = values["u"]
+    if req.auth is not None:
+        from dataclasses import replace
+
+        out.auth = replace(req.auth, token=values["t"])
+    return out
+
+
+def test_at_least_25_shapes() -> None:
+    assert len(SHAPES) >= 25
+
+
+def test_method_flag_only_when_needed() -> None:
+    r = RenderedRequest(method="GET", url="https://x.test/", settings=Settings(follow_redirects=False))
+    assert curl_argv(r) == ["curl", "https://x.test/"]
+    r = RenderedRequest(method="POST", url="https://x.test/", body=b"a", body_text="a",
+                        headers=[("Content-Type", "text/plain")], settings=Settings(follow_redirects=False))  # fmt: skip
+    assert curl_argv(r) == ["curl", "https://x.test/", "-H", "Content-Type: text/plain", "--data-raw", "a"]
+    r.method = "GET"
+    assert curl_argv(r)[:3] == ["curl", "-X", "GET"]
+
+
+def test_globbing_characters_turn_globbing_off() -> None:
+    r = RenderedRequest(method="GET", url="https://x.test/a?f[0]={x}")
+    assert "--globoff" in curl_argv(r)
+
+
+def test_body_without_content_type_suppresses_curls_default() -> None:
+    r = RenderedRequest(method="POST", url="https://x.test/", body=b"x", body_text="x")
+    argv = curl_argv(r)
+    assert argv[argv.index("--data-raw") - 1] == "Content-Type:"
+
+
+def test_binary_body_goes_through_stdin(tmp_path: Path) -> None:
+    data = bytes(range(256)) + b"'%\\"
+    r = RenderedRequest(method="PUT", url="https://x.test/bin", body=data, body_text=None,
+                        headers=[("Content-Type", "application/octet-stream")])  # fmt: skip
+    argv = curl_argv(r)
+    assert argv[-3:] == ["--data-binary", "@-", "-L"]
+    assert curl_stdin(r) == data
+    command = to_curl(r)
+    assert command.startswith("printf '")
+    printf = command.split(" | ", 1)[0]
+    out = subprocess.run(["sh", "-c", printf], capture_output=True, check=True).stdout
+    assert out == data
+
+
+# -- against a real curl -------------------------------------------------------------------
+
+CURL = shutil.which("curl")
+
+
+def _echo(info_bytes: bytes) -> dict:
+    return json.loads(info_bytes)
+
+
+def _compare_with_pigeon(
+    echo: dict, rendered: RenderedRequest
+) -> None:
+    parts = urlsplit(rendered.url)
+    assert echo["method"] == rendered.method
+    assert echo["path"] == parts.path
+    got_query = sorted(parse_qsl(urlsplit(echo["url"]).query, keep_blank_values=True))
+    assert got_query == sorted(parse_qsl(parts.query, keep_blank_values=True))
+    received = {k.lower(): v for k, v in echo["headers"]}
+    for name, value in rendered.headers:
+        assert received.get(name.lower()) == value, name
+    assert echo["body"] == (rendered.body or b"").decode("utf-8", errors="replace")
+
+
+@pytest.mark.skipif(CURL is None, reason="curl is not installed")
+@pytest.mark.parametrize(
+    "shape", [s for s in SHAPES if "-I" not in s and "--head" not in s and "-o " not in s]
+)
+def test_exported_command_sends_what_pigeon_sends(
+    shape: str, tmp_path: Path, shared_echo_server: EchoServer
+) -> None:
+    base = shared_echo_server.url + "/e"  # below every special route
+    rendered = render_alone(_import(shape.format(base=base)), tmp_path, ENV)
+    if not rendered.settings.verify_tls:
+        rendered.settings = Settings(rendered.settings.timeout, rendered.settings.follow_redirects, True)
+    command = to_curl(rendered)
+    proc = subprocess.run(
+        ["sh", "-c", command + " -s --max-time 10"], capture_output=True, timeout=20, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    by_curl = _echo(proc.stdout)
+    _compare_with_pigeon(by_curl, rendered)
+
+    async def send() -> dict:
+        async with HttpSession(trust_env=False) as session:
+            exchange = await session.send(rendered)
+        assert exchange.error is None, exchange.error
+        return json.loads(exchange.body)
+
+    by_pigeon = asyncio.run(send())
+    _compare_with_pigeon(by_pigeon, rendered)
+    assert by_curl["body"] == by_pigeon["body"]
+
+
+@pytest.mark.skipif(CURL is None, reason="curl is not installed")
+def test_binary_body_with_real_curl(shared_echo_server: EchoServer) -> None:
+    data = b"\x00\x01\xfe\xff binary 'quoted' %s \\"
+    r = RenderedRequest(method="PUT", url=shared_echo_server.url + "/bin", body=data,
+                        headers=[("Content-Type", "application/octet-stream")])  # fmt: skip
+    proc = subprocess.run(["sh", "-c", to_curl(r) + " -s"], capture_output=True, timeout=20, check=True)
+    echo = json.loads(proc.stdout)
+    assert echo["method"] == "PUT" and echo["size"] == len(data)
