@@ -111,11 +111,16 @@ def test_json_option() -> None:
     assert [(h.name, h.value) for h in req.headers] == [("Accept", "application/json")]
 
 
-def test_json_without_content_type_is_kept_as_curl_sends_it() -> None:
+def test_json_without_content_type_is_json_sent_as_curl_sends_it(tmp_path: Path) -> None:
     req, notes = one("""curl -d '{"raw": true}' https://x.test""")
-    assert req.body.type == "text"
+    assert req.body.type == "json" and req.body.content == '{"raw": true}'
     assert [(h.name, h.value) for h in req.headers] == [("Content-Type", "application/x-www-form-urlencoded")]
-    assert any("looks like JSON" in n for n in notes)
+    assert any("is JSON but curl sends it as" in n for n in notes)
+    sent = render_alone(req, tmp_path)
+    assert sent.body == b'{"raw": true}'
+    assert sent.headers == [("Content-Type", "application/x-www-form-urlencoded")]
+    req, _ = one("curl -d '42' https://x.test")  # a bare number is not a JSON document
+    assert req.body.type == "text"
 
 
 def test_data_files(tmp_path: Path) -> None:

@@ -32,3 +32,16 @@ def render_written(
 
 def chain_names(chain: list[Folder]) -> list[str]:
     return [f.name for f in chain]
+
+
+def test_unsupported_kinds_are_a_clear_value_error(tmp_path: Path) -> None:
+    import pytest
+
+    from pigeon.importers import ImportFailed, run_import
+
+    for kind in ("openapi", "posting"):
+        with pytest.raises(ValueError, match="not supported yet"):
+            run_import(kind, str(tmp_path), tmp_path)
+    with pytest.raises(ImportFailed, match="unknown import kind"):
+        run_import("har", "x", tmp_path)
+    assert list(tmp_path.iterdir()) == []

@@ -29,12 +29,14 @@ from pigeon.store import (
 )
 
 KINDS = ("curl", "postman", "http", "posting", "openapi")
+SUPPORTED = ("curl", "postman", "http")
 
 
-class ImportFailed(LoadError):
+class ImportFailed(LoadError, ValueError):
     """The source cannot be read as the format asked for: which file, where and why.
 
-    A ``LoadError`` so that the command line reports it like any unreadable file (exit 2).
+    A ``LoadError`` so that the command line reports it like any unreadable file (exit 2),
+    and a ``ValueError`` for callers that only know the source was bad.
     """
 
     def __init__(
@@ -253,8 +255,6 @@ def _read_source(source: str, kind: str) -> tuple[str, Path | None]:
                 raise ImportFailed(f"{path}: not UTF-8 text ({exc.reason})") from exc
             except OSError as exc:
                 raise ImportFailed(f"{path}: cannot read: {exc.strerror}") from exc
-        if path.is_dir() and kind == "posting":
-            return "", path
         if kind != "curl" and not source.lstrip().startswith(("{", "[")):
             raise ImportFailed(f"{source}: no such file")
     return source, None
@@ -264,6 +264,8 @@ def parse(kind: str, source: str) -> ImportResult:
     """Parse ``source`` (a path, ``-`` for stdin, or the text itself) as ``kind``."""
     if kind not in KINDS:
         raise ImportFailed(f"unknown import kind {kind!r} (one of: {', '.join(KINDS)})")
+    if kind not in SUPPORTED:
+        raise ImportFailed(f"import {kind}: not supported yet (supported: {', '.join(SUPPORTED)})")
     text, path = _read_source(source, kind)
     if kind == "curl":
         from pigeon.importers.curl import parse_curl
@@ -273,19 +275,9 @@ def parse(kind: str, source: str) -> ImportResult:
         from pigeon.importers.postman import parse_postman
 
         return parse_postman(text, path)
-    if kind == "http":
-        from pigeon.importers.http_file import parse_http_file
+    from pigeon.importers.http_file import parse_http_file
 
-        return parse_http_file(text, path)
-    if kind == "openapi":
-        from pigeon.importers.openapi import parse_openapi
-
-        return parse_openapi(text, path)
-    from pigeon.importers.posting import parse_posting
-
-    if path is None:
-        raise ImportFailed("posting: give a directory or a .posting.yaml file")
-    return parse_posting(path)
+    return parse_http_file(text, path)
 
 
 def run_import(kind: str, source: str, into: Path | None) -> tuple[list[Path], list[str]]:

@@ -680,7 +680,15 @@ def _build(state: _State, url: str, result: ImportResult) -> Request:
         if not _find_header(headers, "accept"):
             headers.append(Header("Accept", "application/json"))
     elif has_data:
-        if ctype and _JSON_TYPE.match(ctype) and _is_json(data):
+        if not ctype and _is_json_document(data):
+            # A JSON object or array: edited as JSON, sent with the type curl gives it.
+            body = Body(type="json", content=data)
+            headers.append(Header("Content-Type", _FORM_TYPE))
+            result.note(
+                f"the data is JSON but curl sends it as {_FORM_TYPE} (no -H 'Content-Type: "
+                "application/json'); that header is kept: delete it to send application/json"
+            )
+        elif ctype and _JSON_TYPE.match(ctype) and _is_json(data):
             body = Body(type="json", content=data)
             if ctype.lower() == "application/json" and ctype_header is not None:
                 headers.remove(ctype_header)
@@ -693,11 +701,6 @@ def _build(state: _State, url: str, result: ImportResult) -> Request:
             if not ctype:
                 # What curl sends with -d; without it Pigeon would say text/plain.
                 headers.append(Header("Content-Type", _FORM_TYPE))
-                if _is_json(data):
-                    result.note(
-                        "the data looks like JSON but curl sends it as "
-                        f"{_FORM_TYPE} (no -H 'Content-Type: application/json'); kept as sent"
-                    )
 
     auth: Auth | None = None
     if state.user is not None:
@@ -749,6 +752,11 @@ def _basic_pair(cred: str) -> tuple[str, str] | None:
     if base64.b64encode(text.encode("utf-8")).decode("ascii") != cred:
         return None
     return user, password
+
+
+def _is_json_document(text: str) -> bool:
+    """Whether ``text`` is a JSON object or array (not a bare number or string)."""
+    return text.lstrip().startswith(("{", "[")) and _is_json(text)
 
 
 def _is_json(text: str) -> bool:
