@@ -114,13 +114,23 @@ def test_find_all_is_smart_case_and_capped() -> None:
     assert len(capped) == 10 and capped.capped
 
 
-def test_filters() -> None:
+def test_jmespath_filters() -> None:
     data = {"items": [{"name": "a", "n": 1}, {"name": "b", "n": 5}]}
     assert bodyformat.apply_filter(data, "items[?n > `2`].name") == ["b"]
+    assert bodyformat.apply_filter(data, "length(items)") == 2
+    for bad in ("items[", "a ^ b", "length(`1`)", "nope(@)", "  "):
+        with pytest.raises(bodyformat.FilterError):
+            bodyformat.apply_filter(data, bad)
+
+
+def test_jsonpath_filters() -> None:
+    pytest.importorskip("jsonpath_ng")
+    data = {"items": [{"name": "a", "n": 1}, {"name": "b", "n": 5}]}
     assert bodyformat.apply_filter(data, "$.items[*].name") == ["a", "b"]
     assert bodyformat.apply_filter(data, "$.items[?(@.n > 2)].name") == ["b"]
-    for bad in ("items[", "$.items[", "length(`1`)"):
-        with pytest.raises(bodyformat.FilterError):
+    assert bodyformat.apply_filter(data, "$..name") == ["a", "b"]
+    for bad in ("$.items[", "$$"):
+        with pytest.raises(bodyformat.FilterError, match="JSONPath"):
             bodyformat.apply_filter(data, bad)
 
 
@@ -259,33 +269,48 @@ async def test_search_in_a_huge_body_runs_in_a_thread_and_a_new_query_wins() -> 
         assert any('"user 4242"' in line for line in on_screen), row
 
 
-async def test_filters_jmespath_jsonpath_and_errors() -> None:
+ITEMS = json.dumps({"items": [{"name": "a", "n": 1}, {"name": "b", "n": 5}]})
+
+
+async def test_jmespath_filter_and_a_bad_expression() -> None:
     app = BodyApp()
     async with app.run_test(size=(70, 20)) as pilot:
         view = app.query_one(BodyView)
         hint = app.query_one("#body-bar-hint")
-        view.show_text(
-            json.dumps({"items": [{"name": "a", "n": 1}, {"name": "b", "n": 5}]}), is_json=True
-        )
+        view.show_text(ITEMS, is_json=True)
         await pilot.pause()
         await pilot.press("f", *"items[?n > `2`]", "enter")
         await wait_for(pilot, lambda: view.phase == "filtered")
         assert lines_of(view, 6) == ["[", "  {", '    "name": "b",', '    "n": 5', "  }", "]"]
-        await pilot.press("f", "ctrl+u", *"$.items[*].name", "enter")
-        await wait_for(pilot, lambda: view.line_count == 4)
-        assert lines_of(view, 4) == ["[", '  "a",', '  "b"', "]"]
+        assert app.focused is view
         # A bad expression: its error under the input, the view untouched.
         await pilot.press("full_stop", "ctrl+u", *"items[", "enter")
         await wait_for(pilot, lambda: "✖" in str(hint.render()))
-        assert "JMESPath" in str(hint.render())
-        assert lines_of(view, 4) == ["[", '  "a",', '  "b"', "]"]
-        await pilot.press("ctrl+u", *"$..[", "enter")
-        await wait_for(pilot, lambda: "JSONPath" in str(hint.render()))
-        assert view.phase == "filtered"
+        assert "JMESPath" in str(hint.render()) and hint.has_class("-error")
+        assert lines_of(view, 6) == ["[", "  {", '    "name": "b",', '    "n": 5', "  }", "]"]
         await pilot.press("escape")
         await pilot.pause()
         assert view.phase == "pretty"
         assert lines_of(view, 2) == ["{", '  "items": [']
+
+
+async def test_jsonpath_filter_in_the_view() -> None:
+    pytest.importorskip("jsonpath_ng")
+    app = BodyApp()
+    async with app.run_test(size=(70, 20)) as pilot:
+        view = app.query_one(BodyView)
+        hint = app.query_one("#body-bar-hint")
+        view.show_text(ITEMS, is_json=True)
+        await pilot.pause()
+        await pilot.press("f", *"$.items[*].name", "enter")
+        await wait_for(pilot, lambda: view.is_filtered)
+        assert lines_of(view, 4) == ["[", '  "a",', '  "b"', "]"]
+        await pilot.press("f", "ctrl+u", *"$..[", "enter")
+        await wait_for(pilot, lambda: "JSONPath" in str(hint.render()))
+        assert lines_of(view, 4) == ["[", '  "a",', '  "b"', "]"]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert view.phase == "pretty"
 
 
 async def test_filter_is_not_offered_for_text() -> None:

@@ -372,12 +372,16 @@ def apply_filter(obj: Any, expression: str) -> Any:
     if not expression:
         raise FilterError("empty expression")
     if filter_language(expression) == "jsonpath":
-        from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
-        from jsonpath_ng.ext import parse as jsonpath_parse
+        try:
+            from jsonpath_ng.ext import parse as jsonpath_parse
+        except ImportError:
+            raise FilterError(
+                "JSONPath needs the jsonpath-ng package; JMESPath (no leading $) works as is"
+            ) from None
 
         try:
             compiled = jsonpath_parse(expression)
-        except (JsonPathLexerError, JsonPathParserError, Exception) as exc:
+        except Exception as exc:  # its lexer and parser raise several unrelated types
             raise FilterError(f"JSONPath: {_one_line(exc)}") from None
         try:
             return [match.value for match in compiled.find(obj)]
