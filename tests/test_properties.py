@@ -548,7 +548,7 @@ def model_case(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
     return variables, "|".join(parts)
 
 
-@settings(max_examples=400, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=250, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
 @given(case=model_case())
 def test_engine_agrees_with_the_model(case: tuple[dict[str, Any], str]) -> None:
     variables, template = case
@@ -575,7 +575,7 @@ def cyclic_case(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
     return variables, draw(st.lists(ref, min_size=1, max_size=4).map("|".join))
 
 
-@settings(max_examples=300, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@SETTINGS
 @given(case=cyclic_case())
 def test_cycles_are_reported_as_closed_loops(case: tuple[dict[str, Any], str]) -> None:
     variables, template = case
@@ -591,5 +591,3 @@ def test_cycles_are_reported_as_closed_loops(case: tuple[dict[str, Any], str]) -
         chain = warning.split("cycle: ", 1)[1].split(" -> ")
         assert len(chain) >= 2
         assert chain[0] == chain[-1].split()[0].rstrip(";,.")
-    if cycles:
-        assert "{{" in result.text  # the placeholder closing each loop is left verbatim

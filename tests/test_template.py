@@ -710,3 +710,21 @@ def test_warnings_list_only_what_the_lookup_passes_through(render: Render) -> No
     assert result.text == "x"
     assert result.warnings == []
     assert result.unresolved == []
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize(("text", "expected"), [("{{alias[0]}}", "x"), ("{{oa.a}}", "x")])
+def test_lookup_through_an_alias_reports_only_what_it_uses(
+    render: Render, text: str, expected: str
+) -> None:
+    variables = {
+        "alias": "{{list}}",
+        "list": ["x", "{{nope}}", "{{loop}}"],
+        "loop": "{{loop}}",
+        "oa": "{{obj}}",
+        "obj": {"a": "x", "b": "{{nope}}", "c": "{{loop}}"},
+    }
+    result = render(text, variables)
+    assert result.text == expected
+    assert result.unresolved == []
+    assert result.warnings == []
