@@ -10,6 +10,7 @@ a failure by itself: assert on the status in a script to make it one.
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 from pathlib import Path
@@ -21,6 +22,24 @@ if TYPE_CHECKING:
     from pigeon.run import RequestResult, RunSummary
 
 KINDS = ("json", "junit")
+
+# Characters XML 1.0 cannot hold at all, even escaped: C0 controls other than tab, LF and CR,
+# lone surrogates, U+FFFE and U+FFFF. Script output and response text can carry any of them.
+_NOT_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    """Text a JUnit reader can parse: forbidden characters become ``\\xNN`` escapes.
+
+    ElementTree writes them as they are, which makes the whole report unreadable; an
+    escape keeps what the script printed visible without breaking the file.
+    """
+    return _NOT_XML.sub(_escape, text)
+
+
+def _escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def parse_report_specs(specs: list[str]) -> list[tuple[str, Path]]:
@@ -84,7 +103,13 @@ def json_report(summary: RunSummary) -> dict[str, Any]:
 
 
 def write_json_report(summary: RunSummary, path: Path) -> None:
-    atomic_write(path, json.dumps(json_report(summary), indent=2, ensure_ascii=False) + "\n")
+    report = json_report(summary)
+    text = json.dumps(report, indent=2, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate from a script: escape everything instead
+        text = json.dumps(report, indent=2)
+    atomic_write(path, text + "\n")
 
 
 def junit_tree(summary: RunSummary) -> ET.Element:
@@ -132,6 +157,11 @@ def junit_tree(summary: RunSummary) -> ET.Element:
             out.insert(0, f"{r.rendered.method} {r.rendered.url} -> {r.exchange.status} {r.exchange.reason}")
         if out:
             ET.SubElement(case, "system-out").text = "\n".join(out)
+    for el in root.iter():
+        if el.text:
+            el.text = xml_text(el.text)
+        for key, value in el.attrib.items():
+            el.attrib[key] = xml_text(value)
     return root
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from pigeon.model import Collection, Folder, Request, normalize_ref
+from pigeon.model import BrokenFile, Collection, Folder, Request, normalize_ref
 from pigeon.render import RenderedRequest, RenderError, render_request
 from pigeon.scopes import RuntimeVars, UnknownEnvironment, build_scopes
 
@@ -89,7 +89,7 @@ class RequestResult:
         if self.error:
             out.append(self.error)
         out += [f"script error: {e.summary()}" for e in self.script_errors]
-        out += [f"assertion failed: {a.summary()}" for a in self.assertion_failures]
+        out += [a.summary() for a in self.assertion_failures]  # says "assertion failed"
         if self.strict_failure:
             out.append("unresolved placeholders: " + ", ".join(self.unresolved))
         return out
@@ -232,24 +232,63 @@ def select(collection: Collection, selection: list[str] | None) -> list[tuple[li
     return [(chain, r) for chain, r in everything if r.id in chosen]
 
 
-def check_broken(collection: Collection, env: str | None) -> None:
-    """A run refuses a broken collection: any file that did not load stops it (exit 2)."""
-    if collection.broken:
-        first = collection.broken[0]
-        more = f" (and {len(collection.broken) - 1} more)" if len(collection.broken) > 1 else ""
+def check_broken(
+    collection: Collection, env: str | None, selection: list[str] | None = None
+) -> None:
+    """Refuse to run when a file the run depends on did not load (exit 2, naming file and line).
+
+    With no selection every broken request and folder file counts; with one, only the
+    selected requests and folders and the folder files above them do. An environment file
+    counts when it is the environment in use. One bad file elsewhere does not block a run
+    that never touches it.
+    """
+    relevant = [b for b in collection.broken if _broken_matters(collection, b, env, selection)]
+    if relevant:
+        first = relevant[0]
+        more = f" (and {len(relevant) - 1} more)" if len(relevant) > 1 else ""
         raise RunUsageError(f"broken collection: {first}{more}")
     if env is not None and env not in collection.environments:
         raise RunUsageError(str(UnknownEnvironment(env, sorted(collection.environments))))
+
+
+def _broken_matters(
+    collection: Collection, broken: BrokenFile, env: str | None, selection: list[str] | None
+) -> bool:
+    try:
+        rel = broken.path.resolve().relative_to(collection.root.resolve()).as_posix()
+    except ValueError:
+        return True  # outside the root: nothing to scope it by
+    parts = rel.split("/")
+    if parts[0] == "environments" and len(parts) == 2:
+        wanted = collection.default_environment if env is None else env
+        return normalize_ref(parts[1]) == wanted
+    if not selection:
+        return True
+    if parts[-1] == "collection.toml" and len(parts) == 1:
+        return True
+    if parts[-1] == "folder.toml":
+        folder = "/".join(parts[:-1])
+        keys = [normalize_ref(name) for name in selection]
+        return any(k == folder or k.startswith(folder + "/") for k in keys)
+    key = normalize_ref(rel)
+    return any(key == k or key.startswith(k + "/") for k in map(normalize_ref, selection))
 
 
 async def run_collection(
     ctx: RunContext,
     selection: list[str] | None = None,
     *,
+    strict: bool | None = None,
     bail: bool = False,
     on_result: Callable[[RequestResult], None] | None = None,
 ) -> RunSummary:
-    """Send the selected requests one after another, sharing runtime variables."""
+    """Send the selected requests one after another, sharing runtime variables.
+
+    ``strict`` (when given) overrides ``ctx.strict``; an unknown name in ``selection``
+    raises ``RunUsageError`` before anything is sent.
+    """
+    if strict is not None:
+        ctx.strict = strict
     summary = RunSummary(ctx.collection)
     started = time.perf_counter()
     try:
@@ -328,7 +367,7 @@ def cli_run(args: Any) -> int:
     try:
         specs = parse_report_specs(args.reports or [])
         collection = load(Path(args.collection))
-        check_broken(collection, args.env)
+        check_broken(collection, args.env, args.requests or None)
         chosen = select(collection, args.requests or None)
     except (RunUsageError, ValueError) as exc:
         print(f"pigeon: {exc}", file=sys.stderr)
@@ -363,7 +402,14 @@ def cli_run(args: Any) -> int:
         finally:
             await ctx.aclose()
 
-    summary = asyncio.run(go())
+    try:
+        summary = asyncio.run(go())
+    except KeyboardInterrupt:
+        print("pigeon: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a defect, not the user's doing: one line, not a traceback
+        print(f"pigeon: run stopped by an internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     console.summary(summary)
     try:
         write_reports(summary, specs)

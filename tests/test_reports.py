@@ -1,0 +1,183 @@
+"""Run reports from real runs against the echo server: JSON schema, JUnit structure, safety."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from pigeon.reports import parse_report_specs, write_json_report, write_junit_report, xml_text
+from pigeon.run import RunContext, RunSummary, run_collection
+from pigeon.store import load_collection
+from servers import free_port
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def run(root: Path, *, strict: bool = False) -> RunSummary:
+    collection = load_collection(root)
+    assert not collection.broken, collection.broken
+    ctx = RunContext(collection, trusted=True)
+
+    async def go() -> RunSummary:
+        try:
+            return await run_collection(ctx, None, strict=strict)
+        finally:
+            await ctx.aclose()
+
+    return asyncio.run(go())
+
+
+@pytest.fixture
+def mixed(tmp_path: Path, echo_url: str) -> Path:
+    """One request for each outcome a report must tell apart, in this order."""
+    with free_port() as port:
+        pass
+    root = tmp_path / "mixed"
+    order = ["ok", "missing", "asserts", "raises", "bad-header", "down", "unresolved"]
+    write(root, "collection.toml", f'name = "mixed"\norder = ["api"]\n\n[variables]\nbase = "{echo_url}"\n')
+    write(root, "api/folder.toml", f"order = {json.dumps(order)}\n")
+    write(root, "api/ok.toml", 'name = "OK"\nurl = "{{base}}/get"\n')
+    # A 404 without an assertion on it is a response, not a failure.
+    write(root, "api/missing.toml", 'name = "Missing"\nurl = "{{base}}/status/404"\n')
+    write(
+        root,
+        "api/asserts.toml",
+        'name = "Asserts"\nurl = "{{base}}/status/500"\n[scripts]\n'
+        "post_response = '''\nprint(\"status\", pigeon.response.status)\n"
+        'assert pigeon.response.status == 200, "wanted 200"\n\'\'\'\n',
+    )
+    write(
+        root,
+        "api/raises.toml",
+        'name = "Raises"\nurl = "{{base}}/get"\n[scripts]\n'
+        "post_response = '''\nraise ValueError(\"boom\")\n'''\n",
+    )
+    write(
+        root,
+        "api/bad-header.toml",
+        'name = "Bad header"\nurl = "{{base}}/get"\n[variables]\nsneaky = "a\\r\\nX-Injected: 1"\n'
+        '[[headers]]\nname = "X-Note"\nvalue = "{{sneaky}}"\n',
+    )
+    write(root, "api/down.toml", f'name = "Down"\nurl = "http://127.0.0.1:{port}/"\n')
+    write(root, "api/unresolved.toml", 'name = "Unresolved"\nurl = "{{base}}/get/{{nope}}"\n')
+    return root
+
+
+def test_junit_counts_and_kinds(mixed: Path, tmp_path: Path) -> None:
+    summary = run(mixed, strict=True)
+    path = tmp_path / "out" / "junit.xml"
+    path.parent.mkdir()
+    write_junit_report(summary, path)
+    root = ET.parse(path).getroot()
+    assert root.tag == "testsuites"
+    suites = root.findall("testsuite")
+    assert len(suites) == 1
+    suite = suites[0]
+    assert suite.get("name") == "mixed"
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("7", "2", "3")
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("7", "2", "3")
+    float(suite.get("time", "x"))  # a number CI systems can add up
+    cases = {c.get("name"): c for c in suite.findall("testcase")}
+    assert list(cases) == ["OK", "Missing", "Asserts", "Raises", "Bad header", "Down", "Unresolved"]
+    assert {c.get("classname") for c in cases.values()} == {"api"}
+
+    def outcome(name: str) -> str:
+        kinds = [child.tag for child in cases[name] if child.tag in ("failure", "error")]
+        return kinds[0] if kinds else "passed"
+
+    assert [outcome(n) for n in cases] == [
+        "passed", "passed", "failure", "error", "error", "error", "failure",
+    ]
+    failure = cases["Asserts"].find("failure")
+    assert failure is not None and "wanted 200" in failure.get("message", "")
+    assert "AssertionError" in (failure.text or "")
+    error = cases["Raises"].find("error")
+    assert error is not None and "ValueError: boom" in error.get("message", "")
+    assert "CR" in cases["Bad header"].find("error").get("message", "")  # type: ignore[union-attr]
+    assert "refused" in cases["Down"].find("error").get("message", "").lower()  # type: ignore[union-attr]
+    assert "nope" in cases["Unresolved"].find("failure").get("message", "")  # type: ignore[union-attr]
+    out = cases["Asserts"].find("system-out")
+    assert out is not None and "status 500" in (out.text or "") and "-> 500" in (out.text or "")
+
+
+def test_json_report_schema(mixed: Path, tmp_path: Path) -> None:
+    summary = run(mixed, strict=True)
+    path = tmp_path / "r.json"
+    write_json_report(summary, path)
+    report = json.loads(path.read_text(encoding="utf-8"))
+    assert report["schema"] == 1 and report["collection"] == "mixed"
+    totals = report["totals"]
+    assert totals["requests"] == 7 and totals["passed"] == 2 and totals["failed"] == 5
+    assert totals["assertion_failures"] == 1 and totals["exit_code"] == 1
+    assert totals["bailed"] is False and totals["time_ms"] > 0
+    by_id = {r["id"]: r for r in report["requests"]}
+    assert list(by_id) == [f"api/{n}" for n in ("ok", "missing", "asserts", "raises", "bad-header", "down", "unresolved")]
+    ok = by_id["api/ok"]
+    assert set(ok) >= {
+        "id", "name", "method", "url", "status", "status_class", "time_ms", "size", "passed",
+        "error", "script_errors", "assertion_failures", "unresolved", "warnings", "log",
+    }
+    assert ok["method"] == "GET" and ok["url"].endswith("/get") and ok["status"] == 200
+    assert ok["status_class"] == "Successful" and ok["passed"] is True and ok["size"] > 0
+    assert by_id["api/missing"]["status"] == 404 and by_id["api/missing"]["passed"] is True
+    assert by_id["api/asserts"]["assertion_failures"][0].endswith("wanted 200")
+    assert by_id["api/raises"]["script_errors"] and by_id["api/raises"]["status"] == 200
+    down = by_id["api/down"]
+    assert down["status"] is None and down["time_ms"] is None and "refused" in down["error"].lower()
+    assert by_id["api/bad-header"]["url"] is None  # never built, so never sent
+    assert by_id["api/unresolved"]["unresolved"] == ["nope"]
+    assert by_id["api/unresolved"]["status"] is None  # --strict: not sent
+
+
+def test_junit_survives_control_characters(tmp_path: Path, echo_url: str) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", f'name = "c"\n[variables]\nbase = "{echo_url}"\n')
+    write(
+        root,
+        "ctl.toml",
+        'name = "bell \\u0007 name"\nurl = "{{base}}/get"\n[scripts]\n'
+        "post_response = '''\nprint(\"\\x1b[31mred\\x1b[0m nul \\x00 end\")\n"
+        'assert False, "bad \\x07 bell"\n\'\'\'\n',
+    )
+    summary = run(root)
+    path = tmp_path / "j.xml"
+    write_junit_report(summary, path)
+    case = ET.parse(path).getroot().find("testsuite/testcase")  # parses: the point
+    assert case is not None and case.get("name") == "bell \\x07 name"
+    out = case.find("system-out")
+    assert out is not None and "\\x1b[31mred\\x1b[0m nul \\x00 end" in (out.text or "")
+    failure = case.find("failure")
+    assert failure is not None and "bad \\x07 bell" in failure.get("message", "")
+
+
+def test_xml_text_keeps_what_xml_allows() -> None:
+    assert xml_text("tab\there\nline\r\n é ✓ 🐦") == "tab\there\nline\r\n é ✓ 🐦"
+    assert xml_text("a\x00b\x1fc\ufffe") == "a\\x00b\\x1fc\\ufffe"
+
+
+def test_reports_replace_atomically(mixed: Path, tmp_path: Path) -> None:
+    summary = run(mixed)
+    path = tmp_path / "r.json"
+    path.write_text("old", encoding="utf-8")
+    write_json_report(summary, path)
+    write_junit_report(summary, tmp_path / "j.xml")
+    assert json.loads(path.read_text(encoding="utf-8"))["totals"]["requests"] == 7
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == ["j.xml", "r.json"]
+
+
+def test_report_specs() -> None:
+    assert parse_report_specs(["json:out/r.json", "junit:C:/x.xml"]) == [
+        ("json", Path("out/r.json")),
+        ("junit", Path("C:/x.xml")),
+    ]
+    for bad in ("xml:r.xml", "json:", "r.json"):
+        with pytest.raises(ValueError, match="json:PATH or junit:PATH"):
+            parse_report_specs([bad])
