@@ -74,9 +74,10 @@ class PigeonApp(App[int]):
     def _apply_keymap(self) -> None:
         from pigeon.tui.keys import keymap_from_config
 
-        keymap, problems = keymap_from_config(
-            _config_value(self.config, "keys"), self.binding_ids()
-        )
+        table = _config_value(self.config, "keys")
+        if not table:
+            return  # collecting the ids imports every widget module: only when needed
+        keymap, problems = keymap_from_config(table, self.binding_ids())
         self.startup_problems.extend(problems)
         if keymap:
             self.set_keymap(keymap)
