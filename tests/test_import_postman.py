@@ -1,0 +1,140 @@
+"""Postman collection v2.1 and environment exports -> a collection on disk that renders the
+requests Postman would send."""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pigeon.importers import ImportFailed, run_import
+from pigeon.importers.postman import parse_postman
+from pigeon.store import load_collection
+from test_import_support import render_written
+
+DATA = Path(__file__).parent / "data" / "postman"
+COLLECTION = DATA / "shop.postman_collection.json"
+ENVIRONMENT = DATA / "staging.postman_environment.json"
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> tuple[Path, list[str]]:
+    into = tmp_path / "shop"
+    _, notes = run_import("postman", str(COLLECTION), into)
+    _, env_notes = run_import("postman", str(ENVIRONMENT), into)
+    shutil.copy(DATA / "invoice.txt", into / "invoice.txt")
+    return into, notes + env_notes
+
+
+def test_structure_and_order(shop: tuple[Path, list[str]]) -> None:
+    root, _ = shop
+    col = load_collection(root)
+    assert not col.broken
+    assert col.name == "Shop API"
+    assert [i.name for i in col.items] == ["Auth", "Customers", "Orders"]
+    customers = col.items[1]
+    assert [r.name for r in customers.items] == [  # type: ignore[union-attr]
+        "Get customer", "Search customers (query key)", "Create customer (form)",
+    ]  # fmt: skip
+    assert col.variables == {
+        "base_url": "https://shop.example.test/api", "username": "ada", "password": "", "token": "",
+    }  # fmt: skip
+    assert col.auth is not None and col.auth.type == "bearer" and col.auth.token == "{{token}}"
+
+
+def test_login_json_body_no_auth(shop: tuple[Path, list[str]]) -> None:
+    root, notes = shop
+    r = render_written(root, "auth/login")
+    assert r.method == "POST" and r.url == "https://shop.example.test/api/auth/login"
+    assert r.headers == [("Content-Type", "application/json")]  # noauth: no Authorization
+    assert json.loads(r.body_text or "") == {"username": "ada", "password": ""}
+    assert any("Auth/Login: Postman test script (2 lines" in n for n in notes)
+    req = load_collection(root).find("auth/login")[1]  # type: ignore[index]
+    assert "pm.collectionVariables.set" in req.description
+
+
+def test_folder_api_key_path_variable_query_and_disabled_header(shop: tuple[Path, list[str]]) -> None:
+    root, _ = shop
+    r = render_written(root, "customers/get-customer")
+    assert r.url == "https://shop.example.test/api/customers/42?expand=orders&fields=id%2Cname"
+    names = [n for n, _ in r.headers]
+    assert names == ["Accept", "X-Request-Id", "X-Api-Key"]  # X-Debug is disabled
+    assert dict(r.headers)["X-Api-Key"] == "{{api_key}}"  # unresolved without the environment
+    assert len(dict(r.headers)["X-Request-Id"]) == 36  # $guid -> a fresh UUID
+    req = load_collection(root).find("customers/get-customer")[1]  # type: ignore[index]
+    assert [(h.name, h.enabled) for h in req.headers][1] == ("X-Debug", False)
+    assert [(q.name, q.enabled) for q in req.query][2] == ("draft", False)
+
+
+def test_environment_and_secret(shop: tuple[Path, list[str]]) -> None:
+    root, notes = shop
+    env_text = (root / "environments" / "staging.toml").read_text()
+    assert "sk-live-should-not-be-written" not in env_text
+    assert "{{$env.API_KEY}}" in env_text and "old_host" not in env_text
+    assert any("API_KEY=" in n and ".env" in n for n in notes)
+    (root / ".env").write_text("API_KEY=sk-from-dotenv\n")
+    r = render_written(root, "customers/search-customers-query-key", environment="staging")
+    assert r.url.startswith("https://staging.shop.example.test/api/customers?q=Zo%C3%AB&t=")
+    assert r.url.endswith("&api_key=sk-from-dotenv")
+    assert r.unresolved == []
+
+
+def test_urlencoded_multipart_xml_text_graphql(shop: tuple[Path, list[str]]) -> None:
+    root, notes = shop
+    r = render_written(root, "customers/create-customer-form")
+    assert r.body == b"name=Ada+Lovelace&email=ada%40example.com"
+    assert r.header("content-type") == "application/x-www-form-urlencoded"
+
+    r = render_written(root, "orders/upload-invoice")
+    assert r.header("authorization") == "Basic " + base64.b64encode(b"ada:").decode()
+    body = r.body or b""
+    assert b'name="order"\r\n\r\n1001' in body
+    assert b'name="meta"\r\nContent-Type: application/json\r\n\r\n{"paid": true}' in body
+    assert b'filename="invoice.txt"' in body and b"invoice 1001: 3 items" in body
+    assert b"skip me" not in body
+
+    r = render_written(root, "orders/order-as-xml")
+    assert r.method == "PUT" and r.header("content-type") == "application/xml"
+    assert r.body == b'<order id="1001"><state>shipped</state></order>'
+
+    r = render_written(root, "orders/note-plain-text")
+    assert r.header("content-type") == "text/plain"
+    assert r.body_text == "Leave at the door, {{$randomFirstName}}."
+    assert any("{{$randomFirstName}}" in n for n in notes)
+
+    r = render_written(root, "orders/graph")
+    assert json.loads(r.body_text or "") == {"query": "query { order(id: 1001) { state } }", "variables": {"x": 1}}
+
+    r = render_written(root, "orders/signed-aws")
+    assert r.header("authorization") == "Bearer "  # inherits the collection's bearer auth
+    assert any("awsv4 auth is not supported" in n for n in notes)
+
+
+def test_not_postman() -> None:
+    with pytest.raises(ImportFailed, match="not JSON"):
+        parse_postman("{nope")
+    with pytest.raises(ImportFailed, match="no \"item\" list"):
+        parse_postman('{"info": {}}')
+
+
+def test_v20_auth_objects_and_string_urls() -> None:
+    data = {
+        "info": {"name": "old"},
+        "item": [{
+            "name": "x",
+            "request": {
+                "url": "https://x.test/a/:id?b=1",
+                "method": "get",
+                "auth": {"type": "basic", "basic": {"username": "u", "password": "p"}},
+            },
+        }],
+    }  # fmt: skip
+    result = parse_postman(json.dumps(data))
+    req = result.requests[0][1]
+    assert req.method == "GET" and req.url == "https://x.test/a/{{id}}"
+    assert [(q.name, q.value) for q in req.query] == [("b", "1")]
+    assert req.auth is not None and (req.auth.username, req.auth.password) == ("u", "p")
+    assert any(":id has no value" in n for n in result.notes)
