@@ -79,3 +79,23 @@ async def test_theme_choice_is_remembered_in_the_config(collection: Path, echo: 
         await pilot.pause()
     assert AppConfig.load().theme == "pigeon-nord"
     assert 'theme = "pigeon-nord"' in config.file.read_text(encoding="utf-8")
+
+
+async def test_variables_pane_edits_an_environment_variable(
+    collection: Path, echo: EchoServer
+) -> None:
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "users/list-users")
+        pane = main_screen(app).query_one(VariablesPane)
+        pane.focus()
+        node = next(n for n in pane.root.children if n.data is not None and n.data.name == "stage")
+        pane.move_cursor(node)
+        await pilot.pause()
+        await pilot.press("enter")  # same as e on a leaf
+        await pilot.pause()
+        await pilot.press("ctrl+u", *"qa", "enter")
+        await pilot.pause()
+        assert pane.rows["stage"][0].value == "qa"
+    assert load_collection(collection).environments["local"].variables["stage"] == "qa"
+    assert load_collection(collection).variables.get("stage") is None  # not the collection
