@@ -72,6 +72,9 @@ def curl_argv(rendered: Any) -> list[str]:
             argv.append("-L")
         if settings.timeout != DEFAULT_TIMEOUT:
             argv += ["--max-time", _number(settings.timeout)]
+        connect = settings.extra.get("connect_timeout")
+        if isinstance(connect, int | float) and not isinstance(connect, bool) and connect > 0:
+            argv += ["--connect-timeout", _number(connect)]
     return argv
 
 

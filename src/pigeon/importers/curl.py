@@ -680,10 +680,11 @@ def _build(state: _State, url: str, result: ImportResult) -> Request:
         if not _find_header(headers, "accept"):
             headers.append(Header("Accept", "application/json"))
     elif has_data:
-        if not ctype and _is_json_document(data):
+        if (not ctype or ctype.lower() == _FORM_TYPE) and _is_json_document(data):
             # A JSON object or array: edited as JSON, sent with the type curl gives it.
             body = Body(type="json", content=data)
-            headers.append(Header("Content-Type", _FORM_TYPE))
+            if ctype_header is None:
+                headers.append(Header("Content-Type", _FORM_TYPE))
             result.note(
                 f"the data is JSON but curl sends it as {_FORM_TYPE} (no -H 'Content-Type: "
                 "application/json'); that header is kept: delete it to send application/json"
