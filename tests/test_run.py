@@ -216,3 +216,84 @@ def test_subprocess_run_exit_code(col: Path, echo_server) -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "2 passed" in proc.stdout
+
+
+def test_broken_file_outside_the_selection_does_not_block(col: Path, capsys) -> None:
+    write(col, "misc/c-broken.toml", 'name = "b"\nmethod = = "GET"\nurl = "/x"\n')
+    code, out, err = run(capsys, str(col), "auth", "--trust")
+    assert code == 0 and "2 passed" in out, out + err
+    # Naming the broken file itself, or its folder, names the file and line.
+    for selection in ("misc/c-broken.toml", "misc"):
+        code, out, err = run(capsys, str(col), selection, "--trust")
+        assert code == 2 and out == ""
+        assert "c-broken.toml:2" in err, err
+
+
+def test_broken_folder_file_blocks_the_requests_under_it(col: Path, capsys) -> None:
+    write(col, "auth/folder.toml", 'order = ["login", "me"\n')
+    code, out, err = run(capsys, str(col), "auth/login", "--trust")
+    assert code == 2 and out == "" and "folder.toml:" in err, err
+    code, out, _ = run(capsys, str(col), "misc", "--trust")
+    assert code == 0 and "2 passed" in out
+
+
+def test_pre_request_script_error_fails_without_sending(tmp_path: Path, capsys, echo_server) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", f'name = "x"\n[variables]\nbase_url = "{echo_server.url}"\n')
+    write(root, "r.toml", "name = \"r\"\nurl = \"{{base_url}}/get\"\n[scripts]\npre_request = '''\n1 / 0\n'''\n")
+    before = echo_server.request_count
+    code, out, _ = run(capsys, str(root), "--trust")
+    assert code == 1 and "ZeroDivisionError" in out and "not sent" in out
+    assert echo_server.request_count == before
+
+
+def test_render_error_fails_without_sending(tmp_path: Path, capsys, echo_server) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", f'name = "x"\n[variables]\nbase_url = "{echo_server.url}"\n')
+    write(root, "r.toml", 'name = "r"\nurl = "{{base_url}}/get"\n[[headers]]\nname = "X-A"\nvalue = "{{v}}"\n')
+    before = echo_server.request_count
+    code, out, err = run(capsys, str(root), "--var", "v=a\r\nX-Injected: 1")
+    assert code == 1 and "contains CR" in out and "Traceback" not in out + err
+    assert echo_server.request_count == before
+
+
+def test_execute_shares_runtime_variables_and_stops_runaway_scripts(tmp_path: Path, echo_url: str) -> None:
+    import asyncio
+
+    from pigeon.run import RunContext, execute
+    from pigeon.store import load_collection
+
+    root = tmp_path / "c"
+    write(root, "collection.toml", f'name = "x"\n[variables]\nbase_url = "{echo_url}"\n')
+    write(root, "count.toml", COUNT)
+    write(root, "spin.toml", "name = \"spin\"\nurl = \"{{base_url}}/get\"\n[scripts]\npre_request = '''\nwhile True:\n    pass\n'''\n")
+    collection = load_collection(root)
+    count, spin = collection.find("count"), collection.find("spin")
+    assert count is not None and spin is not None
+    ctx = RunContext(collection, trusted=True, script_timeout=0.3)
+
+    async def go() -> list:
+        try:
+            first = await execute(ctx, *count)
+            second = await execute(ctx, *count)
+            stuck = await execute(ctx, *spin)
+            return [first, second, stuck]
+        finally:
+            await ctx.aclose()
+
+    first, second, stuck = asyncio.run(go())
+    assert first.rendered.url.endswith("/count/1") and second.rendered.url.endswith("/count/2")
+    assert ctx.runtime.get("n") == 2 and first.passed and second.passed
+    assert not stuck.passed and stuck.exchange is None
+    assert "longer than 0.3 s" in stuck.problems()[1]
+
+
+def test_colour_only_when_asked_and_control_characters_escaped(tmp_path: Path, capsys, echo_server) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", f'name = "x"\n[variables]\nbase_url = "{echo_server.url}"\n')
+    write(root, "r.toml", "name = \"r\"\nurl = \"{{base_url}}/get\"\n[scripts]\npost_response = '''\nprint(\"\\x1b[2Jcleared\")\n'''\n")
+    code, out, _ = run(capsys, str(root), "--trust")  # captured output is not a terminal
+    assert code == 0 and "\x1b" not in out and "\\x1b[2Jcleared" in out
+    code = main(["run", str(root), "--trust", "--color"])
+    out = capsys.readouterr().out
+    assert code == 0 and "\x1b[32m" in out and "\\x1b[2Jcleared" in out

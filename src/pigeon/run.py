@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import os
+import re
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -39,6 +42,9 @@ class RunContext:
     http: Any = None  # pigeon.send.HttpSession, created on first send
     trusted: bool = False
     strict: bool = False
+    # All scripts of one phase together; a script stuck in a loop fails its request instead
+    # of hanging a CI job. ``None``: no limit.
+    script_timeout: float | None = 30.0
 
     def session(self) -> Any:
         if self.http is None:
@@ -123,20 +129,31 @@ class RunSummary:
 
 
 async def _scripts(ctx: RunContext, phase: str, chain, request, scopes, exchange=None) -> Any:
-    """Run one phase's scripts in a thread, so a slow script never blocks the event loop."""
+    """Run one phase's scripts in a thread, so a slow script never blocks the event loop.
+
+    Cancelling the awaiting task (the app's cancel key) also stops the script itself at its
+    next line; without that the thread would run on, and still set variables, unseen.
+    """
     from pigeon.scripts import run_scripts
 
-    return await asyncio.to_thread(
-        run_scripts,
-        phase,
-        ctx.collection,
-        chain,
-        request,
-        scopes,
-        ctx.runtime,
-        trusted=ctx.trusted,
-        exchange=exchange,
-    )
+    cancel = threading.Event()
+    try:
+        return await asyncio.to_thread(
+            run_scripts,
+            phase,
+            ctx.collection,
+            chain,
+            request,
+            scopes,
+            ctx.runtime,
+            trusted=ctx.trusted,
+            exchange=exchange,
+            timeout=ctx.script_timeout,
+            cancel=cancel,
+        )
+    except asyncio.CancelledError:
+        cancel.set()
+        raise
 
 
 def _scopes(ctx: RunContext, chain: list[Folder], request: Request) -> Any:
@@ -316,12 +333,23 @@ def _size(n: int) -> str:
     return f"{n / 1024 / 1024:.1f} MB"
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def _printable(text: str) -> str:
+    """Control characters a script printed or a server sent, shown as escapes: they must not
+    move the cursor, recolour the terminal or break a CI log's lines."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 class Console:
     """Live lines for a run: colour on a terminal, plain text in CI logs."""
 
     def __init__(self, out: TextIO, color: bool | None = None) -> None:
         self.out = out
-        self.color = out.isatty() if color is None else color
+        if color is None:  # https://no-color.org: a set, non-empty NO_COLOR turns it off
+            color = out.isatty() and not os.environ.get("NO_COLOR")
+        self.color = color
 
     def _c(self, text: str, code: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
@@ -338,11 +366,11 @@ class Console:
         mark = self._c("✔", "32") if r.passed else self._c("✘", "31")
         print(f"{mark} {method} {r.id}  {status}  {figures}", file=self.out)
         for line in r.problems():
-            print(f"    {self._c(line, '31')}", file=self.out)
+            print(f"    {self._c(_printable(line), '31')}", file=self.out)
         for warning in r.warnings:
-            print(f"    warning: {warning}", file=self.out)
+            print(f"    warning: {_printable(warning)}", file=self.out)
         for line in r.log:
-            print(f"    {line}", file=self.out)
+            print(f"    {_printable(line)}", file=self.out)
 
     def summary(self, s: RunSummary) -> None:
         failures = sum(len(r.assertion_failures) for r in s.results)
