@@ -233,3 +233,13 @@ async def test_url_completion_accepts_with_right_arrow(collection: Path, echo: E
         await pilot.press("right")
         await pilot.pause()
         assert request.url == "{{user.address."
+
+
+async def test_copy_as_curl(collection: Path, echo: EchoServer) -> None:
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "users/list-users")
+        await pilot.press("f3")
+        await pilot.pause()
+        assert app.clipboard.startswith("curl")
+        assert f"{echo.url}/users" in app.clipboard

@@ -62,6 +62,24 @@ class EditorBody(Vertical):
         self.query_one(ScriptsEditor).show(work.scripts)
         self.query_one(RequestVariables).show(work.variables)
         self.query_one(SettingsEditor).show(work.settings)
+        self.show_counts(work)
+
+    def show_counts(self, work: Request) -> None:
+        """Tab labels say how much each part holds, so an empty tab need not be opened."""
+        tabs = self.query_one(TabbedContent)
+        counts = {
+            "tab-headers": ("Headers", sum(h.enabled for h in work.headers)),
+            "tab-query": ("Query", sum(q.enabled for q in work.query)),
+            "tab-vars": ("Vars", len(work.variables)),
+        }
+        for pane_id, (title, count) in counts.items():
+            tabs.get_tab(pane_id).label = f"{title} {count}" if count else title
+        body = work.body.type if work.body.type != "none" else ""
+        tabs.get_tab("tab-body").label = f"Body {body}" if body else "Body"
+        scripts = sum(
+            bool(x.strip()) for x in (work.scripts.pre_request, work.scripts.post_response)
+        )
+        tabs.get_tab("tab-scripts").label = f"Scripts {scripts}" if scripts else "Scripts"
 
     def show_variables(self, variables: dict[str, Any]) -> None:
         self.query_one(RequestVariables).show(variables)

@@ -143,6 +143,7 @@ class RequestEditor(Vertical):
             return
         self.dirty = self.request != self.saved
         self._update_title()
+        self.body.show_counts(self.request)
         self.refresh_preview()
         self.post_message(self.Changed(self.request, self.dirty))
 
