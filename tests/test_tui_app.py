@@ -243,3 +243,14 @@ async def test_copy_as_curl(collection: Path, echo: EchoServer) -> None:
         await pilot.pause()
         assert app.clipboard.startswith("curl")
         assert f"{echo.url}/users" in app.clipboard
+
+
+async def test_quit_from_the_help_screen(collection: Path, echo: EchoServer) -> None:
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert not app.is_running

@@ -204,8 +204,8 @@ class PigeonApp(App[int]):
         if main is None:
             self.exit(0)
             return
-        if self.screen is not main:
-            return  # a dialog is open: answer it first
+        while self.screen is not main:  # close help, log or a dialog first
+            await self.pop_screen()
         main.guard_unsaved(lambda: self.exit(0))
 
     async def on_unmount(self) -> None:
