@@ -181,3 +181,16 @@ def test_report_specs() -> None:
     for bad in ("xml:r.xml", "json:", "r.json"):
         with pytest.raises(ValueError, match="json:PATH or junit:PATH"):
             parse_report_specs([bad])
+
+
+def test_unwritable_report_is_refused_before_sending(tmp_path: Path) -> None:
+    from pigeon.reports import check_report_paths
+
+    check_report_paths([("json", tmp_path / "new" / "dir" / "r.json")])
+    assert (tmp_path / "new" / "dir").is_dir()
+    with pytest.raises(ValueError, match="is a directory"):
+        check_report_paths([("junit", tmp_path)])
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    with pytest.raises(ValueError, match="cannot create"):
+        check_report_paths([("json", blocker / "r.json")])

@@ -297,3 +297,11 @@ def test_colour_only_when_asked_and_control_characters_escaped(tmp_path: Path, c
     code = main(["run", str(root), "--trust", "--color"])
     out = capsys.readouterr().out
     assert code == 0 and "\x1b[32m" in out and "\\x1b[2Jcleared" in out
+
+
+def test_report_that_cannot_be_written_is_refused_before_sending(col: Path, capsys, echo_server) -> None:
+    (col / "taken").write_text("a file, not a directory", encoding="utf-8")
+    before = echo_server.request_count
+    code, out, err = run(capsys, str(col), "misc", "--report", f"json:{col}/taken/r.json")
+    assert code == 2 and out == "" and "cannot create" in err
+    assert echo_server.request_count == before

@@ -1,15 +1,32 @@
-"""Run reports: a JSON document and JUnit XML that CI systems read.
+"""Run reports: a JSON document and JUnit XML that CI systems read. Both are written
+atomically (a reader never sees half a report).
+
+JSON (``schema`` 1)::
+
+    {"schema": 1, "collection": NAME, "finished_at": ISO-8601 UTC,
+     "totals": {"requests", "passed", "failed", "assertion_failures", "time_ms", "bailed",
+                "exit_code"},
+     "requests": [{"id": "users/create-user", "name", "method", "url" (as sent, or null when
+                   it could not be built), "status" (or null when nothing came back),
+                   "status_class" ("Successful", ...), "time_ms", "size" (bytes),
+                   "passed", "error" (could not be built or sent, or null),
+                   "script_errors": [str], "assertion_failures": [str],
+                   "unresolved": [names], "warnings": [str], "log": [script output lines]}]}
+
+New keys may be added; existing ones keep their meaning.
 
 JUnit mapping: one ``<testcase>`` per request (``classname`` is its folder's path, or the
 collection name at the top level); a failed post-response assertion is a ``<failure>``;
 a request that could not be built or sent, or a script error, is an ``<error>``;
 unresolved placeholders under ``--strict`` are a ``<failure>``. A 4xx or 5xx response is not
-a failure by itself: assert on the status in a script to make it one.
+a failure by itself: assert on the status in a script to make it one. Script output goes to
+``<system-out>``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
@@ -51,6 +68,22 @@ def parse_report_specs(specs: list[str]) -> list[tuple[str, Path]]:
             raise ValueError(f"--report {spec!r}: expected json:PATH or junit:PATH")
         out.append((kind, Path(path)))
     return out
+
+
+def check_report_paths(specs: list[tuple[str, Path]]) -> None:
+    """Fail before anything is sent when a report could not be written afterwards.
+
+    Creates missing parent directories; raises ``ValueError`` naming the path otherwise.
+    """
+    for kind, path in specs:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ValueError(f"--report {kind}:{path}: cannot create {path.parent}: {exc.strerror or exc}") from exc
+        if path.is_dir():
+            raise ValueError(f"--report {kind}:{path}: is a directory")
+        if not os.access(path.parent, os.W_OK):
+            raise ValueError(f"--report {kind}:{path}: {path.parent} is not writable")
 
 
 def write_reports(summary: RunSummary, specs: list[tuple[str, Path]]) -> None:

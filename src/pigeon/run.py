@@ -333,6 +333,10 @@ def _size(n: int) -> str:
     return f"{n / 1024 / 1024:.1f} MB"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
 
@@ -373,12 +377,13 @@ class Console:
             print(f"    {_printable(line)}", file=self.out)
 
     def summary(self, s: RunSummary) -> None:
+        """One line: requests, passed, failed, assertion failures, total time."""
         failures = sum(len(r.assertion_failures) for r in s.results)
         parts = [
-            f"{len(s.results)} requests",
+            _count(len(s.results), "request"),
             self._c(f"{s.passed} passed", "32"),
             self._c(f"{s.failed} failed", "31" if s.failed else "2"),
-            f"{failures} assertion failures",
+            _count(failures, "assertion failure"),
             f"{s.duration_ms / 1000:.2f} s",
         ]
         if s.bailed:
@@ -389,11 +394,12 @@ class Console:
 def cli_run(args: Any) -> int:
     """`pigeon run`: the arguments as cli.py parsed them; returns the exit code."""
     from pigeon.prepare import PrepareError, load
-    from pigeon.reports import parse_report_specs, write_reports
+    from pigeon.reports import check_report_paths, parse_report_specs, write_reports
     from pigeon.scripts import has_scripts
 
     try:
         specs = parse_report_specs(args.reports or [])
+        check_report_paths(specs)
         collection = load(Path(args.collection))
         check_broken(collection, args.env, args.requests or None)
         chosen = select(collection, args.requests or None)
