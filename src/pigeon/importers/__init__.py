@@ -29,7 +29,7 @@ from pigeon.store import (
 )
 
 KINDS = ("curl", "postman", "http", "posting", "openapi")
-SUPPORTED = ("curl", "postman", "http")
+SUPPORTED = ("curl", "postman", "http", "openapi")
 
 
 class ImportFailed(LoadError, ValueError):
@@ -275,9 +275,13 @@ def parse(kind: str, source: str) -> ImportResult:
         from pigeon.importers.postman import parse_postman
 
         return parse_postman(text, path)
-    from pigeon.importers.http_file import parse_http_file
+    if kind == "http":
+        from pigeon.importers.http_file import parse_http_file
 
-    return parse_http_file(text, path)
+        return parse_http_file(text, path)
+    from pigeon.importers.openapi import parse_openapi
+
+    return parse_openapi(text, path)
 
 
 def run_import(kind: str, source: str, into: Path | None) -> tuple[list[Path], list[str]]:
