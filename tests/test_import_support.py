@@ -37,9 +37,7 @@ def chain_names(chain: list[Folder]) -> list[str]:
 def test_unsupported_kinds_are_a_clear_value_error(tmp_path: Path) -> None:
     import pytest
 
-    from pigeon.importers import ImportFailed, run_import
-
-    from pigeon.importers import KINDS, SUPPORTED
+    from pigeon.importers import KINDS, SUPPORTED, ImportFailed, run_import
 
     for kind in (k for k in KINDS if k not in SUPPORTED):
         with pytest.raises(ValueError, match="not supported yet"):

@@ -44,10 +44,7 @@ _FORMAT_EXAMPLES = {
 def _load(text: str, path: Path | None) -> dict[str, Any]:
     stripped = text.lstrip()
     try:
-        if stripped.startswith("{"):
-            data = json.loads(text)
-        else:
-            data = yaml.safe_load(text)
+        data = json.loads(text) if stripped.startswith("{") else yaml.safe_load(text)
     except json.JSONDecodeError as exc:
         raise ImportFailed(f"not JSON: {exc.msg}", path, exc.lineno, exc.colno) from None
     except yaml.YAMLError as exc:
