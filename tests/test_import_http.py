@@ -97,3 +97,22 @@ def test_inline_text_without_separators() -> None:
 def test_bad_header_is_reported_with_line() -> None:
     with pytest.raises(ImportFailed, match="line 3: not a header"):
         parse_http_file("###\nGET https://x.test\nnot a header line\n")
+
+
+def test_lower_case_methods_graphql_and_websocket() -> None:
+    text = (
+        "get https://x.test/a\n\n###\ndelete https://x.test/b\n\n"
+        "###\nGRAPHQL https://x.test/gql\n\nquery { me { name } }\n\n"
+        "###\nWEBSOCKET ws://x.test/live\n\n###\nGET https://x.test/after\n"
+    )
+    result = parse_http_file(text)
+    got = [(r.method, r.url) for _, r in result.requests]
+    assert got == [
+        ("GET", "https://x.test/a"), ("DELETE", "https://x.test/b"), ("POST", "https://x.test/gql"),
+        ("GET", "https://x.test/after"),
+    ]  # fmt: skip
+    gql = result.requests[2][1]
+    assert gql.body.type == "json" and json.loads(gql.body.content) == {"query": "query { me { name } }"}
+    assert any("WEBSOCKET" in n for n in result.notes) and any("GRAPHQL" in n for n in result.notes)
+    with pytest.raises(ImportFailed, match="not a request line"):
+        parse_http_file("fetch something\n")

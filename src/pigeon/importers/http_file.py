@@ -20,9 +20,13 @@ from pigeon.importers.curl import split_query
 from pigeon.importers.postman import env_name
 from pigeon.model import Auth, Body, Environment, FormField, Header, Request
 
-_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "CONNECT")
+_METHODS = (
+    "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "CONNECT", "PROPFIND",
+    "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK", "SEARCH", "REPORT", "ACL", "GRAPHQL",
+)  # fmt: skip
+_NOT_HTTP = ("WEBSOCKET", "GRPC")  # JetBrains request kinds that are not one HTTP exchange
 _REQUEST_LINE = re.compile(
-    r"^(?:(?P<method>[A-Z]+)\s+)?(?P<url>\S.*?)(?:\s+HTTP/\d(?:\.\d)?)?\s*$"
+    r"^(?:(?P<method>[A-Za-z]+)\s+)?(?P<url>\S.*?)(?:\s+HTTP/\d(?:\.\d)?)?\s*$"
 )
 _FILE_VAR = re.compile(r"^@([A-Za-z0-9_.-]+)\s*=\s*(.*?)\s*$")
 _DIRECTIVE = re.compile(r"^(?:#|//)\s*@([A-Za-z-]+)\s*(.*?)\s*$")
@@ -92,9 +96,13 @@ def _request(
     m = _REQUEST_LINE.match(lines[i].strip())
     if m is None:
         raise ImportFailed(f"line {first + i}: not a request line: {lines[i].strip()!r}")
-    method = m.group("method") or "GET"
+    typed = m.group("method")
+    method = (typed or "GET").upper()
     url = m.group("url").strip()
-    if method not in _METHODS and m.group("method") is not None and not url.startswith(("http", "{{", "/")):
+    if method in _NOT_HTTP:
+        result.note(f"line {first + i}: {method} requests are not HTTP requests Pigeon sends; not carried over")
+        return None
+    if method not in _METHODS and typed is not None and (not typed.isupper() or not url.startswith(("http", "{{", "/"))):
         raise ImportFailed(f"line {first + i}: not a request line: {lines[i].strip()!r}")
     i += 1
     while i < len(lines) and lines[i].strip().startswith(("?", "&")) and lines[i][:1].isspace():
@@ -117,7 +125,13 @@ def _request(
     req = Request(name=name or _default_name(method, url), method=method, url=url, headers=headers, query=query)
     req.settings.follow_redirects = follow
     _auth(req, result, where)
-    if body_text is not None:
+    if method == "GRAPHQL":
+        # JetBrains sends the query as a JSON POST; variables after it are not separated out.
+        req.method = "POST"
+        req.name = name or _default_name("POST", url)
+        req.body = Body(type="json", content=json.dumps({"query": body_text or ""}, ensure_ascii=False))
+        result.note(f"{where}: GRAPHQL became a POST with a JSON {{\"query\": ...}} body; check any variables")
+    elif body_text is not None:
         req.body = _body(_convert(body_text, result), req, result)
     return req
 
