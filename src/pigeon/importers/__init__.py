@@ -29,7 +29,7 @@ from pigeon.store import (
 )
 
 KINDS = ("curl", "postman", "http", "posting", "openapi")
-SUPPORTED = ("curl", "postman", "http", "openapi")
+SUPPORTED = KINDS
 
 
 class ImportFailed(LoadError, ValueError):
@@ -255,6 +255,8 @@ def _read_source(source: str, kind: str) -> tuple[str, Path | None]:
                 raise ImportFailed(f"{path}: not UTF-8 text ({exc.reason})") from exc
             except OSError as exc:
                 raise ImportFailed(f"{path}: cannot read: {exc.strerror}") from exc
+        if path.is_dir() and kind == "posting":
+            return "", path
         if kind != "curl" and not source.lstrip().startswith(("{", "[")):
             raise ImportFailed(f"{source}: no such file")
     return source, None
@@ -279,9 +281,15 @@ def parse(kind: str, source: str) -> ImportResult:
         from pigeon.importers.http_file import parse_http_file
 
         return parse_http_file(text, path)
-    from pigeon.importers.openapi import parse_openapi
+    if kind == "openapi":
+        from pigeon.importers.openapi import parse_openapi
 
-    return parse_openapi(text, path)
+        return parse_openapi(text, path)
+    from pigeon.importers.posting import parse_posting
+
+    if path is None:
+        raise ImportFailed("posting: give a collection directory or a .posting.yaml file")
+    return parse_posting(path)
 
 
 def run_import(kind: str, source: str, into: Path | None) -> tuple[list[Path], list[str]]:

@@ -1,0 +1,219 @@
+"""Import a Posting collection: a directory tree of ``*.posting.yaml`` files, one request each.
+
+Posting's ``$var`` / ``${var}`` template variables become ``{{var}}`` (``$$`` is a literal
+``$``). Its ``.env`` / ``*.env`` files at the collection root become environments; values
+whose names look secret (TOKEN, SECRET, PASSWORD, KEY) are written as ``{{$env.NAME}}``
+references instead, for the collection's git-ignored ``.env``. Posting's scripts are Python
+files with a different API: their paths are reported, not carried over.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from dotenv.parser import parse_stream
+
+from pigeon.importers import ImportFailed, ImportResult
+from pigeon.model import Auth, Body, Environment, FormField, Header, QueryParam, Request
+
+SUFFIX = ".posting.yaml"
+_TEMPLATE = re.compile(r"\$(?:(\$)|([_A-Za-z][_A-Za-z0-9]*)|\{([_A-Za-z][_A-Za-z0-9]*)\})")
+_SECRET = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL", re.I)
+_METHOD_ORDER = {"GET": 0, "POST": 1, "PUT": 2, "PATCH": 3, "DELETE": 4}
+
+
+def convert(text: str) -> str:
+    """Posting's ``$name`` / ``${name}`` -> ``{{name}}``; ``$$`` -> ``$``."""
+
+    def repl(m: re.Match[str]) -> str:
+        if m.group(1):
+            return "$"
+        return "{{" + (m.group(2) or m.group(3)) + "}}"
+
+    return _TEMPLATE.sub(repl, text)
+
+
+def _s(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def parse_posting(path: Path) -> ImportResult:
+    """Import a Posting collection directory, or a single ``.posting.yaml`` file."""
+    path = Path(path)
+    if path.is_file():
+        root, files = path.parent, [path]
+    elif path.is_dir():
+        root = path
+        files = [p for p in path.rglob(f"*{SUFFIX}") if not any(part.startswith(".") for part in p.relative_to(path).parts)]
+    else:
+        raise ImportFailed("no such file or directory", path)
+    result = ImportResult(name=root.name)
+    loaded: list[tuple[str, Request]] = []
+    for file in files:
+        rel_dir = file.parent.relative_to(root).as_posix()
+        folder = "" if rel_dir == "." else rel_dir
+        req = _request(file, root, result)
+        if req is not None:
+            loaded.append((folder, req))
+    # Posting's own order: by folder, then method (GET, POST, PUT, PATCH, DELETE), then name.
+    loaded.sort(key=lambda fr: (fr[0], _METHOD_ORDER.get(fr[1].method, 5), fr[1].name))
+    result.requests.extend(loaded)
+    if path.is_dir():
+        _environments(root, result)
+    if not files:
+        raise ImportFailed(f"no {SUFFIX} files here", path)
+    return result
+
+
+def _request(file: Path, root: Path, result: ImportResult) -> Request | None:
+    rel = file.relative_to(root).as_posix()
+    try:
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark is not None else ""
+        result.note(f"{rel}:{line} not valid YAML; skipped")
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        result.note(f"{rel}: cannot read ({exc}); skipped")
+        return None
+    if not isinstance(data, dict):
+        result.note(f"{rel}: not a Posting request; skipped")
+        return None
+    name = _s(data.get("name")) or file.name[: -len(SUFFIX)]
+    req = Request(name=name, method=(_s(data.get("method")) or "GET").upper())
+    req.description = _s(data.get("description"))
+    req.url = convert(_s(data.get("url")))
+    for h in data.get("headers") or []:
+        if isinstance(h, dict) and h.get("name"):
+            req.headers.append(Header(convert(_s(h["name"])), convert(_s(h.get("value"))), bool(h.get("enabled", True))))
+    for p in data.get("params") or []:
+        if isinstance(p, dict) and p.get("name"):
+            req.query.append(QueryParam(convert(_s(p["name"])), convert(_s(p.get("value"))), bool(p.get("enabled", True))))
+    req.body = _body(data.get("body"), req, rel, result)
+    req.auth = _auth(data.get("auth"), rel, result)
+    options = data.get("options") or {}
+    if isinstance(options, dict):
+        if "follow_redirects" in options:
+            req.settings.follow_redirects = bool(options["follow_redirects"])
+        if "verify_ssl" in options:
+            req.settings.verify_tls = bool(options["verify_ssl"])
+        if isinstance(options.get("timeout"), (int, float)) and options["timeout"] > 0:
+            req.settings.timeout = float(options["timeout"])
+        if options.get("proxy_url"):
+            result.note(f"{rel}: proxy {options['proxy_url']} is not carried over")
+        if options.get("attach_cookies") is False:
+            result.note(f"{rel}: attach_cookies: false is not carried over (Pigeon keeps a cookie jar)")
+    scripts = data.get("scripts") or {}
+    if isinstance(scripts, dict):
+        for key in ("setup", "on_request", "on_response"):
+            if scripts.get(key):
+                result.note(
+                    f"{rel}: {key} script {scripts[key]} uses Posting's script API; "
+                    "not carried over (rewrite it as a Pigeon pre_request / post_response script)"
+                )
+    return req
+
+
+def _body(body: Any, req: Request, rel: str, result: ImportResult) -> Body:
+    if not isinstance(body, dict):
+        return Body()
+    ctype_header = next((h for h in reversed(req.headers) if h.name.lower() == "content-type" and h.enabled), None)
+    ctype = ctype_header.value.strip().lower() if ctype_header else ""
+    files = [f for f in body.get("files") or [] if isinstance(f, dict)]
+    if files:
+        fields = [
+            FormField(convert(_s(f.get("name"))), convert(_s(f.get("value"))), bool(f.get("enabled", True)))
+            for f in body.get("form_data") or []
+            if isinstance(f, dict) and f.get("name")
+        ]
+        for f in files:
+            fields.append(
+                FormField(
+                    convert(_s(f.get("name"))),
+                    _s(f.get("path") or f.get("file_path") or f.get("value")),
+                    bool(f.get("enabled", True)),
+                    kind="file",
+                    content_type=_s(f.get("content_type")),
+                )
+            )
+        if ctype_header is not None and ctype.startswith("multipart/"):
+            req.headers.remove(ctype_header)
+        return Body(type="multipart", fields=fields)
+    form = body.get("form_data")
+    if form:
+        if ctype_header is not None and ctype == "application/x-www-form-urlencoded":
+            req.headers.remove(ctype_header)
+        return Body(
+            type="form",
+            fields=[
+                FormField(convert(_s(f.get("name"))), convert(_s(f.get("value"))), bool(f.get("enabled", True)))
+                for f in form
+                if isinstance(f, dict) and f.get("name")
+            ],
+        )
+    content = body.get("content")
+    if content is None or content == "":
+        return Body()
+    content = convert(_s(content))
+    if re.match(r"^application/([\w.+-]*\+)?json\b", ctype):
+        if ctype == "application/json" and ctype_header is not None:
+            req.headers.remove(ctype_header)
+        return Body(type="json", content=content)
+    if not ctype:
+        try:
+            json.loads(re.sub(r"\{\{[^{}]*\}\}", "0", content))
+        except ValueError:
+            result.note(f"{rel}: body has no Content-Type header; Pigeon sends it as text/plain")
+            return Body(type="text", content=content)
+        result.note(f"{rel}: JSON body without a Content-Type header; Pigeon sends application/json")
+        return Body(type="json", content=content)
+    return Body(type="text", content=content)
+
+
+def _auth(auth: Any, rel: str, result: ImportResult) -> Auth | None:
+    if not isinstance(auth, dict) or not auth.get("type"):
+        return None
+    kind = auth["type"]
+    if kind == "basic":
+        basic = auth.get("basic") or {}
+        return Auth(type="basic", username=convert(_s(basic.get("username"))), password=convert(_s(basic.get("password"))))
+    if kind == "bearer_token":
+        return Auth(type="bearer", token=convert(_s((auth.get("bearer_token") or {}).get("token"))))
+    result.note(f"{rel}: {kind} auth is not supported by Pigeon; not carried over")
+    return None
+
+
+def _environments(root: Path, result: ImportResult) -> None:
+    for file in sorted(root.iterdir()):
+        if not file.is_file() or not (file.name == ".env" or file.name.endswith(".env")):
+            continue
+        name = "default" if file.name == ".env" else file.name[: -len(".env")].lstrip(".") or "default"
+        values: dict[str, Any] = {}
+        try:
+            text = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            result.note(f"{file.name}: cannot read ({exc}); not carried over")
+            continue
+        for binding in parse_stream(io.StringIO(text)):
+            if binding.error:
+                result.note(f"{file.name} line {binding.original.line}: not NAME=value; skipped")
+                continue
+            if binding.key is None:
+                continue
+            if _SECRET.search(binding.key):
+                values[binding.key] = "{{$env." + binding.key + "}}"
+                result.note(
+                    f"environment {name}: {binding.key} looks secret; written as "
+                    f"{{{{$env.{binding.key}}}}}: put {binding.key}=... in the collection's .env"
+                )
+            else:
+                values[binding.key] = binding.value or ""
+        result.environments.append(Environment(name=name, variables=values))
