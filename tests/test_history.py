@@ -1,0 +1,207 @@
+"""Send history: one masked JSON file per send, listed newest first, pruned, re-sendable."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pigeon.echo import EchoServer
+from pigeon.history import MASK, history_dir, list_entries, load_entry, prune, record, to_request
+from pigeon.model import Auth, Body, Collection, Header, QueryParam, Request
+from pigeon.render import RenderedRequest, render_request
+from pigeon.scopes import build_scopes
+from pigeon.send import Exchange, HttpSession
+
+
+def _send(root: Path, req: Request) -> Exchange:
+    col = Collection(name="h", root=root)
+    rendered = render_request(col, [], req, build_scopes(col, [], req, environment="", environ={}))
+
+    async def go() -> Exchange:
+        async with HttpSession(trust_env=False) as session:
+            return await session.send(rendered)
+
+    return asyncio.run(go())
+
+
+def test_a_send_creates_an_entry(tmp_path: Path, shared_echo_server: EchoServer) -> None:
+    req = Request(
+        name="Create user",
+        method="POST",
+        url=shared_echo_server.url + "/e/users",
+        query=[QueryParam("page", "2")],
+        body=Body(type="json", content='{"name": "Ada"}'),
+    )
+    exchange = _send(tmp_path, req)
+    assert exchange.error is None
+    path = record(tmp_path, exchange)
+    assert path.parent == history_dir(tmp_path)
+    assert (tmp_path / ".pigeon" / ".gitignore").read_text() == "*\n"
+    [entry] = list_entries(tmp_path)
+    assert entry.path == path
+    assert (entry.method, entry.url) == ("POST", shared_echo_server.url + "/e/users?page=2")
+    assert entry.request_name == "Create user"
+    assert entry.request_body == b'{"name": "Ada"}'
+    assert entry.status == 200 and entry.reason == "OK"
+    assert entry.http_version.startswith("HTTP/1.1")
+    assert json.loads(entry.body)["json"] == {"name": "Ada"}
+    assert entry.body_size == len(exchange.body)
+    assert entry.total_ms > 0 and entry.total_ms == pytest.approx(exchange.timings.total_ms)
+    assert ("Content-Type", "application/json") in entry.request_headers
+    assert abs((entry.started_at - exchange.started_at).total_seconds()) < 0.001
+
+
+def test_masking(tmp_path: Path, shared_echo_server: EchoServer) -> None:
+    (tmp_path / ".env").write_text("SHOP_TOKEN=very-secret-value\nSHORT=abc\n")
+    req = Request(
+        name="Secret things",
+        method="POST",
+        url=shared_echo_server.url + "/e/x",
+        headers=[
+            Header("X-Api-Key", "k-123"),
+            Header("Cookie", "sid=1"),
+            Header("X-Refresh-Token", "rt"),
+            Header("X-Plain", "very-secret-value"),
+            Header("X-Short", "abc"),
+            Header("X-Visible", "hello"),
+        ],
+        query=[QueryParam("api_key", "q-secret"), QueryParam("q", "shoes")],
+        body=Body(type="text", content="token is very-secret-value"),
+        auth=Auth(type="bearer", token="very-secret-value"),
+    )
+    path = record(tmp_path, _send(tmp_path, req))
+    text = path.read_text(encoding="utf-8")
+    assert "very-secret-value" not in text and "k-123" not in text and "q-secret" not in text
+    entry = load_entry(path)
+    headers = dict(entry.request_headers)
+    assert headers["Authorization"] == f"Bearer {MASK}"
+    assert headers["X-Api-Key"] == MASK and headers["Cookie"] == MASK
+    assert headers["X-Refresh-Token"] == MASK and headers["X-Plain"] == MASK
+    assert headers["X-Short"] == MASK  # equal to a .env value
+    assert headers["X-Visible"] == "hello"
+    assert "api_key=%E2%80%A2%E2%80%A2%E2%80%A2" in entry.url and "q=shoes" in entry.url
+    assert entry.request_body == f"token is {MASK}".encode()
+    # The echo reflected the secrets back in its body: masked there too.
+    assert b"very-secret-value" not in entry.body
+
+
+@dataclass
+class FakeRendered:
+    method: str = "GET"
+    url: str = "http://127.0.0.1/x"
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    body: bytes | None = None
+    name: str = "x"
+
+
+@dataclass
+class FakeExchange:
+    """An Exchange-like object: what record() accepts besides pigeon.send.Exchange."""
+
+    rendered: Any
+    status: int | None = 200
+    reason: str = "OK"
+    http_version: str = "HTTP/1.1"
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    body: bytes = b""
+    body_size: int = 0
+    timings: dict[str, float] = field(default_factory=lambda: {"total": 12.5})
+    error: str | None = None
+    started_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+
+
+def test_cap_binary_and_set_cookie(tmp_path: Path) -> None:
+    body = "é".encode() * 1000  # 2000 bytes
+    ex = FakeExchange(FakeRendered(), headers=[("Set-Cookie", "sid=abc; Path=/")], body=body, body_size=len(body))
+    entry = load_entry(record(tmp_path, ex, cap=1001))
+    assert entry.body_truncated and entry.body == "é".encode() * 500  # not cut inside a character
+    assert entry.body_size == 2000 and entry.total_ms == 12.5
+    assert entry.response_headers == [("Set-Cookie", MASK)]
+    binary = bytes(range(256))
+    entry = load_entry(record(tmp_path, FakeExchange(FakeRendered(body=binary), body=binary)))
+    assert entry.body == binary and entry.request_body == binary and not entry.body_truncated
+
+
+def test_errors_are_recorded(tmp_path: Path) -> None:
+    ex = FakeExchange(FakeRendered(), status=None, reason="", error="connection refused")
+    entry = load_entry(record(tmp_path, ex))
+    assert entry.status is None and entry.error == "connection refused" and not entry.ok
+    assert "connection refused" in entry.label
+
+
+def test_list_newest_first_and_prune(tmp_path: Path) -> None:
+    now = datetime.now(timezone.utc)
+    paths = [
+        record(tmp_path, FakeExchange(FakeRendered(name=f"r{i}"), started_at=now - timedelta(days=10 - i)))
+        for i in range(10)
+    ]
+    (history_dir(tmp_path) / "notes.txt").write_text("not an entry")
+    (history_dir(tmp_path) / "broken.json").write_text("{")
+    entries = list_entries(tmp_path)
+    assert [e.request_name for e in entries] == [f"r{i}" for i in range(9, -1, -1)]
+    assert prune(tmp_path, older_than=timedelta(days=5, hours=12)) == 5
+    assert [e.request_name for e in list_entries(tmp_path)] == ["r9", "r8", "r7", "r6", "r5"]
+    assert prune(tmp_path, keep=3) == 2
+    assert [e.request_name for e in list_entries(tmp_path)] == ["r9", "r8", "r7"]
+    assert all(not p.exists() for p in paths[:7])
+    assert (history_dir(tmp_path) / "notes.txt").exists()
+    assert prune(tmp_path, keep=0) == 3 and list_entries(tmp_path) == []
+    with pytest.raises(ValueError):
+        prune(tmp_path, keep=-1)
+
+
+def test_to_request_resends_the_same_request(tmp_path: Path, shared_echo_server: EchoServer) -> None:
+    req = Request(
+        name="Send it",
+        method="PUT",
+        url=shared_echo_server.url + "/e/items/7",
+        headers=[Header("X-One", "1")],
+        query=[QueryParam("v", "a b")],
+        body=Body(type="json", content='{"n": 1}'),
+        auth=Auth(type="bearer", token="tok-xyz"),
+    )
+    req.settings.timeout = 9.0
+    first = _send(tmp_path, req)
+    entry = load_entry(record(tmp_path, first))
+    again = to_request(entry)
+    assert again.settings.timeout == 9.0
+    assert [(h.name, h.enabled) for h in again.headers] == [
+        ("X-One", True), ("Authorization", False), ("Content-Type", True),
+    ]  # fmt: skip
+    second = _send(tmp_path, again)
+    a, b = json.loads(first.body), json.loads(second.body)
+    assert (a["method"], a["url"], a["body"]) == (b["method"], b["url"], b["body"])
+
+
+def test_load_entry_refuses_other_files(tmp_path: Path) -> None:
+    bad = tmp_path / "x.json"
+    bad.write_text('{"format": 1}')
+    with pytest.raises(ValueError, match="not a Pigeon history entry"):
+        load_entry(bad)
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX only")
+def test_history_is_git_ignored(tmp_path: Path) -> None:
+    record(tmp_path, FakeExchange(FakeRendered()))
+    if subprocess.run(["git", "--version"], capture_output=True).returncode != 0:
+        pytest.skip("git is not installed")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    out = subprocess.run(
+        ["git", "-C", str(tmp_path), "status", "--porcelain", "--untracked-files=all"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert ".pigeon" not in out.stdout
+
+
+def test_rendered_request_type_is_accepted(tmp_path: Path) -> None:
+    rendered = RenderedRequest(method="GET", url="http://127.0.0.1/a?token=t1", name="typed")
+    entry = load_entry(record(tmp_path, FakeExchange(rendered)))
+    assert entry.url == "http://127.0.0.1/a?token=%E2%80%A2%E2%80%A2%E2%80%A2"
