@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input
 
 from pigeon.echo import EchoServer
 from pigeon.model import Request
@@ -254,3 +255,22 @@ async def test_quit_from_the_help_screen(collection: Path, echo: EchoServer) -> 
         await pilot.press("ctrl+q")
         await pilot.pause()
         assert not app.is_running
+
+
+async def test_small_terminal_shows_one_side_pane_at_a_time(
+    collection: Path, echo: EchoServer
+) -> None:
+    app = make_app(collection, echo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_request(pilot, "users/list-users")
+        screen = main_screen(app)
+        assert screen.query_one("#tree-pane").display
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert screen.query_one("#vars-pane").display
+        assert not screen.query_one("#tree-pane").display
+        assert isinstance(app.focused, VariablesPane)
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert not screen.query_one("#vars-pane").display
+        assert app.focused is screen.query_one("#url", Input)

@@ -607,21 +607,36 @@ class MainScreen(Screen[None]):
     # -- panes --------------------------------------------------------------------------------
 
     def action_toggle_tree(self) -> None:
-        pane = self.query_one("#tree-pane")
-        pane.display = not pane.display
-        self._tree_hidden_by_user = not pane.display
-        if pane.display:
-            self.query_one(CollectionTree).focus()
-        elif self.focused is None or not self.focused.display:
-            self.query_one(RequestEditor).focus_url()
+        self._toggle_side("#tree-pane", "#vars-pane")
 
     def action_toggle_variables(self) -> None:
-        pane = self.query_one("#vars-pane")
+        self._toggle_side("#vars-pane", "#tree-pane")
+
+    def _toggle_side(self, selector: str, other: str) -> None:
+        """Show or hide a side pane. Below 100 columns only one side pane shows at a time, so
+        the editor keeps room to work."""
+        pane = self.query_one(selector)
+        focused = self.focused
         pane.display = not pane.display
-        self._vars_hidden_by_user = not pane.display
+        hidden = {selector: not pane.display}
+        if pane.display and self.size.width < 100 and self.query_one(other).display:
+            self.query_one(other).display = False
+            hidden[other] = True
+        for key, value in hidden.items():
+            if key == "#tree-pane":
+                self._tree_hidden_by_user = value
+            else:
+                self._vars_hidden_by_user = value
         if pane.display:
-            self._refresh_variables()
-            self.query_one(VariablesPane).focus()
+            if selector == "#vars-pane":
+                self._refresh_variables()
+            pane.query_one(CollectionTree if selector == "#tree-pane" else VariablesPane).focus()
+        elif focused is None or pane in focused.ancestors:
+            editor = self.query_one(RequestEditor)
+            if editor.request is not None:
+                editor.focus_url()
+            else:
+                self.set_focus(None)
 
     def action_maximize_pane(self) -> None:
         if self.maximized is not None:
