@@ -269,3 +269,11 @@ def test_write_import_into_existing_collection_keeps_its_values(tmp_path: Path) 
     r = render_written(into, "users/admin/list")
     assert r.url == "http://mine/u"
     assert r.headers == [("Authorization", "Bearer t")]  # collection auth copied onto the request
+
+
+def test_unreadable_data_file_still_posts_and_upload_puts(tmp_path: Path) -> None:
+    req, notes = one("curl -d @missing.txt https://x.test", tmp_path)
+    assert req.method == "POST" and req.body.type == "none"
+    req, notes = one("curl -T ./file.bin https://x.test/up", tmp_path)
+    assert req.method == "PUT"
+    assert any("-T ./file.bin" in n for n in notes)

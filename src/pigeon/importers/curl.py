@@ -368,6 +368,8 @@ class _State:
     settings: Settings = field(default_factory=lambda: Settings(follow_redirects=False))
     output_options: list[str] = field(default_factory=list)
     binary_body: bool = False
+    data_given: bool = False  # some -d/--json was given, even if its file could not be read
+    upload: bool = False  # -T: curl sends PUT
 
 
 def _read_file(ref: str, base: Path | None, result: ImportResult, what: str) -> bytes | None:
@@ -484,10 +486,12 @@ def _apply(cmd: _Command, base: Path | None, result: ImportResult) -> _State:
         elif long == "get":
             s.get = True
         elif long in ("data", "data-raw", "data-binary", "data-ascii", "data-urlencode"):
+            s.data_given = True
             piece = _data_piece(long, value, base, result, s)
             if piece is not None:
                 s.data.append(piece)
         elif long == "json":
+            s.data_given = True
             if value.startswith("@"):
                 raw = _read_file(value[1:], base, result, "--json")
                 if raw is not None:
@@ -533,6 +537,9 @@ def _apply(cmd: _Command, base: Path | None, result: ImportResult) -> _State:
                 result.note("--location-trusted: credentials are not resent to other hosts")
         elif long == "no-location":
             s.settings.follow_redirects = False
+        elif long == "upload-file":
+            s.upload = True
+            result.note(f"{typed} {value}: uploading a file as the body is not carried over")
         elif long == "max-redirs":
             if value.strip() not in ("20", "50", "-1"):
                 result.note(f"--max-redirs {value}: Pigeon follows up to 20 redirects")
@@ -640,8 +647,10 @@ def _build(state: _State, url: str, result: ImportResult) -> Request:
     if method is None:
         if state.head:
             method = "HEAD"
-        elif has_data or state.form:
+        elif has_data or state.form or (state.data_given and not state.get):
             method = "POST"
+        elif state.upload:
+            method = "PUT"
         else:
             method = "GET"
     method = method.upper() if method.upper() in ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS") else method
