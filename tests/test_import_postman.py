@@ -138,3 +138,19 @@ def test_v20_auth_objects_and_string_urls() -> None:
     assert [(q.name, q.value) for q in req.query] == [("b", "1")]
     assert req.auth is not None and (req.auth.username, req.auth.password) == ("u", "p")
     assert any(":id has no value" in n for n in result.notes)
+
+
+def test_variable_names_pigeon_refuses_are_renamed_with_their_placeholders(tmp_path: Path) -> None:
+    data = {
+        "info": {"name": "odd"},
+        "variable": [{"key": "base url", "value": "https://x.test"}, {"key": "n", "value": None}],
+        "item": [{"name": "a", "request": {"method": "GET", "url": "{{ base url }}/a",
+                  "header": [{"key": "X", "value": "{{base url}}"}]}}],
+    }  # fmt: skip
+    src = tmp_path / "odd.json"
+    src.write_text(json.dumps(data))
+    _, notes = run_import("postman", str(src), tmp_path / "col")
+    assert any("'base url' renamed to 'base_url'" in n for n in notes)
+    r = render_written(tmp_path / "col", "a")
+    assert r.url == "https://x.test/a" and r.headers == [("X", "https://x.test")]
+    assert load_collection(tmp_path / "col").variables == {"base_url": "https://x.test", "n": ""}

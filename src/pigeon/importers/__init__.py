@@ -8,6 +8,8 @@ collection in use, loses nothing.
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +22,7 @@ from pigeon.store import (
     FOLDER_FILE,
     RESERVED_STEMS,
     LoadError,
+    SaveError,
     load_collection,
     save_collection_file,
     save_environment,
@@ -27,6 +30,7 @@ from pigeon.store import (
     save_request,
     slugify,
 )
+from pigeon.values import check_value
 
 KINDS = ("curl", "postman", "http", "posting", "openapi")
 SUPPORTED = KINDS
@@ -84,6 +88,80 @@ class ImportResult:
             self.note(n)
 
 
+# -- names and values TOML can hold ---------------------------------------------------------
+
+_BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def _writable(value: Any) -> Any:
+    """A variable value as TOML can store it: null becomes "", anything odd becomes JSON text."""
+    if value is None:
+        return ""
+    try:
+        return check_value(value, "value")
+    except ValueError:
+        return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def sanitize(result: ImportResult) -> None:
+    """Rename variables whose names Pigeon refuses (``base url`` -> ``base_url``), rewriting
+    their placeholders, and make every value storable; each rename is noted."""
+    renames: dict[str, str] = {}
+
+    def fix(variables: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, value in variables.items():
+            new = name
+            if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+                new = renames.get(name) or _BAD_NAME_CHARS.sub("_", name).strip("_") or "var"
+                if name not in renames:
+                    renames[name] = new
+                    result.note(f"variable {name!r} renamed to {new!r} (names are letters, digits, _ . -)")
+            out[new] = _writable(value)
+        return out
+
+    result.variables = fix(result.variables)
+    for env in result.environments:
+        env.variables = fix(env.variables)
+    for folder in result.folders:
+        folder.variables = fix(folder.variables)
+    for _, req in result.requests:
+        req.variables = fix(req.variables)
+    if not renames:
+        return
+    patterns = [
+        (re.compile(r"\{\{\s*" + re.escape(old) + r"\s*\}\}"), "{{" + new + "}}")
+        for old, new in renames.items()
+    ]
+
+    def rewrite(text: str) -> str:
+        for pattern, replacement in patterns:
+            text = pattern.sub(replacement, text)
+        return text
+
+    def rewrite_auth(auth: Auth | None) -> None:
+        if auth is not None:
+            for attr in ("username", "password", "token", "key", "value"):
+                setattr(auth, attr, rewrite(getattr(auth, attr)))
+
+    rewrite_auth(result.auth)
+    for h in result.headers:
+        h.value = rewrite(h.value)
+    for folder in result.folders:
+        rewrite_auth(folder.auth)
+        for h in folder.headers:
+            h.value = rewrite(h.value)
+    for env in result.environments:
+        env.variables = {k: rewrite(v) if isinstance(v, str) else v for k, v in env.variables.items()}
+    result.variables = {k: rewrite(v) if isinstance(v, str) else v for k, v in result.variables.items()}
+    for _, req in result.requests:
+        req.url = rewrite(req.url)
+        req.body.content = rewrite(req.body.content)
+        for item in [*req.headers, *req.query, *req.body.fields]:
+            item.name, item.value = rewrite(item.name), rewrite(item.value)
+        rewrite_auth(req.auth)
+
+
 # -- writing ----------------------------------------------------------------------------------
 
 
@@ -122,6 +200,7 @@ def write_import(result: ImportResult, into: Path) -> list[Path]:
     """
     into = Path(into)
     into.mkdir(parents=True, exist_ok=True)
+    sanitize(result)
     written: list[Path] = []
     taken: set[Path] = set()
     col_path = into / COLLECTION_FILE
@@ -301,5 +380,11 @@ def run_import(kind: str, source: str, into: Path | None) -> tuple[list[Path], l
     result = parse(kind, source)
     if not result.requests and not result.environments:
         raise ImportFailed(f"{kind}: no requests found in {source if len(source) < 80 else 'the input'}")
-    written = write_import(result, Path.cwd() if into is None else into)
+    target = Path.cwd() if into is None else into
+    try:
+        written = write_import(result, target)
+    except SaveError as exc:
+        raise ImportFailed(f"import stopped, nothing more was written: {exc}", Path(target)) from exc
+    except OSError as exc:
+        raise ImportFailed(f"cannot write into {target}: {exc.strerror or exc}", Path(target)) from exc
     return written, list(result.notes)
