@@ -7,6 +7,7 @@ request to the next, a line per request, a summary, reports, and DESIGN §6's ex
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import difflib
 import os
@@ -17,11 +18,15 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from pigeon.model import BrokenFile, Collection, Folder, Request, normalize_ref
 from pigeon.render import RenderedRequest, RenderError, render_request
-from pigeon.scopes import RuntimeVars, UnknownEnvironment, build_scopes
+from pigeon.scopes import RuntimeVars, Scopes, UnknownEnvironment, build_scopes
+
+if TYPE_CHECKING:  # imported when first used: `pigeon run --help` stays quick
+    from pigeon.scripts import AssertionFailure, ScriptError, ScriptOutcome
+    from pigeon.send import Exchange, HttpSession
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNRESOLVED = 0, 1, 2, 3
 
@@ -39,14 +44,14 @@ class RunContext:
     runtime: RuntimeVars = field(default_factory=RuntimeVars)
     cli_vars: Mapping[str, Any] = field(default_factory=dict)
     environ: Mapping[str, str] | None = None
-    http: Any = None  # pigeon.send.HttpSession, created on first send
+    http: HttpSession | None = None  # created on first send
     trusted: bool = False
     strict: bool = False
     # All scripts of one phase together; a script stuck in a loop fails its request instead
     # of hanging a CI job. ``None``: no limit.
     script_timeout: float | None = 30.0
 
-    def session(self) -> Any:
+    def session(self) -> HttpSession:
         if self.http is None:
             from pigeon.send import HttpSession
 
@@ -66,10 +71,10 @@ class RequestResult:
     request: Request
     chain: list[Folder]
     rendered: RenderedRequest | None = None
-    exchange: Any = None  # pigeon.send.Exchange
+    exchange: Exchange | None = None
     error: str | None = None  # could not be built or sent
-    script_errors: list[Any] = field(default_factory=list)  # pigeon.scripts.ScriptError
-    assertion_failures: list[Any] = field(default_factory=list)
+    script_errors: list[ScriptError] = field(default_factory=list)
+    assertion_failures: list[AssertionFailure] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
     unresolved: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -128,7 +133,14 @@ class RunSummary:
 # -- one request ----------------------------------------------------------------------------
 
 
-async def _scripts(ctx: RunContext, phase: str, chain, request, scopes, exchange=None) -> Any:
+async def _scripts(
+    ctx: RunContext,
+    phase: str,
+    chain: list[Folder],
+    request: Request,
+    scopes: Scopes,
+    exchange: Exchange | None = None,
+) -> ScriptOutcome:
     """Run one phase's scripts in a thread, so a slow script never blocks the event loop.
 
     Cancelling the awaiting task (the app's cancel key) also stops the script itself at its
@@ -156,7 +168,7 @@ async def _scripts(ctx: RunContext, phase: str, chain, request, scopes, exchange
         raise
 
 
-def _scopes(ctx: RunContext, chain: list[Folder], request: Request) -> Any:
+def _scopes(ctx: RunContext, chain: list[Folder], request: Request) -> Scopes:
     return build_scopes(
         ctx.collection, chain, request, ctx.environment, ctx.runtime, ctx.cli_vars, ctx.environ
     )
@@ -164,7 +176,7 @@ def _scopes(ctx: RunContext, chain: list[Folder], request: Request) -> Any:
 
 async def build(
     ctx: RunContext, chain: list[Folder], request: Request, result: RequestResult
-) -> tuple[Request, Any]:
+) -> tuple[Request, Scopes]:
     """Pre-request scripts, then render into ``result.rendered`` (left ``None`` on failure).
 
     Returns the request as the scripts left it and its scopes, for the post-response phase.
@@ -391,7 +403,7 @@ class Console:
         print(" · ".join(parts), file=self.out)
 
 
-def cli_run(args: Any) -> int:
+def cli_run(args: argparse.Namespace) -> int:
     """`pigeon run`: the arguments as cli.py parsed them; returns the exit code."""
     from pigeon.prepare import PrepareError, load
     from pigeon.reports import check_report_paths, parse_report_specs, write_reports
