@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -277,3 +278,21 @@ def test_unreadable_data_file_still_posts_and_upload_puts(tmp_path: Path) -> Non
     req, notes = one("curl -T ./file.bin https://x.test/up", tmp_path)
     assert req.method == "PUT"
     assert any("-T ./file.bin" in n for n in notes)
+
+
+def test_random_command_lines_parse_or_fail_clearly() -> None:
+    import random
+
+    from pigeon.importers import sanitize
+
+    words = [
+        "curl", "-X", "POST", "-H", "'A: b'", "-d", "'a=1'", "--json", "'{}'", "-F", "'f=@x'",
+        "-u", "u:p", "https://x.test/?a=1", "$'x\\ty'", '"$T"', "\\\n", "-G", "-I", "-sSL",
+        "--url", "-m", "5", "-b", "c=1", "-e", "-A", "'", '"', "|", "&&", ";", "#c", "-T",
+        "--data-urlencode", "@f", "-XPUT", "-H'X;'", "--", "-", "--max-time", "x", "-k",
+    ]  # fmt: skip
+    rnd = random.Random(3)
+    for _ in range(1500):
+        command = " ".join(rnd.choice(words) for _ in range(rnd.randint(1, 12)))
+        with contextlib.suppress(ImportFailed):
+            sanitize(parse_curl(command))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 from pathlib import Path
 
@@ -113,3 +114,13 @@ def test_no_servers_and_external_refs() -> None:
     assert any("no servers" in n for n in result.notes)
     assert any("other.yaml#/X" in n for n in result.notes)
     assert result.requests[0][1].body.content == "null"
+
+
+def test_malformed_documents_are_skipped_or_refused_never_crash() -> None:
+    from pigeon.importers import sanitize
+    from test_import_postman import mutate
+
+    doc = yaml.safe_load(SPEC.read_text())
+    for variant in mutate(doc, seed=2, rounds=400):
+        with contextlib.suppress(ImportFailed):
+            sanitize(parse_openapi(json.dumps(variant, default=str)))

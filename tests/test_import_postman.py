@@ -4,6 +4,7 @@ requests Postman would send."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import shutil
 from pathlib import Path
@@ -154,3 +155,47 @@ def test_variable_names_pigeon_refuses_are_renamed_with_their_placeholders(tmp_p
     r = render_written(tmp_path / "col", "a")
     assert r.url == "https://x.test/a" and r.headers == [("X", "https://x.test")]
     assert load_collection(tmp_path / "col").variables == {"base_url": "https://x.test", "n": ""}
+
+
+def _paths(node: object, prefix: tuple = ()) -> list[tuple]:
+    out = [prefix]
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out += _paths(v, (*prefix, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out += _paths(v, (*prefix, i))
+    return out
+
+
+def mutate(doc: object, seed: int, rounds: int) -> list[object]:
+    """Copies of ``doc`` with one to three values replaced by values of the wrong type."""
+    import copy
+    import random
+
+    rnd = random.Random(seed)
+    junk: list[object] = [None, 1, 2.5, True, "x", [], {}, [1], {"a": None}, "{{x}}"]
+    paths = [p for p in _paths(doc) if p]
+    out = []
+    for _ in range(rounds):
+        d = copy.deepcopy(doc)
+        for _ in range(rnd.randint(1, 3)):
+            p = rnd.choice(paths)
+            node = d
+            try:
+                for k in p[:-1]:
+                    node = node[k]  # type: ignore[index]
+                node[p[-1]] = rnd.choice(junk)  # type: ignore[index]
+            except (KeyError, IndexError, TypeError):
+                pass
+        out.append(d)
+    return out
+
+
+def test_malformed_collections_are_skipped_or_refused_never_crash() -> None:
+    from pigeon.importers import sanitize
+
+    doc = json.loads(COLLECTION.read_text())
+    for variant in mutate(doc, seed=1, rounds=400):
+        with contextlib.suppress(ImportFailed):
+            sanitize(parse_postman(json.dumps(variant)))

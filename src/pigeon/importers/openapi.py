@@ -41,6 +41,15 @@ _FORMAT_EXAMPLES = {
 }
 
 
+
+def _dict(value: Any) -> dict[str, Any]:
+    """``value`` if it is an object, else an empty one: malformed input is skipped, not fatal."""
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
 def _load(text: str, path: Path | None) -> dict[str, Any]:
     stripped = text.lstrip()
     try:
@@ -86,18 +95,18 @@ def _plain(value: Any) -> Any:
 class _OpenAPI:
     def __init__(self, doc: dict[str, Any]) -> None:
         self.doc = doc
-        info = doc.get("info") or {}
+        info = _dict(doc.get("info"))
         self.result = ImportResult(name=_s(info.get("title")), description=_s(info.get("description")))
-        self.schemes = (doc.get("components") or {}).get("securitySchemes") or {}
-        self._servers(doc.get("servers") or [])
+        self.schemes = _dict(_dict(doc.get("components")).get("securitySchemes"))
+        self._servers(_list(doc.get("servers")))
         global_security = doc.get("security")
         self.result.auth = self._security(global_security, "the API") if global_security else None
         self.global_security = global_security
-        for route, item in (doc.get("paths") or {}).items():
+        for route, item in _dict(doc.get("paths")).items():
             item = self.resolve(item)
             if not isinstance(item, dict):
                 continue
-            shared = item.get("parameters") or []
+            shared = _list(item.get("parameters"))
             for method in HTTP_METHODS:
                 op = item.get(method)
                 if isinstance(op, dict):
@@ -124,7 +133,7 @@ class _OpenAPI:
                     self.result.note(f"reference {ref} does not resolve")
                     return {}
             node = target
-        return node
+        return _dict(node)
 
     # -- servers --
 
@@ -134,8 +143,8 @@ class _OpenAPI:
             if not isinstance(server, dict) or not server.get("url"):
                 continue
             url = _s(server["url"])
-            for name, var in (server.get("variables") or {}).items():
-                url = url.replace("{" + name + "}", _s((var or {}).get("default")))
+            for name, var in _dict(server.get("variables")).items():
+                url = url.replace("{" + name + "}", _s(_dict(var).get("default")))
             url = url.rstrip("/")
             name = slugify(_s(server.get("description"))) or f"server-{i}"
             base, n = name, 2
@@ -153,7 +162,7 @@ class _OpenAPI:
     # -- operations --
 
     def _operation(self, route: str, method: str, op: dict[str, Any], shared: list[Any]) -> None:
-        tags = op.get("tags") or []
+        tags = _list(op.get("tags"))
         folder = _s(tags[0]).replace("/", "-").strip() if tags else ""
         name = _s(op.get("summary")) or _s(op.get("operationId")) or f"{method.upper()} {route}"
         where = f"{method.upper()} {route}"
@@ -163,7 +172,7 @@ class _OpenAPI:
             req.description = ("Deprecated.\n\n" + req.description).strip()
 
         params: dict[tuple[str, str], dict[str, Any]] = {}
-        for p in [*shared, *(op.get("parameters") or [])]:
+        for p in [*shared, *_list(op.get("parameters"))]:
             p = self.resolve(p)
             if isinstance(p, dict) and p.get("name") and p.get("in"):
                 params[(_s(p["name"]), _s(p["in"]))] = p
@@ -203,16 +212,16 @@ class _OpenAPI:
                 ex = self.resolve(ex)
                 if isinstance(ex, dict) and "value" in ex:
                     return _plain(ex["value"])
-        schema = self.resolve(p.get("schema") or {})
+        schema = self.resolve(_dict(p.get("schema")))
         for key in ("example", "default"):
             if isinstance(schema, dict) and key in schema:
                 return _plain(schema[key])
-        if isinstance(schema, dict) and schema.get("enum"):
+        if _list(schema.get("enum")):
             return _plain(schema["enum"][0])
         return ""
 
     def _body(self, body: dict[str, Any], req: Request, where: str) -> Body:
-        content = body.get("content") or {}
+        content = _dict(body.get("content"))
         if not isinstance(content, dict) or not content:
             return Body()
         types = list(content)
@@ -223,7 +232,7 @@ class _OpenAPI:
         if len(types) > 1:
             self.result.note(f"{where}: body offered as {', '.join(types)}; imported as {chosen}")
         media = self.resolve(content[chosen]) or {}
-        raw_schema = media.get("schema") or {}
+        raw_schema = _dict(media.get("schema"))
         schema = self.resolve(raw_schema)
         example = self._media_example(media, raw_schema)
         if chosen.startswith("application/") and "json" in chosen:
@@ -268,8 +277,8 @@ class _OpenAPI:
         schema = self.resolve(schema)
         if not isinstance(schema, dict) or depth > MAX_DEPTH:
             return {}
-        props = dict(schema.get("properties") or {})
-        for part in schema.get("allOf") or []:
+        props = dict(_dict(schema.get("properties")))
+        for part in _list(schema.get("allOf")):
             props.update(self._properties(part, depth + 1))
         return props
 
@@ -286,11 +295,11 @@ class _OpenAPI:
         for key in ("example", "const", "default"):
             if key in schema:
                 return _plain(schema[key])
-        if isinstance(schema.get("examples"), list) and schema["examples"]:
+        if _list(schema.get("examples")):
             return _plain(schema["examples"][0])
-        if schema.get("enum"):
+        if _list(schema.get("enum")):
             return _plain(schema["enum"][0])
-        if schema.get("allOf"):
+        if _list(schema.get("allOf")):
             merged: dict[str, Any] = {}
             for part in schema["allOf"]:
                 value = self.example(part, depth + 1, seen)
@@ -305,7 +314,7 @@ class _OpenAPI:
                     merged.update(value)
             return merged
         for key in ("oneOf", "anyOf"):
-            if schema.get(key):
+            if _list(schema.get(key)):
                 return self.example(schema[key][0], depth + 1, seen)
         kind = schema.get("type")
         if isinstance(kind, list):
@@ -313,10 +322,10 @@ class _OpenAPI:
         if kind == "object" or (kind is None and "properties" in schema):
             return {
                 str(name): self.example(prop, depth + 1, seen)
-                for name, prop in (schema.get("properties") or {}).items()
+                for name, prop in _dict(schema.get("properties")).items()
             }
         if kind == "array":
-            item = self.example(schema.get("items") or {}, depth + 1, seen)
+            item = self.example(_dict(schema.get("items")), depth + 1, seen)
             return [] if item is None else [item]
         if kind == "string":
             return _FORMAT_EXAMPLES.get(_s(schema.get("format")), "string")

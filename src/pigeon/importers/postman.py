@@ -31,6 +31,15 @@ _RAW_TYPES = {
 }
 
 
+
+def _dict(value: Any) -> dict[str, Any]:
+    """``value`` if it is an object, else an empty one: malformed input is skipped, not fatal."""
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
 def parse_postman(text: str, path: Path | None = None) -> ImportResult:
     """Parse a Postman collection or environment export (JSON text)."""
     try:
@@ -86,7 +95,7 @@ def env_name(key: str) -> str:
 
 def parse_environment(data: dict[str, Any], result: ImportResult) -> Environment:
     env = Environment(name=_text(data.get("name")) or "postman")
-    for item in data.get("values") or []:
+    for item in _list(data.get("values")):
         if not isinstance(item, dict) or not item.get("key"):
             continue
         key = str(item["key"])
@@ -115,11 +124,11 @@ def _variable_value(value: Any) -> Any:
 
 class _Collection:
     def __init__(self, data: dict[str, Any]) -> None:
-        info = data.get("info") or {}
+        info = _dict(data.get("info"))
         self.result = ImportResult(name=_text(info.get("name")), description=_description(info.get("description")))
         r = self.result
         r.auth = self._auth(data.get("auth"), "the collection")
-        for var in data.get("variable") or []:
+        for var in _list(data.get("variable")):
             if isinstance(var, dict) and var.get("key"):
                 if var.get("disabled"):
                     r.note(f"collection variable {var['key']} is disabled; not carried over")
@@ -128,7 +137,7 @@ class _Collection:
         scripts = self._events(data.get("event"), "the collection")
         if scripts:
             r.description = (r.description + "\n\n" if r.description else "") + scripts
-        self._items(data.get("item") or [], "")
+        self._items(_list(data.get("item")), "")
         self._dynamic_notes()
 
     # -- walking --
@@ -163,10 +172,11 @@ class _Collection:
         raw = item["request"]
         if isinstance(raw, str):  # v2: a request may be just its URL
             raw = {"url": raw, "method": "GET"}
+        raw = _dict(raw)
         req = Request(name=name, method=(_text(raw.get("method")) or "GET").upper())
         req.description = _description(raw.get("description"))
         self._url(raw.get("url"), req, where)
-        for h in raw.get("header") or []:
+        for h in _list(raw.get("header")):
             if isinstance(h, dict) and h.get("key"):
                 req.headers.append(Header(str(h["key"]), _text(h.get("value")), enabled=not h.get("disabled", False)))
         req.body = self._body(raw.get("body"), req, where)
@@ -184,7 +194,7 @@ class _Collection:
         raw = _text(url.get("raw"))
         if not raw:
             host = url.get("host")
-            host = ".".join(host) if isinstance(host, list) else _text(host)
+            host = ".".join(_text(h) for h in host) if isinstance(host, list) else _text(host)
             path = url.get("path")
             path = "/".join(_text(p) for p in path) if isinstance(path, list) else _text(path)
             proto = _text(url.get("protocol"))
@@ -207,7 +217,7 @@ class _Collection:
         # Path variables: /users/:id -> /users/{{id}}, the value as a request variable.
         values = {
             _text(v.get("key")): v.get("value")
-            for v in url.get("variable") or []
+            for v in _list(url.get("variable"))
             if isinstance(v, dict) and v.get("key")
         }
 
@@ -232,7 +242,7 @@ class _Collection:
         has_ctype = any(h.name.lower() == "content-type" and h.enabled for h in req.headers)
         if mode == "raw":
             content = _text(body.get("raw"))
-            language = ((body.get("options") or {}).get("raw") or {}).get("language", "text")
+            language = _text(_dict(_dict(body.get("options")).get("raw")).get("language", "text"))
             if language == "json":
                 return Body(type="json", content=content)
             if not has_ctype and language in _RAW_TYPES and language != "text":
@@ -241,13 +251,13 @@ class _Collection:
         if mode == "urlencoded":
             fields = [
                 FormField(_text(f.get("key")), _text(f.get("value")), enabled=not f.get("disabled", False))
-                for f in body.get("urlencoded") or []
+                for f in _list(body.get("urlencoded"))
                 if isinstance(f, dict) and f.get("key") is not None
             ]
             return Body(type="form", fields=fields)
         if mode == "formdata":
             fields = []
-            for f in body.get("formdata") or []:
+            for f in _list(body.get("formdata")):
                 if not isinstance(f, dict) or f.get("key") is None:
                     continue
                 enabled = not f.get("disabled", False)
@@ -267,7 +277,7 @@ class _Collection:
                 req.headers = [h for h in req.headers if h.name.lower() != "content-type"]
             return Body(type="multipart", fields=fields)
         if mode == "graphql":
-            gql = body.get("graphql") or {}
+            gql = _dict(body.get("graphql"))
             variables = gql.get("variables") or "{}"
             try:
                 parsed = json.loads(variables) if isinstance(variables, str) else variables
@@ -278,7 +288,7 @@ class _Collection:
                 parsed = {}
             return Body(type="json", content=json.dumps({"query": _text(gql.get("query")), "variables": parsed}, indent=2, ensure_ascii=False))
         if mode == "file":
-            src = (body.get("file") or {}).get("src")
+            src = _dict(body.get("file")).get("src")
             self.result.note(f"{where}: a binary file body ({src or 'no file'}) is not carried over")
             return Body()
         if mode:
@@ -307,10 +317,10 @@ class _Collection:
     def _events(self, events: Any, where: str) -> str:
         """Scripts as description text (JavaScript is not run by Pigeon), with a note."""
         parts = []
-        for event in events or []:
+        for event in _list(events):
             if not isinstance(event, dict):
                 continue
-            script = event.get("script") or {}
+            script = _dict(event.get("script"))
             exec_ = script.get("exec")
             code = "\n".join(_text(line) for line in exec_) if isinstance(exec_, list) else _text(exec_)
             if not code.strip():
