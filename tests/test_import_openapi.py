@@ -124,3 +124,18 @@ def test_malformed_documents_are_skipped_or_refused_never_crash() -> None:
     for variant in mutate(doc, seed=2, rounds=400):
         with contextlib.suppress(ImportFailed):
             sanitize(parse_openapi(json.dumps(variant, default=str)))
+
+
+def test_array_query_parameters_follow_their_style() -> None:
+    spec = {
+        "openapi": "3.0.0", "info": {"title": "t"}, "servers": [{"url": "https://x.test"}],
+        "paths": {"/a": {"get": {"servers": [{"url": "https://other.test"}], "parameters": [
+            {"name": "id", "in": "query", "required": True, "example": [1, 2]},
+            {"name": "tag", "in": "query", "required": True, "explode": False, "example": ["a", "b"]},
+            {"name": "p", "in": "query", "required": True, "style": "pipeDelimited", "explode": False, "example": ["x", "y"]},
+        ]}}},
+    }  # fmt: skip
+    result = parse_openapi(json.dumps(spec))
+    req = result.requests[0][1]
+    assert [(q.name, q.value) for q in req.query] == [("id", "1"), ("id", "2"), ("tag", "a,b"), ("p", "x|y")]
+    assert any("own servers" in n for n in result.notes)

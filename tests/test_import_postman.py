@@ -199,3 +199,15 @@ def test_malformed_collections_are_skipped_or_refused_never_crash() -> None:
     for variant in mutate(doc, seed=1, rounds=400):
         with contextlib.suppress(ImportFailed):
             sanitize(parse_postman(json.dumps(variant)))
+
+
+def test_oauth2_becomes_bearer_with_the_saved_token() -> None:
+    data = {"info": {"name": "o"}, "item": [
+        {"name": "a", "request": {"url": "https://x.test", "auth": {"type": "oauth2", "oauth2": [
+            {"key": "accessToken", "value": "at-1"}, {"key": "tokenType", "value": "Bearer"}]}}},
+        {"name": "b", "request": {"url": "https://x.test", "auth": {"type": "oauth2", "oauth2": []}}},
+    ]}  # fmt: skip
+    result = parse_postman(json.dumps(data))
+    tokens = [r.auth.token for _, r in result.requests if r.auth]
+    assert tokens == ["at-1", "{{access_token}}"]
+    assert any("OAuth 2.0" in n for n in result.notes)

@@ -185,7 +185,15 @@ class _OpenAPI:
                 url_path = url_path.replace("{" + pname + "}", "{{" + pname + "}}")
                 self.result.variables.setdefault(pname, value if value != "" else "")
             elif where_in == "query":
-                req.query.append(QueryParam(pname, _s(value), enabled=required))
+                if isinstance(value, list) and p.get("explode", True) and p.get("style", "form") == "form":
+                    # form style, exploded (the default): one name=value pair per item
+                    for item in value or [""]:
+                        req.query.append(QueryParam(pname, _s(item), enabled=required))
+                elif isinstance(value, list):
+                    sep = {"spaceDelimited": " ", "pipeDelimited": "|"}.get(_s(p.get("style")), ",")
+                    req.query.append(QueryParam(pname, sep.join(_s(v) for v in value), enabled=required))
+                else:
+                    req.query.append(QueryParam(pname, _s(value), enabled=required))
             elif where_in == "header":
                 if pname.lower() in ("accept", "content-type", "authorization"):
                     continue  # described by content and security, not as parameters
@@ -193,6 +201,8 @@ class _OpenAPI:
             elif where_in == "cookie":
                 req.headers.append(Header("Cookie", f"{pname}={_s(value)}", enabled=required))
         req.url = "{{base_url}}" + url_path
+        if _list(op.get("servers")):
+            self.result.note(f"{where}: its own servers are not carried over; it uses base_url")
 
         body = op.get("requestBody")
         if body is not None:

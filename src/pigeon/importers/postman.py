@@ -311,6 +311,13 @@ class _Collection:
         if kind == "apikey":
             location = "query" if params.get("in") == "query" else "header"
             return Auth(type="api_key", key=_text(params.get("key")) or "X-Api-Key", value=_text(params.get("value")), location=location)
+        if kind == "oauth2":
+            token = _text(params.get("accessToken"))
+            self.result.note(
+                f"{where}: OAuth 2.0 flows are not run by Pigeon; imported as bearer auth "
+                + ("with the saved access token" if token else "with {{access_token}}: set it")
+            )
+            return Auth(type="bearer", token=token or "{{access_token}}")
         self.result.note(f"{where}: {kind} auth is not supported by Pigeon; not carried over")
         return None
 
