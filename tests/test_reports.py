@@ -101,6 +101,10 @@ def test_junit_counts_and_kinds(mixed: Path, tmp_path: Path) -> None:
     assert "AssertionError" in (failure.text or "")
     error = cases["Raises"].find("error")
     assert error is not None and "ValueError: boom" in error.get("message", "")
+    assert error.get("type") == "ValueError"
+    assert cases["Down"].find("error").get("type") == "SendError.connect"  # type: ignore[union-attr]
+    assert cases["Bad header"].find("error").get("type") == "RenderError"  # type: ignore[union-attr]
+    assert cases["Unresolved"].find("failure").get("type") == "UnresolvedPlaceholders"  # type: ignore[union-attr]
     assert "CR" in cases["Bad header"].find("error").get("message", "")  # type: ignore[union-attr]
     assert "refused" in cases["Down"].find("error").get("message", "").lower()  # type: ignore[union-attr]
     assert "nope" in cases["Unresolved"].find("failure").get("message", "")  # type: ignore[union-attr]
@@ -194,3 +198,33 @@ def test_unwritable_report_is_refused_before_sending(tmp_path: Path) -> None:
     blocker.write_text("x", encoding="utf-8")
     with pytest.raises(ValueError, match="cannot create"):
         check_report_paths([("json", blocker / "r.json")])
+
+
+SECRET_SCRIPT = """\
+name = "r"
+url = "{{base}}/get?api_key=k-998877&page=2"
+
+[scripts]
+post_response = '''
+print("signing with", pigeon.env["SIGNING_SECRET"])
+assert pigeon.response.status == 201, "no " + pigeon.env["SIGNING_SECRET"]
+'''
+"""
+
+
+def test_reports_mask_secrets(tmp_path: Path, echo_url: str) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", f'name = "c"\n[variables]\nbase = "{echo_url}"\n')
+    write(root, ".env", "SIGNING_SECRET=s3cr3t-value-42\n")
+    write(root, "r.toml", SECRET_SCRIPT)
+    summary = run(root)
+    write_json_report(summary, tmp_path / "r.json")
+    write_junit_report(summary, tmp_path / "j.xml")
+    for name in ("r.json", "j.xml"):
+        text = (tmp_path / name).read_text(encoding="utf-8")
+        assert "k-998877" not in text and "s3cr3t-value-42" not in text, name
+        assert "page=2" in text and "signing with" in text, name
+    entry = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["requests"][0]
+    assert entry["url"].endswith("/get?api_key=%E2%80%A2%E2%80%A2%E2%80%A2&page=2")
+    assert entry["log"] == ["[r post_response] signing with •••"]
+    assert entry["assertion_failures"][0].endswith("no •••")

@@ -33,6 +33,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pigeon.history import Masker
 from pigeon.store import atomic_write
 
 if TYPE_CHECKING:
@@ -95,29 +96,36 @@ def write_reports(summary: RunSummary, specs: list[tuple[str, Path]]) -> None:
             write_junit_report(summary, path)
 
 
-def _result_json(r: RequestResult) -> dict[str, Any]:
+def _masker(summary: RunSummary) -> Masker:
+    """Reports are CI artifacts, often public: secret-looking query parameters, URL
+    passwords and the collection's ``.env`` values are masked as in the send history."""
+    return Masker(summary.collection.dotenv.values())
+
+
+def _result_json(r: RequestResult, mask: Masker) -> dict[str, Any]:
     ex = r.exchange
     return {
         "id": r.id,
         "name": r.request.name,
         "method": r.rendered.method if r.rendered else r.request.method,
-        "url": r.rendered.url if r.rendered else None,
+        "url": mask.url(r.rendered.url) if r.rendered else None,
         "status": ex.status if ex is not None else None,
         "status_class": ex.status_class if ex is not None and ex.status else None,
         "time_ms": round(ex.elapsed_ms, 3) if ex is not None and ex.status else None,
         "size": ex.size if ex is not None and ex.status else None,
         "passed": r.passed,
-        "error": r.error,
-        "script_errors": [e.summary() for e in r.script_errors],
-        "assertion_failures": [a.summary() for a in r.assertion_failures],
+        "error": mask.text(r.error) if r.error else None,
+        "script_errors": [mask.text(e.summary()) for e in r.script_errors],
+        "assertion_failures": [mask.text(a.summary()) for a in r.assertion_failures],
         "unresolved": list(r.unresolved),
-        "warnings": list(r.warnings),
-        "log": list(r.log),
+        "warnings": [mask.text(w) for w in r.warnings],
+        "log": [mask.text(line) for line in r.log],
     }
 
 
 def json_report(summary: RunSummary) -> dict[str, Any]:
     """The JSON report as a dict (schema version 1)."""
+    mask = _masker(summary)
     return {
         "schema": 1,
         "collection": summary.collection.name,
@@ -131,7 +139,7 @@ def json_report(summary: RunSummary) -> dict[str, Any]:
             "bailed": summary.bailed,
             "exit_code": summary.exit_code,
         },
-        "requests": [_result_json(r) for r in summary.results],
+        "requests": [_result_json(r, mask) for r in summary.results],
     }
 
 
@@ -147,6 +155,7 @@ def write_json_report(summary: RunSummary, path: Path) -> None:
 
 def junit_tree(summary: RunSummary) -> ET.Element:
     """JUnit XML in the widely read Surefire/Jenkins shape."""
+    mask = _masker(summary)
     results = summary.results
     failures = sum(1 for r in results if not r.error and not r.script_errors and not r.passed)
     errors = sum(1 for r in results if r.error or r.script_errors)
@@ -176,18 +185,19 @@ def junit_tree(summary: RunSummary) -> ET.Element:
             suite, "testcase", classname=folder, name=r.request.name or r.id,
             time=f"{r.duration_ms / 1000:.3f}",
         )
+        message = mask.text("; ".join(r.problems()))
         if r.error or r.script_errors:
-            message = r.error or r.script_errors[0].summary()
             detail = "\n\n".join([*(e.traceback for e in r.script_errors)]) or message
-            el = ET.SubElement(case, "error", message=message, type="error")
-            el.text = detail
+            el = ET.SubElement(case, "error", message=message, type=_error_type(r))
+            el.text = mask.text(detail)
         elif r.assertion_failures or r.strict_failure:
-            message = "; ".join(r.problems())
-            el = ET.SubElement(case, "failure", message=message, type="AssertionError")
-            el.text = "\n\n".join(a.traceback for a in r.assertion_failures) or message
-        out = list(r.log)
-        if r.exchange is not None and r.exchange.status is not None:
-            out.insert(0, f"{r.rendered.method} {r.rendered.url} -> {r.exchange.status} {r.exchange.reason}")
+            kind = "AssertionError" if r.assertion_failures else "UnresolvedPlaceholders"
+            el = ET.SubElement(case, "failure", message=message, type=kind)
+            el.text = mask.text("\n\n".join(a.traceback for a in r.assertion_failures) or message)
+        out = [mask.text(line) for line in r.log]
+        ex, rendered = r.exchange, r.rendered
+        if ex is not None and ex.status is not None and rendered is not None:
+            out.insert(0, f"{rendered.method} {mask.url(rendered.url)} -> {ex.status} {ex.reason}")
         if out:
             ET.SubElement(case, "system-out").text = "\n".join(out)
     for el in root.iter():
@@ -196,6 +206,16 @@ def junit_tree(summary: RunSummary) -> ET.Element:
         for key, value in el.attrib.items():
             el.attrib[key] = xml_text(value)
     return root
+
+
+def _error_type(r: RequestResult) -> str:
+    """What kind of error a JUnit reader shows: the script's exception class, the transport
+    failure (``connect``, ``timeout``, ``tls``...), or a request that could not be built."""
+    if r.script_errors:
+        return r.script_errors[0].type
+    if r.exchange is not None and r.exchange.error_kind:
+        return f"SendError.{r.exchange.error_kind}"
+    return "RenderError"
 
 
 def write_junit_report(summary: RunSummary, path: Path) -> None:
