@@ -157,3 +157,25 @@ async def test_auth_and_settings_edits(collection: Path, echo: EchoServer) -> No
         await pilot.pause()
     saved = load_collection(collection).find("users/list-users")[1]
     assert saved.settings.timeout == 2.5 and saved.auth.token == "{{tok"
+
+
+async def test_multipart_field_becomes_a_file(collection: Path, echo: EchoServer) -> None:
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        request = await open_request(pilot, "bodies/multipart-body")
+        screen = main_screen(app)
+        screen.query_one("#editor-tabs").active = "tab-body"
+        await pilot.pause()
+        table = screen.query_one("#body-fields")
+        assert table.display and table.files_allowed
+        table.focus()
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press(*"doc", "tab", *"notes.txt", "enter")
+        await pilot.pause()
+        field = request.body.fields[-1]
+        assert (field.name, field.value, field.kind) == ("doc", "notes.txt", "text")
+        table.move_cursor(row=len(request.body.fields) - 1)
+        await pilot.press("k")
+        await pilot.pause()
+        assert field.kind == "file"

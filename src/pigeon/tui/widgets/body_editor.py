@@ -65,6 +65,8 @@ class BodyEditor(Vertical):
         fields = self.query_one("#body-fields", PairTable)
         area.display = body_type in ("json", "text")
         fields.display = body_type in ("form", "multipart")
+        fields.files_allowed = body_type == "multipart"
+        fields.refresh_bindings()
         area.language = "json" if body_type == "json" else None
 
     def on_select_changed(self, event: Select.Changed) -> None:

@@ -28,6 +28,7 @@ class PairTable(DataTable[Any]):
         Binding("e", "edit", "Edit", id="pairs.edit"),
         Binding("space", "toggle", "On/off", id="pairs.toggle"),
         Binding("d,delete", "remove", "Delete", id="pairs.delete"),
+        Binding("k", "toggle_kind", "Text/file", id="pairs.kind"),
     ]
 
     def __init__(
@@ -37,6 +38,7 @@ class PairTable(DataTable[Any]):
         self.noun = noun
         self._factory = factory
         self._rows: list[Any] = []
+        self.files_allowed = False
 
     def on_mount(self) -> None:
         self.add_column("", key="on", width=1)
@@ -53,7 +55,10 @@ class PairTable(DataTable[Any]):
         for row in self._rows:
             mark = Text("✓", style="green") if row.enabled else Text("·", style="dim")
             style = "" if row.enabled else "dim strike"
-            self.add_row(mark, Text(row.name, style=style), Text(row.value, style=style))
+            value = Text(row.value, style=style)
+            if getattr(row, "kind", "text") == "file":
+                value = Text.assemble(("file ", "bold cyan"), value)  # the value is a path
+            self.add_row(mark, Text(row.name, style=style), value)
         if not self._rows:
             self.add_row("", Text(f"no {self.noun}s: press a to add", style="dim"), "")
         if cursor is not None and self._rows:
@@ -106,6 +111,20 @@ class PairTable(DataTable[Any]):
         index = self._current()
         if index is not None:
             del self._rows[index]
+            self._changed(index)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "toggle_kind":
+            return self.files_allowed  # only multipart fields can be files
+        return True
+
+    def action_toggle_kind(self) -> None:
+        """A multipart field sends text, or the file its value names (relative to the
+        collection)."""
+        index = self._current()
+        if index is not None and hasattr(self._rows[index], "kind"):
+            row = self._rows[index]
+            row.kind = "text" if row.kind == "file" else "file"
             self._changed(index)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
