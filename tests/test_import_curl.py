@@ -296,3 +296,29 @@ def test_random_command_lines_parse_or_fail_clearly() -> None:
         command = " ".join(rnd.choice(words) for _ in range(rnd.randint(1, 12)))
         with contextlib.suppress(ImportFailed):
             sanitize(parse_curl(command))
+
+
+HISTORY = Path(__file__).parent / "data" / "curl"
+
+
+def test_bash_history_with_stray_quotes_repeats_and_bad_commands() -> None:
+    result = parse_curl((HISTORY / "bash_history").read_text())
+    got = [(r.method, r.url, [q.name for q in r.query]) for _, r in result.requests]
+    assert got == [
+        ("GET", "https://shop.example.test/api/health", []),
+        ("POST", "https://shop.example.test/api/login", []),
+        ("GET", "https://shop.example.test/api/orders", ["page"]),
+    ]
+    login = result.requests[1][1]
+    assert login.body.type == "json"
+    assert login.body.content == '{"user": "ada", "password": "{{$env.SHOP_PASSWORD}}"}'
+    assert result.requests[2][1].auth is not None
+    assert any("repeated command imported once" in n for n in result.notes)
+    assert any("--max-time needs a value" in n and "skipped" in n for n in result.notes)
+
+
+def test_zsh_history(tmp_path: Path) -> None:
+    written, notes = run_import("curl", str(HISTORY / "zsh_history"), tmp_path / "col")
+    assert [p.name for p in written] == ["collection.toml", "get-api-customers-7.toml", "delete-api-customers-7.toml"]
+    r = render_written(tmp_path / "col", "delete-api-customers-7")
+    assert r.method == "DELETE" and r.header("authorization") == "Basic " + base64.b64encode(b"admin:pw").decode()

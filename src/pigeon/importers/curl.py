@@ -807,11 +807,23 @@ def parse_curl(command: str, base: Path | None = None) -> ImportResult:
     """Turn one or more curl command lines into requests.
 
     ``base`` is the directory ``@file`` references are relative to (default: the current
-    directory). Raises ``ImportFailed`` when the text holds no curl command or cannot be
-    split into shell words.
+    directory). Text with several commands -- a script, or a shell history file (bash, or
+    zsh's ``: 1700000000:0;curl ...`` lines) -- gives one request per curl command; other
+    commands are ignored, repeated commands are imported once, and a curl command that
+    cannot be read is noted and skipped. Raises ``ImportFailed`` when the text holds no
+    curl command, or when its only command cannot be read.
     """
     result = ImportResult()
-    words = shell_words(command)
+    if len(_CURL_LINE.findall(command)) > 1:
+        # Several commands: read each on its own, so a stray quote elsewhere (common in
+        # history files) cannot swallow or garble the commands that follow it.
+        return _parse_lines(command, base)
+    try:
+        words = shell_words(command)
+    except ImportFailed:
+        if "\n" not in command.strip():
+            raise
+        return _parse_lines(command, base)
     commands = _commands(words.words)
     if not commands:
         stripped = [w for w in words.words if w != SEPARATOR]
@@ -819,20 +831,92 @@ def parse_curl(command: str, base: Path | None = None) -> ImportResult:
             commands = [stripped]  # the arguments without the leading "curl"
         else:
             raise ImportFailed("curl: no curl command found")
+    _add(commands, base, result, lenient=len(commands) > 1, where="")
+    _finish(result, words)
+    return result
+
+
+def _add(
+    commands: list[list[str]], base: Path | None, result: ImportResult, *, lenient: bool, where: str
+) -> None:
+    """Build the requests of ``commands``; with ``lenient``, a bad one is noted and skipped."""
+    from pigeon.store import request_to_toml
+
+    seen = {request_to_toml(r) for _, r in result.requests}
+    duplicates = 0
     for args in commands:
-        cmd = _split_options(args, result)
-        state = _apply(cmd, base, result)
-        if not cmd.urls:
-            raise ImportFailed("curl: no URL given")
-        for url in cmd.urls:
-            result.requests.append(("", _build(state, url, result)))
+        try:
+            cmd = _split_options(args, result)
+            state = _apply(cmd, base, result)
+            if not cmd.urls:
+                raise ImportFailed("curl: no URL given")
+            built = [_build(state, url, result) for url in cmd.urls]
+        except ImportFailed as exc:
+            if not lenient:
+                raise
+            result.note(f"{where}{exc.message}; that command was skipped")
+            continue
+        for req in built:
+            key = request_to_toml(req)
+            if key in seen:
+                duplicates += 1
+                continue
+            seen.add(key)
+            result.requests.append(("", req))
         if state.output_options:
             result.note(
                 "curl output options ignored (they do not change the request): "
                 + ", ".join(dict.fromkeys(state.output_options))
             )
-    for name in dict.fromkeys(words.env):
+    if duplicates:
+        result.note(f"{where}{duplicates} repeated command{'s' if duplicates > 1 else ''} imported once")
+
+
+def _finish(result: ImportResult, *word_lists: _Words) -> None:
+    env = [name for w in word_lists for name in w.env]
+    for name in dict.fromkeys(env):
         result.note(f"${name} became {{{{$env.{name}}}}}: put {name} in the collection's .env or the environment")
-    if words.substitutions:
+    if any(w.substitutions for w in word_lists):
         result.note("command substitutions ($(...) or `...`) were kept as written; replace them with values")
+
+
+_CURL_LINE = re.compile(r"(?m)^(?:.*[;&|(]\s*|\s*)(?:\S*/)?curl(?:\.exe)?\s")
+MAX_COMMAND_LINES = 200  # a quoted argument of a history entry may span lines; no further
+
+
+def _parse_lines(text: str, base: Path | None) -> ImportResult:
+    """Text that does not split as a whole (a history file with a stray quote): read each
+    command that mentions curl on its own, joining continuation and quoted lines."""
+    result = ImportResult()
+    lines = text.splitlines()
+    all_words: list[_Words] = []
+    i = 0
+    while i < len(lines):
+        if "curl" not in lines[i]:
+            i += 1
+            continue
+        j = i
+        chunk = lines[i]
+        while chunk.endswith("\\") and j + 1 < len(lines):
+            j += 1
+            chunk += "\n" + lines[j]
+        words: _Words | None = None
+        while words is None:
+            try:
+                words = shell_words(chunk)
+            except ImportFailed:
+                if j + 1 >= len(lines) or j - i >= MAX_COMMAND_LINES:
+                    break
+                j += 1
+                chunk += "\n" + lines[j]
+        if words is None:
+            result.note(f"line {i + 1}: a curl command with an unclosed quote; skipped")
+            i += 1
+            continue
+        all_words.append(words)
+        _add(_commands(words.words), base, result, lenient=True, where=f"line {i + 1}: ")
+        i = j + 1
+    if not result.requests:
+        raise ImportFailed("curl: no curl command that could be read")
+    _finish(result, *all_words)
     return result
