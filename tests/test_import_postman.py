@@ -211,3 +211,12 @@ def test_oauth2_becomes_bearer_with_the_saved_token() -> None:
     tokens = [r.auth.token for _, r in result.requests if r.auth]
     assert tokens == ["at-1", "{{access_token}}"]
     assert any("OAuth 2.0" in n for n in result.notes)
+
+
+def test_query_text_is_decoded_as_the_server_reads_it(tmp_path: Path) -> None:
+    data = {"info": {"name": "q"}, "item": [{"name": "a", "request": {"method": "GET", "url": {
+        "raw": "https://x.test/s?q=a+b&r=50%25&t={{t}}",
+        "query": [{"key": "q", "value": "a+b"}, {"key": "r", "value": "50%25"}, {"key": "t", "value": "{{t}}"}],
+    }}}]}  # fmt: skip
+    req = parse_postman(json.dumps(data)).requests[0][1]
+    assert [(q.name, q.value) for q in req.query] == [("q", "a b"), ("r", "50%"), ("t", "{{t}}")]

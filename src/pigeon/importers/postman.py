@@ -14,7 +14,7 @@ import json
 import re
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote_plus
 
 from pigeon.importers import ImportFailed, ImportResult
 from pigeon.model import Auth, Body, Environment, Folder, FormField, Header, QueryParam, Request
@@ -355,5 +355,8 @@ class _Collection:
 
 
 def _decode(text: str) -> str:
-    """Postman keeps query values as typed; Pigeon encodes them, so decode %XX once."""
-    return unquote(text) if re.search(r"%[0-9A-Fa-f]{2}", text) else text
+    """Postman sends query text as typed and Pigeon encodes each value, so decode it once the
+    way the server would (``%XX`` and ``+`` for a space), unless it holds a placeholder."""
+    if "{{" in text:
+        return text
+    return unquote_plus(text)
