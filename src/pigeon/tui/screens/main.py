@@ -97,7 +97,6 @@ class MainScreen(Screen[None]):
         self.query_one(EnvironmentLabel).show(self.session.environment)
         self.query_one("#vars-pane").border_title = "Variables"
         self.query_one(CollectionTree).show_collection(self.session.collection)
-        self._refresh_variables()
         self._apply_width(self.size.width)
         self.update_status()
         self.call_after_refresh(self._after_first_paint)
@@ -109,9 +108,10 @@ class MainScreen(Screen[None]):
             )
 
     async def _after_first_paint(self) -> None:
-        """The editor's widgets and the response pane are imported and mounted once the
-        screen is on display: nothing is shown in them before a request is chosen."""
+        """The variables, the editor's widgets and the response pane are filled or mounted
+        once the screen is on display: the tree is what is needed first."""
         self.first_paint_at = time.time()
+        self._refresh_variables()
         await self.query_one(RequestEditor).build_body()
         from pigeon.tui.widgets.response_pane import ResponsePane
 
