@@ -87,7 +87,10 @@ def test_token_chains_through_two_requests(col: Path, capsys, echo_server) -> No
     assert code == 0, out + err
     lines = out.splitlines()
     assert lines[0].startswith("✔ POST") and "auth/login  200 Successful" in lines[0]
-    assert any("auth/me  200 Successful" in line for line in lines)
+    me = next(line for line in lines if "auth/me" in line)
+    assert me.startswith("✔ GET") and "200 Successful" in me
+    # ids are padded to the longest selected one, so statuses line up
+    assert lines[0].index("200") == me.index("200")
     assert "logged in" in out
     assert "2 requests · 2 passed · 0 failed" in out
 
@@ -155,8 +158,9 @@ def test_strict_unresolved_exits_3_and_sends_nothing(tmp_path: Path, capsys, ech
     code, out, _ = run(capsys, str(root), "--strict")
     assert code == 3 and "unresolved placeholders: missing" in out
     assert echo_server.request_count == before
-    code, _, _ = run(capsys, str(root))
+    code, out, _ = run(capsys, str(root))
     assert code == 0 and echo_server.request_count == before + 1
+    assert "unresolved (sent as written): missing" in out
 
 
 def test_broken_file_exits_2_naming_file_and_line(col: Path, capsys, echo_server) -> None:

@@ -361,8 +361,9 @@ def _printable(text: str) -> str:
 class Console:
     """Live lines for a run: colour on a terminal, plain text in CI logs."""
 
-    def __init__(self, out: TextIO, color: bool | None = None) -> None:
+    def __init__(self, out: TextIO, color: bool | None = None, width: int = 0) -> None:
         self.out = out
+        self.width = min(width, 40)  # request ids are padded to this, so statuses line up
         if color is None:  # https://no-color.org: a set, non-empty NO_COLOR turns it off
             color = out.isatty() and not os.environ.get("NO_COLOR")
         self.color = color
@@ -380,13 +381,17 @@ class Console:
         else:
             status, figures = self._c("—", "2"), f"{r.duration_ms:.0f} ms"
         mark = self._c("✔", "32") if r.passed else self._c("✘", "31")
-        print(f"{mark} {method} {r.id}  {status}  {figures}", file=self.out)
+        print(f"{mark} {method} {_printable(r.id).ljust(self.width)}  {status}  {figures}", file=self.out)
         for line in r.problems():
             print(f"    {self._c(_printable(line), '31')}", file=self.out)
+        if r.unresolved and not r.strict_failure:
+            names = ", ".join(r.unresolved)
+            print(f"    {self._c(f'unresolved (sent as written): {names}', '33')}", file=self.out)
         for warning in r.warnings:
             print(f"    warning: {_printable(warning)}", file=self.out)
         for line in r.log:
             print(f"    {_printable(line)}", file=self.out)
+        self.out.flush()  # live in a CI log too, where stdout is a pipe
 
     def summary(self, s: RunSummary) -> None:
         """One line: requests, passed, failed, assertion failures, total time."""
@@ -438,7 +443,8 @@ def cli_run(args: argparse.Namespace) -> int:
         trusted=trusted,
         strict=bool(args.strict),
     )
-    console = Console(sys.stdout, getattr(args, "color", None))
+    width = max((len(r.id or r.name) for _, r in chosen), default=0)
+    console = Console(sys.stdout, getattr(args, "color", None), width)
 
     async def go() -> RunSummary:
         try:
