@@ -22,7 +22,7 @@ from urllib.parse import quote, urlencode
 
 from pigeon.model import Auth, Collection, Folder, Header, Request, Settings
 from pigeon.scopes import MISSING, Scopes
-from pigeon.template import DYNAMIC, ENV, LITERAL, Placeholder, Template, parse, parse_json
+from pigeon.template import DYNAMIC, ENV, LITERAL, PATH, Placeholder, Template, parse, parse_json
 from pigeon.values import to_json_string_content, to_json_value, to_text
 
 
@@ -229,26 +229,51 @@ class Renderer:
         if kind == DYNAMIC:
             self._impure = True
             return _dynamic(ph.name)
+        value, path = self._walk(ph)
+        if value is MISSING or value is _CYCLE:
+            return value
+        return self.expand_at(value, path)
+
+    def _walk(self, ph: Placeholder) -> tuple[Any, tuple[str | int, ...]]:
+        """Follow a path placeholder to the raw value it names, and that value's own path.
+
+        Aliases and templates met on the way are resolved only as far as the path needs, so
+        nothing the lookup does not use is rendered or reported.
+        """
         if ph.flat is not None:  # rule 4.2.1: a variable named like the whole path wins
             raw = self.scopes.get(ph.flat)
             if raw is not MISSING:
-                return self.expand_at(raw, (ph.flat,))
-        raw = self.scopes.get(ph.name)
-        if raw is MISSING:
-            return MISSING
+                return raw, (ph.flat,)
+        value = self.scopes.get(ph.name)
         path: tuple[str | int, ...] = (ph.name,)
-        value = raw
         for step in ph.steps:
-            if value.__class__ is str and "{{" in value:
-                # An alias or template on the way: render it to see what to step into.
-                value = self.expand_at(value, path)
-                if value is _CYCLE:
-                    return _CYCLE
-            value, concrete = _step(value, step)
             if value is MISSING:
-                return MISSING
+                break
+            value, path = self._follow(value, path)
+            if value is MISSING or value is _CYCLE:
+                break
+            value, concrete = _step(value, step)
             path = (*path, concrete)
-        return self.expand_at(value, path)
+        return value, path
+
+    def _follow(self, value: Any, path: tuple[str | int, ...]) -> tuple[Any, tuple[str | int, ...]]:
+        """A string met mid-path: an alias (``"{{other}}"``) is followed to its target,
+        lazily; any other template is rendered to see what to step into."""
+        if value.__class__ is not str or "{{" not in value:
+            return value, path
+        ph = parse(value).single
+        if ph is None or ph.kind != PATH:
+            return self.expand_at(value, path), path
+        if path in self._stack:
+            return self.expand_at(value, path), path  # reports the cycle
+        self._stack.append(path)
+        try:
+            target, target_path = self._walk(ph)
+            if target is MISSING or target is _CYCLE:
+                return target, path
+            return self._follow(target, target_path)
+        finally:
+            self._stack.pop()
 
     # -- places --
 
