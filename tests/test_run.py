@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -103,7 +104,8 @@ def test_runtime_variables_carry_and_order_is_collection_order(col: Path, capsys
     assert [r["url"].rsplit("/", 1)[1] for r in report["requests"]] == ["1", "2"]
     assert report["totals"] == {
         "requests": 2, "passed": 2, "failed": 0, "assertion_failures": 0,
-        "time_ms": report["totals"]["time_ms"], "bailed": False, "exit_code": 0,
+        "time_ms": report["totals"]["time_ms"], "bailed": False, "interrupted": False,
+        "exit_code": 0,
     }
 
 
@@ -309,3 +311,33 @@ def test_report_that_cannot_be_written_is_refused_before_sending(col: Path, caps
     code, out, err = run(capsys, str(col), "misc", "--report", f"json:{col}/taken/r.json")
     assert code == 2 and out == "" and "cannot create" in err
     assert echo_server.request_count == before
+
+
+def test_interrupt_sums_up_and_reports_what_finished(tmp_path: Path, echo_server) -> None:
+    import signal
+
+    root = tmp_path / "c"
+    write(root, "collection.toml", f'name = "x"\norder = ["a", "b"]\n[variables]\nbase_url = "{echo_server.url}"\n')
+    write(root, "a.toml", 'name = "a"\nurl = "{{base_url}}/get"\n')
+    write(root, "b.toml", 'name = "b"\nurl = "{{base_url}}/delay/20"\n')
+    report = tmp_path / "r.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pigeon", "run", str(root), "--no-color", "--report", f"json:{report}"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()  # printed and flushed as soon as `a` is done
+        assert "a  200 Successful" in first
+        deadline = time.monotonic() + 10
+        while echo_server.request_count < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)  # `b` is on the wire
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, first + out + err
+    assert "1 request · 1 passed · 0 failed" in out and "interrupted" in out
+    assert "Traceback" not in err
+    totals = json.loads(report.read_text(encoding="utf-8"))["totals"]
+    assert totals["requests"] == 1 and totals["interrupted"] is True and totals["exit_code"] == 130

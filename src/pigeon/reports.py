@@ -5,7 +5,7 @@ JSON (``schema`` 1)::
 
     {"schema": 1, "collection": NAME, "finished_at": ISO-8601 UTC,
      "totals": {"requests", "passed", "failed", "assertion_failures", "time_ms", "bailed",
-                "exit_code"},
+                "interrupted", "exit_code"},
      "requests": [{"id": "users/create-user", "name", "method", "url" (as sent, or null when
                    it could not be built), "status" (or null when nothing came back),
                    "status_class" ("Successful", ...), "time_ms", "size" (bytes),
@@ -137,6 +137,7 @@ def json_report(summary: RunSummary) -> dict[str, Any]:
             "assertion_failures": sum(len(r.assertion_failures) for r in summary.results),
             "time_ms": round(summary.duration_ms, 3),
             "bailed": summary.bailed,
+            "interrupted": summary.interrupted,
             "exit_code": summary.exit_code,
         },
         "requests": [_result_json(r, mask) for r in summary.results],

@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # imported when first used: `pigeon run --help` stays quick
     from pigeon.send import Exchange, HttpSession
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNRESOLVED = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130  # the shell's convention for SIGINT
 
 
 class RunUsageError(Exception):
@@ -112,6 +113,7 @@ class RunSummary:
     results: list[RequestResult] = field(default_factory=list)
     duration_ms: float = 0.0
     bailed: bool = False
+    interrupted: bool = False
 
     @property
     def passed(self) -> int:
@@ -123,6 +125,8 @@ class RunSummary:
 
     @property
     def exit_code(self) -> int:
+        if self.interrupted:
+            return EXIT_INTERRUPTED
         if any(r.failed for r in self.results):
             return EXIT_FAILED
         if any(r.strict_failure for r in self.results):
@@ -405,21 +409,23 @@ class Console:
         ]
         if s.bailed:
             parts.append("stopped after the first failure (--bail)")
+        if s.interrupted:
+            parts.append("interrupted")
         print(" · ".join(parts), file=self.out)
 
 
 def cli_run(args: argparse.Namespace) -> int:
     """`pigeon run`: the arguments as cli.py parsed them; returns the exit code."""
     from pigeon.prepare import PrepareError, load
-    from pigeon.reports import check_report_paths, parse_report_specs, write_reports
+    from pigeon.reports import check_report_paths, parse_report_specs
     from pigeon.scripts import has_scripts
 
     try:
         specs = parse_report_specs(args.reports or [])
-        check_report_paths(specs)
         collection = load(Path(args.collection))
         check_broken(collection, args.env, args.requests or None)
         chosen = select(collection, args.requests or None)
+        check_report_paths(specs)
     except (RunUsageError, ValueError) as exc:
         print(f"pigeon: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -446,26 +452,46 @@ def cli_run(args: argparse.Namespace) -> int:
     width = max((len(r.id or r.name) for _, r in chosen), default=0)
     console = Console(sys.stdout, getattr(args, "color", None), width)
 
+    done: list[RequestResult] = []
+
+    def on_result(result: RequestResult) -> None:
+        done.append(result)
+        console.result(result)
+
     async def go() -> RunSummary:
         try:
             return await run_collection(
-                ctx, args.requests or None, bail=bool(args.bail), on_result=console.result
+                ctx, args.requests or None, bail=bool(args.bail), on_result=on_result
             )
         finally:
             await ctx.aclose()
 
+    started = time.perf_counter()
     try:
         summary = asyncio.run(go())
     except KeyboardInterrupt:
+        # Ctrl-C (or a CI job's SIGINT): what finished is still summed up and reported.
+        elapsed = (time.perf_counter() - started) * 1000
+        summary = RunSummary(collection, done, elapsed, interrupted=True)
+        console.summary(summary)
+        _write_reports(summary, specs)
         print("pigeon: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except Exception as exc:  # a defect, not the user's doing: one line, not a traceback
         print(f"pigeon: run stopped by an internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_FAILED
     console.summary(summary)
+    if not _write_reports(summary, specs):
+        return EXIT_FAILED
+    return summary.exit_code
+
+
+def _write_reports(summary: RunSummary, specs: list[tuple[str, Path]]) -> bool:
+    from pigeon.reports import write_reports
+
     try:
         write_reports(summary, specs)
     except OSError as exc:
         print(f"pigeon: cannot write report: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    return summary.exit_code
+        return False
+    return True
