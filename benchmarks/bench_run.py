@@ -1,10 +1,12 @@
-"""Pigeon's send overhead: sequential requests through `pigeon run`'s pipeline (scopes,
-render, send, Exchange: ``pigeon.run.execute``, what ``run_collection`` calls per request)
-against a bare ``httpx.AsyncClient`` loop, same server, same process.
+"""Pigeon's send overhead: sequential requests through `pigeon run`'s pipeline
+(``run_collection``: selection, scopes, render, send, Exchange, result) against a bare
+``httpx.AsyncClient`` loop, same server, same process.
 
-Each round sends ``--requests`` requests each way, interleaved in blocks of ``--block`` (the
-side that goes first alternates), so a busy machine slows both sides alike; the figure to
-read is the median of the per-round ratios.
+The collection holds ``--requests`` copies of one GET (placeholders in the URL, a collection
+header, a request header) in folders of ``--block``; each round runs every folder through
+``run_collection`` and sends as many requests through httpx, interleaved folder by folder
+(the side that goes first alternates), so a busy machine slows both sides alike. The figure
+to read is the median of the per-round ratios.
 
 Run: python benchmarks/bench_run.py [--requests 1000] [--rounds 7] [--server process|thread]
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import socket
 import statistics
 import subprocess
@@ -30,7 +33,7 @@ from pathlib import Path
 import httpx
 
 from pigeon.echo import EchoServer
-from pigeon.run import RunContext, execute
+from pigeon.run import RequestResult, RunContext, run_collection
 from pigeon.store import load_collection
 
 
@@ -69,32 +72,46 @@ def echo_server(kind: str) -> Iterator[str]:
         proc.wait(timeout=10)
 
 
-def make_collection(root: Path, base_url: str) -> None:
-    """One GET with placeholders in the URL, a collection header and a request header."""
+REQUEST = (
+    'name = "get"\nurl = "{{base_url}}/users/{{user.id}}?name={{user.name}}"\n'
+    '\n[[headers]]\nname = "Accept"\nvalue = "application/json"\n'
+)
+
+
+def make_collection(root: Path, base_url: str, n: int, block: int) -> list[str]:
+    """``n`` copies of one GET in folders of ``block``; returns the folder names in order."""
+    folders = [f"b{i:04d}" for i in range((n + block - 1) // block)]
     (root / "collection.toml").write_text(
-        f'name = "bench"\n\n[variables]\nbase_url = "{base_url}"\n'
+        f'name = "bench"\norder = {json.dumps(folders)}\n\n[variables]\nbase_url = "{base_url}"\n'
         'user = { id = 7, name = "Ada" }\nkey = "k-123"\n'
         '\n[[headers]]\nname = "X-Api-Key"\nvalue = "{{key}}"\n'
     )
-    (root / "get.toml").write_text(
-        'name = "get"\nurl = "{{base_url}}/users/{{user.id}}?name={{user.name}}"\n'
-        '\n[[headers]]\nname = "Accept"\nvalue = "application/json"\n'
-    )
+    for i in range(n):
+        folder = root / folders[i // block]
+        folder.mkdir(exist_ok=True)
+        (folder / f"get-{i:05d}.toml").write_text(REQUEST)
+    return folders
 
 
-async def one_round(root: Path, base_url: str, n: int, block: int, pigeon_first: bool) -> tuple[float, float]:
-    """(pigeon req/s, httpx req/s) for ``n`` requests each, interleaved in blocks."""
+def check(result: RequestResult) -> None:
+    assert result.exchange is not None and result.exchange.status == 200, result.error
+
+
+async def one_round(
+    root: Path, folders: list[str], base_url: str, block: int, pigeon_first: bool
+) -> tuple[float, float]:
+    """(pigeon req/s, httpx req/s), interleaved folder by folder."""
     collection = load_collection(root)
+    assert not collection.broken, collection.broken
     ctx = RunContext(collection)
-    chain, request = collection.walk()[0]
     url = f"{base_url}/users/7?name=Ada"
     headers = {"X-Api-Key": "k-123", "Accept": "application/json"}
+    n = len(collection.requests())
 
-    async def pigeon_block(k: int) -> float:
+    async def pigeon_block(folder: str) -> float:
         start = time.perf_counter()
-        for _ in range(k):
-            result = await execute(ctx, chain, request)
-            assert result.exchange is not None and result.exchange.status == 200, result.error
+        summary = await run_collection(ctx, [folder], on_result=check)
+        assert summary.passed == len(summary.results) > 0
         return time.perf_counter() - start
 
     async def httpx_block(client: httpx.AsyncClient, k: int) -> float:
@@ -108,16 +125,14 @@ async def one_round(root: Path, base_url: str, n: int, block: int, pigeon_first:
     spent = {"pigeon": 0.0, "httpx": 0.0}
     try:
         async with httpx.AsyncClient(http2=True) as client:
-            await pigeon_block(5)  # open both connections before timing
-            await httpx_block(client, 5)
-            done = 0
-            while done < n:
-                k = min(block, n - done)
+            await pigeon_block(folders[0])  # open both connections before timing
+            await httpx_block(client, block)
+            for index, folder in enumerate(folders):
+                k = min(block, n - index * block)
                 sides = ["pigeon", "httpx"] if pigeon_first else ["httpx", "pigeon"]
                 for side in sides:
-                    spent[side] += await (pigeon_block(k) if side == "pigeon" else httpx_block(client, k))
+                    spent[side] += await (pigeon_block(folder) if side == "pigeon" else httpx_block(client, k))
                 pigeon_first = not pigeon_first
-                done += k
     finally:
         await ctx.aclose()
     return n / spent["pigeon"], n / spent["httpx"]
@@ -134,10 +149,10 @@ def main() -> None:
     bare: list[float] = []
     with echo_server(args.server) as base_url, tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        make_collection(root, base_url)
-        asyncio.run(one_round(root, base_url, 100, args.block, True))  # warm up: imports, caches
+        folders = make_collection(root, base_url, args.requests, args.block)
+        asyncio.run(one_round(root, folders[:2], base_url, args.block, True))  # warm up
         for i in range(args.rounds):
-            p, b = asyncio.run(one_round(root, base_url, args.requests, args.block, i % 2 == 0))
+            p, b = asyncio.run(one_round(root, folders, base_url, args.block, i % 2 == 0))
             pigeon.append(p)
             bare.append(b)
     ratios = [p / b for p, b in zip(pigeon, bare, strict=True)]
