@@ -16,7 +16,12 @@ from pigeon.tui.session import Session, demo_collection_dir
 
 
 class PigeonApp(App[int]):
-    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses live elsewhere
+    # Absolute paths (subclasses live elsewhere). The main screen's rules load with the app's:
+    # a screen with its own CSS_PATH would re-parse every stylesheet when it is pushed.
+    CSS_PATH = [
+        Path(__file__).with_name("app.tcss"),
+        Path(__file__).parent / "screens" / "main.tcss",
+    ]
     TITLE = "Pigeon"
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
@@ -38,13 +43,14 @@ class PigeonApp(App[int]):
         self._theme_dirs = theme_dirs
         self._remember_theme = remember_theme
         self.startup_problems: list[str] = []
+        # Before the first stylesheet parse: a theme set later re-parses every stylesheet.
+        self._register_themes()
 
     # -- start --------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
         from pigeon.tui.screens.main import MainScreen
 
-        self._register_themes()
         self._apply_keymap()
         self.push_screen(MainScreen(self.session))
         self.theme_changed_signal.subscribe(self, self._remember)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 import traceback
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -45,7 +44,7 @@ class Pane(Vertical):
 
 
 class MainScreen(TreeCommands, VariableCommands, Screen[None]):
-    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    # main.tcss is loaded by the app (see PigeonApp.CSS_PATH).
     AUTO_FOCUS = "CollectionTree"
 
     BINDINGS = [
