@@ -341,3 +341,27 @@ def test_interrupt_sums_up_and_reports_what_finished(tmp_path: Path, echo_server
     assert "Traceback" not in err
     totals = json.loads(report.read_text(encoding="utf-8"))["totals"]
     assert totals["requests"] == 1 and totals["interrupted"] is True and totals["exit_code"] == 130
+
+
+def test_select_nested_folders_once_each_in_collection_order(tmp_path: Path) -> None:
+    from pigeon.run import RunUsageError, select
+    from pigeon.store import load_collection
+
+    root = tmp_path / "c"
+    write(root, "collection.toml", 'name = "x"\norder = ["top", "a"]\n')
+    write(root, "top.toml", 'name = "top"\nurl = "http://127.0.0.1:1/"\n')
+    write(root, "a/folder.toml", 'order = ["b", "one"]\n')
+    write(root, "a/one.toml", 'name = "one"\nurl = "http://127.0.0.1:1/"\n')
+    write(root, "a/b/two.toml", 'name = "two"\nurl = "http://127.0.0.1:1/"\n')
+    write(root, "ab/three.toml", 'name = "three"\nurl = "http://127.0.0.1:1/"\n')
+    collection = load_collection(root)
+
+    def ids(*names: str) -> list[str]:
+        return [r.id for _, r in select(collection, list(names) or None)]
+
+    assert ids() == ["top", "a/b/two", "a/one", "ab/three"]
+    assert ids("a") == ["a/b/two", "a/one"]  # not "ab/three": a folder, not a prefix
+    assert ids("a/one.toml", "a", "./top") == ["top", "a/b/two", "a/one"]
+    assert ids("a/b/") == ["a/b/two"]
+    with pytest.raises(RunUsageError, match=r"did you mean: a/b/two"):
+        select(collection, ["a/b/tow"])

@@ -246,23 +246,27 @@ def select(collection: Collection, selection: list[str] | None) -> list[tuple[li
     everything = collection.walk()
     if not selection:
         return everything
-    chosen: set[str] = set()
+    request_ids = {r.id for _, r in everything}
+    requests: set[str] = set()
+    folders: set[str] = set()
     for name in selection:
         key = normalize_ref(name)
-        if collection.find(key) is not None:
-            chosen.add(key)
+        if key in request_ids:
+            requests.add(key)
             continue
-        folder = collection.find_folder(key)
-        if folder is not None:
-            prefix = folder.id + "/"
-            chosen.update(r.id for _, r in everything if r.id.startswith(prefix))
+        if collection.find_folder(key) is not None:
+            folders.add(key)
             continue
         ids = [r.id for _, r in everything]
         ids += [f.id for chain, _ in everything for f in chain]
         close = difflib.get_close_matches(key, sorted(set(ids)), n=3)
         hint = f" (did you mean: {', '.join(close)}?)" if close else ""
         raise RunUsageError(f"no request or folder {name!r} in {collection.root}{hint}")
-    return [(chain, r) for chain, r in everything if r.id in chosen]
+    return [
+        (chain, r)
+        for chain, r in everything
+        if r.id in requests or (folders and any(f.id in folders for f in chain))
+    ]
 
 
 def check_broken(
