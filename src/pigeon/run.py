@@ -204,6 +204,9 @@ async def build(
     except RenderError as exc:
         result.error = f"not sent: {exc}"
         return request, scopes
+    except Exception as exc:  # a defect in rendering fails this request, not the whole run
+        result.error = f"not sent: could not render the request ({type(exc).__name__}: {exc})"
+        return request, scopes
     result.rendered = rendered
     result.unresolved, result.warnings = rendered.unresolved, rendered.warnings
     return request, scopes
