@@ -365,3 +365,15 @@ def test_select_nested_folders_once_each_in_collection_order(tmp_path: Path) -> 
     assert ids("a/b/") == ["a/b/two"]
     with pytest.raises(RunUsageError, match=r"did you mean: a/b/two"):
         select(collection, ["a/b/tow"])
+
+
+def test_broken_environment_file_blocks_only_when_used(tmp_path: Path, capsys, echo_server) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", 'name = "x"\n')
+    write(root, "environments/dev.toml", f'[variables]\nbase_url = "{echo_server.url}"\n')
+    write(root, "environments/prod.toml", '[variables]\nbase_url = = "x"\n')
+    write(root, "r.toml", 'name = "r"\nurl = "{{base_url}}/get"\n')
+    code, out, err = run(capsys, str(root), "--env", "dev")
+    assert code == 0 and "1 passed" in out, out + err
+    code, out, err = run(capsys, str(root), "--env", "prod")
+    assert code == 2 and out == "" and "prod.toml:2" in err, err
