@@ -90,6 +90,7 @@ async def test_script_error_shows_toast_and_log(collection: Path, echo: EchoServ
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert main_screen(app).last_exchange is None  # a failed pre-request script stops it
+        assert main_screen(app).query_one("#response").state == "empty"  # not left pending
         messages = [n.message for n in app._notifications]
         assert any("ValueError: boom" in m for m in messages)
         assert any(e.error and "boom" in e.text for e in app.session.log)

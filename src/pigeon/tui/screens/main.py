@@ -28,7 +28,6 @@ from pigeon.tui.widgets.request_editor import Preview, RequestEditor
 from pigeon.tui.widgets.variables_pane import VariablesPane, env_references, request_texts
 
 if TYPE_CHECKING:
-    from pigeon.tui.app import PigeonApp
     from pigeon.tui.session import Session
 
 # Dialogs and the renderer are imported where they are used: they are not needed for the
@@ -64,7 +63,6 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
     def __init__(self, session: Session) -> None:
         super().__init__()
         self.session = session
-        self._send_started = 0.0
         self.last_exchange: Any = None  # the latest pigeon.send.Exchange shown
         self.first_paint_at = 0.0  # wall-clock time the screen was first on display
         self._vars_key: tuple[Any, ...] = ()
@@ -85,10 +83,6 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
                 yield VariablesPane(id="variables")
         yield Static("", id="status")
         yield Footer(compact=True)
-
-    @property
-    def pigeon(self) -> PigeonApp:
-        return self.app  # type: ignore[return-value]
 
     def on_mount(self) -> None:
         self.query_one("#tree-pane").border_title = "Collection"
@@ -393,21 +387,22 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         trusted = await self._ensure_trust(snapshot)
         preview = self._preview(snapshot)
         pane.show_pending(snapshot.method, preview.url or snapshot.url)  # type: ignore[attr-defined]
-        self._send_started = time.perf_counter()
         self.refresh_bindings()
         try:
             outcome = await send_request(self.session, snapshot, trusted)
         except Exception as exc:
             self.session.add_log("send", traceback.format_exc(), error=True)
             self.notify(f"Send failed: {exc}", severity="error", timeout=8)
+            pane.clear()  # type: ignore[attr-defined]
             return
         for line in outcome.errors:
             self.notify(line, title="Script error", severity="error", timeout=8)
         if outcome.exchange is not None:
             self.last_exchange = outcome.exchange
             pane.show_exchange(outcome.exchange)  # type: ignore[attr-defined]
-        elif outcome.error:
-            self.notify(outcome.error, severity="error", timeout=8)
+        else:  # not sent: the pane must not keep saying it is waiting
+            pane.clear()  # type: ignore[attr-defined]
+            self.notify(outcome.error or "Not sent", severity="error", timeout=8)
         self.refresh_after_variables()
 
     async def _ensure_trust(self, request: Request) -> bool:
