@@ -5,8 +5,10 @@
 The collection holds ``--requests`` copies of one GET (placeholders in the URL, a collection
 header, a request header) in folders of ``--block``; each round runs every folder through
 ``run_collection`` and sends as many requests through httpx, interleaved folder by folder
-(the side that goes first alternates), so a busy machine slows both sides alike. The figure
-to read is the median of the per-round ratios.
+(the side that goes first rotates), so a busy machine slows every side alike. The figure to
+read is the median of the per-round ratios. A third side, ``HttpSession.send`` of an already
+rendered request, splits Pigeon's overhead into sending and building; building alone is also
+timed without the network.
 
 Run: python benchmarks/bench_run.py [--requests 1000] [--rounds 7] [--server process|thread]
 
@@ -33,7 +35,8 @@ from pathlib import Path
 import httpx
 
 from pigeon.echo import EchoServer
-from pigeon.run import RequestResult, RunContext, run_collection
+from pigeon.run import RequestResult, RunContext, build, run_collection
+from pigeon.send import HttpSession
 from pigeon.store import load_collection
 
 
@@ -98,44 +101,74 @@ def check(result: RequestResult) -> None:
 
 
 async def one_round(
-    root: Path, folders: list[str], base_url: str, block: int, pigeon_first: bool
-) -> tuple[float, float]:
-    """(pigeon req/s, httpx req/s), interleaved folder by folder."""
+    root: Path, folders: list[str], base_url: str, block: int, first: int
+) -> dict[str, float]:
+    """Requests per second of each side, interleaved folder by folder.
+
+    ``pigeon``: ``run_collection``. ``send``: ``HttpSession.send`` of an already rendered
+    request (the send layer alone). ``httpx``: a bare client. pigeon/send splits Pigeon's
+    overhead into building the request and sending it.
+    """
     collection = load_collection(root)
     assert not collection.broken, collection.broken
     ctx = RunContext(collection)
+    session = HttpSession()
+    chain, request = collection.walk()[0]
+    probe = RequestResult(request, chain)
+    await build(ctx, chain, request, probe)
+    rendered = probe.rendered
+    assert rendered is not None
     url = f"{base_url}/users/7?name=Ada"
     headers = {"X-Api-Key": "k-123", "Accept": "application/json"}
     n = len(collection.requests())
 
-    async def pigeon_block(folder: str) -> float:
-        start = time.perf_counter()
+    async def pigeon_block(folder: str, k: int, client: httpx.AsyncClient) -> None:
         summary = await run_collection(ctx, [folder], on_result=check)
-        assert summary.passed == len(summary.results) > 0
-        return time.perf_counter() - start
+        assert summary.passed == len(summary.results) == k
 
-    async def httpx_block(client: httpx.AsyncClient, k: int) -> float:
-        start = time.perf_counter()
+    async def send_block(folder: str, k: int, client: httpx.AsyncClient) -> None:
+        for _ in range(k):
+            exchange = await session.send(rendered)
+            assert exchange.status == 200, exchange.error
+
+    async def httpx_block(folder: str, k: int, client: httpx.AsyncClient) -> None:
         for _ in range(k):
             response = await client.get(url, headers=headers)
             await response.aread()
             assert response.status_code == 200
-        return time.perf_counter() - start
 
-    spent = {"pigeon": 0.0, "httpx": 0.0}
+    sides = {"pigeon": pigeon_block, "send": send_block, "httpx": httpx_block}
+    spent = dict.fromkeys(sides, 0.0)
+    names = list(sides)
     try:
         async with httpx.AsyncClient(http2=True) as client:
-            await pigeon_block(folders[0])  # open both connections before timing
-            await httpx_block(client, block)
+            for run_block in sides.values():  # open every connection before timing
+                await run_block(folders[0], block, client)
             for index, folder in enumerate(folders):
                 k = min(block, n - index * block)
-                sides = ["pigeon", "httpx"] if pigeon_first else ["httpx", "pigeon"]
-                for side in sides:
-                    spent[side] += await (pigeon_block(folder) if side == "pigeon" else httpx_block(client, k))
-                pigeon_first = not pigeon_first
+                turn = (first + index) % len(names)
+                for name in names[turn:] + names[:turn]:  # who goes first rotates
+                    start = time.perf_counter()
+                    await sides[name](folder, k, client)
+                    spent[name] += time.perf_counter() - start
     finally:
         await ctx.aclose()
-    return n / spent["pigeon"], n / spent["httpx"]
+        await session.aclose()
+    return {name: n / seconds for name, seconds in spent.items()}
+
+
+async def build_cost(root: Path, n: int = 2000) -> float:
+    """Microseconds to build one request without sending it: scopes, render, result."""
+    collection = load_collection(root)
+    ctx = RunContext(collection)
+    chain, request = collection.walk()[0]
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(n):
+            await build(ctx, chain, request, RequestResult(request, chain))
+        best = min(best, (time.perf_counter() - start) / n)
+    return best * 1e6
 
 
 def main() -> None:
@@ -145,29 +178,34 @@ def main() -> None:
     ap.add_argument("--block", type=int, default=50)
     ap.add_argument("--server", choices=("process", "thread"), default="process")
     args = ap.parse_args()
-    pigeon: list[float] = []
-    bare: list[float] = []
+    rates: dict[str, list[float]] = {"pigeon": [], "send": [], "httpx": []}
     with echo_server(args.server) as base_url, tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         folders = make_collection(root, base_url, args.requests, args.block)
-        asyncio.run(one_round(root, folders[:2], base_url, args.block, True))  # warm up
+        asyncio.run(one_round(root, folders[:2], base_url, args.block, 0))  # warm up
         for i in range(args.rounds):
-            p, b = asyncio.run(one_round(root, folders, base_url, args.block, i % 2 == 0))
-            pigeon.append(p)
-            bare.append(b)
+            for name, rate in asyncio.run(one_round(root, folders, base_url, args.block, i)).items():
+                rates[name].append(rate)
+        build_us = asyncio.run(build_cost(root))
+    pigeon, send, bare = rates["pigeon"], rates["send"], rates["httpx"]
     ratios = [p / b for p, b in zip(pigeon, bare, strict=True)]
     ratio = statistics.median(ratios)
+    send_ratio = statistics.median(s / b for s, b in zip(send, bare, strict=True))
     print(
         f"{args.requests} sequential GETs each way per round, {args.rounds} rounds, "
         f"echo server in a {args.server}"
     )
     print(f"  pigeon run pipeline : {statistics.median(pigeon):8.0f} req/s (median)   "
           f"rounds: {', '.join(f'{x:.0f}' for x in pigeon)}")
+    print(f"  HttpSession.send    : {statistics.median(send):8.0f} req/s (median)   "
+          f"rounds: {', '.join(f'{x:.0f}' for x in send)}")
     print(f"  bare httpx loop     : {statistics.median(bare):8.0f} req/s (median)   "
           f"rounds: {', '.join(f'{x:.0f}' for x in bare)}")
     print(f"  ratio pigeon/httpx  : {ratio:8.3f} (median of per-round ratios: "
           f"{', '.join(f'{x:.2f}' for x in ratios)})")
     print(f"  pigeon overhead     : {(1 / ratio - 1) * 100:7.1f}% (target <= 15%)")
+    print(f"    of which sending  : {(1 / send_ratio - 1) * 100:7.1f}% (HttpSession.send vs httpx)")
+    print(f"  building one request: {build_us:7.1f} us (scopes, render, result; no network)")
 
 
 if __name__ == "__main__":
