@@ -377,3 +377,9 @@ def test_broken_environment_file_blocks_only_when_used(tmp_path: Path, capsys, e
     assert code == 0 and "1 passed" in out, out + err
     code, out, err = run(capsys, str(root), "--env", "prod")
     assert code == 2 and out == "" and "prod.toml:2" in err, err
+
+
+def test_options_may_come_before_request_names(col: Path, capsys) -> None:
+    code, out, err = run(capsys, "--trust", str(col), "--strict", "auth/login")
+    assert code == 0, out + err
+    assert "auth/login" in out and "1 passed" in out

@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     rest = argv[1:] if command != "app" else argv
     parser = build_parser()[command]
     try:
-        args = parser.parse_args(rest)
+        args = parser.parse_intermixed_args(rest)
     except SystemExit as exc:  # argparse prints its own one-line usage error
         return EXIT_OK if exc.code in (0, None) else EXIT_USAGE
     return dispatch(command, args)
