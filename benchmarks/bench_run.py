@@ -111,7 +111,7 @@ async def one_round(
     """
     collection = load_collection(root)
     assert not collection.broken, collection.broken
-    ctx = RunContext(collection)
+    ctx = RunContext(collection, reuse_scopes=True)  # as `pigeon run` does
     session = HttpSession()
     chain, request = collection.walk()[0]
     probe = RequestResult(request, chain)
@@ -160,7 +160,7 @@ async def one_round(
 async def build_cost(root: Path, n: int = 2000) -> float:
     """Microseconds to build one request without sending it: scopes, render, result."""
     collection = load_collection(root)
-    ctx = RunContext(collection)
+    ctx = RunContext(collection, reuse_scopes=True)  # as `pigeon run` does
     chain, request = collection.walk()[0]
     best = float("inf")
     for _ in range(5):

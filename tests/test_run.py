@@ -383,3 +383,20 @@ def test_options_may_come_before_request_names(col: Path, capsys) -> None:
     code, out, err = run(capsys, "--trust", str(col), "--strict", "auth/login")
     assert code == 0, out + err
     assert "auth/login" in out and "1 passed" in out
+
+
+async def test_reused_scopes_see_runtime_variables_set_between_sends(col: Path) -> None:
+    from pigeon.run import RunContext, execute
+    from pigeon.store import load_collection
+
+    collection = load_collection(col)
+    ctx = RunContext(collection, trusted=True, reuse_scopes=True)
+    chain, request = collection.find("misc/a-count")
+    try:
+        first = await execute(ctx, chain, request)
+        second = await execute(ctx, chain, request)
+    finally:
+        await ctx.aclose()
+    assert first.rendered is not None and second.rendered is not None
+    assert first.rendered.url.endswith("/count/1")
+    assert second.rendered.url.endswith("/count/2")

@@ -51,6 +51,10 @@ class RunContext:
     # All scripts of one phase together; a script stuck in a loop fails its request instead
     # of hanging a CI job. ``None``: no limit.
     script_timeout: float | None = 30.0
+    # Reuse one Scopes (and so its render cache) per request while the files cannot change,
+    # as in `pigeon run`. The app edits variables in place, so it leaves this off.
+    reuse_scopes: bool = False
+    _scopes: dict[int, tuple[Request, Scopes]] = field(default_factory=dict, repr=False)
 
     def session(self) -> HttpSession:
         if self.http is None:
@@ -172,10 +176,20 @@ async def _scripts(
         raise
 
 
-def _scopes(ctx: RunContext, chain: list[Folder], request: Request) -> Scopes:
-    return build_scopes(
+def _scopes(
+    ctx: RunContext, chain: list[Folder], request: Request, reuse: bool = True
+) -> Scopes:
+    reuse = reuse and ctx.reuse_scopes
+    if reuse:
+        hit = ctx._scopes.get(id(request))
+        if hit is not None and hit[0] is request:
+            return hit[1]
+    scopes = build_scopes(
         ctx.collection, chain, request, ctx.environment, ctx.runtime, ctx.cli_vars, ctx.environ
     )
+    if reuse:
+        ctx._scopes[id(request)] = (request, scopes)
+    return scopes
 
 
 async def build(
@@ -198,7 +212,7 @@ async def build(
             return request, scopes
         if outcome.request is not request:
             request = outcome.request  # the script edited it, its variables too
-            scopes = _scopes(ctx, chain, request)
+            scopes = _scopes(ctx, chain, request, reuse=False)
     try:
         rendered = render_request(ctx.collection, chain, request, scopes)
     except RenderError as exc:
@@ -455,6 +469,7 @@ def cli_run(args: argparse.Namespace) -> int:
         cli_vars=dict(getattr(args, "vars", {}) or {}),
         trusted=trusted,
         strict=bool(args.strict),
+        reuse_scopes=True,
     )
     width = max((len(r.id or r.name) for _, r in chosen), default=0)
     console = Console(sys.stdout, getattr(args, "color", None), width)
