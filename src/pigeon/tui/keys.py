@@ -24,8 +24,19 @@ def bindings_of(cls: type) -> list[Binding]:
     return [b for b in cls.__dict__.get("BINDINGS", []) if isinstance(b, Binding)]
 
 
+def expand_groups(groups: Iterable[tuple[str, type]]) -> Iterable[tuple[str, type]]:
+    """Each group followed by the groups its class lists in ``help_subgroups()`` (a screen
+    naming the widgets it mounts later, which are not imported until needed)."""
+    for title, cls in groups:
+        yield title, cls
+        subgroups = getattr(cls, "help_subgroups", None)
+        if callable(subgroups):
+            yield from expand_groups(subgroups())
+
+
 def known_ids(classes: Iterable[type]) -> set[str]:
-    return {b.id for cls in classes for b in bindings_of(cls) if b.id}
+    every = [c for _, c in expand_groups(("", cls) for cls in classes)]
+    return {b.id for cls in every for b in bindings_of(cls) if b.id}
 
 
 def pretty_keys(keys: str) -> str:
@@ -37,7 +48,7 @@ def help_sections(
 ) -> list[tuple[str, list[tuple[str, str]]]]:
     """``[(pane title, [(keys, description)])]`` with remapped keys shown as they now are."""
     out = []
-    for title, cls in groups:
+    for title, cls in expand_groups(groups):
         rows = []
         for b in bindings_of(cls):
             if not b.description:

@@ -70,3 +70,20 @@ async def send_request(session: Session, request: Request, trusted: bool) -> Sen
     if result.exchange is None and result.error:
         outcome.error = result.error[:1].upper() + result.error[1:]
     return outcome
+
+
+def record_history(session: Session, exchange: Any, keep: int | None = None) -> str | None:
+    """Write one exchange to the collection's history (secrets masked) and, with ``keep``,
+    drop the oldest entries beyond it. Blocking file work: call it in a thread. Returns why
+    it could not be written (a read-only folder, a full disk), or ``None``: history must never
+    break a send."""
+    from pigeon.history import history_dir, prune, record
+
+    root = session.root
+    try:
+        record(root, exchange, secrets=session.collection.dotenv.values())
+        if keep is not None and 0 <= keep < sum(1 for _ in history_dir(root).glob("*.json")):
+            prune(root, keep=keep)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None

@@ -48,6 +48,7 @@ class Session:
     log: list[LogEntry] = field(default_factory=list)
     http: Any = None  # pigeon.send.HttpSession, created on the first send
     echo: Any = None  # pigeon.echo.EchoServer when the app started one
+    history_warned: bool = False  # a failure to record history is reported once
 
     @classmethod
     def open(cls, root: Path, environment: str | None = None) -> Session:

@@ -6,6 +6,7 @@ State lives in the app's ``Session``; nothing here is module-level.
 
 from __future__ import annotations
 
+import asyncio
 import time
 import traceback
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,9 @@ if TYPE_CHECKING:
 # first paint, and start-up time is part of the product.
 
 NO_ENV = "__none__"
+TREE_HINT = "n new · r rename · d delete · f1"
+HISTORY_HINT = "enter open · r re-send · d del · p prune"
+DEFAULT_HISTORY_KEEP = 100
 
 
 class Pane(Vertical):
@@ -58,7 +62,14 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         Binding("f4", "choose_environment", "Env", id="environment"),
         Binding("f2", "show_log", "Log", id="log"),
         Binding("f3", "copy_curl", "Copy as curl", id="copy_curl", show=False),
+        Binding("f6", "toggle_history", "History / collection", id="toggle_history", show=False),
     ]
+
+    @staticmethod
+    def help_subgroups() -> list[tuple[str, type]]:
+        from pigeon.tui.widgets.history_list import HistoryList
+
+        return [("History (f6)", HistoryList)]
 
     def __init__(self, session: Session) -> None:
         super().__init__()
@@ -86,7 +97,7 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#tree-pane").border_title = "Collection"
-        self.query_one("#tree-pane").border_subtitle = "n new · r rename · d delete · f1"
+        self.query_one("#tree-pane").border_subtitle = TREE_HINT
         self.query_one(EnvironmentLabel).show(self.session.environment)
         self.query_one("#vars-pane").border_title = "Variables"
         self.query_one(CollectionTree).show_collection(self.session.collection)
@@ -400,6 +411,7 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         if outcome.exchange is not None:
             self.last_exchange = outcome.exchange
             pane.show_exchange(outcome.exchange)  # type: ignore[attr-defined]
+            self._record(outcome.exchange)
         else:  # not sent: the pane must not keep saying it is waiting
             pane.clear()  # type: ignore[attr-defined]
             self.notify(outcome.error or "Not sent", severity="error", timeout=8)
@@ -425,6 +437,128 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
             return True
         self.notify("Scripts skipped: the collection is not trusted.", severity="warning")
         return False
+
+    # -- history ------------------------------------------------------------------------------
+
+    @work(group="history", exit_on_error=False)
+    async def _record(self, exchange: Any) -> None:
+        """Record a finished exchange, in a thread and outside the send worker (cancelling a
+        send must not cancel its record). A failure is reported once per session."""
+        from pigeon.tui.sender import record_history
+
+        keep = getattr(self.app, "config", None)
+        keep = getattr(keep, "history_keep", None) if keep is not None else None
+        problem = await asyncio.to_thread(record_history, self.session, exchange, keep)
+        if problem and not self.session.history_warned:
+            self.session.history_warned = True
+            self.notify(f"History not recorded: {problem}", severity="warning", timeout=8)
+        self._refresh_history()
+
+    def _history_list(self) -> Any:
+        from pigeon.tui.widgets.history_list import HistoryList
+
+        found = self.query(HistoryList)
+        return found.first() if found else None
+
+    def _left_widget(self) -> Any:
+        """What the left pane shows now: the collection tree or the history list."""
+        history = self._history_list()
+        return (
+            history if history is not None and history.display else self.query_one(CollectionTree)
+        )
+
+    def _refresh_history(self) -> None:
+        history = self._history_list()
+        if history is not None:
+            history.reload()
+
+    async def action_toggle_history(self) -> None:
+        """Switch the left pane between the collection tree and the history (showing the pane
+        if it was hidden)."""
+        from pigeon.tui.widgets.history_list import HistoryList
+
+        pane = self.query_one("#tree-pane")
+        history = self._history_list()
+        to_history = not (pane.display and history is not None and history.display)
+        if to_history:
+            if history is None:
+                history = HistoryList(self.session.root, id="history")
+                await pane.mount(history)
+            history.reload()
+        tree = self.query_one(CollectionTree)
+        tree.display = not to_history
+        if history is not None:
+            history.display = to_history
+        pane.border_title = "History" if to_history else "Collection"
+        pane.border_subtitle = HISTORY_HINT if to_history else TREE_HINT
+        if not pane.display:
+            self._toggle_side("#tree-pane", "#vars-pane")
+        else:
+            (history if to_history else tree).focus()
+
+    def on_history_list_open(self, event: Any) -> None:
+        self._open_history(event.entry, send=False)
+
+    def on_history_list_resend(self, event: Any) -> None:
+        self._open_history(event.entry, send=True)
+
+    def _open_history(self, entry: Any, send: bool) -> None:
+        """Load an entry as an unsaved copy in the editor (ctrl+r re-sends it) and show its
+        stored exchange, or send it straight away."""
+        from pigeon.history import to_request
+        from pigeon.tui.widgets.history_list import entry_exchange
+
+        def open_it() -> None:
+            editor = self.query_one(RequestEditor)
+            editor.load(to_request(entry))
+            self._refresh_variables()
+            if send:
+                self._send(editor.request)
+                return
+            panes = self.query("#response")
+            if panes:
+                self.last_exchange = exchange = entry_exchange(entry)
+                panes.first().show_exchange(exchange)  # type: ignore[attr-defined]
+
+        self.guard_unsaved(open_it)
+
+    def on_history_list_delete(self, event: Any) -> None:
+        try:
+            event.entry.path.unlink(missing_ok=True)
+        except OSError as exc:
+            self.notify(f"Not deleted: {exc}", severity="error", timeout=8)
+            return
+        self.notify("Deleted the history entry.")
+        self._refresh_history()
+
+    def on_history_list_prune(self, event: Any) -> None:
+        from pigeon.tui.screens.prompt import PromptScreen
+
+        config = getattr(self.app, "config", None)
+        keep = getattr(config, "history_keep", None) if config is not None else None
+        default = keep if isinstance(keep, int) and keep >= 0 else DEFAULT_HISTORY_KEEP
+
+        def check(value: str) -> str | None:
+            return None if value.isdigit() else "a whole number, 0 or more"
+
+        def answered(value: str | None) -> None:
+            if value is not None:
+                self._prune(int(value))
+
+        title = f"Keep the newest N of {event.count} history entries"
+        self.app.push_screen(PromptScreen(title, str(default), check=check), answered)
+
+    @work(group="history", exit_on_error=False)
+    async def _prune(self, keep: int) -> None:
+        from pigeon.history import prune
+
+        try:
+            removed = await asyncio.to_thread(prune, self.session.root, keep)
+        except (OSError, ValueError) as exc:
+            self.notify(f"Not pruned: {exc}", severity="error", timeout=8)
+            return
+        self.notify(f"Removed {removed} history entr{'y' if removed == 1 else 'ies'}.")
+        self._refresh_history()
 
     # -- panes --------------------------------------------------------------------------------
 
@@ -452,7 +586,10 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         if pane.display:
             if selector == "#vars-pane":
                 self._refresh_variables()
-            pane.query_one(CollectionTree if selector == "#tree-pane" else VariablesPane).focus()
+            if selector == "#tree-pane":
+                self._left_widget().focus()
+            else:
+                pane.query_one(VariablesPane).focus()
         elif focused is None or pane in focused.ancestors:
             editor = self.query_one(RequestEditor)
             if editor.request is not None:

@@ -1,0 +1,232 @@
+"""The history list: every recorded exchange of the collection, newest first.
+
+Like the tree, it only shows and reports: ``Open``, ``Resend``, ``Delete`` and ``Prune``
+messages go to the screen. Entries are read off the UI loop (a history of large bodies is
+many megabytes of JSON).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from rich.style import Style
+from rich.text import Text
+from textual import work
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from pigeon.history import HistoryEntry, list_entries
+from pigeon.tui.format import duration, status_kind
+from pigeon.tui.themes import method_colour
+
+
+def short_time(when: datetime, now: datetime | None = None) -> str:
+    """Local time: ``14:03:22`` today, ``11-20 14:03`` on another day."""
+    local = when.astimezone()
+    today = (now or datetime.now().astimezone()).date()
+    return local.strftime("%H:%M:%S") if local.date() == today else local.strftime("%m-%d %H:%M")
+
+
+def short_url(url: str, width: int) -> str:
+    """The URL without its scheme, cut to ``width`` with an ellipsis."""
+    parts = urlsplit(url)
+    text = url[len(parts.scheme) + 3 :] if parts.scheme and "://" in url else url
+    if len(text) <= width:
+        return text
+    return text[: max(width - 1, 0)] + "…"
+
+
+def entry_exchange(entry: HistoryEntry) -> Any:
+    """A ``pigeon.send.Exchange`` holding what the entry stored, for the response pane."""
+    from pigeon.model import Settings
+    from pigeon.render import RenderedRequest
+    from pigeon.send import Exchange, Timings
+
+    body = entry.request_body
+    try:
+        body_text = body.decode("utf-8") if body is not None else None
+    except UnicodeDecodeError:
+        body_text = None
+    s = entry.settings
+    rendered = RenderedRequest(
+        method=entry.method,
+        url=entry.url,
+        headers=list(entry.request_headers),
+        body=body,
+        body_text=body_text,
+        settings=Settings(
+            timeout=float(s.get("timeout", 30.0)),
+            follow_redirects=bool(s.get("follow_redirects", True)),
+            verify_tls=bool(s.get("verify_tls", True)),
+        ),
+        name=entry.request_name,
+        request_id=entry.request_id,
+    )
+    t = entry.timings
+    return Exchange(
+        request=rendered,
+        method=entry.method,
+        url=entry.url,
+        sent_headers=list(entry.request_headers),
+        status=entry.status,
+        reason=entry.reason,
+        http_version=entry.http_version,
+        headers=list(entry.response_headers),
+        body=entry.body,
+        body_size=entry.body_size or len(entry.body),
+        truncated=entry.body_truncated,
+        wire_body_size=entry.size,
+        timings=Timings(
+            total_ms=float(t.get("total") or 0.0),
+            connect_ms=t.get("connect"),
+            tls_ms=t.get("tls"),
+            ttfb_ms=t.get("ttfb"),
+            download_ms=t.get("download"),
+        ),
+        error=entry.error,
+        error_kind=entry.error_kind,  # type: ignore[arg-type]
+        started_at=entry.started_at,
+    )
+
+
+class HistoryList(OptionList):
+    """Two lines per exchange: time, method, status and duration; then the URL."""
+
+    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    COMPONENT_CLASSES = {
+        "history-list--info",
+        "history-list--success",
+        "history-list--redirect",
+        "history-list--client-error",
+        "history-list--server-error",
+        "history-list--error",
+        "history-list--muted",
+    }
+    BINDINGS = [
+        Binding("enter", "select", "Open entry (response + editable copy)", id="history.open"),
+        Binding("r", "resend", "Re-send entry", id="history.resend"),
+        Binding("d,delete", "delete", "Delete entry", id="history.delete"),
+        Binding("p", "prune", "Prune: keep the newest N", id="history.prune"),
+    ]
+
+    @dataclass
+    class Open(Message):
+        entry: HistoryEntry
+
+    @dataclass
+    class Resend(Message):
+        entry: HistoryEntry
+
+    @dataclass
+    class Delete(Message):
+        entry: HistoryEntry
+
+    @dataclass
+    class Prune(Message):
+        count: int  # entries listed now
+
+    @dataclass
+    class Loaded(Message):
+        count: int
+
+    def __init__(self, root: Path, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.root = root
+        self.entries: list[HistoryEntry] = []
+        self._width = 0
+
+    # -- data ---------------------------------------------------------------------------------
+
+    @work(exclusive=True, group="history", exit_on_error=False)
+    async def reload(self) -> None:
+        """Read the history again (in a thread) and redraw, keeping the highlighted entry."""
+        entries = await asyncio.to_thread(list_entries, self.root)
+        self.show_entries(entries)
+        self.post_message(self.Loaded(len(entries)))
+
+    def show_entries(self, entries: list[HistoryEntry]) -> None:
+        current = self.current
+        self.entries = entries
+        self._redraw()
+        if current is not None:
+            index = next((i for i, e in enumerate(entries) if e.path == current.path), None)
+            if index is not None:
+                self.highlighted = index
+
+    @property
+    def current(self) -> HistoryEntry | None:
+        index = self.highlighted
+        if index is None or not 0 <= index < len(self.entries):
+            return None
+        return self.entries[index]
+
+    # -- drawing ------------------------------------------------------------------------------
+
+    def _redraw(self) -> None:
+        highlighted = self.highlighted
+        self._width = self.scrollable_content_region.width
+        self.clear_options()
+        if not self.entries:
+            self.add_option(
+                Option(Text("No sends yet: ctrl+r sends a request.", style="dim"), disabled=True)
+            )
+            return
+        now = datetime.now().astimezone()
+        self.add_options(
+            Option(self._prompt(e, now), id=str(i)) for i, e in enumerate(self.entries)
+        )
+        if highlighted is not None:
+            self.highlighted = min(highlighted, len(self.entries) - 1)
+        elif self.entries:
+            self.highlighted = 0
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(f"history-list--{name}", partial=True)
+
+    def _prompt(self, entry: HistoryEntry, now: datetime) -> Text:
+        muted = self._style("muted")
+        kind = self._style(status_kind(entry.status))
+        status = str(entry.status) if entry.status is not None else "ERR"
+        colour = method_colour(self.app.current_theme, entry.method)
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(short_time(entry.started_at, now), muted)
+        text.append(" ")
+        text.append(entry.method[:6], Style(color=colour, bold=True))
+        text.append(" ")
+        text.append(status, kind + Style(bold=True))
+        text.append(f" {duration(entry.total_ms)}", muted)
+        text.append("\n  ")
+        text.append(short_url(entry.url, max(self._width - 3, 8)))
+        return text
+
+    def on_resize(self) -> None:
+        if self.entries and self.scrollable_content_region.width != self._width:
+            self._redraw()
+
+    # -- actions ------------------------------------------------------------------------------
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        entry = self.current
+        if entry is not None:
+            self.post_message(self.Open(entry))
+
+    def action_resend(self) -> None:
+        entry = self.current
+        if entry is not None:
+            self.post_message(self.Resend(entry))
+
+    def action_delete(self) -> None:
+        entry = self.current
+        if entry is not None:
+            self.post_message(self.Delete(entry))
+
+    def action_prune(self) -> None:
+        self.post_message(self.Prune(len(self.entries)))

@@ -1,0 +1,172 @@
+"""Request history in the app: every send recorded (secrets masked), listed newest first,
+opened and re-sent, deleted and pruned; a history that cannot be written never breaks a send."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+
+from pigeon.echo import EchoServer
+from pigeon.history import MASK, history_dir, list_entries
+from pigeon.tui.widgets.history_list import HistoryList, short_url
+from pigeon.tui.widgets.request_editor import RequestEditor
+from test_tui_support import (  # noqa: F401 - fixtures
+    collection_fixture,
+    echo_fixture,
+    main_screen,
+    make_app,
+    open_request,
+    private_config_fixture,
+)
+
+TOKEN = "s3cret-demo-token-4242"
+
+
+async def settle(pilot) -> None:
+    """Wait until sends, records and list reloads (workers started by workers) are done."""
+    app = pilot.app
+    for _ in range(50):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(w.is_running for w in app.workers):
+            return
+    raise AssertionError("workers still running")
+
+
+async def send(pilot) -> None:
+    await pilot.press("ctrl+r")
+    await settle(pilot)
+
+
+async def show_history(pilot) -> HistoryList:
+    await pilot.press("f6")
+    await settle(pilot)
+    history = main_screen(pilot.app).query_one(HistoryList)
+    assert history.display and pilot.app.focused is history
+    return history
+
+
+def option_texts(history: HistoryList) -> list[str]:
+    return [str(history.get_option_at_index(i).prompt) for i in range(history.option_count)]
+
+
+async def test_send_is_recorded_and_listed(collection: Path, echo: EchoServer) -> None:
+    app = make_app(collection, echo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_request(pilot, "users/list-users")
+        await send(pilot)
+        assert len(list_entries(collection)) == 1
+        history = await show_history(pilot)
+        screen = main_screen(app)
+        assert screen.query_one("#tree-pane").border_title == "History"
+        [entry] = history.entries
+        assert (entry.method, entry.status) == ("GET", 200)
+        [text] = option_texts(history)
+        assert "GET" in text and "200" in text and "ms" in text
+        assert short_url(entry.url, 200)[:15] in text and "…" in text  # cut to the pane
+        # f6 again: back to the tree.
+        await pilot.press("f6")
+        await pilot.pause()
+        assert not history.display
+        assert screen.query_one("#tree-pane").border_title == "Collection"
+        # A send while the list shows refreshes it, newest first.
+        await open_request(pilot, "responses/status-418")
+        await show_history(pilot)
+        await send(pilot)
+        assert [e.request_id for e in history.entries] == [
+            "responses/status-418",
+            "users/list-users",
+        ]
+        assert "418" in option_texts(history)[0]
+
+
+async def test_secrets_are_masked_on_disk(
+    collection: Path, echo: EchoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PIGEON_DEMO_TOKEN", raising=False)
+    (collection / ".env").write_text(f"PIGEON_DEMO_TOKEN={TOKEN}\n", encoding="utf-8")
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "auth-styles/env-token")
+        await send(pilot)
+        exchange = main_screen(app).last_exchange
+        assert exchange.status == 200 and TOKEN in exchange.text  # the echo shows it back
+    [path] = history_dir(collection).glob("*.json")
+    stored = path.read_text(encoding="utf-8")
+    assert TOKEN not in stored
+    data = json.loads(stored)
+    assert ["Authorization", f"Bearer {MASK}"] in data["request"]["headers"]
+
+
+async def test_open_entry_and_resend_records_a_second(collection: Path, echo: EchoServer) -> None:
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "responses/status-418")
+        await send(pilot)
+        history = await show_history(pilot)
+        first = history.entries[0]
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = main_screen(app)
+        editor = screen.query_one(RequestEditor)
+        assert editor.request is not None and editor.request.path is None  # an unsaved copy
+        assert (editor.request.method, editor.request.url) == (first.method, first.url)
+        pane = screen.query_one("#response")
+        assert pane.state == "done" and pane.exchange.status == first.status
+        assert pane.exchange.body == first.body and first.body
+        assert "418" in str(pane.status_line.render())
+        await send(pilot)
+        assert len(history.entries) == 2
+        newest = history.entries[0]
+        assert newest.url == first.url and newest.started_at > first.started_at
+        # The highlight stays on the entry it was on; r re-sends the highlighted entry.
+        assert history.highlighted == 1 and app.focused is history
+        await pilot.press("home")
+        await pilot.press("r")
+        await settle(pilot)
+        assert len(history.entries) == 3
+
+
+async def test_delete_and_prune_keep_the_newest(collection: Path, echo: EchoServer) -> None:
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for request_id in ("users/list-users", "responses/status-418", "users/list-users"):
+            await open_request(pilot, request_id)
+            await send(pilot)
+        history = await show_history(pilot)
+        assert len(history.entries) == 3
+        newest = history.entries[0].path
+        await pilot.press("down", "d")
+        await settle(pilot)
+        assert len(history.entries) == 2 and history.entries[0].path == newest
+        await open_request(pilot, "responses/status-418")
+        await send(pilot)
+        history.focus()
+        await pilot.press("p")
+        await pilot.pause()
+        field = app.screen.query_one("#prompt-input", Input)
+        assert field.value == "100"  # AppConfig.history_keep's default
+        await pilot.press("ctrl+u", "x", "enter")
+        await pilot.pause()
+        assert "whole number" in str(app.screen.query_one("#prompt-error").render())
+        await pilot.press("ctrl+u", "1", "enter")
+        await settle(pilot)
+        assert len(list_entries(collection)) == 1
+        [kept] = history.entries
+        assert kept.request_id == "responses/status-418"
+
+
+async def test_unwritable_history_warns_once_and_sends(collection: Path, echo: EchoServer) -> None:
+    (collection / ".pigeon").mkdir()
+    (collection / ".pigeon" / "history").write_text("not a folder", encoding="utf-8")
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "users/list-users")
+        for _ in range(2):
+            await send(pilot)
+            assert main_screen(app).last_exchange.status == 200
+        warnings = [n for n in app._notifications if "History not recorded" in n.message]
+        assert len(warnings) == 1
