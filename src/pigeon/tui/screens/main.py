@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 NO_ENV = "__none__"
 TREE_HINT = "n new · r rename · d delete · f1"
-HISTORY_HINT = "enter open · r re-send · d del · p prune"
+HISTORY_HINT = "f6 tree · f1 keys"
 DEFAULT_HISTORY_KEEP = 100
 
 

@@ -27,11 +27,13 @@ from pigeon.tui.format import duration, status_kind
 from pigeon.tui.themes import method_colour
 
 
-def short_time(when: datetime, now: datetime | None = None) -> str:
-    """Local time: ``14:03:22`` today, ``11-20 14:03`` on another day."""
+def short_time(when: datetime, now: datetime | None = None, seconds: bool = True) -> str:
+    """Local time: ``14:03:22`` (or ``14:03``) today, ``11-20 14:03`` on another day."""
     local = when.astimezone()
     today = (now or datetime.now().astimezone()).date()
-    return local.strftime("%H:%M:%S") if local.date() == today else local.strftime("%m-%d %H:%M")
+    if local.date() != today:
+        return local.strftime("%m-%d %H:%M")
+    return local.strftime("%H:%M:%S" if seconds else "%H:%M")
 
 
 def short_url(url: str, width: int) -> str:
@@ -97,7 +99,8 @@ def entry_exchange(entry: HistoryEntry) -> Any:
 
 
 class HistoryList(OptionList):
-    """Two lines per exchange: time, method, status and duration; then the URL."""
+    """Two lines per exchange: time, method, status and duration; then the URL. Both are cut
+    to the list's width by hand: an option's prompt wraps otherwise."""
 
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
     COMPONENT_CLASSES = {
@@ -110,10 +113,10 @@ class HistoryList(OptionList):
         "history-list--muted",
     }
     BINDINGS = [
-        Binding("enter", "select", "Open entry (response + editable copy)", id="history.open"),
-        Binding("r", "resend", "Re-send entry", id="history.resend"),
+        Binding("enter", "select", "Open entry", id="history.open"),
+        Binding("r", "resend", "Re-send", id="history.resend"),
         Binding("d,delete", "delete", "Delete entry", id="history.delete"),
-        Binding("p", "prune", "Prune: keep the newest N", id="history.prune"),
+        Binding("p", "prune", "Prune…", id="history.prune"),
     ]
 
     @dataclass
@@ -195,15 +198,17 @@ class HistoryList(OptionList):
         kind = self._style(status_kind(entry.status))
         status = str(entry.status) if entry.status is not None else "ERR"
         colour = method_colour(self.app.current_theme, entry.method)
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(short_time(entry.started_at, now), muted)
+        width = max(self._width, 12)
+        text = Text()
+        text.append(short_time(entry.started_at, now, seconds=width >= 26), muted)
         text.append(" ")
         text.append(entry.method[:6], Style(color=colour, bold=True))
         text.append(" ")
         text.append(status, kind + Style(bold=True))
         text.append(f" {duration(entry.total_ms)}", muted)
+        text.truncate(width, overflow="ellipsis")  # the list would wrap it
         text.append("\n  ")
-        text.append(short_url(entry.url, max(self._width - 3, 8)))
+        text.append(short_url(entry.url, width - 2))
         return text
 
     def on_resize(self) -> None:
