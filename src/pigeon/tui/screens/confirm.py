@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.containers import Vertical
 from textual.widgets import Button, Label
 
-_CSS = (Path(__file__).parent / "dialogs.tcss").read_text()
+from pigeon.tui.screens.form_modal import AnswerModal, YesNoModal, button_row
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(YesNoModal):
     """Ask before something that cannot be undone; ``escape`` or ``n`` answers no."""
 
-    DEFAULT_CSS = _CSS
     BINDINGS = [
         Binding("escape,n", "answer(False)", "No", id="dialog.no"),
         Binding("y", "answer(True)", "Yes", id="dialog.yes"),
@@ -30,24 +26,15 @@ class ConfirmScreen(ModalScreen[bool]):
         with Vertical(classes="dialog"):
             yield Label(self._title, classes="title")
             yield Label(self._message, classes="message")
-            with Horizontal(classes="buttons"):
-                yield Button(self._no, id="no")
-                yield Button(self._yes, id="yes", variant="error")
-
-    def on_mount(self) -> None:
-        self.query_one("#no", Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
-
-    def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)
+            yield button_row(
+                Button(self._no, id="no"), Button(self._yes, id="yes", variant="error")
+            )
 
 
-class UnsavedScreen(ModalScreen[str]):
+class UnsavedScreen(AnswerModal[str]):
     """Unsaved changes: answers ``"save"``, ``"discard"`` or ``"cancel"``."""
 
-    DEFAULT_CSS = _CSS
+    FIRST_FOCUS = "save"
     BINDINGS = [
         Binding("escape,c", "answer('cancel')", "Cancel", id="dialog.cancel"),
         Binding("s", "answer('save')", "Save", id="dialog.save"),
@@ -62,16 +49,11 @@ class UnsavedScreen(ModalScreen[str]):
         with Vertical(classes="dialog"):
             yield Label("Unsaved changes", classes="title")
             yield Label(f"{self._what} has unsaved changes.", classes="message")
-            with Horizontal(classes="buttons"):
-                yield Button("Cancel", id="cancel")
-                yield Button("Discard", id="discard", variant="error")
-                yield Button("Save", id="save", variant="primary")
+            yield button_row(
+                Button("Cancel", id="cancel"),
+                Button("Discard", id="discard", variant="error"),
+                Button("Save", id="save", variant="primary"),
+            )
 
-    def on_mount(self) -> None:
-        self.query_one("#save", Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id or "cancel")
-
-    def action_answer(self, answer: str) -> None:
-        self.dismiss(answer)
+    def _answer_for(self, button_id: str | None) -> str:
+        return button_id or "cancel"

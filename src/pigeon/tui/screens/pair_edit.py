@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, Input, Label
+from textual.containers import Vertical
+from textual.widgets import Checkbox, Input, Label
 
-_CSS = (Path(__file__).parent / "dialogs.tcss").read_text()
+from pigeon.tui.screens.form_modal import FormModal, save_cancel_row
 
 
 @dataclass
@@ -21,11 +18,10 @@ class PairValue:
     enabled: bool = True
 
 
-class PairEditScreen(ModalScreen[PairValue | None]):
+class PairEditScreen(FormModal[PairValue | None]):
     """``enter`` in the value field (or Save) accepts; ``escape`` cancels."""
 
-    DEFAULT_CSS = _CSS
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
+    FIELDS = ("pair-name", "pair-value")
 
     def __init__(self, title: str, pair: PairValue, value_label: str = "Value") -> None:
         super().__init__()
@@ -40,22 +36,7 @@ class PairEditScreen(ModalScreen[PairValue | None]):
             yield Input(self._pair.value, id="pair-value")
             yield Checkbox("Enabled (sent)", self._pair.enabled, id="pair-enabled")
             yield Label("", classes="error", id="pair-error")
-            with Horizontal(classes="buttons"):
-                yield Button("Cancel", id="cancel")
-                yield Button("Save", id="save", variant="primary")
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        if event.input.id == "pair-name":
-            self.query_one("#pair-value", Input).focus()
-        else:
-            self._accept()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "save":
-            self._accept()
-        else:
-            self.dismiss(None)
+            yield save_cancel_row()
 
     def _accept(self) -> None:
         name = self.query_one("#pair-name", Input).value.strip()
@@ -65,6 +46,3 @@ class PairEditScreen(ModalScreen[PairValue | None]):
         value = self.query_one("#pair-value", Input).value
         enabled = self.query_one("#pair-enabled", Checkbox).value
         self.dismiss(PairValue(name, value, enabled))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

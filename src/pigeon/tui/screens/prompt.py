@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
-_CSS = (Path(__file__).parent / "dialogs.tcss").read_text()
+from pigeon.tui.screens.form_modal import FormModal
 
 
-class PromptScreen(ModalScreen[str | None]):
+class PromptScreen(FormModal[str | None]):
     """``enter`` accepts, ``escape`` cancels (``None``); ``check`` returns an error or ``None``."""
 
-    DEFAULT_CSS = _CSS
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
+    FIELDS = ("prompt-input",)
 
     def __init__(
         self,
@@ -37,14 +33,10 @@ class PromptScreen(ModalScreen[str | None]):
             yield Label("", classes="error", id="prompt-error")
             yield Label("enter: accept   escape: cancel", classes="hint")
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        value = event.value.strip()
+    def _accept(self) -> None:
+        value = self.query_one("#prompt-input", Input).value.strip()
         problem = self._check(value) if self._check else (None if value else "a name is needed")
         if problem:
             self.query_one("#prompt-error", Label).update(problem)
             return
         self.dismiss(value)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

@@ -6,17 +6,15 @@ from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.containers import Vertical
 from textual.widgets import Button, Label
 
-_CSS = (Path(__file__).parent / "dialogs.tcss").read_text()
+from pigeon.tui.screens.form_modal import YesNoModal, button_row
 
 
-class TrustScreen(ModalScreen[bool]):
+class TrustScreen(YesNoModal):
     """``True``: trust the collection (recorded); ``False``: not now (scripts skipped)."""
 
-    DEFAULT_CSS = _CSS
     BINDINGS = [
         Binding("escape,n", "answer(False)", "Not now", id="dialog.not_now"),
         Binding("t", "answer(True)", "Trust", id="dialog.trust"),
@@ -35,15 +33,6 @@ class TrustScreen(ModalScreen[bool]):
                 "remembered.",
                 classes="message",
             )
-            with Horizontal(classes="buttons"):
-                yield Button("Not now", id="no")
-                yield Button("Trust", id="yes", variant="warning")
-
-    def on_mount(self) -> None:
-        self.query_one("#no", Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
-
-    def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)
+            yield button_row(
+                Button("Not now", id="no"), Button("Trust", id="yes", variant="warning")
+            )

@@ -6,18 +6,14 @@ import json
 import tomllib
 from dataclasses import dataclass
 from datetime import date, datetime
-from pathlib import Path
 from typing import Any
 
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select
+from textual.containers import Vertical
+from textual.widgets import Input, Label, Select
 
+from pigeon.tui.screens.form_modal import FormModal, save_cancel_row
 from pigeon.values import check_name, check_value, compact_json, kind_of
-
-_CSS = (Path(__file__).parent / "dialogs.tcss").read_text()
 
 
 def parse_literal(text: str) -> Any:
@@ -54,11 +50,10 @@ class VariableValue:
     scope: str  # "collection" | "environment" | "request" | "runtime"
 
 
-class VariableEditScreen(ModalScreen[VariableValue | None]):
+class VariableEditScreen(FormModal[VariableValue | None]):
     """The value is checked like a script's ``setVar`` before the dialog closes."""
 
-    DEFAULT_CSS = _CSS
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
+    FIELDS = ("var-name", "var-value")
 
     def __init__(
         self,
@@ -89,9 +84,7 @@ class VariableEditScreen(ModalScreen[VariableValue | None]):
                 id="var-scope",
             )
             yield Label("", classes="error", id="var-error")
-            with Horizontal(classes="buttons"):
-                yield Button("Cancel", id="cancel")
-                yield Button("Save", id="save", variant="primary")
+            yield save_cancel_row()
 
     def on_mount(self) -> None:
         self._show_kind(self.query_one("#var-value", Input).value)
@@ -109,19 +102,6 @@ class VariableEditScreen(ModalScreen[VariableValue | None]):
             kind = "?"
         self.query_one("#var-kind", Label).update(f"kind: {kind}")
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        if event.input.id == "var-name":
-            self.query_one("#var-value", Input).focus()
-        else:
-            self._accept()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "save":
-            self._accept()
-        else:
-            self.dismiss(None)
-
     def _accept(self) -> None:
         name = self.query_one("#var-name", Input).value.strip()
         text = self.query_one("#var-value", Input).value
@@ -133,6 +113,3 @@ class VariableEditScreen(ModalScreen[VariableValue | None]):
             return
         scope = self.query_one("#var-scope", Select).value
         self.dismiss(VariableValue(name, value, str(scope)))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
