@@ -842,21 +842,6 @@ def _variables_table(doc: _Doc, variables: Mapping[str, Any]) -> None:
     doc.table({"variables": dict(variables)} if variables else {})
 
 
-def _common_tail(
-    doc: _Doc,
-    variables: Mapping[str, Any],
-    headers: list[Header],
-    auth: Auth | None,
-    scripts: Scripts,
-) -> None:
-    _variables_table(doc, variables)
-    doc.array_of_tables(("headers",), _pair_entries(headers))
-    if auth is not None:
-        doc.table({"auth": _auth_table(auth)})
-    script_data = _scripts_table(doc, scripts)
-    doc.table({"scripts": script_data} if script_data else {})
-
-
 def request_to_toml(req: Request) -> str:
     """The text of a request file: known keys in DESIGN §2's order, defaults left out."""
     doc = _Doc()
@@ -912,34 +897,39 @@ def request_to_toml(req: Request) -> str:
     return doc.text()
 
 
-def collection_to_toml(col: Collection) -> str:
+def _container_to_toml(
+    node: Collection | Folder, known: tuple[str, ...], own: dict[str, Any]
+) -> str:
+    """A collection's or a folder's file; ``own`` holds the head keys only that kind has.
+
+    Head (``name``, ``own``, ``order``, unknown plain keys), then the tables both share, then
+    the unknown tables: the same order for both, so either round-trips byte for byte.
+    """
     doc = _Doc()
-    plain, tables = _split_extra(col.extra, _COLLECTION_KEYS)
-    head: dict[str, Any] = {"name": col.name}
-    if col.default_environment:
-        head["default_environment"] = col.default_environment
-    if col.order:
-        head["order"] = list(col.order)
+    plain, tables = _split_extra(node.extra, known)
+    head: dict[str, Any] = {"name": node.name, **own}
+    if node.order:
+        head["order"] = list(node.order)
     head.update(plain)
     doc.table(head)
-    _common_tail(doc, col.variables, col.headers, col.auth, col.scripts)
+    _variables_table(doc, node.variables)
+    doc.array_of_tables(("headers",), _pair_entries(node.headers))
+    if node.auth is not None:
+        doc.table({"auth": _auth_table(node.auth)})
+    script_data = _scripts_table(doc, node.scripts)
+    doc.table({"scripts": script_data} if script_data else {})
     for k, v in tables.items():
         doc.table({k: v})
     return doc.text()
+
+
+def collection_to_toml(col: Collection) -> str:
+    own = {"default_environment": col.default_environment} if col.default_environment else {}
+    return _container_to_toml(col, _COLLECTION_KEYS, own)
 
 
 def folder_to_toml(folder: Folder) -> str:
-    doc = _Doc()
-    plain, tables = _split_extra(folder.extra, _FOLDER_KEYS)
-    head: dict[str, Any] = {"name": folder.name}
-    if folder.order:
-        head["order"] = list(folder.order)
-    head.update(plain)
-    doc.table(head)
-    _common_tail(doc, folder.variables, folder.headers, folder.auth, folder.scripts)
-    for k, v in tables.items():
-        doc.table({k: v})
-    return doc.text()
+    return _container_to_toml(folder, _FOLDER_KEYS, {})
 
 
 def environment_to_toml(env: Environment) -> str:
