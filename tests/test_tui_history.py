@@ -170,3 +170,34 @@ async def test_unwritable_history_warns_once_and_sends(collection: Path, echo: E
             assert main_screen(app).last_exchange.status == 200
         warnings = [n for n in app._notifications if "History not recorded" in n.message]
         assert len(warnings) == 1
+
+
+async def test_history_keep_bounds_history_and_f6_shows_a_hidden_pane(
+    collection: Path, echo: EchoServer
+) -> None:
+    from pigeon.config import AppConfig
+    from pigeon.tui.app import PigeonApp
+    from pigeon.tui.session import Session
+    from pigeon.tui.themes import bundled_theme_dirs
+
+    session = Session.open(collection)
+    session.overrides["base_url"] = echo.url
+    config = AppConfig(history_keep=2, theme="pigeon-dark")
+    app = PigeonApp(session, config=config, theme_dirs=bundled_theme_dirs(), remember_theme=False)
+    async with app.run_test(size=(60, 24)) as pilot:
+        await open_request(pilot, "responses/status-418")
+        screen = main_screen(app)
+        for _ in range(3):
+            await send(pilot)
+        assert len(list_entries(collection)) == 2  # the oldest went once a third was written
+        pane = screen.query_one("#tree-pane")
+        pane.display = False  # as ctrl+b leaves it
+        history = await show_history(pilot)
+        assert pane.display and len(history.entries) == 2
+        history.focus()
+        await pilot.press("p")
+        await pilot.pause()
+        assert app.screen.query_one("#prompt-input", Input).value == "2"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert len(list_entries(collection)) == 2
