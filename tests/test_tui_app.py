@@ -18,23 +18,12 @@ from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.request_editor import RequestEditor
 from pigeon.tui.widgets.url_preview import UrlPreview
 from pigeon.tui.widgets.variables_pane import VariablesPane
-from test_tui_support import (  # noqa: F401 - fixtures
-    DEMO,
-    collection_fixture,
-    echo_fixture,
-    main_screen,
-    make_app,
-    open_request,
-    private_config_fixture,
-    replace_url,
-)
+from test_tui_support import *  # noqa: F403 - the shared fixtures
+from test_tui_support import DEMO, main_screen, open_request, replace_url, running
 
 
-async def test_opens_collection_with_tree_and_broken_file(
-    collection: Path, echo: EchoServer
-) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
+async def test_opens_collection_with_tree_and_broken_file(app: PigeonApp) -> None:
+    async with running(app) as pilot:
         await pilot.pause()
         screen = main_screen(app)
         tree = screen.query_one(CollectionTree)
@@ -52,10 +41,8 @@ async def test_opens_collection_with_tree_and_broken_file(
         assert "could not be loaded" in shown and "broken.toml" in shown
 
 
-async def test_url_edit_updates_preview_and_dirty_mark(collection: Path, echo: EchoServer) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await open_request(pilot, "users/list-users")
+async def test_url_edit_updates_preview_and_dirty_mark(app: PigeonApp, echo: EchoServer) -> None:
+    async with running(app, "users/list-users") as pilot:
         await replace_url(pilot, "{{base_url}}/things/{{user.id}}/{{nope}}")
         screen = main_screen(app)
         preview = screen.query_one(UrlPreview)
@@ -75,10 +62,8 @@ async def test_url_edit_updates_preview_and_dirty_mark(collection: Path, echo: E
         assert "nope" in pane._unresolved
 
 
-async def test_send_to_echo_server_shows_response(collection: Path, echo: EchoServer) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await open_request(pilot, "users/list-users")
+async def test_send_to_echo_server_shows_response(app: PigeonApp) -> None:
+    async with running(app, "users/list-users") as pilot:
         await pilot.press("ctrl+r")
         await pilot.pause()
         await app.workers.wait_for_complete()
@@ -94,10 +79,8 @@ async def test_send_to_echo_server_shows_response(collection: Path, echo: EchoSe
         assert "200" in status and "OK" in status
 
 
-async def test_environment_switch_changes_preview(collection: Path, echo: EchoServer) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await open_request(pilot, "users/list-users")
+async def test_environment_switch_changes_preview(app: PigeonApp, echo: EchoServer) -> None:
+    async with running(app, "users/list-users") as pilot:
         await replace_url(pilot, "{{base_url}}/{{stage}}")
         screen = main_screen(app)
         assert screen.query_one(UrlPreview).url.split("?")[0] == f"{echo.url}/local"
@@ -110,10 +93,7 @@ async def test_environment_switch_changes_preview(collection: Path, echo: EchoSe
         assert "staging" in str(screen.query_one("#env").render())
 
 
-async def test_small_terminal_tree_collapses_and_send_works(
-    collection: Path, echo: EchoServer
-) -> None:
-    app = make_app(collection, echo)
+async def test_small_terminal_tree_collapses_and_send_works(app: PigeonApp) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         screen = main_screen(app)
@@ -134,9 +114,8 @@ async def test_small_terminal_tree_collapses_and_send_works(
         assert screen.query_one("#tree-pane").display
 
 
-async def test_method_cycles_with_arrow_keys_in_url(collection: Path, echo: EchoServer) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
+async def test_method_cycles_with_arrow_keys_in_url(app: PigeonApp) -> None:
+    async with running(app) as pilot:
         request = await open_request(pilot, "users/list-users")
         await pilot.press("ctrl+l", "down")
         await pilot.pause()
@@ -146,9 +125,8 @@ async def test_method_cycles_with_arrow_keys_in_url(collection: Path, echo: Echo
         assert request.method == "OPTIONS"
 
 
-async def test_help_screen_lists_bindings(collection: Path, echo: EchoServer) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
+async def test_help_screen_lists_bindings(app: PigeonApp) -> None:
+    async with running(app) as pilot:
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
@@ -169,7 +147,7 @@ async def test_keymap_from_config_remaps_send(collection: Path, echo: EchoServer
     session = Session.open(collection)
     session.overrides["base_url"] = echo.url
     app = PigeonApp(session, config=Config(), theme_dirs=bundled_theme_dirs(), remember_theme=False)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with running(app) as pilot:
         assert app.theme == "pigeon-light"
         assert any("nonsense" in p for p in app.startup_problems)
         await open_request(pilot, "users/list-users")
@@ -210,7 +188,7 @@ async def test_demo_status_bar_names_the_echo_server() -> None:
 
     session = open_session(None, None)
     app = PigeonApp(session, theme_dirs=bundled_theme_dirs(), remember_theme=False)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with running(app) as pilot:
         await pilot.pause()
         status = str(main_screen(app).query_one("#status").render())
         assert f"echo server on {session.echo.url}" in status
@@ -218,9 +196,8 @@ async def test_demo_status_bar_names_the_echo_server() -> None:
     assert session.echo is None  # closed with the app
 
 
-async def test_url_completion_accepts_with_right_arrow(collection: Path, echo: EchoServer) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
+async def test_url_completion_accepts_with_right_arrow(app: PigeonApp) -> None:
+    async with running(app) as pilot:
         request = await open_request(pilot, "users/list-users")
         await replace_url(pilot, "{{us")
         await app.workers.wait_for_complete()
@@ -236,19 +213,16 @@ async def test_url_completion_accepts_with_right_arrow(collection: Path, echo: E
         assert request.url == "{{user.address."
 
 
-async def test_copy_as_curl(collection: Path, echo: EchoServer) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await open_request(pilot, "users/list-users")
+async def test_copy_as_curl(app: PigeonApp, echo: EchoServer) -> None:
+    async with running(app, "users/list-users") as pilot:
         await pilot.press("f3")
         await pilot.pause()
         assert app.clipboard.startswith("curl")
         assert f"{echo.url}/users" in app.clipboard
 
 
-async def test_quit_from_the_help_screen(collection: Path, echo: EchoServer) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
+async def test_quit_from_the_help_screen(app: PigeonApp) -> None:
+    async with running(app) as pilot:
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
@@ -257,10 +231,7 @@ async def test_quit_from_the_help_screen(collection: Path, echo: EchoServer) -> 
         assert not app.is_running
 
 
-async def test_small_terminal_shows_one_side_pane_at_a_time(
-    collection: Path, echo: EchoServer
-) -> None:
-    app = make_app(collection, echo)
+async def test_small_terminal_shows_one_side_pane_at_a_time(app: PigeonApp) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await open_request(pilot, "users/list-users")
         screen = main_screen(app)

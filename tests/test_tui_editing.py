@@ -6,29 +6,19 @@ from pathlib import Path
 
 from textual.widgets import Input, TextArea
 
-from pigeon.echo import EchoServer
 from pigeon.model import Request
 from pigeon.store import load_collection
+from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.confirm import UnsavedScreen
 from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.request_editor import RequestEditor
-from test_tui_support import (  # noqa: F401 - fixtures
-    DEMO,
-    collection_fixture,
-    echo_fixture,
-    main_screen,
-    make_app,
-    open_request,
-    private_config_fixture,
-    replace_url,
-)
+from test_tui_support import *  # noqa: F403 - the shared fixtures
+from test_tui_support import main_screen, open_request, replace_url, running
 
 
-async def test_save_writes_the_file(collection: Path, echo: EchoServer) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await open_request(pilot, "users/list-users")
+async def test_save_writes_the_file(app: PigeonApp, collection: Path) -> None:
+    async with running(app, "users/list-users") as pilot:
         await replace_url(pilot, "{{base_url}}/saved")
         await pilot.press("ctrl+s")
         await pilot.pause()
@@ -41,10 +31,8 @@ async def test_save_writes_the_file(collection: Path, echo: EchoServer) -> None:
     assert reloaded is not None and reloaded[1].url == "{{base_url}}/saved"
 
 
-async def test_quit_with_unsaved_changes_asks_first(collection: Path, echo: EchoServer) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await open_request(pilot, "users/list-users")
+async def test_quit_with_unsaved_changes_asks_first(app: PigeonApp, collection: Path) -> None:
+    async with running(app, "users/list-users") as pilot:
         await replace_url(pilot, "{{base_url}}/unsaved")
         await pilot.press("ctrl+q")
         await pilot.pause()
@@ -62,11 +50,9 @@ async def test_quit_with_unsaved_changes_asks_first(collection: Path, echo: Echo
 
 
 async def test_switching_requests_with_unsaved_changes_asks(
-    collection: Path, echo: EchoServer
+    app: PigeonApp, collection: Path
 ) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await open_request(pilot, "users/list-users")
+    async with running(app, "users/list-users") as pilot:
         await replace_url(pilot, "{{base_url}}/kept")
         screen = main_screen(app)
         tree = screen.query_one(CollectionTree)
@@ -86,9 +72,8 @@ async def test_switching_requests_with_unsaved_changes_asks(
     assert "{{base_url}}/kept" in text
 
 
-async def test_json_body_editor_builds_and_types(collection: Path, echo: EchoServer) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
+async def test_json_body_editor_builds_and_types(app: PigeonApp) -> None:
+    async with running(app) as pilot:
         request = await open_request(pilot, "users/create-user")
         screen = main_screen(app)
         screen.query_one("#editor-tabs").active = "tab-body"
@@ -112,10 +97,8 @@ async def test_json_body_editor_builds_and_types(collection: Path, echo: EchoSer
         assert request.body.content == '{"age": {{user.age}}}'
 
 
-async def test_save_refused_when_the_file_broke_on_disk(collection: Path, echo: EchoServer) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await open_request(pilot, "users/list-users")
+async def test_save_refused_when_the_file_broke_on_disk(app: PigeonApp, collection: Path) -> None:
+    async with running(app, "users/list-users") as pilot:
         target = collection / "users" / "list-users.toml"
         target.write_text("name = 'half typed\n", encoding="utf-8")  # a hand edit in progress
         await replace_url(pilot, "{{base_url}}/x")
@@ -127,9 +110,8 @@ async def test_save_refused_when_the_file_broke_on_disk(collection: Path, echo: 
         assert target.read_text(encoding="utf-8") == "name = 'half typed\n"
 
 
-async def test_auth_and_settings_edits(collection: Path, echo: EchoServer) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
+async def test_auth_and_settings_edits(app: PigeonApp, collection: Path) -> None:
+    async with running(app) as pilot:
         request = await open_request(pilot, "users/list-users")
         screen = main_screen(app)
         screen.query_one("#editor-tabs").active = "tab-settings"
@@ -159,9 +141,8 @@ async def test_auth_and_settings_edits(collection: Path, echo: EchoServer) -> No
     assert saved.settings.timeout == 2.5 and saved.auth.token == "{{tok"
 
 
-async def test_multipart_field_becomes_a_file(collection: Path, echo: EchoServer) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
+async def test_multipart_field_becomes_a_file(app: PigeonApp) -> None:
+    async with running(app) as pilot:
         request = await open_request(pilot, "bodies/multipart-body")
         screen = main_screen(app)
         screen.query_one("#editor-tabs").active = "tab-body"

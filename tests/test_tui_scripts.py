@@ -5,27 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from pigeon.echo import EchoServer
+from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.widgets.variables_pane import VariablesPane
-from test_tui_support import (  # noqa: F401 - fixtures
-    DEMO,
-    collection_fixture,
-    echo_fixture,
-    main_screen,
-    make_app,
-    open_request,
-    private_config_fixture,
-    replace_url,
-)
+from test_tui_support import *  # noqa: F403 - the shared fixtures
+from test_tui_support import main_screen, make_app, open_request, running
 
 
-async def test_script_sets_variable_after_trust(collection: Path, echo: EchoServer) -> None:
+async def test_script_sets_variable_after_trust(app: PigeonApp, collection: Path) -> None:
     from pigeon.config import TrustStore
     from pigeon.tui.screens.trust import TrustScreen
 
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await open_request(pilot, "auth/login")
+    async with running(app, "auth/login") as pilot:
         await pilot.press("ctrl+r")
         await pilot.pause()
         assert isinstance(app.screen, TrustScreen)
@@ -49,14 +40,10 @@ async def test_script_sets_variable_after_trust(collection: Path, echo: EchoServ
         assert screen.last_exchange.status == 200
 
 
-async def test_untrusted_scripts_are_skipped_and_asked_once(
-    collection: Path, echo: EchoServer
-) -> None:
+async def test_untrusted_scripts_are_skipped_and_asked_once(app: PigeonApp) -> None:
     from pigeon.tui.screens.trust import TrustScreen
 
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await open_request(pilot, "auth/login")
+    async with running(app, "auth/login") as pilot:
         await pilot.press("ctrl+r")
         await pilot.pause()
         assert isinstance(app.screen, TrustScreen)
@@ -83,8 +70,7 @@ async def test_script_error_shows_toast_and_log(collection: Path, echo: EchoServ
     )
     TrustStore().trust(collection)
     app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await open_request(pilot, "users/failing")
+    async with running(app, "users/failing") as pilot:
         await pilot.press("ctrl+r")
         await pilot.pause()
         await app.workers.wait_for_complete()
@@ -103,10 +89,8 @@ async def test_script_error_shows_toast_and_log(collection: Path, echo: EchoServ
         assert app.is_running and isinstance(app.screen, MainScreen)
 
 
-async def test_escape_cancels_a_slow_send(collection: Path, echo: EchoServer) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await open_request(pilot, "responses/slow")
+async def test_escape_cancels_a_slow_send(app: PigeonApp) -> None:
+    async with running(app, "responses/slow") as pilot:
         await pilot.press("ctrl+r")
         await pilot.pause(0.3)
         screen = main_screen(app)
@@ -121,10 +105,8 @@ async def test_escape_cancels_a_slow_send(collection: Path, echo: EchoServer) ->
         assert app.is_running
 
 
-async def test_response_body_filter_after_send(collection: Path, echo: EchoServer) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await open_request(pilot, "users/list-users")
+async def test_response_body_filter_after_send(app: PigeonApp) -> None:
+    async with running(app, "users/list-users") as pilot:
         await pilot.press("ctrl+r")
         await pilot.pause()
         await app.workers.wait_for_complete()

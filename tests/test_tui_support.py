@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Input
 
 from pigeon.echo import EchoServer
@@ -16,6 +19,9 @@ from pigeon.tui.session import Session, demo_collection_dir
 from pigeon.tui.themes import bundled_theme_dirs
 from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.request_editor import RequestEditor
+
+__all__ = ["app_fixture", "collection_fixture", "echo_fixture", "private_config_fixture"]
+"""What ``from test_tui_support import *`` brings in: the fixtures, so pytest finds them."""
 
 DEMO = demo_collection_dir()
 
@@ -80,3 +86,20 @@ async def replace_url(pilot, text: str) -> None:
     await pilot.press("ctrl+u", "end", "ctrl+u")  # clear the line
     await pilot.press(*text)
     await pilot.pause()
+
+
+@pytest.fixture(name="app")
+def app_fixture(collection: Path, echo: EchoServer) -> PigeonApp:
+    """The app on the demo copy, talking to the echo server; not yet running."""
+    return make_app(collection, echo)
+
+
+@asynccontextmanager
+async def running(
+    app: PigeonApp, request_id: str | None = None, size: tuple[int, int] = (120, 40)
+) -> AsyncIterator[Pilot]:
+    """Run ``app`` under Pilot, with ``request_id`` open in the editor when one is given."""
+    async with app.run_test(size=size) as pilot:
+        if request_id is not None:
+            await open_request(pilot, request_id)
+        yield pilot

@@ -4,27 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pigeon.echo import EchoServer
 from pigeon.model import Request
 from pigeon.store import load_collection
+from pigeon.tui.app import PigeonApp
 from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.request_editor import RequestEditor
-from test_tui_support import (  # noqa: F401 - fixtures
-    DEMO,
-    collection_fixture,
-    echo_fixture,
-    main_screen,
-    make_app,
-    open_request,
-    private_config_fixture,
-    replace_url,
-)
+from test_tui_support import *  # noqa: F403 - the shared fixtures
+from test_tui_support import main_screen, running
 
 
-async def test_tree_new_rename_delete(collection: Path, echo: EchoServer) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await open_request(pilot, "users/list-users")
+async def test_tree_new_rename_delete(app: PigeonApp, collection: Path) -> None:
+    async with running(app, "users/list-users") as pilot:
         screen = main_screen(app)
         screen.query_one(CollectionTree).focus()
         await pilot.press("n")
@@ -58,12 +48,10 @@ async def test_tree_new_rename_delete(collection: Path, echo: EchoServer) -> Non
         assert not (collection / "users" / "pong.toml").exists()
 
 
-async def test_duplicate_and_move(collection: Path, echo: EchoServer) -> None:
+async def test_duplicate_and_move(app: PigeonApp, collection: Path) -> None:
     from pigeon.tui.screens.choose import ChooseScreen
 
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await open_request(pilot, "users/list-users")
+    async with running(app, "users/list-users") as pilot:
         screen = main_screen(app)
         tree = screen.query_one(CollectionTree)
         tree.focus()
@@ -91,10 +79,8 @@ async def test_duplicate_and_move(collection: Path, echo: EchoServer) -> None:
         assert (collection / "list-users-copy.toml").is_file()
 
 
-async def test_maximise_and_palette_reload(collection: Path, echo: EchoServer) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await open_request(pilot, "users/list-users")
+async def test_maximise_and_palette_reload(app: PigeonApp, collection: Path) -> None:
+    async with running(app, "users/list-users") as pilot:
         screen = main_screen(app)
         await pilot.press("ctrl+o")
         await pilot.pause()

@@ -10,24 +10,12 @@ from pigeon.tui.app import PigeonApp
 from pigeon.tui.session import Session
 from pigeon.tui.themes import bundled_theme_dirs
 from pigeon.tui.widgets.variables_pane import VariablesPane
-from test_tui_support import (  # noqa: F401 - fixtures
-    DEMO,
-    collection_fixture,
-    echo_fixture,
-    main_screen,
-    make_app,
-    open_request,
-    private_config_fixture,
-    replace_url,
-)
+from test_tui_support import *  # noqa: F403 - the shared fixtures
+from test_tui_support import main_screen, running
 
 
-async def test_variables_pane_edits_a_collection_variable(
-    collection: Path, echo: EchoServer
-) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await open_request(pilot, "users/list-users")
+async def test_variables_pane_edits_a_collection_variable(app: PigeonApp, collection: Path) -> None:
+    async with running(app, "users/list-users") as pilot:
         screen = main_screen(app)
         pane = screen.query_one(VariablesPane)
         pane.focus()
@@ -43,13 +31,9 @@ async def test_variables_pane_edits_a_collection_variable(
         assert pane.rows["count"][0].value == [1, 2]
 
 
-async def test_variables_pane_masks_secrets_and_clears_runtime(
-    collection: Path, echo: EchoServer
-) -> None:
-    app = make_app(collection, echo)
+async def test_variables_pane_masks_secrets_and_clears_runtime(app: PigeonApp) -> None:
     app.session.runtime.set("token", "s3cr3t-value")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await open_request(pilot, "users/list-users")
+    async with running(app, "users/list-users") as pilot:
         pane = main_screen(app).query_one(VariablesPane)
         node = next(n for n in pane.root.children if n.data is not None and n.data.name == "token")
         assert "s3cr3t" not in str(node.label) and "••••" in str(node.label)
@@ -72,7 +56,7 @@ async def test_theme_choice_is_remembered_in_the_config(collection: Path, echo: 
     session = Session.open(collection)
     session.overrides["base_url"] = echo.url
     app = PigeonApp(session, config=config, theme_dirs=bundled_theme_dirs())
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with running(app) as pilot:
         assert app.theme == "pigeon-dark"
         assert {"pigeon-light", "pigeon-nord", "pigeon-solarized"} <= set(app.available_themes)
         app.theme = "pigeon-nord"  # what the palette's theme picker does
@@ -82,11 +66,9 @@ async def test_theme_choice_is_remembered_in_the_config(collection: Path, echo: 
 
 
 async def test_variables_pane_edits_an_environment_variable(
-    collection: Path, echo: EchoServer
+    app: PigeonApp, collection: Path
 ) -> None:
-    app = make_app(collection, echo)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await open_request(pilot, "users/list-users")
+    async with running(app, "users/list-users") as pilot:
         pane = main_screen(app).query_one(VariablesPane)
         pane.focus()
         node = next(n for n in pane.root.children if n.data is not None and n.data.name == "stage")
