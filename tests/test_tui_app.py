@@ -19,7 +19,15 @@ from pigeon.tui.widgets.request_editor import RequestEditor
 from pigeon.tui.widgets.url_preview import UrlPreview
 from pigeon.tui.widgets.variables_pane import VariablesPane
 from test_tui_support import *  # noqa: F403 - the shared fixtures
-from test_tui_support import DEMO, main_screen, open_request, replace_url, running
+from test_tui_support import (
+    DEMO,
+    main_screen,
+    open_request,
+    press_and_settle,
+    replace_url,
+    running,
+    settle,
+)
 
 
 async def test_opens_collection_with_tree_and_broken_file(app: PigeonApp) -> None:
@@ -64,10 +72,7 @@ async def test_url_edit_updates_preview_and_dirty_mark(app: PigeonApp, echo: Ech
 
 async def test_send_to_echo_server_shows_response(app: PigeonApp) -> None:
     async with running(app, "users/list-users") as pilot:
-        await pilot.press("ctrl+r")
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await press_and_settle(pilot, "ctrl+r")
         exchange = main_screen(app).last_exchange
         assert exchange is not None and exchange.error is None
         assert exchange.status == 200
@@ -104,10 +109,7 @@ async def test_small_terminal_tree_collapses_and_send_works(app: PigeonApp) -> N
         assert not screen.query_one("#tree-pane").display
         editor = screen.query_one(RequestEditor)
         assert editor.region.width >= 70  # the editor takes the room
-        await pilot.press("f5")
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await press_and_settle(pilot, "f5")
         assert screen.last_exchange is not None and screen.last_exchange.status == 200
         await pilot.press("ctrl+b")
         await pilot.pause()
@@ -151,10 +153,7 @@ async def test_keymap_from_config_remaps_send(collection: Path, echo: EchoServer
         assert app.theme == "pigeon-light"
         assert any("nonsense" in p for p in app.startup_problems)
         await open_request(pilot, "users/list-users")
-        await pilot.press("f9")
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await press_and_settle(pilot, "f9")
         assert main_screen(app).last_exchange.status == 200
 
 
@@ -200,14 +199,12 @@ async def test_url_completion_accepts_with_right_arrow(app: PigeonApp) -> None:
     async with running(app) as pilot:
         request = await open_request(pilot, "users/list-users")
         await replace_url(pilot, "{{us")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("right")
         await pilot.pause()
         assert request.url == "{{user."
         await pilot.press(*"ad")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("right")
         await pilot.pause()
         assert request.url == "{{user.address."

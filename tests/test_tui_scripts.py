@@ -9,7 +9,7 @@ from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.widgets.variables_pane import VariablesPane
 from test_tui_support import *  # noqa: F403 - the shared fixtures
-from test_tui_support import main_screen, make_app, open_request, running
+from test_tui_support import main_screen, make_app, open_request, press_and_settle, running, settle
 
 
 async def test_script_sets_variable_after_trust(app: PigeonApp, collection: Path) -> None:
@@ -20,10 +20,7 @@ async def test_script_sets_variable_after_trust(app: PigeonApp, collection: Path
         await pilot.press("ctrl+r")
         await pilot.pause()
         assert isinstance(app.screen, TrustScreen)
-        await pilot.press("t")
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await press_and_settle(pilot, "t")
         screen = main_screen(app)
         assert screen.last_exchange.status == 200
         token = app.session.runtime.get("token")
@@ -33,10 +30,7 @@ async def test_script_sets_variable_after_trust(app: PigeonApp, collection: Path
         assert pane.rows["token"][0].scope == "runtime"
         # "Who am I" sends the token the script kept: the echo server accepts it.
         await open_request(pilot, "auth/me")
-        await pilot.press("ctrl+r")
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await press_and_settle(pilot, "ctrl+r")
         assert screen.last_exchange.status == 200
 
 
@@ -49,8 +43,7 @@ async def test_untrusted_scripts_are_skipped_and_asked_once(app: PigeonApp) -> N
         assert isinstance(app.screen, TrustScreen)
         await pilot.press("n")  # not now
         await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         assert main_screen(app).last_exchange.status == 200  # sent all the same
         assert app.session.runtime.get("token") is None
         await pilot.press("ctrl+r")
@@ -71,10 +64,7 @@ async def test_script_error_shows_toast_and_log(collection: Path, echo: EchoServ
     TrustStore().trust(collection)
     app = make_app(collection, echo)
     async with running(app, "users/failing") as pilot:
-        await pilot.press("ctrl+r")
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await press_and_settle(pilot, "ctrl+r")
         assert main_screen(app).last_exchange is None  # a failed pre-request script stops it
         assert main_screen(app).query_one("#response").state == "empty"  # not left pending
         messages = [n.message for n in app._notifications]
@@ -95,10 +85,7 @@ async def test_escape_cancels_a_slow_send(app: PigeonApp) -> None:
         await pilot.pause(0.3)
         screen = main_screen(app)
         assert screen._sending_workers()
-        await pilot.press("escape")
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await press_and_settle(pilot, "escape")
         assert not screen._sending_workers()
         assert screen.last_exchange is None
         assert screen.query_one("#response").state == "cancelled"
@@ -107,15 +94,11 @@ async def test_escape_cancels_a_slow_send(app: PigeonApp) -> None:
 
 async def test_response_body_filter_after_send(app: PigeonApp) -> None:
     async with running(app, "users/list-users") as pilot:
-        await pilot.press("ctrl+r")
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await press_and_settle(pilot, "ctrl+r")
         pane = main_screen(app).query_one("#response")
         view = pane.body_view
         for _ in range(50):  # the pretty view is built in a worker
-            await app.workers.wait_for_complete()
-            await pilot.pause()
+            await settle(pilot)
             if view.is_json:
                 break
         view.focus()
@@ -123,8 +106,7 @@ async def test_response_body_filter_after_send(app: PigeonApp) -> None:
         await pilot.pause()
         await pilot.press(*"query.q[0]", "enter")
         for _ in range(50):
-            await app.workers.wait_for_complete()
-            await pilot.pause()
+            await settle(pilot)
             if view.filter_expression:
                 break
         assert view.filter_expression == "query.q[0]"

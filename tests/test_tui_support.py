@@ -103,3 +103,16 @@ async def running(
         if request_id is not None:
             await open_request(pilot, request_id)
         yield pilot
+
+
+async def settle(pilot: Pilot) -> None:
+    """Wait for the app's workers (a send, a body build) and the refresh that shows their end."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def press_and_settle(pilot: Pilot, *keys: str) -> None:
+    """Press ``keys`` and wait until what they started has finished and is on screen."""
+    await pilot.press(*keys)
+    await pilot.pause()
+    await settle(pilot)
