@@ -14,7 +14,7 @@ from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.request_editor import RequestEditor
 from test_tui_support import *  # noqa: F403 - the shared fixtures
-from test_tui_support import main_screen, open_request, replace_url, running
+from test_tui_support import main_screen, open_request, replace_url, running, show_tab
 
 
 async def test_save_writes_the_file(app: PigeonApp, collection: Path) -> None:
@@ -75,9 +75,7 @@ async def test_switching_requests_with_unsaved_changes_asks(
 async def test_json_body_editor_builds_and_types(app: PigeonApp) -> None:
     async with running(app) as pilot:
         request = await open_request(pilot, "users/create-user")
-        screen = main_screen(app)
-        screen.query_one("#editor-tabs").active = "tab-body"
-        await pilot.pause()
+        screen = await show_tab(pilot, "tab-body")
         area = screen.query_one("#body-text", TextArea)
         assert area.language == "json"
         area.focus()
@@ -113,9 +111,7 @@ async def test_save_refused_when_the_file_broke_on_disk(app: PigeonApp, collecti
 async def test_auth_and_settings_edits(app: PigeonApp, collection: Path) -> None:
     async with running(app) as pilot:
         request = await open_request(pilot, "users/list-users")
-        screen = main_screen(app)
-        screen.query_one("#editor-tabs").active = "tab-settings"
-        await pilot.pause()
+        screen = await show_tab(pilot, "tab-settings")
         timeout = screen.query_one("#setting-timeout", Input)
         timeout.focus()
         await pilot.press("ctrl+u", *"2.5")
@@ -125,8 +121,7 @@ async def test_auth_and_settings_edits(app: PigeonApp, collection: Path) -> None
         await pilot.pause()
         assert request.settings.timeout == 2.5  # refused: must be more than 0
         assert "more than 0" in str(screen.query_one("#setting-error").render())
-        screen.query_one("#editor-tabs").active = "tab-auth"
-        await pilot.pause()
+        await show_tab(pilot, "tab-auth")
         screen.query_one("#auth-type").value = "bearer"
         await pilot.pause()
         token = screen.query_one("#auth-token", Input)
@@ -144,9 +139,7 @@ async def test_auth_and_settings_edits(app: PigeonApp, collection: Path) -> None
 async def test_multipart_field_becomes_a_file(app: PigeonApp) -> None:
     async with running(app) as pilot:
         request = await open_request(pilot, "bodies/multipart-body")
-        screen = main_screen(app)
-        screen.query_one("#editor-tabs").active = "tab-body"
-        await pilot.pause()
+        screen = await show_tab(pilot, "tab-body")
         table = screen.query_one("#body-fields")
         assert table.display and table.files_allowed
         table.focus()

@@ -116,3 +116,11 @@ async def press_and_settle(pilot: Pilot, *keys: str) -> None:
     await pilot.press(*keys)
     await pilot.pause()
     await settle(pilot)
+
+
+async def show_tab(pilot: Pilot, tab_id: str) -> MainScreen:
+    """Bring the request editor's tab ``tab_id`` (``tab-body``, ``tab-auth``...) to the front."""
+    screen = main_screen(pilot.app)
+    screen.query_one("#editor-tabs").active = tab_id
+    await pilot.pause()
+    return screen

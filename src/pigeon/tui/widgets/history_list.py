@@ -145,6 +145,14 @@ class HistoryList(OptionList):
         self.entries: list[HistoryEntry] = []
         self._width = 0
 
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._on_theme_changed)
+
+    def _on_theme_changed(self, theme: Any) -> None:
+        """Method and status colours come from the theme: repaint them."""
+        if self.entries:
+            self._redraw()
+
     # -- data ---------------------------------------------------------------------------------
 
     @work(exclusive=True, group="history", exit_on_error=False)
