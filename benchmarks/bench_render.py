@@ -80,7 +80,10 @@ def bench_typical(seconds: float) -> tuple[float, float, float, int]:
     collection, request = typical()
     scopes = build_scopes(collection, [], request)
     rendered = render_request(collection, [], request, scopes)
-    assert not rendered.unresolved and not rendered.warnings, (rendered.unresolved, rendered.warnings)
+    assert not rendered.unresolved and not rendered.warnings, (
+        rendered.unresolved,
+        rendered.warnings,
+    )
     json.loads(rendered.body_text or "")
     body_len = len(rendered.body or b"")
 

@@ -184,7 +184,9 @@ def main() -> None:
         folders = make_collection(root, base_url, args.requests, args.block)
         asyncio.run(one_round(root, folders[:2], base_url, args.block, 0))  # warm up
         for i in range(args.rounds):
-            for name, rate in asyncio.run(one_round(root, folders, base_url, args.block, i)).items():
+            for name, rate in asyncio.run(
+                one_round(root, folders, base_url, args.block, i)
+            ).items():
                 rates[name].append(rate)
         build_us = asyncio.run(build_cost(root))
     pigeon, send, bare = rates["pigeon"], rates["send"], rates["httpx"]
@@ -195,14 +197,22 @@ def main() -> None:
         f"{args.requests} sequential GETs each way per round, {args.rounds} rounds, "
         f"echo server in a {args.server}"
     )
-    print(f"  pigeon run pipeline : {statistics.median(pigeon):8.0f} req/s (median)   "
-          f"rounds: {', '.join(f'{x:.0f}' for x in pigeon)}")
-    print(f"  HttpSession.send    : {statistics.median(send):8.0f} req/s (median)   "
-          f"rounds: {', '.join(f'{x:.0f}' for x in send)}")
-    print(f"  bare httpx loop     : {statistics.median(bare):8.0f} req/s (median)   "
-          f"rounds: {', '.join(f'{x:.0f}' for x in bare)}")
-    print(f"  ratio pigeon/httpx  : {ratio:8.3f} (median of per-round ratios: "
-          f"{', '.join(f'{x:.2f}' for x in ratios)})")
+    print(
+        f"  pigeon run pipeline : {statistics.median(pigeon):8.0f} req/s (median)   "
+        f"rounds: {', '.join(f'{x:.0f}' for x in pigeon)}"
+    )
+    print(
+        f"  HttpSession.send    : {statistics.median(send):8.0f} req/s (median)   "
+        f"rounds: {', '.join(f'{x:.0f}' for x in send)}"
+    )
+    print(
+        f"  bare httpx loop     : {statistics.median(bare):8.0f} req/s (median)   "
+        f"rounds: {', '.join(f'{x:.0f}' for x in bare)}"
+    )
+    print(
+        f"  ratio pigeon/httpx  : {ratio:8.3f} (median of per-round ratios: "
+        f"{', '.join(f'{x:.2f}' for x in ratios)})"
+    )
     print(f"  pigeon overhead     : {(1 / ratio - 1) * 100:7.1f}% (target <= 15%)")
     print(f"    of which sending  : {(1 / send_ratio - 1) * 100:7.1f}% (HttpSession.send vs httpx)")
     print(f"  building one request: {build_us:7.1f} us (scopes, render, result; no network)")

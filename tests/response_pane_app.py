@@ -15,10 +15,24 @@ from pigeon.tui.widgets.response_pane import ResponsePane
 
 USERS = {
     "users": [
-        {"id": 1, "name": "Ada Lovelace", "email": "ada@example.com", "admin": True,
-         "score": 97.50, "manager": None, "tags": ["math", "engines"]},
-        {"id": 2, "name": "Grace Hopper", "email": "grace@example.com", "admin": False,
-         "score": 88.25, "manager": 1, "tags": ["cobol"]},
+        {
+            "id": 1,
+            "name": "Ada Lovelace",
+            "email": "ada@example.com",
+            "admin": True,
+            "score": 97.50,
+            "manager": None,
+            "tags": ["math", "engines"],
+        },
+        {
+            "id": 2,
+            "name": "Grace Hopper",
+            "email": "grace@example.com",
+            "admin": False,
+            "score": 88.25,
+            "manager": 1,
+            "tags": ["cobol"],
+        },
     ],
     "total": 2,
     "next": None,

@@ -40,8 +40,13 @@ async def wait_for(pilot, condition, timeout: float = 20.0) -> None:
 
 def big_json(target: int = 5_000_000) -> str:
     item = {
-        "id": 0, "name": "user", "email": "u@example.com", "active": True,
-        "score": 12.5, "tags": ["a", "b"], "address": {"city": "Zürich", "zip": None},
+        "id": 0,
+        "name": "user",
+        "email": "u@example.com",
+        "active": True,
+        "score": 12.5,
+        "tags": ["a", "b"],
+        "address": {"city": "Zürich", "zip": None},
     }
     count = target // len(json.dumps(item)) + 1
     items = [dict(item, id=i, name=f"user {i}") for i in range(count)]
@@ -80,8 +85,9 @@ def test_pretty_keeps_numbers_as_written_and_repeated_keys() -> None:
 
 _json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=5), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4)
+    ),
     max_leaves=20,
 )
 
@@ -91,16 +97,27 @@ _json_values = st.recursive(
 def test_pretty_printing_matches_the_standard_library(value) -> None:
     assert bodyformat.dumps_pretty(value) == json.dumps(value, indent=2, ensure_ascii=False)
     text = json.dumps(value)
-    assert bodyformat.pretty_json(text) == json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    assert bodyformat.pretty_json(text) == json.dumps(
+        json.loads(text), indent=2, ensure_ascii=False
+    )
 
 
 def test_json_tokens_per_line() -> None:
     line = '    "key": "va\\"l:ue", 12.5e3, true, null, -1 }'
     kinds = [(line[a:b], kind) for a, b, kind in json_line_tokens(line)]
     assert kinds == [
-        ('"key"', "key"), (":", "punct"), ('"va\\"l:ue"', "string"), (",", "punct"),
-        ("12.5e3", "number"), (",", "punct"), ("true", "literal"), (",", "punct"),
-        ("null", "literal"), (",", "punct"), ("-1", "number"), ("}", "punct"),
+        ('"key"', "key"),
+        (":", "punct"),
+        ('"va\\"l:ue"', "string"),
+        (",", "punct"),
+        ("12.5e3", "number"),
+        (",", "punct"),
+        ("true", "literal"),
+        (",", "punct"),
+        ("null", "literal"),
+        (",", "punct"),
+        ("-1", "number"),
+        ("}", "punct"),
     ]
     # A string cut off at the end of a line is still a string.
     assert json_line_tokens('"abc') == [(0, 4, "string")]
@@ -135,9 +152,12 @@ def test_jsonpath_filters() -> None:
 
 
 def test_classify_and_describe() -> None:
-    png = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + (400).to_bytes(4, "big") + (
-        300
-    ).to_bytes(4, "big")
+    png = (
+        b"\x89PNG\r\n\x1a\n"
+        + b"\x00\x00\x00\rIHDR"
+        + (400).to_bytes(4, "big")
+        + (300).to_bytes(4, "big")
+    )
     assert bodyformat.classify_body("image/png", png, 1234) == "image"
     assert bodyformat.describe_binary("image/png", png, 1234) == "PNG image, 1,234 bytes (400x300)"
     gif = b"GIF89a" + (2).to_bytes(2, "little") + (3).to_bytes(2, "little")
@@ -163,7 +183,13 @@ async def test_json_is_pretty_and_highlighted() -> None:
         await pilot.pause()
         assert view.phase == "pretty"
         assert lines_of(view, 7) == [
-            "{", '  "name": "Ada",', '  "n": 1.50,', '  "ok": true,', '  "x": null', "}", "",
+            "{",
+            '  "name": "Ada",',
+            '  "n": 1.50,',
+            '  "ok": true,',
+            '  "x": null',
+            "}",
+            "",
         ]
         key = style_of(view, 1, '"name"')
         string = style_of(view, 1, '"Ada"')
@@ -260,7 +286,7 @@ async def test_search_in_a_huge_body_runs_in_a_thread_and_a_new_query_wins() -> 
         view.show_text(big_json(), is_json=True)
         await wait_for(pilot, lambda: view.phase == "pretty")
         view.search("user")  # many matches: replaced before it reports
-        view.search("user 4242\"")
+        view.search('user 4242"')
         await wait_for(pilot, lambda: view.match_count == 1)
         await pilot.pause(0.3)
         assert view.query == 'user 4242"' and view.match_count == 1
@@ -390,7 +416,9 @@ async def test_long_minified_json_is_highlighted_and_searchable_in_a_window() ->
         view._set_doc(build_index(line), "raw", view._generation)
         await pilot.pause()
         assert view.render_line(0).text.startswith('{"k": "vvvv')
-        assert style_of(view, 0, '"k"').color == view.get_component_rich_style("body-view--key").color
+        assert (
+            style_of(view, 0, '"k"').color == view.get_component_rich_style("body-view--key").color
+        )
         view.search("needle")
         await pilot.pause()
         assert view.scroll_offset.x > 9_000
@@ -399,9 +427,10 @@ async def test_long_minified_json_is_highlighted_and_searchable_in_a_window() ->
         current = view.get_component_rich_style("body-view--match-current").bgcolor
         assert style_of(view, 0, "needle").bgcolor == current
         # The string that began off screen is still drawn as a string.
-        assert style_of(view, 0, "vvv").color == view.get_component_rich_style(
-            "body-view--string"
-        ).color
+        assert (
+            style_of(view, 0, "vvv").color
+            == view.get_component_rich_style("body-view--string").color
+        )
 
 
 async def test_mouse_selection_is_drawn_and_copied_from_the_document() -> None:

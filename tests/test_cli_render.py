@@ -66,7 +66,11 @@ def col(tmp_path: Path) -> Path:
     write(root, "environments/dev.toml", DEV)
     write(root, "environments/prod.toml", PROD)
     write(root, "users/create.toml", CREATE)
-    write(root, "token.toml", 'name = "t"\nurl = "{{base_url}}/t"\n[auth]\ntype = "bearer"\ntoken = "{{token}}"\n')
+    write(
+        root,
+        "token.toml",
+        'name = "t"\nurl = "{{base_url}}/t"\n[auth]\ntype = "bearer"\ntoken = "{{token}}"\n',
+    )
     return root
 
 
@@ -223,7 +227,7 @@ def test_script_error_is_exit_1_with_one_line(col: Path, capsys) -> None:
     write(
         col,
         "bad.toml",
-        'name = "bad"\nurl = "http://127.0.0.1:9/"\n[scripts]\npre_request = \'\'\'\npigeon.setVar("bad name", 1)\n\'\'\'\n',
+        "name = \"bad\"\nurl = \"http://127.0.0.1:9/\"\n[scripts]\npre_request = '''\npigeon.setVar(\"bad name\", 1)\n'''\n",
     )
     code, out, err = render(capsys, str(col), "bad", "--trust")
     assert code == 1 and out == ""

@@ -39,7 +39,7 @@ SHAPES = [
     "curl -u ada:secret {base}/basic",
     "curl -u 'ada:p@ss:w rd' {base}/basic",
     "curl -H 'Authorization: Bearer abc.def' {base}/me",
-    "curl -H \"Authorization: Bearer $TOKEN\" {base}/me",
+    'curl -H "Authorization: Bearer $TOKEN" {base}/me',
     "curl -k -L --max-time 12.5 {base}/settings",
     "curl -A 'MyAgent/1.0' -e {base}/ref {base}/agent",
     "curl -b 'a=1; b=2' -b c=3 {base}/cookies-in",
@@ -56,7 +56,7 @@ SHAPES = [
     "curl -H 'X-Api-Key: k' -H 'X-Trace: 1' {base}/keys -m 3",
     "curl --data-raw '@literal' {base}/at",
     "curl -X POST -d '' {base}/empty",
-    "curl -H 'Content-Type: application/json' -d '{{\"name\": \"Zoë\", \"q\": \"it\\u0027s\"}}' {base}/unicode",
+    'curl -H \'Content-Type: application/json\' -d \'{{"name": "Zoë", "q": "it\\u0027s"}}\' {base}/unicode',
     "curl -X GET -H 'Content-Type: application/json' -d '{{\"get\": \"with body\"}}' {base}/getbody",
     "curl -X POST {base}/post-no-body",
     "curl -F name=Ada -F 'note=hi;type=text/plain' {base}/upload",
@@ -89,7 +89,9 @@ def _same_request(a: Request, b: Request) -> None:
     assert a.auth == b.auth
     if a.body.type != "multipart":
         assert (a.body.type, a.body.content) == (b.body.type, b.body.content)
-        assert [(f.name, f.value) for f in a.body.fields] == [(f.name, f.value) for f in b.body.fields]
+        assert [(f.name, f.value) for f in a.body.fields] == [
+            (f.name, f.value) for f in b.body.fields
+        ]
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -115,9 +117,9 @@ def test_round_trip_keeps_the_request(shape: str, tmp_path: Path) -> None:
 
 def render_request_as_request(req: Request, environ: dict[str, str], root: Path) -> Request:
     """The request with shell variables replaced, as the exported command carries them."""
-    text = json.dumps(
-        {"u": req.url, "t": req.auth.token if req.auth else ""}
-    ).replace("{{$env.TOKEN}}", environ["TOKEN"])
+    text = json.dumps({"u": req.url, "t": req.auth.token if req.auth else ""}).replace(
+        "{{$env.TOKEN}}", environ["TOKEN"]
+    )
     values = json.loads(text)
     out = Request(**{**req.__dict__})
     out.url = values["u"]
@@ -133,11 +135,20 @@ def test_at_least_25_shapes() -> None:
 
 
 def test_method_flag_only_when_needed() -> None:
-    r = RenderedRequest(method="GET", url="https://x.test/", settings=Settings(follow_redirects=False))
+    r = RenderedRequest(
+        method="GET", url="https://x.test/", settings=Settings(follow_redirects=False)
+    )
     assert curl_argv(r) == ["curl", "https://x.test/"]
     r = RenderedRequest(method="POST", url="https://x.test/", body=b"a", body_text="a",
                         headers=[("Content-Type", "text/plain")], settings=Settings(follow_redirects=False))  # fmt: skip
-    assert curl_argv(r) == ["curl", "https://x.test/", "-H", "Content-Type: text/plain", "--data-raw", "a"]
+    assert curl_argv(r) == [
+        "curl",
+        "https://x.test/",
+        "-H",
+        "Content-Type: text/plain",
+        "--data-raw",
+        "a",
+    ]
     r.method = "GET"
     assert curl_argv(r)[:3] == ["curl", "-X", "GET"]
 
@@ -176,9 +187,7 @@ def _echo(info_bytes: bytes) -> dict:
     return json.loads(info_bytes)
 
 
-def _compare_with_pigeon(
-    echo: dict, rendered: RenderedRequest
-) -> None:
+def _compare_with_pigeon(echo: dict, rendered: RenderedRequest) -> None:
     parts = urlsplit(rendered.url)
     assert echo["method"] == rendered.method
     assert echo["path"] == parts.path
@@ -200,7 +209,9 @@ def test_exported_command_sends_what_pigeon_sends(
     base = shared_echo_server.url + "/e"  # below every special route
     rendered = render_alone(_import(shape.format(base=base)), tmp_path, ENV)
     if not rendered.settings.verify_tls:
-        rendered.settings = Settings(rendered.settings.timeout, rendered.settings.follow_redirects, True)
+        rendered.settings = Settings(
+            rendered.settings.timeout, rendered.settings.follow_redirects, True
+        )
     command = to_curl(rendered)
     proc = subprocess.run(
         ["sh", "-c", command + " -s --max-time 10"], capture_output=True, timeout=20, check=False
@@ -225,6 +236,8 @@ def test_binary_body_with_real_curl(shared_echo_server: EchoServer) -> None:
     data = b"\x00\x01\xfe\xff binary 'quoted' %s \\"
     r = RenderedRequest(method="PUT", url=shared_echo_server.url + "/bin", body=data,
                         headers=[("Content-Type", "application/octet-stream")])  # fmt: skip
-    proc = subprocess.run(["sh", "-c", to_curl(r) + " -s"], capture_output=True, timeout=20, check=True)
+    proc = subprocess.run(
+        ["sh", "-c", to_curl(r) + " -s"], capture_output=True, timeout=20, check=True
+    )
     echo = json.loads(proc.stdout)
     assert echo["method"] == "PUT" and echo["size"] == len(data)

@@ -120,7 +120,9 @@ class FakeExchange:
 
 def test_cap_binary_and_set_cookie(tmp_path: Path) -> None:
     body = "é".encode() * 1000  # 2000 bytes
-    ex = FakeExchange(FakeRendered(), headers=[("Set-Cookie", "sid=abc; Path=/")], body=body, body_size=len(body))
+    ex = FakeExchange(
+        FakeRendered(), headers=[("Set-Cookie", "sid=abc; Path=/")], body=body, body_size=len(body)
+    )
     entry = load_entry(record(tmp_path, ex, cap=1001))
     assert entry.body_truncated and entry.body == "é".encode() * 500  # not cut inside a character
     assert entry.body_size == 2000 and entry.total_ms == 12.5
@@ -140,7 +142,10 @@ def test_errors_are_recorded(tmp_path: Path) -> None:
 def test_list_newest_first_and_prune(tmp_path: Path) -> None:
     now = datetime.now(timezone.utc)
     paths = [
-        record(tmp_path, FakeExchange(FakeRendered(name=f"r{i}"), started_at=now - timedelta(days=10 - i)))
+        record(
+            tmp_path,
+            FakeExchange(FakeRendered(name=f"r{i}"), started_at=now - timedelta(days=10 - i)),
+        )
         for i in range(10)
     ]
     (history_dir(tmp_path) / "notes.txt").write_text("not an entry")
@@ -158,7 +163,9 @@ def test_list_newest_first_and_prune(tmp_path: Path) -> None:
         prune(tmp_path, keep=-1)
 
 
-def test_to_request_resends_the_same_request(tmp_path: Path, shared_echo_server: EchoServer) -> None:
+def test_to_request_resends_the_same_request(
+    tmp_path: Path, shared_echo_server: EchoServer
+) -> None:
     req = Request(
         name="Send it",
         method="PUT",

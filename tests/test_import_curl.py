@@ -39,7 +39,9 @@ def test_shell_words_separators_and_comments() -> None:
 
 
 def test_shell_variables_become_env_placeholders() -> None:
-    req, notes = one('curl -H "Authorization: Bearer $TOKEN" "https://x.test/${TENANT}/a" -H \'X: $LIT\'')
+    req, notes = one(
+        'curl -H "Authorization: Bearer $TOKEN" "https://x.test/${TENANT}/a" -H \'X: $LIT\''
+    )
     assert req.auth is not None and req.auth.token == "{{$env.TOKEN}}"
     assert req.url == "https://x.test/{{$env.TENANT}}/a"
     assert req.headers[0].value == "$LIT"  # single quotes keep it literal
@@ -60,11 +62,20 @@ def test_no_curl_command() -> None:
 
 
 def test_method_url_query_and_headers() -> None:
-    req, _ = one("curl -X PATCH 'https://api.test/v1/items?q=caf%C3%A9+au+lait&tag=a&tag=b' -H 'Accept: application/json' -H 'X-Trace:  1'")
+    req, _ = one(
+        "curl -X PATCH 'https://api.test/v1/items?q=caf%C3%A9+au+lait&tag=a&tag=b' -H 'Accept: application/json' -H 'X-Trace:  1'"
+    )
     assert req.method == "PATCH"
     assert req.url == "https://api.test/v1/items"
-    assert [(q.name, q.value) for q in req.query] == [("q", "café au lait"), ("tag", "a"), ("tag", "b")]
-    assert [(h.name, h.value) for h in req.headers] == [("Accept", "application/json"), ("X-Trace", "1")]
+    assert [(q.name, q.value) for q in req.query] == [
+        ("q", "café au lait"),
+        ("tag", "a"),
+        ("tag", "b"),
+    ]
+    assert [(h.name, h.value) for h in req.headers] == [
+        ("Accept", "application/json"),
+        ("X-Trace", "1"),
+    ]
     assert req.settings.follow_redirects is False  # curl without -L does not follow
 
 
@@ -93,17 +104,27 @@ def test_implied_post_head_and_get() -> None:
 def test_data_joined_and_form_fields() -> None:
     req, _ = one("curl -d 'a=1' --data 'b=two%20words' --data-ascii c=3 https://x.test")
     assert req.body.type == "form"
-    assert [(f.name, f.value) for f in req.body.fields] == [("a", "1"), ("b", "two words"), ("c", "3")]
+    assert [(f.name, f.value) for f in req.body.fields] == [
+        ("a", "1"),
+        ("b", "two words"),
+        ("c", "3"),
+    ]
     assert req.headers == []
 
 
 def test_json_content_type_gives_json_body() -> None:
-    req, _ = one("""curl https://x.test -H 'content-type: application/json' --data-raw '{"a": [1, 2]}'""")
+    req, _ = one(
+        """curl https://x.test -H 'content-type: application/json' --data-raw '{"a": [1, 2]}'"""
+    )
     assert req.body.type == "json" and req.body.content == '{"a": [1, 2]}'
     assert req.headers == []  # Pigeon adds application/json for a json body
-    req, _ = one("""curl https://x.test -H 'Content-Type: application/vnd.api+json' -d '{"data": []}'""")
+    req, _ = one(
+        """curl https://x.test -H 'Content-Type: application/vnd.api+json' -d '{"data": []}'"""
+    )
     assert req.body.type == "json"
-    assert [(h.name, h.value) for h in req.headers] == [("Content-Type", "application/vnd.api+json")]
+    assert [(h.name, h.value) for h in req.headers] == [
+        ("Content-Type", "application/vnd.api+json")
+    ]
 
 
 def test_json_option() -> None:
@@ -115,7 +136,9 @@ def test_json_option() -> None:
 def test_json_without_content_type_is_json_sent_as_curl_sends_it(tmp_path: Path) -> None:
     req, notes = one("""curl -d '{"raw": true}' https://x.test""")
     assert req.body.type == "json" and req.body.content == '{"raw": true}'
-    assert [(h.name, h.value) for h in req.headers] == [("Content-Type", "application/x-www-form-urlencoded")]
+    assert [(h.name, h.value) for h in req.headers] == [
+        ("Content-Type", "application/x-www-form-urlencoded")
+    ]
     assert any("is JSON but curl sends it as" in n for n in notes)
     sent = render_alone(req, tmp_path)
     assert sent.body == b'{"raw": true}'
@@ -127,7 +150,9 @@ def test_json_without_content_type_is_json_sent_as_curl_sends_it(tmp_path: Path)
 def test_data_files(tmp_path: Path) -> None:
     (tmp_path / "body.json").write_text('{"from": "file"}\n', encoding="utf-8")
     (tmp_path / "lines.txt").write_text("a=1\nb=2\n", encoding="utf-8")
-    req, _ = one("curl -H 'Content-Type: application/json' --data-binary @body.json https://x.test", tmp_path)
+    req, _ = one(
+        "curl -H 'Content-Type: application/json' --data-binary @body.json https://x.test", tmp_path
+    )
     assert req.body.content == '{"from": "file"}\n'
     req, _ = one("curl -d @lines.txt https://x.test", tmp_path)  # -d strips newlines
     assert [(f.name, f.value) for f in req.body.fields] == [("a", "1b=2")]
@@ -151,7 +176,11 @@ def test_multipart_form() -> None:
 
 def test_auth_options_and_headers() -> None:
     req, _ = one("curl -u 'ada:p@ss:word' https://x.test")
-    assert req.auth is not None and (req.auth.type, req.auth.username, req.auth.password) == ("basic", "ada", "p@ss:word")
+    assert req.auth is not None and (req.auth.type, req.auth.username, req.auth.password) == (
+        "basic",
+        "ada",
+        "p@ss:word",
+    )
     token = base64.b64encode(b"bob:pw").decode()
     req, _ = one(f"curl -H 'Authorization: Basic {token}' https://x.test")
     assert req.auth is not None and (req.auth.username, req.auth.password) == ("bob", "pw")
@@ -165,7 +194,9 @@ def test_auth_options_and_headers() -> None:
 
 
 def test_agent_referer_cookie_timeouts() -> None:
-    req, notes = one("curl -A 'Agent/1' -e 'https://ref.test/;auto' -b 'a=1' -b 'b=2' -m 2.5 --connect-timeout 3 https://x.test")
+    req, notes = one(
+        "curl -A 'Agent/1' -e 'https://ref.test/;auto' -b 'a=1' -b 'b=2' -m 2.5 --connect-timeout 3 https://x.test"
+    )
     assert [(h.name, h.value) for h in req.headers] == [
         ("User-Agent", "Agent/1"), ("Referer", "https://ref.test/"), ("Cookie", "a=1; b=2"),
     ]  # fmt: skip
@@ -177,7 +208,9 @@ def test_agent_referer_cookie_timeouts() -> None:
 
 
 def test_unknown_and_unsupported_options_are_reported_one_line_each() -> None:
-    _, notes = one("curl --frobnicate -x http://proxy:3128 --digest -Q x https://x.test --compressed")
+    _, notes = one(
+        "curl --frobnicate -x http://proxy:3128 --digest -Q x https://x.test --compressed"
+    )
     assert "curl option --frobnicate is not known to Pigeon; ignored" in notes
     assert any(n.startswith("curl option -x http://proxy:3128") for n in notes)
     assert any(n.startswith("curl option --digest") for n in notes)
@@ -190,7 +223,9 @@ def test_bad_timeout() -> None:
 
 
 def test_several_commands_and_urls() -> None:
-    result = parse_curl("curl https://a.test/1 https://a.test/2\ncurl -X DELETE https://b.test/x | jq .")
+    result = parse_curl(
+        "curl https://a.test/1 https://a.test/2\ncurl -X DELETE https://b.test/x | jq ."
+    )
     assert [(r.method, r.url) for _, r in result.requests] == [
         ("GET", "https://a.test/1"), ("GET", "https://a.test/2"), ("DELETE", "https://b.test/x"),
     ]  # fmt: skip
@@ -260,7 +295,9 @@ def test_write_import_into_existing_collection_keeps_its_values(tmp_path: Path) 
     into = tmp_path / "col"
     into.mkdir()
     (into / "collection.toml").write_text('name = "Mine"\n[variables]\nbase = "http://mine"\n')
-    result = ImportResult(variables={"base": "http://theirs", "extra": 1}, auth=Auth(type="bearer", token="t"))
+    result = ImportResult(
+        variables={"base": "http://theirs", "extra": 1}, auth=Auth(type="bearer", token="t")
+    )
     result.requests.append(("Users/Admin", Request(name="List", url="{{base}}/u")))
     written = write_import(result, into)
     text = (into / "collection.toml").read_text()
@@ -319,6 +356,13 @@ def test_bash_history_with_stray_quotes_repeats_and_bad_commands() -> None:
 
 def test_zsh_history(tmp_path: Path) -> None:
     written, notes = run_import("curl", str(HISTORY / "zsh_history"), tmp_path / "col")
-    assert [p.name for p in written] == ["collection.toml", "get-api-customers-7.toml", "delete-api-customers-7.toml"]
+    assert [p.name for p in written] == [
+        "collection.toml",
+        "get-api-customers-7.toml",
+        "delete-api-customers-7.toml",
+    ]
     r = render_written(tmp_path / "col", "delete-api-customers-7")
-    assert r.method == "DELETE" and r.header("authorization") == "Basic " + base64.b64encode(b"admin:pw").decode()
+    assert (
+        r.method == "DELETE"
+        and r.header("authorization") == "Basic " + base64.b64encode(b"admin:pw").decode()
+    )

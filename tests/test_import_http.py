@@ -32,7 +32,11 @@ def test_requests_and_names(imported: tuple[Path, list[str]]) -> None:
         "List customers", "createCustomer", "Login with a form", "Search (multi-line query)",
         "Upload a body from a file", "Order as XML", "Uses another response",
     ]  # fmt: skip
-    assert col.variables == {"base_url": "https://shop.example.test/api", "user": "ada", "password": "s3cret"}
+    assert col.variables == {
+        "base_url": "https://shop.example.test/api",
+        "user": "ada",
+        "password": "s3cret",
+    }
 
 
 def test_get_with_query_and_directive(imported: tuple[Path, list[str]]) -> None:
@@ -64,7 +68,9 @@ def test_form_body_and_unencoded_basic_auth(imported: tuple[Path, list[str]]) ->
     assert r.header("authorization") == "Basic " + base64.b64encode(b"ada:s3cret").decode()
 
 
-def test_multiline_query_file_body_no_method_and_references(imported: tuple[Path, list[str]]) -> None:
+def test_multiline_query_file_body_no_method_and_references(
+    imported: tuple[Path, list[str]],
+) -> None:
     root, notes = imported
     r = render_written(root, "search-multi-line-query")
     assert r.url == "https://shop.example.test/api/search?q=shoes&size=42"
@@ -80,7 +86,10 @@ def test_multiline_query_file_body_no_method_and_references(imported: tuple[Path
 def test_environments_from_jetbrains_files(imported: tuple[Path, list[str]]) -> None:
     root, notes = imported
     col = load_collection(root)
-    assert col.environments["dev"].variables == {"base_url": "http://127.0.0.1:8787", "page_size": 50}
+    assert col.environments["dev"].variables == {
+        "base_url": "http://127.0.0.1:8787",
+        "page_size": 50,
+    }
     assert col.environments["prod"].variables["password"] == "{{$env.PASSWORD}}"
     assert "never-written" not in (root / "environments" / "prod.toml").read_text()
     assert any("PASSWORD=" in n for n in notes)
@@ -112,7 +121,9 @@ def test_lower_case_methods_graphql_and_websocket() -> None:
         ("GET", "https://x.test/after"),
     ]  # fmt: skip
     gql = result.requests[2][1]
-    assert gql.body.type == "json" and json.loads(gql.body.content) == {"query": "query { me { name } }"}
+    assert gql.body.type == "json" and json.loads(gql.body.content) == {
+        "query": "query { me { name } }"
+    }
     assert any("WEBSOCKET" in n for n in result.notes) and any("GRAPHQL" in n for n in result.notes)
     with pytest.raises(ImportFailed, match="not a request line"):
         parse_http_file("fetch something\n")

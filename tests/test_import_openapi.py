@@ -51,7 +51,10 @@ def test_query_params_required_enabled_optional_disabled(pets: tuple[Path, list[
     assert r.url == "http://127.0.0.1:8787/v1/pets?limit=20"
     assert r.headers == [("Authorization", "Bearer jwt")]  # X-Trace-Id is optional: disabled
     req = load_collection(root).find("pets/list-pets")[1]  # type: ignore[index]
-    assert [(q.name, q.value, q.enabled) for q in req.query] == [("limit", "20", True), ("status", "available", False)]
+    assert [(q.name, q.value, q.enabled) for q in req.query] == [
+        ("limit", "20", True),
+        ("status", "available", False),
+    ]
     assert [(h.name, h.enabled) for h in req.headers] == [("X-Trace-Id", False)]
 
 
@@ -137,5 +140,10 @@ def test_array_query_parameters_follow_their_style() -> None:
     }  # fmt: skip
     result = parse_openapi(json.dumps(spec))
     req = result.requests[0][1]
-    assert [(q.name, q.value) for q in req.query] == [("id", "1"), ("id", "2"), ("tag", "a,b"), ("p", "x|y")]
+    assert [(q.name, q.value) for q in req.query] == [
+        ("id", "1"),
+        ("id", "2"),
+        ("tag", "a,b"),
+        ("p", "x|y"),
+    ]
     assert any("own servers" in n for n in result.notes)

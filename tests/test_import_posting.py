@@ -57,7 +57,10 @@ def test_get_with_params_headers_options_and_script_note(shop: tuple[Path, list[
 def test_json_body_and_bearer(shop: tuple[Path, list[str]]) -> None:
     root, _ = shop
     r = render_written(root, "customers/create-customer", environment="dev")
-    assert r.headers == [("Authorization", "Bearer tok-secret"), ("Content-Type", "application/json")]
+    assert r.headers == [
+        ("Authorization", "Bearer tok-secret"),
+        ("Content-Type", "application/json"),
+    ]
     assert json.loads(r.body_text or "") == {"name": "Ada", "email": "ada@example.com"}
     r = render_written(root, "customers/create-customer", environment="prod")
     assert r.url == "https://shop.example.test/customers"

@@ -57,7 +57,9 @@ def test_login_json_body_no_auth(shop: tuple[Path, list[str]]) -> None:
     assert "pm.collectionVariables.set" in req.description
 
 
-def test_folder_api_key_path_variable_query_and_disabled_header(shop: tuple[Path, list[str]]) -> None:
+def test_folder_api_key_path_variable_query_and_disabled_header(
+    shop: tuple[Path, list[str]],
+) -> None:
     root, _ = shop
     r = render_written(root, "customers/get-customer")
     assert r.url == "https://shop.example.test/api/customers/42?expand=orders&fields=id%2Cname"
@@ -107,7 +109,10 @@ def test_urlencoded_multipart_xml_text_graphql(shop: tuple[Path, list[str]]) -> 
     assert any("{{$randomFirstName}}" in n for n in notes)
 
     r = render_written(root, "orders/graph")
-    assert json.loads(r.body_text or "") == {"query": "query { order(id: 1001) { state } }", "variables": {"x": 1}}
+    assert json.loads(r.body_text or "") == {
+        "query": "query { order(id: 1001) { state } }",
+        "variables": {"x": 1},
+    }
 
     r = render_written(root, "orders/signed-aws")
     assert r.header("authorization") == "Bearer "  # inherits the collection's bearer auth
@@ -117,7 +122,7 @@ def test_urlencoded_multipart_xml_text_graphql(shop: tuple[Path, list[str]]) -> 
 def test_not_postman() -> None:
     with pytest.raises(ImportFailed, match="not JSON"):
         parse_postman("{nope")
-    with pytest.raises(ImportFailed, match="no \"item\" list"):
+    with pytest.raises(ImportFailed, match='no "item" list'):
         parse_postman('{"info": {}}')
 
 

@@ -10,7 +10,9 @@ from pigeon.scopes import build_scopes
 from pigeon.store import load_collection
 
 
-def render_alone(req: Request, root: Path, environ: dict[str, str] | None = None) -> RenderedRequest:
+def render_alone(
+    req: Request, root: Path, environ: dict[str, str] | None = None
+) -> RenderedRequest:
     """Render a request that belongs to an empty collection at ``root``."""
     col = Collection(name="t", root=root)
     scopes = build_scopes(col, [], req, environment="", environ=environ or {})

@@ -42,7 +42,11 @@ def mixed(tmp_path: Path, echo_url: str) -> Path:
         pass
     root = tmp_path / "mixed"
     order = ["ok", "missing", "asserts", "raises", "bad-header", "down", "unresolved"]
-    write(root, "collection.toml", f'name = "mixed"\norder = ["api"]\n\n[variables]\nbase = "{echo_url}"\n')
+    write(
+        root,
+        "collection.toml",
+        f'name = "mixed"\norder = ["api"]\n\n[variables]\nbase = "{echo_url}"\n',
+    )
     write(root, "api/folder.toml", f"order = {json.dumps(order)}\n")
     write(root, "api/ok.toml", 'name = "OK"\nurl = "{{base}}/get"\n')
     # A 404 without an assertion on it is a response, not a failure.
@@ -52,7 +56,7 @@ def mixed(tmp_path: Path, echo_url: str) -> Path:
         "api/asserts.toml",
         'name = "Asserts"\nurl = "{{base}}/status/500"\n[scripts]\n'
         "post_response = '''\nprint(\"status\", pigeon.response.status)\n"
-        'assert pigeon.response.status == 200, "wanted 200"\n\'\'\'\n',
+        "assert pigeon.response.status == 200, \"wanted 200\"\n'''\n",
     )
     write(
         root,
@@ -94,7 +98,13 @@ def test_junit_counts_and_kinds(mixed: Path, tmp_path: Path) -> None:
         return kinds[0] if kinds else "passed"
 
     assert [outcome(n) for n in cases] == [
-        "passed", "passed", "failure", "error", "error", "error", "failure",
+        "passed",
+        "passed",
+        "failure",
+        "error",
+        "error",
+        "error",
+        "failure",
     ]
     failure = cases["Asserts"].find("failure")
     assert failure is not None and "wanted 200" in failure.get("message", "")
@@ -123,11 +133,27 @@ def test_json_report_schema(mixed: Path, tmp_path: Path) -> None:
     assert totals["assertion_failures"] == 1 and totals["exit_code"] == 1
     assert totals["bailed"] is False and totals["time_ms"] > 0
     by_id = {r["id"]: r for r in report["requests"]}
-    assert list(by_id) == [f"api/{n}" for n in ("ok", "missing", "asserts", "raises", "bad-header", "down", "unresolved")]
+    assert list(by_id) == [
+        f"api/{n}"
+        for n in ("ok", "missing", "asserts", "raises", "bad-header", "down", "unresolved")
+    ]
     ok = by_id["api/ok"]
     assert set(ok) >= {
-        "id", "name", "method", "url", "status", "status_class", "time_ms", "size", "passed",
-        "error", "script_errors", "assertion_failures", "unresolved", "warnings", "log",
+        "id",
+        "name",
+        "method",
+        "url",
+        "status",
+        "status_class",
+        "time_ms",
+        "size",
+        "passed",
+        "error",
+        "script_errors",
+        "assertion_failures",
+        "unresolved",
+        "warnings",
+        "log",
     }
     assert ok["method"] == "GET" and ok["url"].endswith("/get") and ok["status"] == 200
     assert ok["status_class"] == "Successful" and ok["passed"] is True and ok["size"] > 0
@@ -149,7 +175,7 @@ def test_junit_survives_control_characters(tmp_path: Path, echo_url: str) -> Non
         "ctl.toml",
         'name = "bell \\u0007 name"\nurl = "{{base}}/get"\n[scripts]\n'
         "post_response = '''\nprint(\"\\x1b[31mred\\x1b[0m nul \\x00 end\")\n"
-        'assert False, "bad \\x07 bell"\n\'\'\'\n',
+        "assert False, \"bad \\x07 bell\"\n'''\n",
     )
     summary = run(root)
     path = tmp_path / "j.xml"

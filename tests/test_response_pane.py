@@ -69,7 +69,7 @@ def test_minimal_curl_quotes() -> None:
     command = minimal_curl(ex.request)
     assert command.startswith("curl -X POST 'http://127.0.0.1:8000/users?page=1'")
     assert "-H 'Authorization: Bearer s3cr3t-token'" in command
-    assert "--data-binary '{\"name\": \"Ada\"}'" in command
+    assert '--data-binary \'{"name": "Ada"}\'' in command
 
 
 def test_suggested_filename() -> None:
@@ -124,7 +124,9 @@ async def test_error_pending_and_cancelled() -> None:
         await pilot.pause(0.15)
         assert status.plain.endswith(" · waiting")
         progress.phase, progress.bytes_received, progress.content_length = (
-            "receiving", 1536, 3 * 1024 * 1024
+            "receiving",
+            1536,
+            3 * 1024 * 1024,
         )
         await pilot.pause(0.25)
         assert status.plain.endswith(" · 1.5 KB of 3.0 MB")
@@ -132,7 +134,9 @@ async def test_error_pending_and_cancelled() -> None:
         await pilot.pause()
         assert status.plain.startswith("■ Cancelled after ")
         assert pane.state == "cancelled"
-        failed = Exchange.failed(make_exchange().request, "connect", "Connection refused: 127.0.0.1:9")
+        failed = Exchange.failed(
+            make_exchange().request, "connect", "Connection refused: 127.0.0.1:9"
+        )
         pane.show_exchange(failed)
         await pilot.pause()
         assert status.plain == "✖ Connection refused: 127.0.0.1:9"
@@ -150,13 +154,9 @@ async def test_image_and_binary_bodies_are_described() -> None:
     app = ResponsePaneApp(make_exchange(PNG, "image/png"))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        assert body_lines(app, 1) == [
-            f"PNG image, {len(PNG):,} bytes (400x300) — press s to save"
-        ]
+        assert body_lines(app, 1) == [f"PNG image, {len(PNG):,} bytes (400x300) — press s to save"]
         blob = bytes(range(256)) * 20480  # 5.0 MB
-        app.query_one(ResponsePane).show_exchange(
-            make_exchange(blob, "application/octet-stream")
-        )
+        app.query_one(ResponsePane).show_exchange(make_exchange(blob, "application/octet-stream"))
         await pilot.pause()
         assert body_lines(app, 1) == [
             "Binary body, application/octet-stream, 5.0 MB — press s to save"

@@ -68,7 +68,11 @@ pigeon.setVar("n", (pigeon.getVar("n") or 0) + 1)
 @pytest.fixture
 def col(tmp_path: Path, echo_url: str) -> Path:
     root = tmp_path / "col"
-    write(root, "collection.toml", f'name = "runs"\norder = ["auth", "misc"]\n\n[variables]\nbase_url = "{echo_url}"\n')
+    write(
+        root,
+        "collection.toml",
+        f'name = "runs"\norder = ["auth", "misc"]\n\n[variables]\nbase_url = "{echo_url}"\n',
+    )
     write(root, "auth/folder.toml", 'order = ["login", "me"]\n')
     write(root, "auth/login.toml", LOGIN)
     write(root, "auth/me.toml", ME)
@@ -103,8 +107,13 @@ def test_runtime_variables_carry_and_order_is_collection_order(col: Path, capsys
     assert [r["id"] for r in report["requests"]] == ["misc/a-count", "misc/b-count"]
     assert [r["url"].rsplit("/", 1)[1] for r in report["requests"]] == ["1", "2"]
     assert report["totals"] == {
-        "requests": 2, "passed": 2, "failed": 0, "assertion_failures": 0,
-        "time_ms": report["totals"]["time_ms"], "bailed": False, "interrupted": False,
+        "requests": 2,
+        "passed": 2,
+        "failed": 0,
+        "assertion_failures": 0,
+        "time_ms": report["totals"]["time_ms"],
+        "bailed": False,
+        "interrupted": False,
         "exit_code": 0,
     }
 
@@ -208,7 +217,16 @@ def test_var_and_env_reach_the_run(tmp_path: Path, capsys, echo_server) -> None:
     write(root, "collection.toml", 'name = "x"\n')
     write(root, "environments/dev.toml", f'[variables]\nbase_url = "{echo_server.url}"\n')
     write(root, "r.toml", 'name = "r"\nurl = "{{base_url}}/{{who.name}}"\n')
-    code, out, _ = run(capsys, str(root), "--env", "dev", "--var", 'who:={"name": "ada"}', "--report", f"json:{root}/r.json")
+    code, out, _ = run(
+        capsys,
+        str(root),
+        "--env",
+        "dev",
+        "--var",
+        'who:={"name": "ada"}',
+        "--report",
+        f"json:{root}/r.json",
+    )
     assert code == 0, out
     assert json.loads((root / "r.json").read_text())["requests"][0]["url"].endswith("/ada")
     code, _, err = run(capsys, str(root), "--env", "nope")
@@ -218,7 +236,9 @@ def test_var_and_env_reach_the_run(tmp_path: Path, capsys, echo_server) -> None:
 def test_subprocess_run_exit_code(col: Path, echo_server) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "pigeon", "run", str(col), "auth", "--trust", "--no-color"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "2 passed" in proc.stdout
@@ -243,10 +263,16 @@ def test_broken_folder_file_blocks_the_requests_under_it(col: Path, capsys) -> N
     assert code == 0 and "2 passed" in out
 
 
-def test_pre_request_script_error_fails_without_sending(tmp_path: Path, capsys, echo_server) -> None:
+def test_pre_request_script_error_fails_without_sending(
+    tmp_path: Path, capsys, echo_server
+) -> None:
     root = tmp_path / "c"
     write(root, "collection.toml", f'name = "x"\n[variables]\nbase_url = "{echo_server.url}"\n')
-    write(root, "r.toml", "name = \"r\"\nurl = \"{{base_url}}/get\"\n[scripts]\npre_request = '''\n1 / 0\n'''\n")
+    write(
+        root,
+        "r.toml",
+        "name = \"r\"\nurl = \"{{base_url}}/get\"\n[scripts]\npre_request = '''\n1 / 0\n'''\n",
+    )
     before = echo_server.request_count
     code, out, _ = run(capsys, str(root), "--trust")
     assert code == 1 and "ZeroDivisionError" in out and "not sent" in out
@@ -256,14 +282,20 @@ def test_pre_request_script_error_fails_without_sending(tmp_path: Path, capsys, 
 def test_render_error_fails_without_sending(tmp_path: Path, capsys, echo_server) -> None:
     root = tmp_path / "c"
     write(root, "collection.toml", f'name = "x"\n[variables]\nbase_url = "{echo_server.url}"\n')
-    write(root, "r.toml", 'name = "r"\nurl = "{{base_url}}/get"\n[[headers]]\nname = "X-A"\nvalue = "{{v}}"\n')
+    write(
+        root,
+        "r.toml",
+        'name = "r"\nurl = "{{base_url}}/get"\n[[headers]]\nname = "X-A"\nvalue = "{{v}}"\n',
+    )
     before = echo_server.request_count
     code, out, err = run(capsys, str(root), "--var", "v=a\r\nX-Injected: 1")
     assert code == 1 and "contains CR" in out and "Traceback" not in out + err
     assert echo_server.request_count == before
 
 
-def test_execute_shares_runtime_variables_and_stops_runaway_scripts(tmp_path: Path, echo_url: str) -> None:
+def test_execute_shares_runtime_variables_and_stops_runaway_scripts(
+    tmp_path: Path, echo_url: str
+) -> None:
     import asyncio
 
     from pigeon.run import RunContext, execute
@@ -272,7 +304,11 @@ def test_execute_shares_runtime_variables_and_stops_runaway_scripts(tmp_path: Pa
     root = tmp_path / "c"
     write(root, "collection.toml", f'name = "x"\n[variables]\nbase_url = "{echo_url}"\n')
     write(root, "count.toml", COUNT)
-    write(root, "spin.toml", "name = \"spin\"\nurl = \"{{base_url}}/get\"\n[scripts]\npre_request = '''\nwhile True:\n    pass\n'''\n")
+    write(
+        root,
+        "spin.toml",
+        "name = \"spin\"\nurl = \"{{base_url}}/get\"\n[scripts]\npre_request = '''\nwhile True:\n    pass\n'''\n",
+    )
     collection = load_collection(root)
     count, spin = collection.find("count"), collection.find("spin")
     assert count is not None and spin is not None
@@ -294,10 +330,16 @@ def test_execute_shares_runtime_variables_and_stops_runaway_scripts(tmp_path: Pa
     assert "longer than 0.3 s" in stuck.problems()[1]
 
 
-def test_colour_only_when_asked_and_control_characters_escaped(tmp_path: Path, capsys, echo_server) -> None:
+def test_colour_only_when_asked_and_control_characters_escaped(
+    tmp_path: Path, capsys, echo_server
+) -> None:
     root = tmp_path / "c"
     write(root, "collection.toml", f'name = "x"\n[variables]\nbase_url = "{echo_server.url}"\n')
-    write(root, "r.toml", "name = \"r\"\nurl = \"{{base_url}}/get\"\n[scripts]\npost_response = '''\nprint(\"\\x1b[2Jcleared\")\n'''\n")
+    write(
+        root,
+        "r.toml",
+        "name = \"r\"\nurl = \"{{base_url}}/get\"\n[scripts]\npost_response = '''\nprint(\"\\x1b[2Jcleared\")\n'''\n",
+    )
     code, out, _ = run(capsys, str(root), "--trust")  # captured output is not a terminal
     assert code == 0 and "\x1b" not in out and "\\x1b[2Jcleared" in out
     code = main(["run", str(root), "--trust", "--color"])
@@ -305,7 +347,9 @@ def test_colour_only_when_asked_and_control_characters_escaped(tmp_path: Path, c
     assert code == 0 and "\x1b[32m" in out and "\\x1b[2Jcleared" in out
 
 
-def test_report_that_cannot_be_written_is_refused_before_sending(col: Path, capsys, echo_server) -> None:
+def test_report_that_cannot_be_written_is_refused_before_sending(
+    col: Path, capsys, echo_server
+) -> None:
     (col / "taken").write_text("a file, not a directory", encoding="utf-8")
     before = echo_server.request_count
     code, out, err = run(capsys, str(col), "misc", "--report", f"json:{col}/taken/r.json")
@@ -317,13 +361,28 @@ def test_interrupt_sums_up_and_reports_what_finished(tmp_path: Path, echo_server
     import signal
 
     root = tmp_path / "c"
-    write(root, "collection.toml", f'name = "x"\norder = ["a", "b"]\n[variables]\nbase_url = "{echo_server.url}"\n')
+    write(
+        root,
+        "collection.toml",
+        f'name = "x"\norder = ["a", "b"]\n[variables]\nbase_url = "{echo_server.url}"\n',
+    )
     write(root, "a.toml", 'name = "a"\nurl = "{{base_url}}/get"\n')
     write(root, "b.toml", 'name = "b"\nurl = "{{base_url}}/delay/20"\n')
     report = tmp_path / "r.json"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pigeon", "run", str(root), "--no-color", "--report", f"json:{report}"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pigeon",
+            "run",
+            str(root),
+            "--no-color",
+            "--report",
+            f"json:{report}",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert proc.stdout is not None

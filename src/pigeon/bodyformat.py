@@ -334,9 +334,7 @@ def search_pattern(query: str) -> re.Pattern[str]:
     return re.compile(re.escape(query), flags)
 
 
-def find_all(
-    text: str, query: str, limit: int = 100_000, cancelled: Cancelled = _never
-) -> Matches:
+def find_all(text: str, query: str, limit: int = 100_000, cancelled: Cancelled = _never) -> Matches:
     """Every occurrence of ``query`` in ``text`` (at most ``limit``)."""
     found = Matches(query)
     if not query:
@@ -445,8 +443,14 @@ _TEXT_TYPES = (
 
 # One JSON value per line: shown line for line, highlighted as JSON.
 JSON_LINES_TYPES = frozenset(
-    {"application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines",
-     "application/jsonlines", "application/json-seq"}
+    {
+        "application/x-ndjson",
+        "application/ndjson",
+        "application/jsonl",
+        "application/x-jsonlines",
+        "application/jsonlines",
+        "application/json-seq",
+    }
 )
 
 

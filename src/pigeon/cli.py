@@ -40,7 +40,9 @@ def parse_var(text: str) -> tuple[str, Any]:
         try:
             value: Any = json.loads(raw)
         except json.JSONDecodeError as exc:
-            raise UsageError(f"--var {name}:= is not valid JSON: {exc.msg} (column {exc.colno})") from exc
+            raise UsageError(
+                f"--var {name}:= is not valid JSON: {exc.msg} (column {exc.colno})"
+            ) from exc
     else:
         name, value = text[:eq], text[eq + 1 :]
     try:
@@ -78,7 +80,8 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     app.add_argument("--version", action="store_true", help="print the version and exit")
 
     render = argparse.ArgumentParser(
-        prog="pigeon render", description="Render a request (pre-request scripts run) without sending it."
+        prog="pigeon render",
+        description="Render a request (pre-request scripts run) without sending it.",
     )
     render.add_argument("collection", help="collection directory")
     render.add_argument("request", help="request file relative to the collection (.toml optional)")
@@ -86,11 +89,15 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     render.add_argument("--format", choices=("json", "curl", "http"), default="json")
     render.add_argument("--strict", action="store_true", help="exit 3 on unresolved placeholders")
 
-    run = argparse.ArgumentParser(prog="pigeon run", description="Send a collection's requests in order.")
+    run = argparse.ArgumentParser(
+        prog="pigeon run", description="Send a collection's requests in order."
+    )
     run.add_argument("collection", help="collection directory")
     run.add_argument("requests", nargs="*", metavar="REQUEST_OR_FOLDER")
     _add_common(run)
-    run.add_argument("--strict", action="store_true", help="fail requests with unresolved placeholders")
+    run.add_argument(
+        "--strict", action="store_true", help="fail requests with unresolved placeholders"
+    )
     run.add_argument("--bail", action="store_true", help="stop after the first failure")
     run.add_argument(
         "--report",
@@ -104,10 +111,14 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     color.add_argument("--color", dest="color", action="store_true", default=None)
     color.add_argument("--no-color", dest="color", action="store_false")
 
-    imp = argparse.ArgumentParser(prog="pigeon import", description="Import requests from another tool.")
+    imp = argparse.ArgumentParser(
+        prog="pigeon import", description="Import requests from another tool."
+    )
     imp.add_argument("kind", choices=("curl", "postman", "openapi", "http", "posting"))
     imp.add_argument("source", help="a file, '-' for stdin, or (curl) the command itself")
-    imp.add_argument("--into", metavar="COLLECTION_DIR", help="collection to write into (default: .)")
+    imp.add_argument(
+        "--into", metavar="COLLECTION_DIR", help="collection to write into (default: .)"
+    )
 
     exp = argparse.ArgumentParser(prog="pigeon export", description="Export a rendered request.")
     exp.add_argument("kind", choices=("curl",))

@@ -77,7 +77,11 @@ class HistoryEntry:
     @property
     def label(self) -> str:
         """One line for a list: ``200 GET https://...`` or the error."""
-        what = f"{self.status} {self.reason}".strip() if self.status is not None else (self.error or "no response")
+        what = (
+            f"{self.status} {self.reason}".strip()
+            if self.status is not None
+            else (self.error or "no response")
+        )
         return f"{what} · {self.method} {self.url}"
 
 
@@ -90,7 +94,9 @@ class Masker:
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         values = {s for s in secrets if s}
         self.exact = values
-        self.in_text = sorted((s for s in values if len(s) >= _MIN_SECRET_IN_TEXT), key=len, reverse=True)
+        self.in_text = sorted(
+            (s for s in values if len(s) >= _MIN_SECRET_IN_TEXT), key=len, reverse=True
+        )
 
     def learn(self, value: str) -> None:
         """Remember a value masked by its name, so its copies elsewhere (an echo of the
@@ -139,7 +145,11 @@ class Masker:
                 name, eq, value = piece.partition("=")
                 pairs = parse_qsl(piece, keep_blank_values=True)
                 plain_name, plain_value = pairs[0] if pairs else (name, value)
-                if eq and value and (_SENSITIVE_NAME.search(plain_name) or plain_value in self.exact):
+                if (
+                    eq
+                    and value
+                    and (_SENSITIVE_NAME.search(plain_name) or plain_value in self.exact)
+                ):
                     self.learn(plain_value)
                     self.learn(value)
                     pieces.append(f"{name}={quote(MASK)}")
@@ -228,7 +238,9 @@ def _body_bytes(stored: Any) -> tuple[bytes | None, bool]:
 def _timings(exchange: Any) -> dict[str, float | None]:
     t = getattr(exchange, "timings", None)
     if isinstance(t, dict):
-        out = {str(k).removesuffix("_ms"): (float(v) if v is not None else None) for k, v in t.items()}
+        out = {
+            str(k).removesuffix("_ms"): (float(v) if v is not None else None) for k, v in t.items()
+        }
     elif t is not None:
         out = {
             name.removesuffix("_ms"): getattr(t, name)
@@ -390,7 +402,9 @@ def prune(
     cutoff = datetime.now(timezone.utc) - older_than if older_than is not None else None
     doomed: list[Path] = []
     for index, entry in enumerate(entries):
-        if (keep is not None and index >= keep) or (cutoff is not None and entry.started_at < cutoff):
+        if (keep is not None and index >= keep) or (
+            cutoff is not None and entry.started_at < cutoff
+        ):
             doomed.append(entry.path)
     removed = 0
     for path in doomed:

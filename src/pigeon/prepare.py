@@ -110,9 +110,7 @@ def prepare_request(
             f"(trust it in the app, or pass --trust)",
             file=sys.stderr,
         )
-    ctx = RunContext(
-        collection, env, RuntimeVars(), dict(cli_vars or {}), environ, trusted=trusted
-    )
+    ctx = RunContext(collection, env, RuntimeVars(), dict(cli_vars or {}), environ, trusted=trusted)
     result = RequestResult(request, chain)
     request, _ = asyncio.run(build(ctx, chain, request, result))
     if result.script_errors:

@@ -88,8 +88,6 @@ def _dynamic(name: str) -> Any:
     return MISSING
 
 
-
-
 # -- the renderer ---------------------------------------------------------------------------
 
 
@@ -176,7 +174,9 @@ class Renderer:
         if hit is not MISSING:
             return hit
         if self._depth >= MAX_DEPTH:
-            self.warn(f"nesting deeper than {MAX_DEPTH} levels at {_path_text(path)}; left as written")
+            self.warn(
+                f"nesting deeper than {MAX_DEPTH} levels at {_path_text(path)}; left as written"
+            )
             self._impure = True
             return _CYCLE
         outer_impure, self._impure = self._impure, False
@@ -453,7 +453,9 @@ _SCHEME_AUTHORITY = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*")
 _BAD_HEADER_CHARS = ("\r", "\n", "\0")
 
 
-def effective_auth(collection: Collection, chain: list[Folder] | tuple[Folder, ...], request: Request) -> Auth | None:
+def effective_auth(
+    collection: Collection, chain: list[Folder] | tuple[Folder, ...], request: Request
+) -> Auth | None:
     """The innermost auth that is set: request, then folders inner -> outer, then collection."""
     if request.auth is not None:
         return request.auth
@@ -588,9 +590,7 @@ def _auth_parts(
     raise RenderError(f"unknown auth type {auth.type!r}")
 
 
-def _multipart(
-    fields: list[tuple[str, str, str, str]], root: Path | None
-) -> tuple[bytes, str]:
+def _multipart(fields: list[tuple[str, str, str, str]], root: Path | None) -> tuple[bytes, str]:
     """Encode multipart/form-data ourselves so the body is known before sending."""
     boundary = "pigeon-" + uuid.uuid4().hex
     parts: list[bytes] = []
@@ -603,7 +603,9 @@ def _multipart(
             try:
                 data = path.read_bytes()
             except OSError as exc:
-                raise RenderError(f"multipart field {name!r}: cannot read {path}: {exc.strerror}") from exc
+                raise RenderError(
+                    f"multipart field {name!r}: cannot read {path}: {exc.strerror}"
+                ) from exc
             ctype = content_type or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
             fname = path.name.replace('"', "%22")
             head = (
@@ -633,9 +635,7 @@ def render_request(
 
     url = _render_url(request.url.strip(), r)
 
-    headers = _merge_headers(
-        [collection.headers, *(f.headers for f in chain), request.headers], r
-    )
+    headers = _merge_headers([collection.headers, *(f.headers for f in chain), request.headers], r)
     auth_headers, auth_query = _auth_parts(effective_auth(collection, chain, request), r)
     for name, value in auth_headers:
         _set_header(headers, name, value)

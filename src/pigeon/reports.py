@@ -80,7 +80,9 @@ def check_report_paths(specs: list[tuple[str, Path]]) -> None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise ValueError(f"--report {kind}:{path}: cannot create {path.parent}: {exc.strerror or exc}") from exc
+            raise ValueError(
+                f"--report {kind}:{path}: cannot create {path.parent}: {exc.strerror or exc}"
+            ) from exc
         if path.is_dir():
             raise ValueError(f"--report {kind}:{path}: is a directory")
         if not os.access(path.parent, os.W_OK):
@@ -183,7 +185,10 @@ def junit_tree(summary: RunSummary) -> ET.Element:
     for r in results:
         folder = r.chain[-1].id if r.chain else summary.collection.name
         case = ET.SubElement(
-            suite, "testcase", classname=folder, name=r.request.name or r.id,
+            suite,
+            "testcase",
+            classname=folder,
+            name=r.request.name or r.id,
             time=f"{r.duration_ms / 1000:.3f}",
         )
         message = mask.text("; ".join(r.problems()))

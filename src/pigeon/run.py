@@ -176,9 +176,7 @@ async def _scripts(
         raise
 
 
-def _scopes(
-    ctx: RunContext, chain: list[Folder], request: Request, reuse: bool = True
-) -> Scopes:
+def _scopes(ctx: RunContext, chain: list[Folder], request: Request, reuse: bool = True) -> Scopes:
     reuse = reuse and ctx.reuse_scopes
     if reuse:
         hit = ctx._scopes.get(id(request))
@@ -258,7 +256,9 @@ async def execute(ctx: RunContext, chain: list[Folder], request: Request) -> Req
 # -- a run ----------------------------------------------------------------------------------
 
 
-def select(collection: Collection, selection: list[str] | None) -> list[tuple[list[Folder], Request]]:
+def select(
+    collection: Collection, selection: list[str] | None
+) -> list[tuple[list[Folder], Request]]:
     """The requests a run sends, in collection order; names are requests or folders."""
     everything = collection.walk()
     if not selection:
@@ -400,13 +400,24 @@ class Console:
         method = (r.rendered.method if r.rendered else r.request.method).ljust(6)
         ex = r.exchange
         if ex is not None and ex.status is not None:
-            code = "32" if ex.status < 300 else "36" if ex.status < 400 else "33" if ex.status < 500 else "31"
+            code = (
+                "32"
+                if ex.status < 300
+                else "36"
+                if ex.status < 400
+                else "33"
+                if ex.status < 500
+                else "31"
+            )
             status = self._c(f"{ex.status} {ex.status_class}", code)
             figures = f"{ex.elapsed_ms:.0f} ms  {_size(ex.size)}"
         else:
             status, figures = self._c("—", "2"), f"{r.duration_ms:.0f} ms"
         mark = self._c("✔", "32") if r.passed else self._c("✘", "31")
-        print(f"{mark} {method} {_printable(r.id).ljust(self.width)}  {status}  {figures}", file=self.out)
+        print(
+            f"{mark} {method} {_printable(r.id).ljust(self.width)}  {status}  {figures}",
+            file=self.out,
+        )
         for line in r.problems():
             print(f"    {self._c(_printable(line), '31')}", file=self.out)
         if r.unresolved and not r.strict_failure:
@@ -500,7 +511,10 @@ def cli_run(args: argparse.Namespace) -> int:
         print("pigeon: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as exc:  # a defect, not the user's doing: one line, not a traceback
-        print(f"pigeon: run stopped by an internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(
+            f"pigeon: run stopped by an internal error: {type(exc).__name__}: {exc}",
+            file=sys.stderr,
+        )
         return EXIT_FAILED
     console.summary(summary)
     if not _write_reports(summary, specs):

@@ -105,7 +105,11 @@ def to_curl(rendered: Any, multiline: bool = False) -> str:
     i = 1
     while i < len(argv):
         arg = argv[i]
-        if arg.startswith("-") and arg not in ("-k", "-L", "--head", "--globoff") and i + 1 < len(argv):
+        if (
+            arg.startswith("-")
+            and arg not in ("-k", "-L", "--head", "--globoff")
+            and i + 1 < len(argv)
+        ):
             words.append([arg, argv[i + 1]])
             i += 2
         else:

@@ -44,7 +44,11 @@ class ImportFailed(LoadError, ValueError):
     """
 
     def __init__(
-        self, message: str, path: Path | None = None, line: int | None = None, column: int | None = None
+        self,
+        message: str,
+        path: Path | None = None,
+        line: int | None = None,
+        column: int | None = None,
     ) -> None:
         super().__init__(path, line, column, message)
 
@@ -116,7 +120,9 @@ def sanitize(result: ImportResult) -> None:
                 new = renames.get(name) or _BAD_NAME_CHARS.sub("_", name).strip("_") or "var"
                 if name not in renames:
                     renames[name] = new
-                    result.note(f"variable {name!r} renamed to {new!r} (names are letters, digits, _ . -)")
+                    result.note(
+                        f"variable {name!r} renamed to {new!r} (names are letters, digits, _ . -)"
+                    )
             out[new] = _writable(value)
         return out
 
@@ -152,8 +158,12 @@ def sanitize(result: ImportResult) -> None:
         for h in folder.headers:
             h.value = rewrite(h.value)
     for env in result.environments:
-        env.variables = {k: rewrite(v) if isinstance(v, str) else v for k, v in env.variables.items()}
-    result.variables = {k: rewrite(v) if isinstance(v, str) else v for k, v in result.variables.items()}
+        env.variables = {
+            k: rewrite(v) if isinstance(v, str) else v for k, v in env.variables.items()
+        }
+    result.variables = {
+        k: rewrite(v) if isinstance(v, str) else v for k, v in result.variables.items()
+    }
     for _, req in result.requests:
         req.url = rewrite(req.url)
         req.body.content = rewrite(req.body.content)
@@ -379,12 +389,18 @@ def run_import(kind: str, source: str, into: Path | None) -> tuple[list[Path], l
     """
     result = parse(kind, source)
     if not result.requests and not result.environments:
-        raise ImportFailed(f"{kind}: no requests found in {source if len(source) < 80 else 'the input'}")
+        raise ImportFailed(
+            f"{kind}: no requests found in {source if len(source) < 80 else 'the input'}"
+        )
     target = Path.cwd() if into is None else into
     try:
         written = write_import(result, target)
     except SaveError as exc:
-        raise ImportFailed(f"import stopped, nothing more was written: {exc}", Path(target)) from exc
+        raise ImportFailed(
+            f"import stopped, nothing more was written: {exc}", Path(target)
+        ) from exc
     except OSError as exc:
-        raise ImportFailed(f"cannot write into {target}: {exc.strerror or exc}", Path(target)) from exc
+        raise ImportFailed(
+            f"cannot write into {target}: {exc.strerror or exc}", Path(target)
+        ) from exc
     return written, list(result.notes)

@@ -289,7 +289,9 @@ _ALL_FLAG = _HANDLED_FLAG | _OUTPUT_FLAG | _UNSUPPORTED_FLAG
 class _Command:
     """Options of one curl invocation, in the order given."""
 
-    options: list[tuple[str, str | None, str]] = field(default_factory=list)  # (long, arg, as typed)
+    options: list[tuple[str, str | None, str]] = field(
+        default_factory=list
+    )  # (long, arg, as typed)
     urls: list[str] = field(default_factory=list)
 
 
@@ -396,7 +398,9 @@ def _text(data: bytes, ref: str, result: ImportResult, state: _State) -> str:
         return ""
 
 
-def _data_piece(kind: str, value: str, base: Path | None, result: ImportResult, state: _State) -> str | None:
+def _data_piece(
+    kind: str, value: str, base: Path | None, result: ImportResult, state: _State
+) -> str | None:
     if kind in ("data", "data-ascii", "data-binary") and value.startswith("@"):
         raw = _read_file(value[1:], base, result, f"--{kind}")
         if raw is None:
@@ -420,7 +424,9 @@ def _data_piece(kind: str, value: str, base: Path | None, result: ImportResult, 
     return value
 
 
-def _form_field(value: str, literal: bool, base: Path | None, result: ImportResult) -> FormField | None:
+def _form_field(
+    value: str, literal: bool, base: Path | None, result: ImportResult
+) -> FormField | None:
     name, sep, rest = value.partition("=")
     if not sep:
         result.note(f"-F {value!r}: not NAME=VALUE; ignored")
@@ -549,7 +555,9 @@ def _apply(cmd: _Command, base: Path | None, result: ImportResult) -> _State:
             s.output_options.append(typed + (f" {value}" if arg is not None else ""))
         else:
             shown = f"{typed} {value}" if arg is not None else typed
-            result.note(f"curl option {shown} changes the request in a way Pigeon cannot express; not carried over")
+            result.note(
+                f"curl option {shown} changes the request in a way Pigeon cannot express; not carried over"
+            )
     return s
 
 
@@ -653,7 +661,11 @@ def _build(state: _State, url: str, result: ImportResult) -> Request:
             method = "PUT"
         else:
             method = "GET"
-    method = method.upper() if method.upper() in ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS") else method
+    method = (
+        method.upper()
+        if method.upper() in ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
+        else method
+    )
 
     url, query = split_query(url)
 
@@ -702,7 +714,9 @@ def _build(state: _State, url: str, result: ImportResult) -> Request:
             body = Body(type="json", content=data)
             if ctype.lower() == "application/json" and ctype_header is not None:
                 headers.remove(ctype_header)
-        elif (not ctype or ctype.lower() == _FORM_TYPE) and (pairs := _form_pairs(data)) is not None:
+        elif (not ctype or ctype.lower() == _FORM_TYPE) and (
+            pairs := _form_pairs(data)
+        ) is not None:
             body = Body(type="form", fields=[FormField(n, v) for n, v in pairs])
             if ctype_header is not None:
                 headers.remove(ctype_header)
@@ -869,15 +883,21 @@ def _add(
                 + ", ".join(dict.fromkeys(state.output_options))
             )
     if duplicates:
-        result.note(f"{where}{duplicates} repeated command{'s' if duplicates > 1 else ''} imported once")
+        result.note(
+            f"{where}{duplicates} repeated command{'s' if duplicates > 1 else ''} imported once"
+        )
 
 
 def _finish(result: ImportResult, *word_lists: _Words) -> None:
     env = [name for w in word_lists for name in w.env]
     for name in dict.fromkeys(env):
-        result.note(f"${name} became {{{{$env.{name}}}}}: put {name} in the collection's .env or the environment")
+        result.note(
+            f"${name} became {{{{$env.{name}}}}}: put {name} in the collection's .env or the environment"
+        )
     if any(w.substitutions for w in word_lists):
-        result.note("command substitutions ($(...) or `...`) were kept as written; replace them with values")
+        result.note(
+            "command substitutions ($(...) or `...`) were kept as written; replace them with values"
+        )
 
 
 _CURL_LINE = re.compile(r"(?m)^(?:.*[;&|(]\s*|\s*)(?:\S*/)?curl(?:\.exe)?\s")

@@ -31,7 +31,9 @@ _REQUEST_LINE = re.compile(
 _FILE_VAR = re.compile(r"^@([A-Za-z0-9_.-]+)\s*=\s*(.*?)\s*$")
 _DIRECTIVE = re.compile(r"^(?:#|//)\s*@([A-Za-z-]+)\s*(.*?)\s*$")
 _HEADER = re.compile(r"^([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*:\s?(.*)$")
-_SYSTEM_VAR = re.compile(r"\{\{\s*\$(processEnv|dotenv|datetime|localDatetime|randomInt|random\.\w+)([^}]*)\}\}")
+_SYSTEM_VAR = re.compile(
+    r"\{\{\s*\$(processEnv|dotenv|datetime|localDatetime|randomInt|random\.\w+)([^}]*)\}\}"
+)
 _REQUEST_REF = re.compile(r"\{\{\s*[A-Za-z0-9_-]+\.(?:response|request)\.[^}]*\}\}")
 
 
@@ -100,9 +102,15 @@ def _request(
     method = (typed or "GET").upper()
     url = m.group("url").strip()
     if method in _NOT_HTTP:
-        result.note(f"line {first + i}: {method} requests are not HTTP requests Pigeon sends; not carried over")
+        result.note(
+            f"line {first + i}: {method} requests are not HTTP requests Pigeon sends; not carried over"
+        )
         return None
-    if method not in _METHODS and typed is not None and (not typed.isupper() or not url.startswith(("http", "{{", "/"))):
+    if (
+        method not in _METHODS
+        and typed is not None
+        and (not typed.isupper() or not url.startswith(("http", "{{", "/")))
+    ):
         raise ImportFailed(f"line {first + i}: not a request line: {lines[i].strip()!r}")
     i += 1
     while i < len(lines) and lines[i].strip().startswith(("?", "&")) and lines[i][:1].isspace():
@@ -122,15 +130,25 @@ def _request(
     where = f"{name or method + ' ' + url} (line {first})"
     body_text = _body_text(body_lines, base, result, where)
     url, query = split_query(_convert(url, result))
-    req = Request(name=name or _default_name(method, url), method=method, url=url, headers=headers, query=query)
+    req = Request(
+        name=name or _default_name(method, url),
+        method=method,
+        url=url,
+        headers=headers,
+        query=query,
+    )
     req.settings.follow_redirects = follow
     _auth(req, result, where)
     if method == "GRAPHQL":
         # JetBrains sends the query as a JSON POST; variables after it are not separated out.
         req.method = "POST"
         req.name = name or _default_name("POST", url)
-        req.body = Body(type="json", content=json.dumps({"query": body_text or ""}, ensure_ascii=False))
-        result.note(f"{where}: GRAPHQL became a POST with a JSON {{\"query\": ...}} body; check any variables")
+        req.body = Body(
+            type="json", content=json.dumps({"query": body_text or ""}, ensure_ascii=False)
+        )
+        result.note(
+            f'{where}: GRAPHQL became a POST with a JSON {{"query": ...}} body; check any variables'
+        )
     elif body_text is not None:
         req.body = _body(_convert(body_text, result), req, result)
     return req
@@ -172,7 +190,9 @@ def _body_text(lines: list[str], base: Path | None, result: ImportResult, where:
         try:
             text = target.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
-            result.note(f"{where}: body from file {ref} is not carried over (file not readable here)")
+            result.note(
+                f"{where}: body from file {ref} is not carried over (file not readable here)"
+            )
             return None
         result.note(f"{where}: body file {ref} was copied into the request")
         return text
@@ -197,7 +217,9 @@ def _convert(text: str, result: ImportResult) -> str:
 
     text = _SYSTEM_VAR.sub(system, text)
     for ref in _REQUEST_REF.findall(text):
-        result.note(f"{ref} refers to another request's response; use a post_response script with pigeon.setVar")
+        result.note(
+            f"{ref} refers to another request's response; use a post_response script with pigeon.setVar"
+        )
     return text
 
 
@@ -217,11 +239,15 @@ def _auth(req: Request, result: ImportResult, where: str) -> None:
                 req.auth = Auth(type="basic", username=user, password=password)
                 req.headers.remove(h)
         elif scheme.lower() == "digest":
-            result.note(f"{where}: Digest auth is not supported by Pigeon; the header is sent as written")
+            result.note(
+                f"{where}: Digest auth is not supported by Pigeon; the header is sent as written"
+            )
 
 
 def _body(text: str, req: Request, result: ImportResult) -> Body:
-    ctype_header = next((h for h in reversed(req.headers) if h.name.lower() == "content-type"), None)
+    ctype_header = next(
+        (h for h in reversed(req.headers) if h.name.lower() == "content-type"), None
+    )
     ctype = ctype_header.value.strip().lower() if ctype_header else ""
     if re.match(r"^application/([\w.+-]*\+)?json\b", ctype):
         if ctype == "application/json" and ctype_header is not None:
@@ -262,7 +288,9 @@ def _environments(base: Path, result: ImportResult) -> None:
         for key in private.get(name) or {}:
             ref = env_name(key)
             values[key] = "{{$env." + ref + "}}"
-            result.note(f"environment {name}: private {key} written as {{{{$env.{ref}}}}}: put {ref}=... in .env")
+            result.note(
+                f"environment {name}: private {key} written as {{{{$env.{ref}}}}}: put {ref}=... in .env"
+            )
         result.environments.append(Environment(name=name, variables=values))
 
 

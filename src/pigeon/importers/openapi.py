@@ -41,7 +41,6 @@ _FORMAT_EXAMPLES = {
 }
 
 
-
 def _dict(value: Any) -> dict[str, Any]:
     """``value`` if it is an object, else an empty one: malformed input is skipped, not fatal."""
     return value if isinstance(value, dict) else {}
@@ -49,6 +48,7 @@ def _dict(value: Any) -> dict[str, Any]:
 
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
+
 
 def _load(text: str, path: Path | None) -> dict[str, Any]:
     stripped = text.lstrip()
@@ -60,13 +60,15 @@ def _load(text: str, path: Path | None) -> dict[str, Any]:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
         column = mark.column + 1 if mark is not None else None
-        raise ImportFailed(f"not YAML: {getattr(exc, 'problem', None) or exc}", path, line, column) from None
+        raise ImportFailed(
+            f"not YAML: {getattr(exc, 'problem', None) or exc}", path, line, column
+        ) from None
     if not isinstance(data, dict):
         raise ImportFailed("not an OpenAPI description (expected an object)", path)
     if "swagger" in data:
         raise ImportFailed("Swagger 2.0 is not supported; convert it to OpenAPI 3 first", path)
     if not str(data.get("openapi", "")).startswith("3"):
-        raise ImportFailed("not an OpenAPI 3 description (no \"openapi: 3.x\")", path)
+        raise ImportFailed('not an OpenAPI 3 description (no "openapi: 3.x")', path)
     return data
 
 
@@ -96,7 +98,9 @@ class _OpenAPI:
     def __init__(self, doc: dict[str, Any]) -> None:
         self.doc = doc
         info = _dict(doc.get("info"))
-        self.result = ImportResult(name=_s(info.get("title")), description=_s(info.get("description")))
+        self.result = ImportResult(
+            name=_s(info.get("title")), description=_s(info.get("description"))
+        )
         self.schemes = _dict(_dict(doc.get("components")).get("securitySchemes"))
         self._servers(_list(doc.get("servers")))
         global_security = doc.get("security")
@@ -185,13 +189,19 @@ class _OpenAPI:
                 url_path = url_path.replace("{" + pname + "}", "{{" + pname + "}}")
                 self.result.variables.setdefault(pname, value if value != "" else "")
             elif where_in == "query":
-                if isinstance(value, list) and p.get("explode", True) and p.get("style", "form") == "form":
+                if (
+                    isinstance(value, list)
+                    and p.get("explode", True)
+                    and p.get("style", "form") == "form"
+                ):
                     # form style, exploded (the default): one name=value pair per item
                     for item in value or [""]:
                         req.query.append(QueryParam(pname, _s(item), enabled=required))
                 elif isinstance(value, list):
                     sep = {"spaceDelimited": " ", "pipeDelimited": "|"}.get(_s(p.get("style")), ",")
-                    req.query.append(QueryParam(pname, sep.join(_s(v) for v in value), enabled=required))
+                    req.query.append(
+                        QueryParam(pname, sep.join(_s(v) for v in value), enabled=required)
+                    )
                 else:
                     req.query.append(QueryParam(pname, _s(value), enabled=required))
             elif where_in == "header":
@@ -236,7 +246,9 @@ class _OpenAPI:
             return Body()
         types = list(content)
         chosen = next((t for t in types if re.match(r"^application/([\w.+-]*\+)?json\b", t)), None)
-        chosen = chosen or next((t for t in types if t == "application/x-www-form-urlencoded"), None)
+        chosen = chosen or next(
+            (t for t in types if t == "application/x-www-form-urlencoded"), None
+        )
         chosen = chosen or next((t for t in types if t.startswith("multipart/form-data")), None)
         chosen = chosen or types[0]
         if len(types) > 1:
@@ -249,7 +261,9 @@ class _OpenAPI:
             if chosen != "application/json":
                 req.headers.append(Header("Content-Type", chosen))
             return Body(type="json", content=json.dumps(example, indent=2, ensure_ascii=False))
-        if chosen in ("application/x-www-form-urlencoded",) or chosen.startswith("multipart/form-data"):
+        if chosen in ("application/x-www-form-urlencoded",) or chosen.startswith(
+            "multipart/form-data"
+        ):
             multipart = chosen.startswith("multipart/")
             fields: list[FormField] = []
             values = example if isinstance(example, dict) else {}
@@ -266,7 +280,9 @@ class _OpenAPI:
                     )
                 )
                 if multipart and is_file:
-                    self.result.note(f"{where}: file field {key!r}: set the path of the file to upload")
+                    self.result.note(
+                        f"{where}: file field {key!r}: set the path of the file to upload"
+                    )
             return Body(type="multipart" if multipart else "form", fields=fields)
         req.headers.append(Header("Content-Type", chosen))
         text = example if isinstance(example, str) else ("" if example is None else _s(example))
@@ -359,7 +375,9 @@ class _OpenAPI:
                 return Auth(type="none")  # {} : anonymous access allowed
             names = list(requirement)
             if len(names) > 1:
-                self.result.note(f"{where}: needs {' and '.join(names)} together; only {names[0]} is carried over")
+                self.result.note(
+                    f"{where}: needs {' and '.join(names)} together; only {names[0]} is carried over"
+                )
             return self._scheme(names[0], where)
         return None
 
@@ -379,8 +397,15 @@ class _OpenAPI:
             var = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "api_key"
             if location in ("header", "query"):
                 variables.setdefault(var, "")
-                return Auth(type="api_key", key=_s(scheme.get("name")), value="{{" + var + "}}", location=location)
-            self.result.note(f"{where}: API key in a cookie ({name}) is not carried over; add a Cookie header")
+                return Auth(
+                    type="api_key",
+                    key=_s(scheme.get("name")),
+                    value="{{" + var + "}}",
+                    location=location,
+                )
+            self.result.note(
+                f"{where}: API key in a cookie ({name}) is not carried over; add a Cookie header"
+            )
             return None
         if kind in ("oauth2", "openIdConnect"):
             variables.setdefault("token", "")
@@ -388,5 +413,7 @@ class _OpenAPI:
                 f"{where}: {kind} ({name}): Pigeon does not run the flow; get a token and set {{{{token}}}}"
             )
             return Auth(type="bearer", token="{{token}}")
-        self.result.note(f"{where}: security scheme {name!r} ({kind or 'unknown'}) is not carried over")
+        self.result.note(
+            f"{where}: security scheme {name!r} ({kind or 'unknown'}) is not carried over"
+        )
         return None

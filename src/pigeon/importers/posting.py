@@ -51,7 +51,11 @@ def parse_posting(path: Path) -> ImportResult:
         root, files = path.parent, [path]
     elif path.is_dir():
         root = path
-        files = [p for p in path.rglob(f"*{SUFFIX}") if not any(part.startswith(".") for part in p.relative_to(path).parts)]
+        files = [
+            p
+            for p in path.rglob(f"*{SUFFIX}")
+            if not any(part.startswith(".") for part in p.relative_to(path).parts)
+        ]
     else:
         raise ImportFailed("no such file or directory", path)
     result = ImportResult(name=root.name)
@@ -93,10 +97,22 @@ def _request(file: Path, root: Path, result: ImportResult) -> Request | None:
     req.url = convert(_s(data.get("url")))
     for h in data.get("headers") or []:
         if isinstance(h, dict) and h.get("name"):
-            req.headers.append(Header(convert(_s(h["name"])), convert(_s(h.get("value"))), bool(h.get("enabled", True))))
+            req.headers.append(
+                Header(
+                    convert(_s(h["name"])),
+                    convert(_s(h.get("value"))),
+                    bool(h.get("enabled", True)),
+                )
+            )
     for p in data.get("params") or []:
         if isinstance(p, dict) and p.get("name"):
-            req.query.append(QueryParam(convert(_s(p["name"])), convert(_s(p.get("value"))), bool(p.get("enabled", True))))
+            req.query.append(
+                QueryParam(
+                    convert(_s(p["name"])),
+                    convert(_s(p.get("value"))),
+                    bool(p.get("enabled", True)),
+                )
+            )
     req.body = _body(data.get("body"), req, rel, result)
     req.auth = _auth(data.get("auth"), rel, result)
     options = data.get("options") or {}
@@ -110,7 +126,9 @@ def _request(file: Path, root: Path, result: ImportResult) -> Request | None:
         if options.get("proxy_url"):
             result.note(f"{rel}: proxy {options['proxy_url']} is not carried over")
         if options.get("attach_cookies") is False:
-            result.note(f"{rel}: attach_cookies: false is not carried over (Pigeon keeps a cookie jar)")
+            result.note(
+                f"{rel}: attach_cookies: false is not carried over (Pigeon keeps a cookie jar)"
+            )
     scripts = data.get("scripts") or {}
     if isinstance(scripts, dict):
         for key in ("setup", "on_request", "on_response"):
@@ -125,12 +143,18 @@ def _request(file: Path, root: Path, result: ImportResult) -> Request | None:
 def _body(body: Any, req: Request, rel: str, result: ImportResult) -> Body:
     if not isinstance(body, dict):
         return Body()
-    ctype_header = next((h for h in reversed(req.headers) if h.name.lower() == "content-type" and h.enabled), None)
+    ctype_header = next(
+        (h for h in reversed(req.headers) if h.name.lower() == "content-type" and h.enabled), None
+    )
     ctype = ctype_header.value.strip().lower() if ctype_header else ""
     files = [f for f in body.get("files") or [] if isinstance(f, dict)]
     if files:
         fields = [
-            FormField(convert(_s(f.get("name"))), convert(_s(f.get("value"))), bool(f.get("enabled", True)))
+            FormField(
+                convert(_s(f.get("name"))),
+                convert(_s(f.get("value"))),
+                bool(f.get("enabled", True)),
+            )
             for f in body.get("form_data") or []
             if isinstance(f, dict) and f.get("name")
         ]
@@ -154,7 +178,11 @@ def _body(body: Any, req: Request, rel: str, result: ImportResult) -> Body:
         return Body(
             type="form",
             fields=[
-                FormField(convert(_s(f.get("name"))), convert(_s(f.get("value"))), bool(f.get("enabled", True)))
+                FormField(
+                    convert(_s(f.get("name"))),
+                    convert(_s(f.get("value"))),
+                    bool(f.get("enabled", True)),
+                )
                 for f in form
                 if isinstance(f, dict) and f.get("name")
             ],
@@ -173,7 +201,9 @@ def _body(body: Any, req: Request, rel: str, result: ImportResult) -> Body:
         except ValueError:
             result.note(f"{rel}: body has no Content-Type header; Pigeon sends it as text/plain")
             return Body(type="text", content=content)
-        result.note(f"{rel}: JSON body without a Content-Type header; Pigeon sends application/json")
+        result.note(
+            f"{rel}: JSON body without a Content-Type header; Pigeon sends application/json"
+        )
         return Body(type="json", content=content)
     return Body(type="text", content=content)
 
@@ -184,7 +214,11 @@ def _auth(auth: Any, rel: str, result: ImportResult) -> Auth | None:
     kind = auth["type"]
     if kind == "basic":
         basic = auth.get("basic") or {}
-        return Auth(type="basic", username=convert(_s(basic.get("username"))), password=convert(_s(basic.get("password"))))
+        return Auth(
+            type="basic",
+            username=convert(_s(basic.get("username"))),
+            password=convert(_s(basic.get("password"))),
+        )
     if kind == "bearer_token":
         return Auth(type="bearer", token=convert(_s((auth.get("bearer_token") or {}).get("token"))))
     result.note(f"{rel}: {kind} auth is not supported by Pigeon; not carried over")
@@ -195,7 +229,9 @@ def _environments(root: Path, result: ImportResult) -> None:
     for file in sorted(root.iterdir()):
         if not file.is_file() or not (file.name == ".env" or file.name.endswith(".env")):
             continue
-        name = "default" if file.name == ".env" else file.name[: -len(".env")].lstrip(".") or "default"
+        name = (
+            "default" if file.name == ".env" else file.name[: -len(".env")].lstrip(".") or "default"
+        )
         values: dict[str, Any] = {}
         try:
             text = file.read_text(encoding="utf-8")

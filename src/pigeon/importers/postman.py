@@ -20,7 +20,15 @@ from pigeon.importers import ImportFailed, ImportResult
 from pigeon.model import Auth, Body, Environment, Folder, FormField, Header, QueryParam, Request
 
 # Postman's dynamic variables that Pigeon has under the same name.
-PIGEON_DYNAMIC = {"guid", "uuid", "randomUUID", "timestamp", "isoTimestamp", "randomInt", "randomBoolean"}
+PIGEON_DYNAMIC = {
+    "guid",
+    "uuid",
+    "randomUUID",
+    "timestamp",
+    "isoTimestamp",
+    "randomInt",
+    "randomBoolean",
+}
 _DYNAMIC_RE = re.compile(r"\{\{\s*\$([A-Za-z][A-Za-z0-9]*)\s*\}\}")
 _RAW_TYPES = {
     "json": "application/json",
@@ -31,7 +39,6 @@ _RAW_TYPES = {
 }
 
 
-
 def _dict(value: Any) -> dict[str, Any]:
     """``value`` if it is an object, else an empty one: malformed input is skipped, not fatal."""
     return value if isinstance(value, dict) else {}
@@ -39,6 +46,7 @@ def _dict(value: Any) -> dict[str, Any]:
 
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
+
 
 def parse_postman(text: str, path: Path | None = None) -> ImportResult:
     """Parse a Postman collection or environment export (JSON text)."""
@@ -55,7 +63,7 @@ def parse_postman(text: str, path: Path | None = None) -> ImportResult:
     if "collection" in data and isinstance(data["collection"], dict):
         data = data["collection"]  # the Postman API wraps exports in {"collection": ...}
     if not isinstance(data.get("item"), list):
-        raise ImportFailed("not a Postman collection (no \"item\" list)", path)
+        raise ImportFailed('not a Postman collection (no "item" list)', path)
     return _Collection(data).result
 
 
@@ -125,7 +133,9 @@ def _variable_value(value: Any) -> Any:
 class _Collection:
     def __init__(self, data: dict[str, Any]) -> None:
         info = _dict(data.get("info"))
-        self.result = ImportResult(name=_text(info.get("name")), description=_description(info.get("description")))
+        self.result = ImportResult(
+            name=_text(info.get("name")), description=_description(info.get("description"))
+        )
         r = self.result
         r.auth = self._auth(data.get("auth"), "the collection")
         for var in _list(data.get("variable")):
@@ -178,7 +188,11 @@ class _Collection:
         self._url(raw.get("url"), req, where)
         for h in _list(raw.get("header")):
             if isinstance(h, dict) and h.get("key"):
-                req.headers.append(Header(str(h["key"]), _text(h.get("value")), enabled=not h.get("disabled", False)))
+                req.headers.append(
+                    Header(
+                        str(h["key"]), _text(h.get("value")), enabled=not h.get("disabled", False)
+                    )
+                )
         req.body = self._body(raw.get("body"), req, where)
         req.auth = self._auth(raw.get("auth"), where)
         scripts = self._events(item.get("event"), where)
@@ -198,7 +212,11 @@ class _Collection:
             path = url.get("path")
             path = "/".join(_text(p) for p in path) if isinstance(path, list) else _text(path)
             proto = _text(url.get("protocol"))
-            raw = (f"{proto}://" if proto else "") + host + (f":{url['port']}" if url.get("port") else "")
+            raw = (
+                (f"{proto}://" if proto else "")
+                + host
+                + (f":{url['port']}" if url.get("port") else "")
+            )
             raw += ("/" + path) if path else ""
         base, hash_, fragment = raw.partition("#")
         base, _, inline_query = base.partition("?")
@@ -207,7 +225,11 @@ class _Collection:
             for q in query:
                 if isinstance(q, dict) and q.get("key") is not None:
                     req.query.append(
-                        QueryParam(_decode(_text(q["key"])), _decode(_text(q.get("value"))), enabled=not q.get("disabled", False))
+                        QueryParam(
+                            _decode(_text(q["key"])),
+                            _decode(_text(q.get("value"))),
+                            enabled=not q.get("disabled", False),
+                        )
                     )
         elif inline_query:
             for piece in inline_query.split("&"):
@@ -250,7 +272,9 @@ class _Collection:
             return Body(type="text", content=content)
         if mode == "urlencoded":
             fields = [
-                FormField(_text(f.get("key")), _text(f.get("value")), enabled=not f.get("disabled", False))
+                FormField(
+                    _text(f.get("key")), _text(f.get("value")), enabled=not f.get("disabled", False)
+                )
                 for f in _list(body.get("urlencoded"))
                 if isinstance(f, dict) and f.get("key") is not None
             ]
@@ -266,13 +290,19 @@ class _Collection:
                     src = f.get("src")
                     if isinstance(src, list):
                         if len(src) > 1:
-                            self.result.note(f"{where}: form field {f['key']} sends {len(src)} files; only the first is carried over")
+                            self.result.note(
+                                f"{where}: form field {f['key']} sends {len(src)} files; only the first is carried over"
+                            )
                         src = src[0] if src else ""
                     if not src:
-                        self.result.note(f"{where}: form field {f['key']} has no file chosen; set its path")
+                        self.result.note(
+                            f"{where}: form field {f['key']} has no file chosen; set its path"
+                        )
                     fields.append(FormField(_text(f["key"]), _text(src), enabled, "file", ctype))
                 else:
-                    fields.append(FormField(_text(f["key"]), _text(f.get("value")), enabled, "text", ctype))
+                    fields.append(
+                        FormField(_text(f["key"]), _text(f.get("value")), enabled, "text", ctype)
+                    )
             if has_ctype:
                 req.headers = [h for h in req.headers if h.name.lower() != "content-type"]
             return Body(type="multipart", fields=fields)
@@ -286,10 +316,19 @@ class _Collection:
             if parsed is None:
                 self.result.note(f"{where}: GraphQL variables are not JSON; not carried over")
                 parsed = {}
-            return Body(type="json", content=json.dumps({"query": _text(gql.get("query")), "variables": parsed}, indent=2, ensure_ascii=False))
+            return Body(
+                type="json",
+                content=json.dumps(
+                    {"query": _text(gql.get("query")), "variables": parsed},
+                    indent=2,
+                    ensure_ascii=False,
+                ),
+            )
         if mode == "file":
             src = _dict(body.get("file")).get("src")
-            self.result.note(f"{where}: a binary file body ({src or 'no file'}) is not carried over")
+            self.result.note(
+                f"{where}: a binary file body ({src or 'no file'}) is not carried over"
+            )
             return Body()
         if mode:
             self.result.note(f"{where}: body mode {mode!r} is not carried over")
@@ -305,12 +344,21 @@ class _Collection:
         if kind == "inherit":
             return None
         if kind == "basic":
-            return Auth(type="basic", username=_text(params.get("username")), password=_text(params.get("password")))
+            return Auth(
+                type="basic",
+                username=_text(params.get("username")),
+                password=_text(params.get("password")),
+            )
         if kind == "bearer":
             return Auth(type="bearer", token=_text(params.get("token")))
         if kind == "apikey":
             location = "query" if params.get("in") == "query" else "header"
-            return Auth(type="api_key", key=_text(params.get("key")) or "X-Api-Key", value=_text(params.get("value")), location=location)
+            return Auth(
+                type="api_key",
+                key=_text(params.get("key")) or "X-Api-Key",
+                value=_text(params.get("value")),
+                location=location,
+            )
         if kind == "oauth2":
             token = _text(params.get("accessToken"))
             self.result.note(
@@ -329,29 +377,44 @@ class _Collection:
                 continue
             script = _dict(event.get("script"))
             exec_ = script.get("exec")
-            code = "\n".join(_text(line) for line in exec_) if isinstance(exec_, list) else _text(exec_)
+            code = (
+                "\n".join(_text(line) for line in exec_)
+                if isinstance(exec_, list)
+                else _text(exec_)
+            )
             if not code.strip():
                 continue
-            label = {"prerequest": "pre-request", "test": "test"}.get(_text(event.get("listen")), _text(event.get("listen")))
+            label = {"prerequest": "pre-request", "test": "test"}.get(
+                _text(event.get("listen")), _text(event.get("listen"))
+            )
             lines = code.count("\n") + 1
             self.result.note(
                 f"{where}: Postman {label} script ({lines} line{'s' if lines != 1 else ''} of "
                 "JavaScript) is not run by Pigeon; its text is kept in the description"
             )
-            parts.append(f"Postman {label} script (JavaScript, not run by Pigeon):\n```js\n{code}\n```")
+            parts.append(
+                f"Postman {label} script (JavaScript, not run by Pigeon):\n```js\n{code}\n```"
+            )
         return "\n\n".join(parts)
 
     def _dynamic_notes(self) -> None:
         seen: set[str] = set()
         for _, req in self.result.requests:
-            texts = [req.url, req.body.content, *(h.value for h in req.headers), *(q.value for q in req.query)]
+            texts = [
+                req.url,
+                req.body.content,
+                *(h.value for h in req.headers),
+                *(q.value for q in req.query),
+            ]
             texts += [f.value for f in req.body.fields]
             for text in texts:
                 for m in _DYNAMIC_RE.finditer(text):
                     name = m.group(1)
                     if name not in PIGEON_DYNAMIC and name not in seen:
                         seen.add(name)
-                        self.result.note(f"Postman dynamic variable {{{{${name}}}}} has no Pigeon equivalent; left as written")
+                        self.result.note(
+                            f"Postman dynamic variable {{{{${name}}}}} has no Pigeon equivalent; left as written"
+                        )
 
 
 def _decode(text: str) -> str:

@@ -46,7 +46,9 @@ def mask_value(name: str, value: str) -> str:
 
 
 _QUERY_PARAM = re.compile(r"([?&])([^=&#]+)=([^&#]*)")
-_SECRET_PARAM = re.compile(r"token|secret|passw|api[-_]?key|apikey|signature|sig$|auth|session", re.I)
+_SECRET_PARAM = re.compile(
+    r"token|secret|passw|api[-_]?key|apikey|signature|sig$|auth|session", re.I
+)
 
 
 def mask_url(url: str) -> str:

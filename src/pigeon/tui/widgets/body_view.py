@@ -367,7 +367,8 @@ class BodyView(ScrollView, can_focus=True):
         if self.phase == "message":
             text.stylize(self._style("notice"))
         elif (
-            self.phase in ("raw", "pretty", "filtered") or (self._json_lines and self.phase == "text")
+            self.phase in ("raw", "pretty", "filtered")
+            or (self._json_lines and self.phase == "text")
         ) and begin <= LONG_LINE_HIGHLIGHT:
             for start, stop, kind in bodyformat.json_line_tokens(full, end):
                 paint(self._style(kind), start, stop)
