@@ -459,3 +459,39 @@ async def test_reused_scopes_see_runtime_variables_set_between_sends(col: Path) 
     assert first.rendered is not None and second.rendered is not None
     assert first.rendered.url.endswith("/count/1")
     assert second.rendered.url.endswith("/count/2")
+
+
+async def test_requests_without_variables_share_their_folders_scopes(tmp_path: Path) -> None:
+    """A run shares one Scopes among the requests of a folder that define no variables, and
+    a request's own variables reach neither its siblings nor the shared Scopes."""
+    from pigeon.run import RequestResult, RunContext, build
+    from pigeon.store import load_collection
+
+    (tmp_path / "collection.toml").write_text(
+        'name = "c"\n[variables]\nhost = "http://127.0.0.1:9"\nwho = "collection"\n'
+    )
+    folder = tmp_path / "f"
+    folder.mkdir()
+    (folder / "folder.toml").write_text('name = "f"\n[variables]\nwho = "folder"\n')
+    (folder / "a.toml").write_text('name = "a"\nurl = "{{host}}/a/{{who}}"\n')
+    (folder / "b.toml").write_text(
+        'name = "b"\nurl = "{{host}}/b/{{who}}"\n[variables]\nwho = "request-b"\n'
+    )
+    (folder / "c.toml").write_text('name = "c"\nurl = "{{host}}/c/{{who}}"\n')
+    (tmp_path / "top.toml").write_text('name = "top"\nurl = "{{host}}/top/{{who}}"\n')
+    collection = load_collection(tmp_path)
+    ctx = RunContext(collection, reuse_scopes=True)
+    urls, scopes = {}, {}
+    for chain, request in collection.walk():
+        result = RequestResult(request, chain)
+        _, scopes[request.id] = await build(ctx, chain, request, result)
+        assert result.rendered is not None
+        urls[request.id] = result.rendered.url
+    assert urls == {
+        "f/a": "http://127.0.0.1:9/a/folder",
+        "f/b": "http://127.0.0.1:9/b/request-b",
+        "f/c": "http://127.0.0.1:9/c/folder",
+        "top": "http://127.0.0.1:9/top/collection",
+    }
+    assert scopes["f/a"] is scopes["f/c"]
+    assert scopes["f/b"] is not scopes["f/a"] and scopes["top"] is not scopes["f/a"]

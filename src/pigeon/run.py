@@ -51,10 +51,11 @@ class RunContext:
     # All scripts of one phase together; a script stuck in a loop fails its request instead
     # of hanging a CI job. ``None``: no limit.
     script_timeout: float | None = 30.0
-    # Reuse one Scopes (and so its render cache) per request while the files cannot change,
-    # as in `pigeon run`. The app edits variables in place, so it leaves this off.
+    # Reuse Scopes (and so their render caches) while the files cannot change, as in
+    # `pigeon run`: one per request, or one per folder chain for the requests that define no
+    # variables of their own. The app edits variables in place, so it leaves this off.
     reuse_scopes: bool = False
-    _scopes: dict[int, tuple[Request, Scopes]] = field(default_factory=dict, repr=False)
+    _scopes: dict[tuple[int, ...], tuple[tuple[Any, ...], Scopes]] = field(default_factory=dict, repr=False)
 
     def session(self) -> HttpSession:
         if self.http is None:
@@ -177,16 +178,26 @@ async def _scripts(
 
 
 def _scopes(ctx: RunContext, chain: list[Folder], request: Request, reuse: bool = True) -> Scopes:
-    reuse = reuse and ctx.reuse_scopes
-    if reuse:
-        hit = ctx._scopes.get(id(request))
-        if hit is not None and hit[0] is request:
-            return hit[1]
+    """The request's scopes, shared where ``ctx.reuse_scopes`` allows.
+
+    Requests of one folder that define no variables see exactly the same variables, so they
+    share one Scopes and its render cache: a run of many such requests renders each
+    variable once, not once per request.
+    """
+    if not (reuse and ctx.reuse_scopes):
+        return build_scopes(
+            ctx.collection, chain, request, ctx.environment, ctx.runtime, ctx.cli_vars, ctx.environ
+        )
+    own = request if request.variables else None
+    owners: tuple[Any, ...] = (*chain, own)
+    key = tuple(map(id, owners))
+    hit = ctx._scopes.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], owners, strict=True)):
+        return hit[1]
     scopes = build_scopes(
-        ctx.collection, chain, request, ctx.environment, ctx.runtime, ctx.cli_vars, ctx.environ
+        ctx.collection, chain, own, ctx.environment, ctx.runtime, ctx.cli_vars, ctx.environ
     )
-    if reuse:
-        ctx._scopes[id(request)] = (request, scopes)
+    ctx._scopes[key] = (owners, scopes)
     return scopes
 
 
@@ -259,31 +270,40 @@ async def execute(ctx: RunContext, chain: list[Folder], request: Request) -> Req
 def select(
     collection: Collection, selection: list[str] | None
 ) -> list[tuple[list[Folder], Request]]:
-    """The requests a run sends, in collection order; names are requests or folders."""
-    everything = collection.walk()
+    """The requests a run sends, in collection order; names are requests or folders.
+
+    Only the folders on the way to a selected name are visited, so sending one folder of a
+    big collection does not walk all of it.
+    """
     if not selection:
-        return everything
-    request_ids = {r.id for _, r in everything}
-    requests: set[str] = set()
-    folders: set[str] = set()
-    for name in selection:
-        key = normalize_ref(name)
-        if key in request_ids:
-            requests.add(key)
-            continue
-        if collection.find_folder(key) is not None:
-            folders.add(key)
-            continue
-        ids = [r.id for _, r in everything]
-        ids += [f.id for chain, _ in everything for f in chain]
-        close = difflib.get_close_matches(key, sorted(set(ids)), n=3)
-        hint = f" (did you mean: {', '.join(close)}?)" if close else ""
-        raise RunUsageError(f"no request or folder {name!r} in {collection.root}{hint}")
-    return [
-        (chain, r)
-        for chain, r in everything
-        if r.id in requests or (folders and any(f.id in folders for f in chain))
-    ]
+        return collection.walk()
+    wanted = {normalize_ref(name): name for name in selection}
+    found: set[str] = set()
+    out: list[tuple[list[Folder], Request]] = []
+
+    def visit(items: list[Folder | Request], chain: list[Folder], whole: bool) -> None:
+        for item in items:
+            if isinstance(item, Folder):
+                hit = item.id in wanted
+                if hit:
+                    found.add(item.id)
+                if whole or hit or any(k.startswith(item.id + "/") for k in wanted):
+                    visit(item.items, [*chain, item], whole or hit)
+            elif item.id in wanted:
+                found.add(item.id)
+                out.append((chain, item))
+            elif whole:
+                out.append((chain, item))
+
+    visit(collection.items, [], False)
+    for key, name in wanted.items():
+        if key not in found:
+            everything = collection.walk()
+            ids = {r.id for _, r in everything} | {f.id for chain, _ in everything for f in chain}
+            close = difflib.get_close_matches(key, sorted(ids), n=3)
+            hint = f" (did you mean: {', '.join(close)}?)" if close else ""
+            raise RunUsageError(f"no request or folder {name!r} in {collection.root}{hint}")
+    return out
 
 
 def check_broken(

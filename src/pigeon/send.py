@@ -331,6 +331,18 @@ def _encode_headers(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]
     return [(name.encode("ascii"), value.strip(" \t").encode("utf-8")) for name, value in headers]
 
 
+_TRACED = frozenset(
+    {
+        "connect_tcp.started",
+        "connect_tcp.complete",
+        "start_tls.started",
+        "start_tls.complete",
+        "send_request_headers.started",
+        "receive_response_headers.complete",
+    }
+)
+
+
 class _Attempt:
     """Everything learned during one send, so a cancelled or failed send still reports it."""
 
@@ -358,25 +370,27 @@ class _Attempt:
         self.t_headers_received: float | None = None
 
     async def trace(self, event: str, info: dict[str, Any]) -> None:
+        """httpcore calls this about ten times a request: only four events matter here."""
+        step = event[event.find(".") + 1 :]  # "http11.send_request_headers.started" -> ...
+        if step not in _TRACED:
+            return
         now = time.perf_counter()
-        _, _, name = event.partition(".")
-        if name.endswith(".started"):
-            self._marks[name[: -len(".started")]] = now
-            if name == "send_request_headers.started":
-                self.t_headers_sent = now
-                self.progress.phase = "waiting"
-        elif name.endswith(".complete"):
-            step = name[: -len(".complete")]
-            begun = self._marks.pop(step, None)
+        if step == "send_request_headers.started":
+            self.t_headers_sent = now
+            self.progress.phase = "waiting"
+        elif step == "receive_response_headers.complete":
+            self.t_headers_received = now
+        elif step.endswith(".started"):
+            self._marks[step] = now
+        else:  # connect_tcp / start_tls complete: summed, a redirect may connect again
+            begun = self._marks.pop(step.replace(".complete", ".started"), None)
             if begun is None:
                 return
             elapsed = (now - begun) * 1000
-            if step == "connect_tcp":
+            if step == "connect_tcp.complete":
                 self.connect_ms = (self.connect_ms or 0.0) + elapsed
-            elif step == "start_tls":
+            else:
                 self.tls_ms = (self.tls_ms or 0.0) + elapsed
-            elif step == "receive_response_headers":
-                self.t_headers_received = now
 
     def add(self, chunk: bytes) -> None:
         self.body_size += len(chunk)

@@ -106,7 +106,10 @@ class ResponsePane(Vertical):
                 yield Static("", id="timings")
 
     def on_mount(self) -> None:
-        table = self.query_one("#headers-table", DataTable)
+        found = self.query("#headers-table").results(DataTable)
+        table = next(found, None)
+        if table is None:  # the app quit while this pane was being mounted
+            return
         table.add_column("Name", key="name")
         table.add_column("Value", key="value")
         self.clear()
