@@ -55,7 +55,9 @@ class RunContext:
     # `pigeon run`: one per request, or one per folder chain for the requests that define no
     # variables of their own. The app edits variables in place, so it leaves this off.
     reuse_scopes: bool = False
-    _scopes: dict[tuple[int, ...], tuple[tuple[Any, ...], Scopes]] = field(default_factory=dict, repr=False)
+    _scopes: dict[tuple[int, ...], tuple[tuple[Any, ...], Scopes]] = field(
+        default_factory=dict, repr=False
+    )
 
     def session(self) -> HttpSession:
         if self.http is None:

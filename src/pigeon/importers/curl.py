@@ -817,6 +817,27 @@ def _commands(words: list[str]) -> list[list[str]]:
     return out
 
 
+_LOOKS_LIKE_CURL = re.compile(r"\A\s*(?:\$\s*)?curl\s")
+
+
+def looks_like_curl(text: str) -> bool:
+    """Whether pasted text is a curl command (``curl ...``, or ``$ curl ...`` from docs)."""
+    return bool(_LOOKS_LIKE_CURL.match(text))
+
+
+def adopt(target: Request, imported: Request) -> None:
+    """Give ``target`` everything a curl command describes, in place: method, URL, query,
+    headers, body, auth and settings. Its name, description, scripts and variables stay:
+    pasting a command into a request replaces what is sent, not what the request is."""
+    target.method = imported.method
+    target.url = imported.url
+    target.query = imported.query
+    target.headers = imported.headers
+    target.body = imported.body
+    target.auth = imported.auth
+    target.settings = imported.settings
+
+
 def parse_curl(command: str, base: Path | None = None) -> ImportResult:
     """Turn one or more curl command lines into requests.
 

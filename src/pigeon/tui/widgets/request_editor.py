@@ -128,6 +128,39 @@ class RequestEditor(Vertical):
             self.request.url = event.url
             self._edited()
 
+    def on_url_bar_curl_pasted(self, event: UrlBar.CurlPasted) -> None:
+        """Turn the working copy into what the curl command sends; notes say what was lost."""
+        event.stop()
+        if self.request is None:
+            return
+        from pigeon.importers import ImportFailed
+        from pigeon.importers.curl import adopt, parse_curl
+
+        command = event.command.lstrip().removeprefix("$").lstrip()
+        try:
+            result = parse_curl(command)
+        except ImportFailed as exc:
+            self.notify(f"Could not read the curl command: {exc}", severity="error")
+            return
+        if not result.requests:
+            self.notify("The curl command holds no request", severity="error")
+            return
+        imported = result.requests[0][1]
+        adopt(self.request, imported)
+        self.body.show(self.request)
+        self._edited()
+        self.focus_url()
+        lost = result.notes + (
+            [f"{len(result.requests) - 1} more curl command(s) ignored"]
+            if len(result.requests) > 1
+            else []
+        )
+        summary = f"From curl: {imported.method} {imported.url}"
+        if lost:
+            self.notify(summary + "\nNot carried over:\n" + "\n".join(lost), severity="warning")
+        else:
+            self.notify(summary)
+
     def on_request_edited(self, event: RequestEdited) -> None:
         event.stop()
         self._edited()

@@ -1,7 +1,8 @@
 """Method selector and URL input on one line.
 
 ``up``/``down`` in the URL cycle the method (a single-line input has no use for them);
-``right`` at the end accepts a placeholder completion.
+``right`` at the end accepts a placeholder completion. A curl command pasted (or typed and
+submitted) here becomes the request: the bar reports it with ``CurlPasted``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,16 @@ class UrlInput(Input):
         self.cursor_position = 0  # like a browser: show the host when not editing
         self.scroll_to(0, animate=False, immediate=True)
 
+    def _on_paste(self, event: events.Paste) -> None:
+        """A pasted curl command is kept whole (an Input would keep only its first line)."""
+        from pigeon.importers.curl import looks_like_curl  # not needed to start up
+
+        bar = self.parent
+        if isinstance(bar, UrlBar) and looks_like_curl(event.text):
+            event.stop()
+            event.prevent_default()
+            bar.post_message(UrlBar.CurlPasted(event.text))
+
     def action_cycle_method(self, step: int) -> None:
         bar = self.parent
         if isinstance(bar, UrlBar):
@@ -48,6 +59,12 @@ class UrlBar(Horizontal):
     @dataclass
     class UrlChanged(Message):
         url: str
+
+    @dataclass
+    class CurlPasted(Message):
+        """A curl command was pasted, or typed and submitted, into the URL."""
+
+        command: str
 
     def __init__(self, scopes: Callable[[], Scopes | None], *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -117,4 +134,9 @@ class UrlBar(Horizontal):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        from pigeon.importers.curl import looks_like_curl
+
+        if looks_like_curl(event.value):
+            self.post_message(self.CurlPasted(event.value))
+            return
         self.app.run_action("send")
