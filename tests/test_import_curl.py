@@ -301,8 +301,9 @@ def test_write_import_into_existing_collection_keeps_its_values(tmp_path: Path) 
     result.requests.append(("Users/Admin", Request(name="List", url="{{base}}/u")))
     written = write_import(result, into)
     text = (into / "collection.toml").read_text()
-    assert 'base = "http://mine"' in text and "extra = 1" in text
-    assert any("'base'" in n for n in result.notes)
+    assert text == 'name = "Mine"\n[variables]\nbase = "http://mine"\n'  # never rewritten
+    assert any(n.startswith("variable base not written") for n in result.notes)
+    assert any("add extra = 1 by hand" in n for n in result.notes)
     assert (into / "users" / "admin" / "list.toml") in written
     r = render_written(into, "users/admin/list")
     assert r.url == "http://mine/u"

@@ -47,3 +47,126 @@ def test_unsupported_kinds_are_a_clear_value_error(tmp_path: Path) -> None:
     with pytest.raises(ImportFailed, match="unknown import kind"):
         run_import("har", "x", tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+PETSTORE = Path(__file__).parent / "data" / "openapi" / "petstore.yaml"
+MINE = """\
+# Shared by the whole team: edit by hand, keep the comments.
+name = "Mine"
+
+[variables]
+base_url = "http://127.0.0.1:1/v1"  # the local stub
+"""
+MINE_PRODUCTION = """\
+# Production: read-only keys only.
+[variables]
+base_url = "https://prod.example.test/v1"
+"""
+
+
+def test_import_into_an_existing_collection_changes_no_existing_file(tmp_path: Path) -> None:
+    from pigeon.importers import run_import
+
+    into = tmp_path / "mine"
+    (into / "environments").mkdir(parents=True)
+    (into / "collection.toml").write_text(MINE)
+    (into / "environments" / "production.toml").write_text(MINE_PRODUCTION)
+    written, notes = run_import("openapi", str(PETSTORE), into)
+    assert (into / "collection.toml").read_text() == MINE
+    assert (into / "environments" / "production.toml").read_text() == MINE_PRODUCTION
+    assert into / "collection.toml" not in written
+    assert [p.name for p in written if p.parent.name == "environments"] == ["local.toml"]
+    for line in [
+        "variable base_url not written: collection.toml exists and keeps base_url = "
+        '"http://127.0.0.1:1/v1" (imported: "https://eu.petstore.example.test/v1")',
+        'variable token not written: collection.toml exists; add token = "" by hand',
+        "variable petId not written: collection.toml exists; add petId = 7 by hand",
+        "variable base_url not written: environments/production.toml exists and keeps "
+        'base_url = "https://prod.example.test/v1" '
+        '(imported: "https://eu.petstore.example.test/v1")',
+        "auth (bearer) not written: collection.toml exists; "
+        "set on each imported request under it instead",
+    ]:
+        assert line in notes
+    # The API-wide auth is on the requests that inherit it; those with their own keep theirs.
+    (into / ".env").write_text("")
+    r = render_written(into, "pets/list-pets", environ={})
+    assert r.url == "http://127.0.0.1:1/v1/pets?limit=20"
+    assert r.header("authorization") == "Bearer {{token}}"  # unset until added by hand
+    assert render_written(into, "log-in").header("authorization") is None
+
+    # Importing again still changes nothing and makes no second copy of an environment.
+    written, _ = run_import("openapi", str(PETSTORE), into)
+    assert (into / "collection.toml").read_text() == MINE
+    assert not [p for p in written if p.parent.name == "environments"]
+    assert (into / "pets" / "list-pets-2.toml") in written
+
+
+def test_folder_settings_go_to_new_folder_files_or_onto_requests(tmp_path: Path) -> None:
+    from pigeon.importers import ImportResult, write_import
+    from pigeon.model import Auth, Folder, Header, Request
+
+    into = tmp_path / "mine"
+    (into / "users").mkdir(parents=True)
+    (into / "collection.toml").write_text(MINE)
+    users_toml = '# the users team\n[variables]\nteam = "core"\n'
+    (into / "users" / "folder.toml").write_text(users_toml)
+    (into / "orders").mkdir()  # a folder without folder.toml: one may be added
+    result = ImportResult(
+        folders=[
+            Folder(
+                name="Users",
+                id="Users",
+                auth=Auth(type="bearer", token="{{users_token}}"),
+                headers=[Header("X-Team", "growth")],
+                variables={"team": "growth", "region": "eu"},
+            ),
+            Folder(name="Admin", id="Users/Admin", auth=Auth(type="basic", username="ada")),
+            Folder(name="Orders", id="Orders", headers=[Header("X-Orders", "1")]),
+        ],
+    )
+    result.requests += [
+        ("Users", Request(name="List users", url="https://x.test/users")),
+        ("Users/Admin", Request(name="Audit", url="https://x.test/audit")),
+        ("Orders", Request(name="List orders", url="https://x.test/orders")),
+    ]
+    written = write_import(result, into)
+    assert (into / "users" / "folder.toml").read_text() == users_toml
+    assert (into / "users" / "admin" / "folder.toml") in written
+    assert (into / "orders" / "folder.toml") in written
+    assert (
+        'variable team not written: users/folder.toml exists and keeps team = "core" '
+        '(imported: "growth")' in result.notes
+    )
+    assert 'variable region not written: users/folder.toml exists; add region = "eu" by hand' in (
+        result.notes
+    )
+    assert "header X-Team not written: users/folder.toml exists; " in "".join(result.notes)
+
+    r = render_written(into, "users/list-users", environ={})
+    assert r.header("authorization") == "Bearer {{users_token}}"
+    assert r.header("x-team") == "growth"
+    # The Admin folder's own (new) folder.toml carries its basic auth, which wins.
+    r = render_written(into, "users/admin/audit", environ={})
+    assert (r.header("authorization") or "").startswith("Basic ")
+    assert r.header("x-team") == "growth"
+    r = render_written(into, "orders/list-orders", environ={})
+    assert r.header("x-orders") == "1"
+    orders = load_collection(into).find_folder("orders")
+    assert orders is not None and orders.order == []  # the folder's own order is left alone
+
+
+def test_very_long_names_make_short_unique_file_names(tmp_path: Path) -> None:
+    from pigeon.importers import run_import
+
+    path = "/".join(["segment"] * 37) + "/ends"  # a 300-character URL path
+    assert len(path) == 300
+    into = tmp_path / "col"
+    first, _ = run_import("curl", f"curl https://x.test/{path}", into)
+    second, _ = run_import("curl", f"curl -X POST https://x.test/{path}", into)
+    third, _ = run_import("curl", f"curl -X POST https://x.test/{path}?page=2", into)
+    stems = [first[-1].stem, second[-1].stem, third[-1].stem]
+    assert all(len(s) <= 82 for s in stems) and len(set(stems)) == 3
+    assert stems[0].startswith("get-segment-segment") and stems[0].endswith("segment")
+    assert stems[2] == stems[1] + "-2"
+    assert render_written(into, stems[2]).url == f"https://x.test/{path}?page=2"

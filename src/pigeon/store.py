@@ -1114,9 +1114,19 @@ def save_environment(env: Environment, root: Path | None = None) -> Path:
 
 
 def slugify(name: str) -> str:
-    """A file-name stem for a display name: ASCII, lower case, words joined by ``-``."""
+    """A file-name stem for a display name: ASCII, lower case, words joined by ``-``.
+
+    At most 80 characters (well under the 255-byte file-name limit, with room for a ``-2``
+    suffix), cut after a whole word where one ends late enough, so that a long name (a URL
+    path, an API summary) still makes a file name.
+    """
+    limit = 80
     ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
-    return re.sub(r"[^A-Za-z0-9]+", "-", ascii_name).strip("-").lower()
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", ascii_name).strip("-").lower()
+    if len(slug) <= limit:
+        return slug
+    cut = slug.rfind("-", 0, limit + 1)
+    return (slug[:cut] if cut >= limit // 2 else slug[:limit]).rstrip("-")
 
 
 def _free_stem(col: Collection, directory: Path, base: str, keep: Path | None = None) -> str:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import tomli_w
+
 from pigeon.model import Auth, Collection, Environment, Folder, Header, Request
 from pigeon.store import (
     COLLECTION_FILE,
@@ -190,23 +192,94 @@ def _free_file(directory: Path, stem: str, taken: set[Path]) -> Path:
         n += 1
 
 
-def _inherit(req: Request, auth: Auth | None, headers: list[Header]) -> None:
-    """Copy settings a request would have inherited from a level that cannot be written."""
-    if req.auth is None and auth is not None:
-        req.auth = auth
-    if headers:
-        names = {h.name.lower() for h in req.headers}
-        req.headers = [h for h in headers if h.name.lower() not in names] + req.headers
+def _toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+
+
+def _toml_inline(value: Any) -> str:
+    """A value as it would be typed on one line of a TOML file."""
+    if isinstance(value, dict):
+        inner = ", ".join(f"{_toml_key(str(k))} = {_toml_inline(v)}" for k, v in value.items())
+        return "{ " + inner + " }" if inner else "{}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_inline(v) for v in value) + "]"
+    return tomli_w.dumps({"v": value})[len("v = ") :].rstrip("\n")
+
+
+def _variable_notes(
+    result: ImportResult, variables: dict[str, Any], have: dict[str, Any], file: str
+) -> None:
+    """One note per variable that ``file`` (which exists, so is left alone) does not take."""
+    for key, value in variables.items():
+        if key not in have:
+            result.note(
+                f"variable {key} not written: {file} exists; "
+                f"add {_toml_key(key)} = {_toml_inline(value)} by hand"
+            )
+        elif have[key] != value:
+            result.note(
+                f"variable {key} not written: {file} exists and keeps "
+                f"{_toml_key(key)} = {_toml_inline(have[key])} (imported: {_toml_inline(value)})"
+            )
+
+
+@dataclass
+class _Level:
+    """Settings of one level above the imported requests (a folder or the collection) and
+    whether its file carries them; those it cannot carry are copied onto each request."""
+
+    label: str  # "collection.toml", "users/folder.toml"
+    auth: Auth | None
+    headers: list[Header]
+    written: bool  # its file is written by this import, or already says the same
+    existing_auth: Auth | None = None
+    existing_headers: list[Header] = field(default_factory=list)
+
+
+def _carry(req: Request, levels: list[_Level], result: ImportResult) -> None:
+    """Give ``req`` the auth and headers it would inherit from levels whose files are not
+    written (innermost level first): the nearest auth wins, inner headers shadow outer ones."""
+    names = {h.name.lower() for h in req.headers}
+    added: list[Header] = []
+    auth_settled = req.auth is not None
+    for level in levels:
+        if not auth_settled and level.auth is not None:
+            auth_settled = True
+            if not level.written and level.auth != level.existing_auth:
+                req.auth = level.auth
+                result.note(
+                    f"auth ({level.auth.type}) not written: {level.label} exists; "
+                    "set on each imported request under it instead"
+                )
+        for h in level.headers:
+            if h.name.lower() in names:
+                continue
+            names.add(h.name.lower())
+            same = any(
+                e.name.lower() == h.name.lower() and e.value == h.value and e.enabled == h.enabled
+                for e in level.existing_headers
+            )
+            if not level.written and not same:
+                added.append(h)
+                result.note(
+                    f"header {h.name} not written: {level.label} exists; "
+                    "set on each imported request under it instead"
+                )
+    if added:
+        req.headers = [Header(h.name, h.value, h.enabled, dict(h.extra)) for h in added] + list(
+            req.headers
+        )
 
 
 def write_import(result: ImportResult, into: Path) -> list[Path]:
     """Write ``result`` as collection files under ``into``; return the paths written.
 
-    A missing ``collection.toml`` is created with the result's variables, auth and headers.
-    An existing one gets the variables it lacks (its own values win, conflicts are noted in
-    ``result.notes``); collection-level auth and headers it cannot take are copied onto the
-    imported requests instead, so they are still sent. Request, folder and environment files
-    that exist are never replaced: a new name (``name-2.toml``) is chosen instead.
+    Only new files are written; an existing file is never changed. A missing
+    ``collection.toml`` is created with the result's variables, auth and headers; when one
+    exists, each variable it lacks (or sets otherwise) is named in ``result.notes`` for the
+    user to add by hand, and auth and headers are copied onto the imported requests so that
+    they are still sent. Folder and environment files are handled the same way. Request
+    files never collide: a new name (``name-2.toml``) is chosen instead.
     """
     into = Path(into)
     into.mkdir(parents=True, exist_ok=True)
@@ -215,42 +288,40 @@ def write_import(result: ImportResult, into: Path) -> list[Path]:
     taken: set[Path] = set()
     col_path = into / COLLECTION_FILE
     new_collection = not col_path.exists()
+    # What is on disk already: only read when it is a collection (``into`` may be any folder).
+    existing = Collection(name="", root=into) if new_collection else load_collection(into)
+    if any(b.path == col_path for b in existing.broken):
+        raise ImportFailed(f"{col_path} does not load; fix it before importing into it")
     folder_settings = {f.id.strip("/"): f for f in result.folders}
 
-    if new_collection:
-        col = Collection(
-            name=result.name or into.resolve().name,
-            root=into,
-            variables=dict(result.variables),
-            headers=list(result.headers),
-            auth=result.auth,
-        )
-        if result.description:
-            col.extra["description"] = result.description
-    else:
-        col = load_collection(into)
-        if any(b.path == col_path for b in col.broken):
-            raise ImportFailed(f"{col_path} does not load; fix it before importing into it")
-        added = False
-        for key, value in result.variables.items():
-            if key not in col.variables:
-                col.variables[key] = value
-                added = True
-            elif col.variables[key] != value:
-                result.note(
-                    f"variable {key!r}: the collection already sets it; kept its value "
-                    f"({col.variables[key]!r}), not the imported {value!r}"
-                )
-        if added:
-            written.append(save_collection_file(col))
-        for _, req in result.requests:
-            _inherit(req, result.auth, result.headers)
+    col = Collection(
+        name=result.name or into.resolve().name,
+        root=into,
+        variables=dict(result.variables),
+        headers=list(result.headers),
+        auth=result.auth,
+    )
+    if result.description:
+        col.extra["description"] = result.description
+    if not new_collection:
+        _variable_notes(result, result.variables, existing.variables, COLLECTION_FILE)
+    top = _Level(
+        COLLECTION_FILE,
+        result.auth,
+        list(result.headers),
+        written=new_collection,
+        existing_auth=existing.auth,
+        existing_headers=existing.headers,
+    )
 
-    # Folders: one directory per path segment; folder.toml only for new directories.
+    # Folders: one directory per path segment. folder.toml is written where none exists: in
+    # new directories always (it keeps the imported order), in existing ones only to hold
+    # imported settings.
     top_order: list[str] = []
     orders: dict[Path, list[str]] = {}
     created_dirs: dict[str, Path] = {"": into}
     new_dirs: set[Path] = set()
+    levels: dict[str, _Level] = {}
 
     def directory_for(folder_path: str) -> Path:
         folder_path = folder_path.strip("/")
@@ -269,15 +340,42 @@ def write_import(result: ImportResult, into: Path) -> list[Path]:
         orders.setdefault(d, [])
         return d
 
+    def level_for(key: str) -> _Level | None:
+        """The settings the import has for folder ``key``, and whether folder.toml takes them."""
+        settings = folder_settings.get(key)
+        if settings is None:
+            return None
+        if key in levels:
+            return levels[key]
+        directory = directory_for(key)
+        rel = directory.relative_to(into).as_posix()
+        label = f"{rel}/{FOLDER_FILE}"
+        writable = not (directory / FOLDER_FILE).exists()
+        on_disk = existing.find_folder(rel)
+        level = _Level(
+            label,
+            settings.auth,
+            list(settings.headers),
+            written=writable,
+            existing_auth=on_disk.auth if on_disk else None,
+            existing_headers=on_disk.headers if on_disk else [],
+        )
+        if not writable:
+            have = on_disk.variables if on_disk else {}
+            _variable_notes(result, settings.variables, have, label)
+            scripts = settings.scripts
+            if scripts.pre_request or scripts.post_response:
+                result.note(
+                    f"scripts of folder {key} not written: {label} exists; copy them by hand"
+                )
+        levels[key] = level
+        return level
+
     for folder_path, req in result.requests:
         directory = directory_for(folder_path)
-        # Settings of folders whose folder.toml cannot be written are copied onto the request.
         segments = folder_path.strip("/").split("/") if folder_path.strip("/") else []
-        for depth in range(len(segments), 0, -1):
-            key = "/".join(segments[:depth])
-            settings = folder_settings.get(key)
-            if settings is not None and directory_for(key) not in new_dirs:
-                _inherit(req, settings.auth, settings.headers)
+        chain = [level_for("/".join(segments[:depth])) for depth in range(len(segments), 0, -1)]
+        _carry(req, [lv for lv in chain if lv is not None] + [top], result)
         target = _free_file(directory, _segment(req.name, "request"), taken)
         taken.add(target)
         req.path = None
@@ -288,31 +386,40 @@ def write_import(result: ImportResult, into: Path) -> list[Path]:
         bucket.append(target.stem)
     for key in folder_settings:
         if key:
-            directory_for(key)
+            level_for(key)
 
     for key, directory in created_dirs.items():
-        if not key or directory not in new_dirs:
+        if not key or (directory / FOLDER_FILE).exists():
             continue
         settings = folder_settings.get(key)
+        if directory not in new_dirs and settings is None:
+            continue  # an existing folder: nothing of the import's to keep in it
         name = key.rsplit("/", 1)[-1]
-        folder = Folder(name=name, path=directory, order=_dedupe(orders.get(directory, [])))
+        order = _dedupe(orders.get(directory, [])) if directory in new_dirs else []
+        folder = Folder(name=name, path=directory, order=order)
         if settings is not None:
             folder.auth = settings.auth
             folder.headers = list(settings.headers)
             folder.variables = dict(settings.variables)
             folder.scripts = settings.scripts
             folder.extra = dict(settings.extra)
-        if not (directory / FOLDER_FILE).exists():
-            written.append(save_folder_file(folder))
+        written.append(save_folder_file(folder))
 
     if new_collection:
         col.order = _dedupe(top_order)
         written.insert(0, save_collection_file(col))
 
+    env_dir = into / ENVIRONMENTS_DIR
     for env in result.environments:
-        env_dir = into / ENVIRONMENTS_DIR
+        stem = _segment(env.name, "environment")
+        target = env_dir / f"{stem}.toml"
+        if target.exists() and target not in taken:
+            on_disk = existing.environments.get(stem)
+            label = f"{ENVIRONMENTS_DIR}/{target.name}"
+            _variable_notes(result, env.variables, on_disk.variables if on_disk else {}, label)
+            continue
         env_dir.mkdir(exist_ok=True)
-        target = _free_file(env_dir, _segment(env.name, "environment"), taken)
+        target = _free_file(env_dir, stem, taken)
         taken.add(target)
         written.append(save_environment(Environment(env.name, dict(env.variables), target)))
     return written
