@@ -225,3 +225,169 @@ def test_query_text_is_decoded_as_the_server_reads_it(tmp_path: Path) -> None:
     }}}]}  # fmt: skip
     req = parse_postman(json.dumps(data)).requests[0][1]
     assert [(q.name, q.value) for q in req.query] == [("q", "a b"), ("r", "50%"), ("t", "{{t}}")]
+
+
+def test_nested_folder_variables_auth_and_protocol_behavior(shop: tuple[Path, list[str]]) -> None:
+    root, notes = shop
+    col = load_collection(root)
+    orders = col.find_folder("orders")
+    assert orders is not None and orders.items[-1].name == "Admin"
+    admin = col.find_folder("orders/admin")
+    assert admin is not None
+    assert [i.name for i in admin.items] == ["Purge cancelled", "Export report", "Archive"]
+    assert admin.variables == {"scope": "orders:admin", "admin_token": "adm-7f3e"}
+    assert "- admin_token: Issued by the back office" in admin.extra["description"]
+    assert col.find_folder("orders/admin/archive") is not None  # empty in Postman, still there
+
+    # {{scope}} and the folder's bearer auth come from Orders/Admin; Postman's folder-level
+    # protocolProfileBehavior (no redirects, no TLS check) reaches both of its requests.
+    r = render_written(root, "orders/admin/purge-cancelled")
+    assert r.method == "DELETE"
+    assert r.url == "https://shop.example.test/api/orders?state=cancelled&scope=orders%3Aadmin"
+    assert r.headers == [("X-Scope", "orders:admin"), ("Authorization", "Bearer adm-7f3e")]
+    assert r.unresolved == []
+    assert (r.settings.follow_redirects, r.settings.verify_tls) == (False, False)
+    req = col.find("orders/admin/purge-cancelled")[1]  # type: ignore[index]
+    assert "- query scope: Limits the purge to one scope." in req.description
+    assert "- header X-Scope: Checked against the token's scopes." in req.description
+
+    r = render_written(root, "orders/admin/export-report")  # its own strictSSL: true wins
+    assert (r.settings.follow_redirects, r.settings.verify_tls) == (False, True)
+    assert r.method == "GET" and r.header("authorization") == "Bearer adm-7f3e"
+    assert json.loads(r.body_text or "") == {"from": "2024-01-01", "scope": "orders:admin"}
+
+    r = render_written(root, "orders/graph")  # outside the folder: Postman's defaults
+    assert (r.settings.follow_redirects, r.settings.verify_tls) == (True, True)
+
+    for expected in (
+        "folder Orders/Admin: variable legacy_scope is disabled; not carried over",
+        "folder Orders/Admin: Postman setting disableCookies = true is not carried over",
+        "Orders/Admin/Purge cancelled: 2 saved example responses not imported",
+        "Orders/Admin/Export report: Postman setting maxRedirects = 3 is not carried over",
+    ):
+        assert any(n.startswith(expected) for n in notes), (expected, notes)
+    assert not any("disableBodyPruning" in n or "strictSSL" in n for n in notes)
+
+
+def _one(item: dict, **collection: object) -> tuple[list[tuple[str, object]], list[str]]:
+    data = {"info": {"name": "c"}, "item": [item], **collection}
+    result = parse_postman(json.dumps(data))
+    return result.requests, result.notes  # type: ignore[return-value]
+
+
+def test_collection_behavior_reaches_every_request_and_defaults_say_nothing() -> None:
+    data = {
+        "info": {"name": "c"},
+        "protocolProfileBehavior": {
+            "followRedirects": False,
+            "removeRefererHeaderOnRedirect": True,
+            "tlsDisabledProtocols": [],
+            "disableCookies": False,
+            "maxRedirects": 0,
+        },
+        "item": [
+            {"name": "F", "item": [{"name": "a", "request": {"url": "https://x.test/a"}}]},
+            {
+                "name": "b",
+                "protocolProfileBehavior": {"followRedirects": True, "protocolVersion": "http1"},
+                "request": {
+                    "method": "GET",
+                    "url": "https://x.test/b",
+                    "body": {"mode": "raw", "raw": "q"},
+                },
+            },
+        ],
+    }
+    result = parse_postman(json.dumps(data))
+    follow = {r.name: r.settings.follow_redirects for _, r in result.requests}
+    assert follow == {"a": False, "b": True}
+    assert result.notes == [
+        "the collection: Postman setting maxRedirects = 0 is not carried over "
+        "(Pigeon's redirect limit is not set per request)",
+        'b: Postman setting protocolVersion = "http1" is not carried over '
+        "(Pigeon chooses the HTTP version itself)",
+        "b: Postman leaves out the body of a GET request unless disableBodyPruning is set; "
+        "Pigeon sends it",
+    ]
+
+
+def test_what_pigeon_cannot_hold_is_noted_and_text_is_kept() -> None:
+    data = {
+        "info": {"name": "c"},
+        "variable": [{"key": "host", "value": "x.test", "description": "Where it runs."}],
+        "item": [
+            {"name": "Dup", "item": [{"name": "a", "request": {"url": "https://x.test/1"}}]},
+            {"name": "Dup", "item": [{"name": "a", "request": {"url": "https://x.test/2"}}],
+             "auth": {"type": "basic", "basic": {"username": "u"}}},
+            {"name": "loose", "description": "neither"},
+            {
+                "name": "r",
+                "description": "Item text.",
+                "variable": [{"key": "page", "value": 2, "description": "Which page."}],
+                "event": [
+                    {"listen": "test", "disabled": True, "script": {"exec": ["pm.test()"]}},
+                    {"listen": "prerequest", "script": {"src": "https://x.test/s.js"}},
+                ],
+                "request": {
+                    "method": "POST",
+                    "url": "https://{{host}}/r?p={{page}}",
+                    "header": "Accept: text/csv\n// X-Off: 1\n",
+                    "body": {"mode": "raw", "raw": "gone", "disabled": True},
+                    "proxy": {"host": "proxy.test", "port": 3128},
+                    "certificate": {"name": "c", "matches": ["https://x.test/*"]},
+                    "description": "Request text.",
+                },
+            },
+        ],
+    }  # fmt: skip
+    result = parse_postman(json.dumps(data))
+    reqs = {f"{folder}/{r.name}": r for folder, r in result.requests}
+    assert list(reqs) == ["Dup/a", "Dup (2)/a", "/r"]
+    assert [(f.id, f.auth.type if f.auth else None) for f in result.folders] == [
+        ("Dup (2)", "basic")
+    ]
+    r = reqs["/r"]
+    assert [(h.name, h.value, h.enabled) for h in r.headers] == [
+        ("Accept", "text/csv", True), ("X-Off", "1", False),
+    ]  # fmt: skip
+    assert r.variables == {"page": 2} and r.body.type == "none"
+    assert r.description.startswith("Item text.\n\nRequest text.\n\nParameters:\n- variable page")
+    assert "Postman test (disabled) script" in r.description and "pm.test()" in r.description
+    assert "- host: Where it runs." in result.description
+    for expected in (
+        "folder Dup: another folder has the same name; imported as 'Dup (2)'",
+        "loose: neither a request nor a folder; skipped",
+        "r: its body is disabled in Postman; not carried over",
+        "r: its proxy setting is not carried over",
+        "r: its certificate setting is not carried over",
+        "r: Postman pre-request script loaded from a URL is not carried over",
+        "r: Postman test (disabled) script (1 line of JavaScript) is not run by Pigeon; "
+        "its text is kept in the description",
+    ):
+        assert expected in result.notes, (expected, result.notes)
+
+
+def test_oauth2_token_goes_where_postman_puts_it() -> None:
+    def auth(*params: tuple[str, str]) -> object:
+        item = {"name": "a", "request": {"url": "https://x.test", "auth": {
+            "type": "oauth2", "oauth2": [{"key": k, "value": v} for k, v in params]}}}  # fmt: skip
+        req = parse_postman(json.dumps({"info": {}, "item": [item]})).requests[0][1]
+        a = req.auth
+        assert a is not None
+        return (a.type, a.token) if a.type == "bearer" else (a.type, a.location, a.key, a.value)
+
+    assert auth(("accessToken", "t")) == ("bearer", "t")
+    assert auth(("accessToken", "t"), ("headerPrefix", " Token ")) == (
+        "api_key", "header", "Authorization", "Token t",
+    )  # fmt: skip
+    assert auth(("accessToken", "t"), ("headerPrefix", "")) == (
+        "api_key", "header", "Authorization", "t",
+    )  # fmt: skip
+    assert auth(("accessToken", "t"), ("addTokenTo", "queryParams")) == (
+        "api_key", "query", "access_token", "t",
+    )  # fmt: skip
+
+
+def test_auth_without_a_type_is_noted() -> None:
+    _, notes = _one({"name": "a", "request": {"url": "https://x.test", "auth": {"x": 1}}})
+    assert notes == ["a: auth without a type is not supported by Pigeon; not carried over"]

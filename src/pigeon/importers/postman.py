@@ -1,11 +1,15 @@
 """Import Postman collections (v2.0 / v2.1) and Postman environments.
 
 Folders, requests, headers and query parameters (disabled ones kept, disabled), bodies,
-auth at every level and collection variables carry over; ``{{var}}`` placeholders are the
-same syntax in Pigeon. Pre-request and test scripts are JavaScript, which Pigeon does not
-run: their text goes into the request's description and a note. Secret environment values
-are not written to TOML; they become ``{{$env.NAME}}`` references for the collection's
-``.env``.
+auth at every level, and collection, folder and request variables carry over; ``{{var}}``
+placeholders are the same syntax in Pigeon. ``protocolProfileBehavior`` (set on the
+collection, a folder or a request, inner levels winning) becomes each request's
+``follow_redirects`` and ``verify_tls``. Pre-request and test scripts are JavaScript, which
+Pigeon does not run: their text goes into the description and a note. Descriptions of
+variables, headers and parameters join the description of their level. Everything else the
+source holds (saved example responses, other settings, unsupported auth...) gets one note
+line, so nothing is dropped unsaid. Secret environment values are not written to TOML; they
+become ``{{$env.NAME}}`` references for the collection's ``.env``.
 """
 
 from __future__ import annotations
@@ -37,6 +41,27 @@ _RAW_TYPES = {
     "javascript": "application/javascript",
     "text": "text/plain",
 }
+
+# protocolProfileBehavior: the keys Pigeon has as request settings, the ones whose Postman
+# value is already what Pigeon does, and why each other one cannot be carried over.
+_BEHAVIOR_SETTINGS = {"followRedirects", "strictSSL"}
+_BEHAVIOR_SAME = {"removeRefererHeaderOnRedirect"}  # Pigeon never sends a Referer
+_BEHAVIOR_WHY = {
+    "maxRedirects": "Pigeon's redirect limit is not set per request",
+    "disableCookies": "Pigeon keeps the cookies of a session",
+    "followOriginalHttpMethod": "on a redirect Pigeon keeps the method only for 307 and 308",
+    "followAuthorizationHeader": "Pigeon drops Authorization when a redirect leaves the host",
+    "disableUrlEncoding": "Pigeon always encodes the URL",
+    "insecureHTTPParser": "Pigeon's HTTP parser is always strict",
+    "protocolVersion": "Pigeon chooses the HTTP version itself",
+    "tlsPreferServerCiphers": "TLS options are not set per request",
+    "tlsDisabledProtocols": "TLS options are not set per request",
+    "tlsCipherSelection": "TLS options are not set per request",
+    "followRedirects": "not true or false",
+    "strictSSL": "not true or false",
+}
+# Methods whose body Postman leaves out unless disableBodyPruning is set.
+_PRUNED_METHODS = {"GET", "HEAD", "COPY", "PURGE", "UNLOCK"}
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -95,6 +120,80 @@ def _pairs(value: Any) -> dict[str, Any]:
     return out
 
 
+def _headers(raw: Any) -> list[Header]:
+    """Request headers: a list of {key, value, disabled} or (v2.0) ``Name: value`` lines, where
+    a line starting with ``//`` is a disabled header."""
+    if isinstance(raw, str):
+        out = []
+        for line in raw.splitlines():
+            enabled = not line.lstrip().startswith("//")
+            name, sep, value = line.lstrip().removeprefix("//").partition(":")
+            if sep and name.strip():
+                out.append(Header(name.strip(), value.strip(), enabled=enabled))
+        return out
+    return [
+        Header(str(h["key"]), _text(h.get("value")), enabled=not h.get("disabled", False))
+        for h in _list(raw)
+        if isinstance(h, dict) and h.get("key")
+    ]
+
+
+def _doc_list(title: str, entries: list[tuple[str, Any]]) -> str:
+    """``entries`` (label, Postman description) as a list under ``title``; "" if none has one."""
+    lines = [
+        f"- {label}: {' '.join(text.split())}"
+        for label, raw in entries
+        if (text := _description(raw).strip())
+    ]
+    return f"{title}:\n" + "\n".join(lines) if lines else ""
+
+
+def _variable_docs(raw: Any) -> str:
+    """Descriptions of a ``variable`` list; Pigeon variables have none, so they join the
+    description of the level that defines them."""
+    return _doc_list(
+        "Variables",
+        [(_text(v.get("key")), v.get("description")) for v in _list(raw) if isinstance(v, dict)],
+    )
+
+
+def _parameter_docs(raw: dict[str, Any], item: dict[str, Any]) -> str:
+    """Descriptions Postman keeps on headers, query and path parameters, body fields and
+    request variables, for the request's description (Pigeon's pairs have none)."""
+    url = _dict(raw.get("url"))
+    body = _dict(raw.get("body"))
+    groups = [
+        ("header", raw.get("header")),
+        ("query", url.get("query")),
+        ("path", url.get("variable")),
+        ("field", body.get("urlencoded")),
+        ("field", body.get("formdata")),
+        ("variable", item.get("variable")),
+    ]
+    entries = [
+        (f"{kind} {_text(p.get('key'))}", p.get("description"))
+        for kind, pairs in groups
+        for p in _list(pairs)
+        if isinstance(p, dict)
+    ]
+    return _doc_list("Parameters", entries)
+
+
+def _is_default(value: Any) -> bool:
+    """Whether a protocolProfileBehavior value leaves Postman as it is without it (``0`` is
+    not: ``maxRedirects: 0`` means something)."""
+    return value is None or value is False or value in ("", "auto") or value == [] or value == {}
+
+
+def _join(*parts: str) -> str:
+    """Description parts, blank and repeated ones left out, a blank line between."""
+    out: list[str] = []
+    for part in parts:
+        if part.strip() and part not in out:
+            out.append(part)
+    return "\n\n".join(out)
+
+
 def env_name(key: str) -> str:
     """A variable name as an environment variable name: ``api.key`` -> ``API_KEY``."""
     name = re.sub(r"[^A-Za-z0-9]+", "_", key).strip("_").upper()
@@ -136,69 +235,159 @@ class _Collection:
         self.result = ImportResult(
             name=_text(info.get("name")), description=_description(info.get("description"))
         )
+        self._folder_paths: set[str] = set()
         r = self.result
         r.auth = self._auth(data.get("auth"), "the collection")
-        for var in _list(data.get("variable")):
-            if isinstance(var, dict) and var.get("key"):
-                if var.get("disabled"):
-                    r.note(f"collection variable {var['key']} is disabled; not carried over")
-                    continue
-                r.variables[str(var["key"])] = _variable_value(var.get("value"))
-        scripts = self._events(data.get("event"), "the collection")
-        if scripts:
-            r.description = (r.description + "\n\n" if r.description else "") + scripts
-        self._items(_list(data.get("item")), "")
+        r.variables = self._variables(data.get("variable"), "the collection")
+        behavior = self._behavior(data.get("protocolProfileBehavior"), "the collection")
+        r.description = _join(
+            r.description,
+            _variable_docs(data.get("variable")),
+            self._events(data.get("event"), "the collection"),
+        )
+        self._items(_list(data.get("item")), "", behavior)
         self._dynamic_notes()
 
     # -- walking --
 
-    def _items(self, items: list[Any], folder: str) -> None:
+    def _items(self, items: list[Any], folder: str, behavior: dict[str, Any]) -> None:
+        """Add ``items`` under ``folder``; ``behavior`` is the protocolProfileBehavior the
+        enclosing folders and collection pass down (Postman merges it outer -> inner)."""
         for item in items:
             if not isinstance(item, dict):
                 continue
             name = (_text(item.get("name")) or "untitled").replace("/", "-").strip()
             if isinstance(item.get("item"), list):
-                path = f"{folder}/{name}" if folder else name
-                settings = Folder(name=name, id=path)
-                settings.auth = self._auth(item.get("auth"), f"folder {path}")
-                scripts = self._events(item.get("event"), f"folder {path}")
-                description = "\n\n".join(
-                    t for t in (_description(item.get("description")), scripts) if t
+                path = self._folder_path(folder, name)
+                where = f"folder {path}"
+                settings = Folder(name=path.rsplit("/", 1)[-1], id=path)
+                settings.auth = self._auth(item.get("auth"), where)
+                settings.variables = self._variables(item.get("variable"), where)
+                own = self._behavior(item.get("protocolProfileBehavior"), where)
+                description = _join(
+                    _description(item.get("description")),
+                    _variable_docs(item.get("variable")),
+                    self._events(item.get("event"), where),
                 )
                 if description:
                     settings.extra["description"] = description
-                if settings.auth is not None or settings.extra:
+                # An empty folder still gets its directory: write_import makes one per entry.
+                if (
+                    settings.auth is not None
+                    or settings.extra
+                    or settings.variables
+                    or not item["item"]
+                ):
                     self.result.folders.append(settings)
-                self._items(item["item"], path)
+                self._items(item["item"], path, {**behavior, **own})
             elif "request" in item:
-                req = self._request(item, name, folder)
+                where = self._where(folder, name)
+                own = self._behavior(item.get("protocolProfileBehavior"), where)
+                req = self._request(item, name, folder, {**behavior, **own})
                 self.result.requests.append((folder, req))
+            else:
+                self.result.note(
+                    f"{self._where(folder, name)}: neither a request nor a folder; skipped"
+                )
+
+    def _folder_path(self, parent: str, name: str) -> str:
+        """A path no other folder has: Postman allows two sibling folders of the same name,
+        and merging them would give one folder's settings to the other's requests."""
+        path = self._where(parent, name)
+        n = 2
+        while path in self._folder_paths:
+            path = self._where(parent, f"{name} ({n})")
+            n += 1
+        if n > 2:
+            self.result.note(
+                f"folder {self._where(parent, name)}: another folder has the same name; "
+                f"imported as {path.rsplit('/', 1)[-1]!r}"
+            )
+        self._folder_paths.add(path)
+        return path
 
     def _where(self, folder: str, name: str) -> str:
         return f"{folder}/{name}" if folder else name
 
-    def _request(self, item: dict[str, Any], name: str, folder: str) -> Request:
+    def _request(
+        self, item: dict[str, Any], name: str, folder: str, behavior: dict[str, Any]
+    ) -> Request:
         where = self._where(folder, name)
         raw = item["request"]
         if isinstance(raw, str):  # v2: a request may be just its URL
             raw = {"url": raw, "method": "GET"}
         raw = _dict(raw)
         req = Request(name=name, method=(_text(raw.get("method")) or "GET").upper())
-        req.description = _description(raw.get("description"))
         self._url(raw.get("url"), req, where)
-        for h in _list(raw.get("header")):
-            if isinstance(h, dict) and h.get("key"):
-                req.headers.append(
-                    Header(
-                        str(h["key"]), _text(h.get("value")), enabled=not h.get("disabled", False)
-                    )
-                )
+        for key, value in self._variables(item.get("variable"), where).items():
+            req.variables.setdefault(key, value)
+        req.headers = _headers(raw.get("header"))
         req.body = self._body(raw.get("body"), req, where)
         req.auth = self._auth(raw.get("auth"), where)
-        scripts = self._events(item.get("event"), where)
-        if scripts:
-            req.description = (req.description + "\n\n" if req.description else "") + scripts
+        self._apply_behavior(behavior, req, where)
+        for key in ("proxy", "certificate"):
+            if raw.get(key):
+                self.result.note(f"{where}: its {key} setting is not carried over")
+        examples = len(_list(item.get("response")))
+        if examples:
+            self.result.note(
+                f"{where}: {examples} saved example response{'s' if examples != 1 else ''} "
+                "not imported"
+            )
+        req.description = _join(
+            _description(item.get("description")),
+            _description(raw.get("description")),
+            _parameter_docs(raw, item),
+            self._events(item.get("event"), where),
+        )
         return req
+
+    # -- settings --
+
+    def _variables(self, raw: Any, where: str) -> dict[str, Any]:
+        """A ``variable`` list (collection, folder or request) as name -> value."""
+        out: dict[str, Any] = {}
+        for var in _list(raw):
+            if isinstance(var, dict) and var.get("key"):
+                if var.get("disabled"):
+                    self.result.note(
+                        f"{where}: variable {var['key']} is disabled; not carried over"
+                    )
+                    continue
+                out[str(var["key"])] = _variable_value(var.get("value"))
+        return out
+
+    def _behavior(self, raw: Any, where: str) -> dict[str, Any]:
+        """``protocolProfileBehavior`` of one level: the settings Pigeon has per request are
+        returned (to be merged down to the requests); each other one set to something other
+        than Postman's default gets one note here, where it is defined."""
+        kept: dict[str, Any] = {}
+        for key, value in _dict(raw).items():
+            if key in _BEHAVIOR_SETTINGS and isinstance(value, bool):
+                kept[key] = value
+            elif key == "disableBodyPruning" and isinstance(value, bool):
+                kept[key] = value  # judged per request: it matters only with a body
+            elif key in _BEHAVIOR_SAME or _is_default(value):
+                continue
+            else:
+                why = _BEHAVIOR_WHY.get(key, "Pigeon has no such setting")
+                self.result.note(
+                    f"{where}: Postman setting {key} = {json.dumps(value)} is not carried "
+                    f"over ({why})"
+                )
+        return kept
+
+    def _apply_behavior(self, behavior: dict[str, Any], req: Request, where: str) -> None:
+        if "followRedirects" in behavior:
+            req.settings.follow_redirects = behavior["followRedirects"]
+        if "strictSSL" in behavior:
+            req.settings.verify_tls = behavior["strictSSL"]
+        has_body = req.body.type != "none"
+        if has_body and req.method in _PRUNED_METHODS and not behavior.get("disableBodyPruning"):
+            self.result.note(
+                f"{where}: Postman leaves out the body of a {req.method} request unless "
+                "disableBodyPruning is set; Pigeon sends it"
+            )
 
     def _url(self, url: Any, req: Request, where: str) -> None:
         if isinstance(url, str):
@@ -258,7 +447,11 @@ class _Collection:
         req.url = head + tail + hash_ + fragment
 
     def _body(self, body: Any, req: Request, where: str) -> Body:
-        if not isinstance(body, dict) or body.get("disabled"):
+        if not isinstance(body, dict):
+            return Body()
+        if body.get("disabled"):
+            if body.get("mode"):
+                self.result.note(f"{where}: its body is disabled in Postman; not carried over")
             return Body()
         mode = body.get("mode")
         has_ctype = any(h.name.lower() == "content-type" and h.enabled for h in req.headers)
@@ -360,14 +553,28 @@ class _Collection:
                 location=location,
             )
         if kind == "oauth2":
-            token = _text(params.get("accessToken"))
-            self.result.note(
-                f"{where}: OAuth 2.0 flows are not run by Pigeon; imported as bearer auth "
-                + ("with the saved access token" if token else "with {{access_token}}: set it")
-            )
-            return Auth(type="bearer", token=token or "{{access_token}}")
-        self.result.note(f"{where}: {kind} auth is not supported by Pigeon; not carried over")
+            return self._oauth2(params, where)
+        what = f"{kind} auth" if isinstance(kind, str) and kind else "auth without a type"
+        self.result.note(f"{where}: {what} is not supported by Pigeon; not carried over")
         return None
+
+    def _oauth2(self, params: dict[str, Any], where: str) -> Auth:
+        """OAuth 2.0 as the token it sends: Pigeon runs no flow, but sends a saved token (or
+        ``{{access_token}}``) where Postman puts it, with Postman's header prefix."""
+        token = _text(params.get("accessToken"))
+        self.result.note(
+            f"{where}: OAuth 2.0 flows are not run by Pigeon; imported as the token alone, "
+            + ("the saved access token" if token else "{{access_token}}: set it")
+        )
+        token = token or "{{access_token}}"
+        prefix = params.get("headerPrefix")
+        prefix = "Bearer" if prefix is None else _text(prefix).strip()
+        if params.get("addTokenTo") == "queryParams":
+            return Auth(type="api_key", key="access_token", value=token, location="query")
+        if prefix == "Bearer":
+            return Auth(type="bearer", token=token)
+        value = f"{prefix} {token}" if prefix else token
+        return Auth(type="api_key", key="Authorization", value=value, location="header")
 
     def _events(self, events: Any, where: str) -> str:
         """Scripts as description text (JavaScript is not run by Pigeon), with a note."""
@@ -382,11 +589,17 @@ class _Collection:
                 if isinstance(exec_, list)
                 else _text(exec_)
             )
-            if not code.strip():
-                continue
             label = {"prerequest": "pre-request", "test": "test"}.get(
-                _text(event.get("listen")), _text(event.get("listen"))
+                _text(event.get("listen")), _text(event.get("listen")) or "unnamed"
             )
+            if event.get("disabled"):
+                label += " (disabled)"
+            if not code.strip():
+                if script.get("src"):
+                    self.result.note(
+                        f"{where}: Postman {label} script loaded from a URL is not carried over"
+                    )
+                continue
             lines = code.count("\n") + 1
             self.result.note(
                 f"{where}: Postman {label} script ({lines} line{'s' if lines != 1 else ''} of "
