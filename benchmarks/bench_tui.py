@@ -1,13 +1,21 @@
-"""Time from process start to the first usable screen: Pigeon beside a minimal Textual app.
+"""The app's two speed figures: start-up, and showing a 5 MB JSON response.
 
-Each run is a fresh interpreter (imports included) that runs the app headless. The minimal
-app reports after its first refresh; Pigeon reports the moment its main screen, showing the
-demo's tree, was first refreshed (``MainScreen.first_paint_at``; the editor's widgets and the
-response pane are mounted just after it). The parent takes the time just before starting the
-process; the child prints the wall-clock time of that moment. Prints both medians of ``--runs`` runs and the ratio (target: at most 1.5x).
-Both sides run from compiled bytecode in a private cache, as an installed program does.
+Start-up: time from process start to the first usable screen, Pigeon beside a minimal
+Textual app, each run a fresh interpreter (imports included) running headless, interleaved.
+The minimal app reports after its first refresh. Pigeon runs as ``pigeon`` does (the demo
+collection and its echo server) and reports two moments: its main screen first on display
+with the collection tree taking keys (``MainScreen.first_paint_at``; enter on a request then
+opens it as soon as the editor is in), and everything built (``MainScreen.built_at``: the
+editor's URL bar and tabs and the response pane mounted; the editor's other tabs are built
+when first opened). The parent takes the time just before starting each process. Both sides
+run from compiled bytecode in a private cache, as an installed program does after its first
+run. Target: the first usable screen within 1.5x the minimal app.
 
-    python benchmarks/bench_tui.py [--runs 11]
+5 MB JSON: ``bench_tui_body.py``'s Pigeon case (``--body-baseline`` adds its TextArea case,
+which takes up to a minute): time from the response's arrival to its first lines and to the
+pretty view, and the worst UI stall meanwhile. Target: shown within 1 s, app responsive.
+
+    python benchmarks/bench_tui.py [--runs 11] [--no-body] [--body-baseline]
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 MINIMAL = r"""
 import time
@@ -42,28 +51,33 @@ Minimal().run(headless=True, size=(120, 40))
 
 PIGEON = r"""
 import time
-from pigeon.tui.app import PigeonApp
-from pigeon.tui.session import Session, demo_collection_dir
+from pigeon.tui.app import PigeonApp, open_session
 
 class Timed(PigeonApp):
     def on_ready(self):
-        self.set_interval(0.05, self.check)
+        self.set_interval(0.02, self.check)
 
     def check(self):
         from pigeon.tui.screens.main import MainScreen
 
         screen = self.screen
-        if isinstance(screen, MainScreen) and screen.first_paint_at and screen.is_mounted:
-            if screen.query("#response"):  # everything mounted: leave cleanly
-                print(f"READY {screen.first_paint_at:.6f}", flush=True)
+        if isinstance(screen, MainScreen) and screen.built_at:
+            response = screen.query_one("#response")
+            if response.query("#headers-table"):  # everything mounted: leave cleanly
+                print(f"READY {screen.first_paint_at:.6f} {screen.built_at:.6f}", flush=True)
                 self.exit()
 
-session = Session.open(demo_collection_dir())
-Timed(session, remember_theme=False).run(headless=True, size=(120, 40))
+session = open_session(None, None)  # the demo and its echo server, as `pigeon` starts
+try:
+    Timed(session, remember_theme=False).run(headless=True, size=(120, 40))
+finally:
+    if session.echo is not None:  # the app stops it when it closes the session
+        session.echo.stop()
 """
 
 
-def one_run(code: str, env: dict[str, str]) -> float:
+def one_run(code: str, env: dict[str, str]) -> list[float]:
+    """Seconds from process start to each moment the child reports."""
     start = time.time()
     out = subprocess.run(
         [sys.executable, "-c", code],
@@ -74,18 +88,15 @@ def one_run(code: str, env: dict[str, str]) -> float:
         env=env,
     ).stdout
     ready = next(line for line in out.splitlines() if line.startswith("READY "))
-    return float(ready.split()[1]) - start
+    return [float(t) - start for t in ready.split()[1:]]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=11)
-    args = parser.parse_args()
-    runs = max(5, args.runs)
-    minimal, pigeon = [], []
+def startup(runs: int) -> None:
+    minimal: list[float] = []
+    usable: list[float] = []
+    built: list[float] = []
     with tempfile.TemporaryDirectory() as pycache:
-        # Both sides start from compiled bytecode, as an installed program does after its
-        # first run: the warm-up runs write it into a private cache (even where the
+        # The warm-up runs write the bytecode into a private cache (even where the
         # environment sets PYTHONDONTWRITEBYTECODE) and warm the file cache.
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPYCACHEPREFIX"] = pycache
@@ -93,14 +104,50 @@ def main() -> None:
             one_run(MINIMAL, env)
             one_run(PIGEON, env)
         for _ in range(runs):  # interleaved, so drift affects both alike
-            minimal.append(one_run(MINIMAL, env))
-            pigeon.append(one_run(PIGEON, env))
-    m, p = statistics.median(minimal), statistics.median(pigeon)
-    paired = statistics.median(b / a for a, b in zip(minimal, pigeon, strict=True))
-    print(f"runs: {runs}")
-    print(f"minimal Textual app: median {m * 1000:.0f} ms  (min {min(minimal) * 1000:.0f} ms)")
-    print(f"pigeon (demo):       median {p * 1000:.0f} ms  (min {min(pigeon) * 1000:.0f} ms)")
-    print(f"ratio: {p / m:.2f}x (median of paired runs {paired:.2f}x; target <= 1.5x)")
+            minimal.append(one_run(MINIMAL, env)[0])
+            first, done = one_run(PIGEON, env)
+            usable.append(first)
+            built.append(done)
+    m = statistics.median(minimal)
+    print(f"start-up, {runs} runs each, medians (min):")
+    print(f"  minimal Textual app       {m * 1000:5.0f} ms ({min(minimal) * 1000:.0f})")
+    for label, times in (("first usable screen", usable), ("everything built", built)):
+        med = statistics.median(times)
+        paired = statistics.median(b / a for a, b in zip(minimal, times, strict=True))
+        print(
+            f"  pigeon {label:19}{med * 1000:5.0f} ms ({min(times) * 1000:.0f})"
+            f"   ratio {med / m:.2f}x, paired {paired:.2f}x"
+        )
+    print("  target: first usable screen <= 1.5x the minimal app")
+
+
+def body(baseline: bool) -> None:
+    sys.path.insert(0, str(Path(__file__).parent))
+    import bench_tui_body
+
+    print("\n5 MB JSON response (bench_tui_body.py):")
+    if baseline:
+        bench_tui_body.main([])
+        return
+    ours = bench_tui_body.run_case("pigeon", 5.0)
+    if ours is None:
+        return
+    print(f"  body: {ours['body_bytes']:,} bytes, {ours['lines']:,} lines pretty-printed")
+    print(f"  first lines shown   {ours['first_content_s']:.3f} s after arrival")
+    print(f"  pretty view shown   {ours['pretty_s']:.3f} s after arrival (target <= 1 s)")
+    print(f"  worst UI stall      {ours['max_stall_s'] * 1000:.0f} ms")
+    print(f"  peak RSS            {ours['peak_rss_mb']:.0f} MB")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--no-body", action="store_true", help="start-up only")
+    parser.add_argument("--body-baseline", action="store_true", help="add the TextArea case")
+    args = parser.parse_args()
+    startup(max(5, args.runs))
+    if not args.no_body:
+        body(args.body_baseline)
 
 
 if __name__ == "__main__":

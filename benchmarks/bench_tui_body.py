@@ -243,11 +243,11 @@ def run_case(case: str, size_mb: float) -> dict[str, Any] | None:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", choices=["pigeon", "textarea"])
     parser.add_argument("--size-mb", type=float, default=5.0)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.case:
         child(args.case, args.size_mb)
         return

@@ -623,8 +623,12 @@ class EchoServer:
         *,
         quiet: bool = True,
         ssl_context: ssl.SSLContext | None = None,
+        sock: socket.socket | None = None,
     ) -> None:
+        """``sock``: a socket already bound and listening, to serve on instead of binding
+        one (its port can be handed out before this module is even imported)."""
         self.host = host
+        self._sock = sock
         self._requested_port = port
         self._bound_port = 0
         self.quiet = quiet
@@ -635,7 +639,13 @@ class EchoServer:
 
     def _bind(self) -> _HTTPServer:
         cls = _HTTP6Server if ":" in self.host else _HTTPServer
-        server = cls((self.host, self._requested_port), EchoHandler)
+        if self._sock is not None:
+            server = cls((self.host, self._requested_port), EchoHandler, bind_and_activate=False)
+            server.socket.close()
+            server.socket, self._sock = self._sock, None
+            server.server_address = server.socket.getsockname()[:2]
+        else:
+            server = cls((self.host, self._requested_port), EchoHandler)
         server.state = self.state
         server.quiet = self.quiet
         server.ssl_context = self.ssl_context

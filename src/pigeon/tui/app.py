@@ -249,9 +249,12 @@ def open_session(collection_dir: Path | None, env: str | None, echo_port: int = 
         collection_dir = demo_collection_dir()
         if collection_dir is None:
             raise OpenError("the demo collection is not installed; pass a collection directory")
-        from pigeon.echo import EchoServer
+        from pigeon.tui.session import DemoEcho
 
-        echo = EchoServer("127.0.0.1", port=echo_port).start()
+        try:
+            echo = DemoEcho(echo_port)  # serves once the main screen is up
+        except OSError as exc:
+            raise OpenError(f"cannot start the demo's echo server: {exc}") from exc
     try:
         session = Session.open(collection_dir, env)
         if env and env not in session.collection.environments:

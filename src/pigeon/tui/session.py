@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import socket
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -38,6 +39,40 @@ class LogEntry:
     error: bool = False
 
 
+class DemoEcho:
+    """The demo's echo server on a free loopback port.
+
+    The port is taken at once, so the demo's URL is known before the first paint; the server
+    (``http.server`` and the email parser: tens of milliseconds of imports) starts after it,
+    with ``start()``. A request sent in between waits in the socket's backlog.
+    """
+
+    def __init__(self, port: int = 0) -> None:
+        self._socket: socket.socket | None = socket.create_server(("127.0.0.1", port))
+        self.url = f"http://127.0.0.1:{self._socket.getsockname()[1]}"
+        self._server: Any = None  # pigeon.echo.EchoServer once started
+
+    @property
+    def running(self) -> bool:
+        return self._server is not None
+
+    def start(self) -> DemoEcho:
+        if self._socket is not None:
+            from pigeon.echo import EchoServer
+
+            sock, self._socket = self._socket, None
+            self._server = EchoServer("127.0.0.1", sock=sock).start()
+        return self
+
+    def stop(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.stop()
+        sock, self._socket = self._socket, None
+        if sock is not None:
+            sock.close()
+
+
 @dataclass
 class Session:
     root: Path
@@ -47,7 +82,7 @@ class Session:
     overrides: dict[str, Any] = field(default_factory=dict)  # the highest scope
     log: list[LogEntry] = field(default_factory=list)
     http: Any = None  # pigeon.send.HttpSession, created on the first send
-    echo: Any = None  # pigeon.echo.EchoServer when the app started one
+    echo: DemoEcho | None = None  # the demo's own echo server
     history_warned: bool = False  # a failure to record history is reported once
 
     @classmethod

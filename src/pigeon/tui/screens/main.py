@@ -76,6 +76,7 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         self.session = session
         self.last_exchange: Any = None  # the latest pigeon.send.Exchange shown
         self.first_paint_at = 0.0  # wall-clock time the screen was first on display
+        self.built_at = 0.0  # ... and when the editor's widgets and the response pane were in
         self._vars_key: tuple[Any, ...] = ()
         self._trust_asked = False
         self._tree_hidden_by_user: bool | None = None
@@ -122,6 +123,9 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         response = ResponsePane(id="response")
         response.border_title = "Response"
         await self.query_one("#centre").mount(response)
+        self.built_at = time.time()
+        if self.session.echo is not None:
+            self.session.echo.start()
 
     def on_resize(self, event: Any) -> None:
         self._apply_width(event.size.width)

@@ -1,7 +1,9 @@
 """The request editor's widgets: URL bar, preview and one tab per part of the request.
 
-Kept apart from ``request_editor`` so these imports (TextArea, tree-sitter) happen after the
-first paint.
+Kept apart from ``request_editor`` so these imports happen after the first paint. Only the
+headers and query tables are built up front; every other tab (body, auth, scripts with their
+syntax-highlighted TextAreas, variables, settings) is imported and mounted the first time it
+is opened, so start-up does not pay for parts a session may never open.
 """
 
 from __future__ import annotations
@@ -12,18 +14,54 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
 
 from pigeon.model import Header, QueryParam, Request
 from pigeon.scopes import Scopes
-from pigeon.tui.widgets.auth_editor import AuthEditor
-from pigeon.tui.widgets.body_editor import BodyEditor
 from pigeon.tui.widgets.pair_table import PairTable
-from pigeon.tui.widgets.request_variables import RequestVariables
-from pigeon.tui.widgets.scripts_editor import ScriptsEditor
-from pigeon.tui.widgets.settings_editor import SettingsEditor
 from pigeon.tui.widgets.url_bar import UrlBar
 from pigeon.tui.widgets.url_preview import UrlPreview
+
+
+def _body() -> Widget:
+    from pigeon.tui.widgets.body_editor import BodyEditor
+
+    return BodyEditor(id="body")
+
+
+def _auth() -> Widget:
+    from pigeon.tui.widgets.auth_editor import AuthEditor
+
+    return AuthEditor(id="auth")
+
+
+def _scripts() -> Widget:
+    from pigeon.tui.widgets.scripts_editor import ScriptsEditor
+
+    return ScriptsEditor(id="scripts")
+
+
+def _variables() -> Widget:
+    from pigeon.tui.widgets.request_variables import RequestVariables
+
+    return RequestVariables(id="request-vars")
+
+
+def _settings() -> Widget:
+    from pigeon.tui.widgets.settings_editor import SettingsEditor
+
+    return SettingsEditor(id="settings")
+
+
+# Tab id -> (title, the part's factory, what of the request the part shows).
+_LAZY_TABS: dict[str, tuple[str, Callable[[], Widget], Callable[[Request], Any]]] = {
+    "tab-body": ("Body", _body, lambda work: work.body),
+    "tab-auth": ("Auth", _auth, lambda work: work),
+    "tab-scripts": ("Scripts", _scripts, lambda work: work.scripts),
+    "tab-vars": ("Vars", _variables, lambda work: work.variables),
+    "tab-settings": ("Settings", _settings, lambda work: work.settings),
+}
 
 
 class EditorBody(Vertical):
@@ -32,6 +70,8 @@ class EditorBody(Vertical):
     def __init__(self, scopes: Callable[[], Scopes | None], *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._scopes = scopes
+        self._work: Request | None = None
+        self._parts: dict[str, Any] = {}  # tab id -> its part, once mounted
 
     def compose(self) -> ComposeResult:
         yield UrlBar(self._scopes, id="url-bar")
@@ -41,27 +81,30 @@ class EditorBody(Vertical):
                 yield PairTable("header", lambda n, v: Header(n, v), id="headers")
             with TabPane("Query", id="tab-query"):
                 yield PairTable("parameter", lambda n, v: QueryParam(n, v), id="query")
-            with TabPane("Body", id="tab-body"):
-                yield BodyEditor(id="body")
-            with TabPane("Auth", id="tab-auth"):
-                yield AuthEditor(id="auth")
-            with TabPane("Scripts", id="tab-scripts"):
-                yield ScriptsEditor(id="scripts")
-            with TabPane("Vars", id="tab-vars"):
-                yield RequestVariables(id="request-vars")
-            with TabPane("Settings", id="tab-settings"):
-                yield SettingsEditor(id="settings")
+            for pane_id, (title, _, _) in _LAZY_TABS.items():
+                yield TabPane(title, id=pane_id)
+
+    async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        pane_id = event.pane.id or ""
+        if pane_id not in _LAZY_TABS or pane_id in self._parts:
+            return
+        _, make, _ = _LAZY_TABS[pane_id]
+        part = self._parts[pane_id] = make()
+        await event.pane.mount(part)
+        if self._work is not None:
+            self._show_part(pane_id, self._work)
+
+    def _show_part(self, pane_id: str, work: Request) -> None:
+        self._parts[pane_id].show(_LAZY_TABS[pane_id][2](work))
 
     def show(self, work: Request) -> None:
         """Edit ``work`` (changed in place by every part)."""
+        self._work = work
         self.query_one(UrlBar).set_values(work.method, work.url)
         self.query_one("#headers", PairTable).show(work.headers)
         self.query_one("#query", PairTable).show(work.query)
-        self.query_one(BodyEditor).show(work.body)
-        self.query_one(AuthEditor).show(work)
-        self.query_one(ScriptsEditor).show(work.scripts)
-        self.query_one(RequestVariables).show(work.variables)
-        self.query_one(SettingsEditor).show(work.settings)
+        for pane_id in self._parts:
+            self._show_part(pane_id, work)
         self.show_counts(work)
 
     def show_counts(self, work: Request) -> None:
@@ -82,7 +125,9 @@ class EditorBody(Vertical):
         tabs.get_tab("tab-scripts").label = f"Scripts {scripts}" if scripts else "Scripts"
 
     def show_variables(self, variables: dict[str, Any]) -> None:
-        self.query_one(RequestVariables).show(variables)
+        part = self._parts.get("tab-vars")
+        if part is not None:
+            part.show(variables)
 
     def show_preview(
         self, url: str, unresolved: list[str], warnings: list[str], error: str | None
