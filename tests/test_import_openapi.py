@@ -123,10 +123,11 @@ def test_malformed_documents_are_skipped_or_refused_never_crash() -> None:
     from pigeon.importers import sanitize
     from test_import_postman import mutate
 
-    doc = yaml.safe_load(SPEC.read_text())
-    for variant in mutate(doc, seed=2, rounds=400):
-        with contextlib.suppress(ImportFailed):
-            sanitize(parse_openapi(json.dumps(variant, default=str)))
+    for seed, spec in enumerate([SPEC, ORDERS], 2):
+        doc = yaml.safe_load(spec.read_text())
+        for variant in mutate(doc, seed=seed, rounds=400):
+            with contextlib.suppress(ImportFailed):
+                sanitize(parse_openapi(json.dumps(variant, default=str)))
 
 
 def test_array_query_parameters_follow_their_style() -> None:
@@ -147,3 +148,200 @@ def test_array_query_parameters_follow_their_style() -> None:
         ("p", "x|y"),
     ]
     assert any("own servers" in n for n in result.notes)
+
+
+ORDERS = Path(__file__).parent / "data" / "openapi" / "orders.yaml"
+SAMPLE_UUID = "3fa85f64-5717-4562-b3fc-2c963f66afa6"
+
+
+@pytest.fixture
+def orders(tmp_path: Path) -> tuple[Path, list[str]]:
+    into = tmp_path / "orders"
+    _, notes = run_import("openapi", str(ORDERS), into)
+    (into / ".env").write_text("")
+    text = (into / "collection.toml").read_text().replace('token = ""', 'token = "jwt"')
+    (into / "collection.toml").write_text(text)
+    return into, notes
+
+
+def test_security_that_cannot_be_auth_does_not_inherit_the_api_auth(
+    orders: tuple[Path, list[str]],
+) -> None:
+    root, notes = orders
+    assert render_written(root, "orders/list-orders").header("authorization") == "Bearer jwt"
+    # A cookie API key: no auth, the cookie is sent instead.
+    r = render_written(root, "orders/get-an-order-shop-session")
+    assert r.header("authorization") is None
+    assert r.header("cookie") == "shop_session="
+    assert "GET /orders/{orderId}: API key sessionCookie is a cookie: sent in a Cookie header" in (
+        notes
+    )
+    # A scheme Pigeon has no auth for: no auth at all, and a note.
+    r = render_written(root, "orders/remove-an-order-line")
+    assert r.header("authorization") is None
+    assert any("digest auth (digestAuth) is not supported" in n for n in notes)
+    # `security: []`: no auth.
+    assert render_written(root, "log-in").header("authorization") is None
+    # Alternatives: the first that can be carried over.
+    r = render_written(root, "customers/a-customer-s-orders-on-one-day")
+    assert r.header("authorization") is None and r.header("x-partner-key") == ""
+    assert (
+        "GET /customers/{customerNo}/orders/{day}: accepts digestAuth or partnerKey; "
+        "imported with partnerKey" in notes
+    )
+    req = load_collection(root).find("orders/remove-an-order-line")[1]  # type: ignore[index]
+    assert req.auth is not None and req.auth.type == "none"
+
+
+def test_path_parameters_always_have_a_value_or_stay_visible(
+    orders: tuple[Path, list[str]],
+) -> None:
+    root, notes = orders
+    r = render_written(root, "customers/a-customer-s-orders-on-one-day")
+    assert r.url == (
+        "https://acme.orders.example.test:8443/api/v2/customers/1/orders/2024-01-01?channel=web"
+    )
+    r = render_written(root, "orders/get-an-order-shop-session")  # a $ref to a $ref to a uuid
+    assert r.url.endswith(f"/orders/{SAMPLE_UUID}")
+    # Used in the path but never declared: a placeholder left for the user to set.
+    r = render_written(root, "orders/remove-an-order-line")
+    assert r.url.endswith(f"/orders/{SAMPLE_UUID}/lines/{{{{lineNo}}}}")
+    assert r.unresolved == ["lineNo"]
+    assert (
+        "DELETE /orders/{orderId}/lines/{lineNo}: path parameter lineNo is not declared; "
+        "set {{lineNo}} before sending" in notes
+    )
+
+
+def test_path_values_from_schemas_examples_and_their_styles() -> None:
+    spec = {
+        "openapi": "3.0.3", "info": {"title": "t"}, "servers": [{"url": "https://x.test"}],
+        "components": {"securitySchemes": {"basic": {"type": "http", "scheme": "basic"}}},
+        "paths": {
+            "/a/{id}": {"get": {"parameters": [
+                {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}},
+            ]}},
+            "/b/{id}": {"get": {"parameters": [
+                {"name": "id", "in": "path", "required": True, "example": "b-7"},
+            ]}},
+            "/c/{id}/{kind}/{day}": {"get": {"parameters": [
+                {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}},
+                {"name": "kind", "in": "path", "required": True,
+                 "schema": {"type": "string", "enum": ["big", "small"]}},
+                {"name": "day", "in": "path", "required": True, "style": "label",
+                 "schema": {"type": "array", "items": {"type": "string", "format": "date"}}},
+            ]}},
+            "/users/{username}": {"get": {"security": [{"basic": []}], "parameters": [
+                {"name": "username", "in": "path", "required": True, "example": "ada"},
+            ]}},
+        },
+    }  # fmt: skip
+    result = parse_openapi(json.dumps(spec))
+    urls = {req.url: req.variables for _, req in result.requests}
+    assert urls == {
+        "{{base_url}}/a/{{id}}": {},
+        "{{base_url}}/b/{{id}}": {},
+        "{{base_url}}/c/{{id}}/{{kind}}/.{{day}}": {},
+        "{{base_url}}/users/{{path_username}}": {},
+    }
+    # A documented example wins over one made from a type; each value is sendable.
+    assert result.variables["id"] == "b-7"
+    assert result.variables["kind"] == "big" and result.variables["day"] == "2024-01-01"
+    assert result.variables["path_username"] == "ada" and result.variables["username"] == ""
+    spec["paths"]["/d/{id}"] = {"get": {"parameters": [  # type: ignore[index]
+        {"name": "id", "in": "path", "required": True, "example": 12},
+    ]}}  # fmt: skip
+    result = parse_openapi(json.dumps(spec))
+    assert result.variables["id"] == "b-7"
+    assert [req.variables for _, req in result.requests][-1] == {"id": 12}
+
+
+def test_bodies_follow_their_media_type(orders: tuple[Path, list[str]]) -> None:
+    root, notes = orders
+    r = render_written(root, "orders/replace-an-order-xml")
+    assert r.header("content-type") == "application/xml"
+    assert r.body == b'<order><line sku="SKU-1" quantity="2"/></order>'
+    r = render_written(root, "orders/add-a-note-to-an-order")
+    assert r.header("content-type") == "text/plain" and r.body == b""
+    assert (
+        "PATCH /orders/{orderId}: text/plain body has no example to take; "
+        "it is left empty to write by hand" in notes
+    )
+    r = render_written(root, "log-in")
+    assert r.body == b"username=shop-owner&password=&remember=true&scopes=orders&scopes=invoices"
+    req = load_collection(root).find("orders/attach-an-invoice")[1]  # type: ignore[index]
+    assert [(f.name, f.value, f.kind, f.content_type) for f in req.body.fields] == [
+        ("kind", "pdf", "text", ""),
+        ("metadata", '{"pages": 1}', "text", "application/json"),
+        ("file", "", "file", "application/pdf"),
+    ]  # the readOnly id is not sent
+
+
+def test_json_bodies_resolve_refs_and_leave_out_read_only(
+    orders: tuple[Path, list[str]],
+) -> None:
+    root, _ = orders
+    r = render_written(root, "orders/create-an-order")
+    body = json.loads(r.body_text or "")
+    # requestBody $ref -> schema $ref; id, created_at and price are readOnly; a product is a
+    # $ref to a $ref; Order inside Order (replaces) is left out rather than sent as null.
+    assert body == {
+        "lines": [{"sku": "SKU-1", "quantity": 1, "product": {"name": "Anvil"}}],
+        "customer": {"name": "Wile E. Coyote", "email": "wile@acme.example.test"},
+        "payment_token": "tok_visa",
+        "callback_url": "https://example.com",
+    }
+    r = render_written(root, "customers/update-a-customer")
+    assert r.header("content-type") == "application/merge-patch+json"
+    assert json.loads(r.body_text or "") == {
+        "name": "Wile E. Coyote",
+        "email": "wile@acme.example.test",
+    }  # the schema's own example, less its readOnly number
+
+
+def test_what_is_not_carried_over_is_noted(orders: tuple[Path, list[str]]) -> None:
+    root, notes = orders
+    for line in [
+        "server 'https://{tenant}.orders.example.test:{port}/api/v2': {tenant} is acme "
+        "(also: globex, initech); change base_url in environment cloud for another",
+        "GET /orders: response links (GetOrderById) are not carried over",
+        "POST /orders: callbacks (orderShipped) are requests the API makes; not imported",
+        "webhooks (orderPaid) are requests the API sends; not imported",
+    ]:
+        assert line in notes
+    r = render_written(root, "orders/list-orders", environment="local")
+    assert r.url == (
+        "http://127.0.0.1:9000/api/v2/orders?status=open&filter%5Bcustomer%5D=c-42"
+        "&filter%5Btotal_gt%5D=100"
+    )
+    assert r.headers == [
+        ("X-Request-Id", SAMPLE_UUID),
+        ("Cookie", "locale=en-GB"),  # the optional theme cookie is there, disabled
+        ("Authorization", "Bearer jwt"),
+    ]
+    req = load_collection(root).find("orders/add-a-note-to-an-order")[1]  # type: ignore[index]
+    assert req.description.startswith("Deprecated.")
+    req = load_collection(root).find("orders/replace-an-order-xml")[1]  # type: ignore[index]
+    assert req.description == "See https://docs.orders.example.test/xml (The XML format)"
+
+
+def test_long_operation_names_make_short_file_names(tmp_path: Path) -> None:
+    summary = "Replace " + " and ".join(f"the settings of part {i}" for i in range(14))
+    op_id = "get" + "".join(f"Resource{i}" for i in range(30))
+    assert len(summary) > 300 and len(op_id) > 250
+    spec = {
+        "openapi": "3.0.3", "info": {"title": "t"}, "servers": [{"url": "https://x.test"}],
+        "tags": [{"name": "t" * 300}],
+        "paths": {"/a": {
+            "put": {"summary": summary, "tags": ["t" * 300]},
+            "post": {"summary": summary, "tags": ["t" * 300]},
+            "get": {"operationId": op_id},
+        }},
+    }  # fmt: skip
+    into = tmp_path / "long"
+    written, _ = run_import("openapi", json.dumps(spec), into)
+    names = sorted(p.relative_to(into).as_posix() for p in written)
+    assert all(len(part) <= 85 for name in names for part in name.split("/"))
+    col = load_collection(into)
+    assert not col.broken and len(col.requests()) == 3
+    assert {r.name for r in col.requests()} == {summary, op_id}

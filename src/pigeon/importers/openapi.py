@@ -1,20 +1,26 @@
 """Import an OpenAPI 3 description (JSON or YAML): one request per operation.
 
 Operations are grouped into folders by their first tag. Path parameters become
-placeholders (``/users/{id}`` -> ``/users/{{id}}``) whose example values are collection
-variables; required query and header parameters are enabled, optional ones are kept
-disabled. A JSON body is built from the request body's examples or, failing that, from its
-schema (``$ref``, ``allOf``, ``oneOf``, enums and formats; nesting is depth-limited).
-Each server becomes an environment holding ``base_url``; security schemes become auth
-whose secrets are ``{{token}}``-style variables.
+placeholders (``/users/{id}`` -> ``/users/{{id}}``) whose example values, or values made
+from their schema, are collection variables; required query, header and cookie parameters
+are enabled, optional ones are kept disabled. A body is built from the request body's
+examples or, failing that, from its schema (``$ref``, ``allOf``, ``oneOf``, enums and
+formats; nesting is depth-limited; ``readOnly`` properties are left out): JSON as JSON, forms
+and multipart as fields, any other media type as text sent with its Content-Type. Each
+server becomes an environment holding ``base_url``; security schemes become auth whose
+secrets are ``{{token}}``-style variables. Whatever is not carried over is named in the
+notes.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import yaml
 
@@ -89,9 +95,47 @@ def _s(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+_JSON_TYPE = re.compile(r"^application/([\w.+-]*\+)?json\b", re.IGNORECASE)
+_MULTIPART = "multipart/form-data"
+
+
 def _plain(value: Any) -> Any:
     """YAML dates and other non-JSON values as JSON-ready values."""
     return json.loads(json.dumps(value, default=str))
+
+
+def _joined(value: Any, sep: str, explode: bool) -> str:
+    """An array or object parameter in the ``simple`` / ``form`` styles: ``a,b`` or ``k,v``
+    (``k=v`` when exploded); anything else as its text."""
+    if isinstance(value, list):
+        return sep.join(_s(v) for v in value)
+    if isinstance(value, dict):
+        if explode:
+            return sep.join(f"{k}={_s(v)}" for k, v in value.items())
+        return sep.join(part for k, v in value.items() for part in (str(k), _s(v)))
+    return _s(value)
+
+
+def _read_only(raw: Any, resolved: Any) -> bool:
+    """Whether a property is ``readOnly`` (said beside its ``$ref`` or in the schema)."""
+    return _dict(raw).get("readOnly") is True or _dict(resolved).get("readOnly") is True
+
+
+def _is_file(schema: dict[str, Any]) -> bool:
+    return _s(schema.get("format")) in ("binary", "base64") or "contentMediaType" in schema
+
+
+@dataclass
+class _Security:
+    """What one security requirement adds to a request: auth (type ``none`` when no scheme
+    can be auth), further API keys as headers, query parameters or cookies, and variables."""
+
+    auth: Auth
+    headers: list[Header] = field(default_factory=list)
+    query: list[QueryParam] = field(default_factory=list)
+    cookies: list[str] = field(default_factory=list)
+    variables: list[str] = field(default_factory=list)
+    info: list[str] = field(default_factory=list)  # notes on what was carried over another way
 
 
 class _OpenAPI:
@@ -102,35 +146,48 @@ class _OpenAPI:
             name=_s(info.get("title")), description=_s(info.get("description"))
         )
         self.schemes = _dict(_dict(doc.get("components")).get("securitySchemes"))
+        self.auth_variables = self._auth_variable_names()
+        self.made_up: set[str] = set()  # path variables whose value comes from a schema alone
         self._servers(_list(doc.get("servers")))
-        global_security = doc.get("security")
-        self.result.auth = self._security(global_security, "the API") if global_security else None
-        self.global_security = global_security
+        self.global_security = doc.get("security")
+        self.global_parts = self._security(self.global_security, "the API")
+        if self.global_parts is not None and self.global_parts.auth.type != "none":
+            self.result.auth = self.global_parts.auth
         for route, item in _dict(doc.get("paths")).items():
             item = self.resolve(item)
             if not isinstance(item, dict):
                 continue
+            if _list(item.get("servers")):
+                self.result.note(f"{route}: its own servers are not carried over; it uses base_url")
             shared = _list(item.get("parameters"))
             for method in HTTP_METHODS:
                 op = item.get(method)
                 if isinstance(op, dict):
                     self._operation(str(route), method, op, shared)
+        webhooks = _dict(doc.get("webhooks"))
+        if webhooks:
+            self.result.note(
+                f"webhooks ({', '.join(map(str, webhooks))}) are requests the API sends; "
+                "not imported"
+            )
 
     # -- references --
 
-    def resolve(self, node: Any, seen: tuple[str, ...] = ()) -> Any:
-        """Follow ``$ref`` within the document; an external or broken one gives ``{}``."""
+    def resolve(self, node: Any) -> Any:
+        """Follow ``$ref`` within the document; an external, broken or looping one gives ``{}``."""
+        seen: tuple[str, ...] = ()
         while isinstance(node, dict) and "$ref" in node:
             ref = node["$ref"]
             if not isinstance(ref, str) or not ref.startswith("#/"):
                 self.result.note(f"external reference {ref} is not followed")
                 return {}
             if ref in seen:
+                self.result.note(f"reference {ref} refers back to itself")
                 return {}
             seen = (*seen, ref)
             target: Any = self.doc
             for part in ref[2:].split("/"):
-                part = part.replace("~1", "/").replace("~0", "~")
+                part = unquote(part).replace("~1", "/").replace("~0", "~")
                 if isinstance(target, dict) and part in target:
                     target = target[part]
                 else:
@@ -146,15 +203,35 @@ class _OpenAPI:
         for i, server in enumerate(servers, 1):
             if not isinstance(server, dict) or not server.get("url"):
                 continue
-            url = _s(server["url"])
-            for name, var in _dict(server.get("variables")).items():
-                url = url.replace("{" + name + "}", _s(_dict(var).get("default")))
-            url = url.rstrip("/")
+            raw = url = _s(server["url"])
             name = slugify(_s(server.get("description"))) or f"server-{i}"
             base, n = name, 2
             while name in used:
                 name, n = f"{base}-{n}", n + 1
             used.add(name)
+            for var_name, var in _dict(server.get("variables")).items():
+                var = _dict(var)
+                choices = [_s(v) for v in _list(var.get("enum"))]
+                if "default" in var:
+                    value = _s(var["default"])
+                else:
+                    value = choices[0] if choices else ""
+                    self.result.note(
+                        f"server {raw!r}: variable {var_name} has no default; {value!r} is used"
+                    )
+                url = url.replace("{" + str(var_name) + "}", value)
+                others = [c for c in choices if c != value]
+                if others:
+                    self.result.note(
+                        f"server {raw!r}: {{{var_name}}} is {value} (also: {', '.join(others)});"
+                        f" change base_url in environment {name} for another"
+                    )
+            for missing in re.findall(r"\{([^{}]*)\}", url):
+                self.result.note(
+                    f"server {raw!r}: {{{missing}}} has no value; change base_url in "
+                    f"environment {name}"
+                )
+            url = url.rstrip("/")
             self.result.environments.append(Environment(name=name, variables={"base_url": url}))
             self.result.variables.setdefault("base_url", url)
             if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", url):
@@ -171,9 +248,7 @@ class _OpenAPI:
         name = _s(op.get("summary")) or _s(op.get("operationId")) or f"{method.upper()} {route}"
         where = f"{method.upper()} {route}"
         req = Request(name=name.strip(), method=method.upper())
-        req.description = _s(op.get("description"))
-        if op.get("deprecated"):
-            req.description = ("Deprecated.\n\n" + req.description).strip()
+        req.description = self._description(op)
 
         params: dict[tuple[str, str], dict[str, Any]] = {}
         for p in [*shared, *_list(op.get("parameters"))]:
@@ -181,35 +256,27 @@ class _OpenAPI:
             if isinstance(p, dict) and p.get("name") and p.get("in"):
                 params[(_s(p["name"]), _s(p["in"]))] = p
 
-        url_path = route
+        url_path = self._path(route, where, params, req)
+        cookies: list[str] = []
+        optional_cookies: list[str] = []
         for (pname, where_in), p in params.items():
-            value = self._param_example(p)
-            required = bool(p.get("required")) or where_in == "path"
             if where_in == "path":
-                url_path = url_path.replace("{" + pname + "}", "{{" + pname + "}}")
-                self.result.variables.setdefault(pname, value if value != "" else "")
-            elif where_in == "query":
-                if (
-                    isinstance(value, list)
-                    and p.get("explode", True)
-                    and p.get("style", "form") == "form"
-                ):
-                    # form style, exploded (the default): one name=value pair per item
-                    for item in value or [""]:
-                        req.query.append(QueryParam(pname, _s(item), enabled=required))
-                elif isinstance(value, list):
-                    sep = {"spaceDelimited": " ", "pipeDelimited": "|"}.get(_s(p.get("style")), ",")
-                    req.query.append(
-                        QueryParam(pname, sep.join(_s(v) for v in value), enabled=required)
-                    )
-                else:
-                    req.query.append(QueryParam(pname, _s(value), enabled=required))
+                continue
+            value, _ = self._param_value(p)
+            value = "" if value is None else value
+            required = bool(p.get("required"))
+            explode = p.get("explode")
+            if where_in == "query":
+                self._query(req, pname, p, value, required)
             elif where_in == "header":
                 if pname.lower() in ("accept", "content-type", "authorization"):
-                    continue  # described by content and security, not as parameters
-                req.headers.append(Header(pname, _s(value), enabled=required))
+                    continue  # OpenAPI says to ignore these: content and security describe them
+                req.headers.append(Header(pname, _joined(value, ",", explode is True), required))
             elif where_in == "cookie":
-                req.headers.append(Header("Cookie", f"{pname}={_s(value)}", enabled=required))
+                text = f"{pname}={_joined(value, ',', False)}"
+                (cookies if required else optional_cookies).append(text)
+            else:
+                self.result.note(f"{where}: parameter {pname} in {where_in!r} is not carried over")
         req.url = "{{base_url}}" + url_path
         if _list(op.get("servers")):
             self.result.note(f"{where}: its own servers are not carried over; it uses base_url")
@@ -218,75 +285,237 @@ class _OpenAPI:
         if body is not None:
             req.body = self._body(self.resolve(body), req, where)
 
-        security = op.get("security")
-        if security is not None and security != self.global_security:
-            req.auth = self._security(security, where) if security else Auth(type="none")
+        sec = self.global_parts
+        if "security" in op and op["security"] != self.global_security:
+            own = self._security(op["security"], where)
+            if own is not None:  # its own auth, even "none": nothing else may apply
+                sec = own
+                req.auth = None if own.auth == self.result.auth else own.auth
+        if sec is not None:  # API keys beyond the auth: copies, each request edits its own
+            names = {h.name.lower() for h in req.headers}
+            req.headers += [
+                Header(h.name, h.value) for h in sec.headers if h.name.lower() not in names
+            ]
+            req.query += [QueryParam(q.name, q.value) for q in sec.query]
+            cookies += sec.cookies
+        if cookies:
+            req.headers.append(Header("Cookie", "; ".join(cookies)))
+        if optional_cookies:
+            req.headers.append(Header("Cookie", "; ".join(optional_cookies), enabled=False))
+
+        callbacks = _dict(op.get("callbacks"))
+        if callbacks:
+            self.result.note(
+                f"{where}: callbacks ({', '.join(map(str, callbacks))}) are requests the API "
+                "makes; not imported"
+            )
+        links: list[str] = []
+        for response in _dict(op.get("responses")).values():
+            links += [str(k) for k in _dict(self.resolve(response).get("links"))]
+        if links:
+            self.result.note(f"{where}: response links ({', '.join(links)}) are not carried over")
         self.result.requests.append((folder, req))
 
-    def _param_example(self, p: dict[str, Any]) -> Any:
+    def _description(self, op: dict[str, Any]) -> str:
+        text = _s(op.get("description"))
+        if op.get("deprecated"):
+            text = ("Deprecated.\n\n" + text).strip()
+        docs = _dict(op.get("externalDocs"))
+        if _s(docs.get("url")):
+            about = f" ({_s(docs.get('description'))})" if docs.get("description") else ""
+            text = f"{text}\n\nSee {_s(docs['url'])}{about}".strip()
+        return text
+
+    # -- parameters --
+
+    def _param_value(self, p: dict[str, Any]) -> tuple[Any, bool]:
+        """A parameter's value and whether the document gives it (rather than its type
+        alone); ``None`` when there is nothing to go on."""
         if "example" in p:
-            return _plain(p["example"])
+            return _plain(p["example"]), True
         examples = p.get("examples")
         if isinstance(examples, dict):
             for ex in examples.values():
                 ex = self.resolve(ex)
                 if isinstance(ex, dict) and "value" in ex:
-                    return _plain(ex["value"])
-        schema = self.resolve(_dict(p.get("schema")))
-        for key in ("example", "default"):
-            if isinstance(schema, dict) and key in schema:
-                return _plain(schema[key])
-        if _list(schema.get("enum")):
-            return _plain(schema["enum"][0])
-        return ""
+                    return _plain(ex["value"]), True
+        content = _dict(p.get("content"))
+        if content:  # a parameter serialized as a media type (JSON, mostly)
+            media = self.resolve(next(iter(content.values())))
+            value = self._media_example(media, media.get("schema"))
+            return (None if value is None else _s(value)), True
+        raw = p.get("schema")
+        schema = self.resolve(raw)
+        if not schema:
+            return None, False
+        for key in ("example", "default", "const"):
+            if key in schema:
+                return _plain(schema[key]), True
+        value = self.example(raw)
+        numeric = schema.get("type") in ("integer", "number")
+        if numeric and value == 0 and "minimum" not in schema:
+            value = 1  # an id, most likely: 0 rarely names anything
+        return value, False
+
+    def _path(
+        self, route: str, where: str, params: dict[tuple[str, str], dict[str, Any]], req: Request
+    ) -> str:
+        """``route`` with its ``{name}`` parts as placeholders, each with a value to send."""
+        declared = {name: p for (name, in_), p in params.items() if in_ == "path"}
+
+        def placeholder(match: re.Match[str]) -> str:
+            pname = match.group(1)
+            var = pname
+            if pname in self.auth_variables:
+                var = f"path_{pname}"
+                self.result.note(
+                    f"{where}: path parameter {pname} is {{{{{var}}}}} ({pname} is for auth)"
+                )
+            p = declared.get(pname)
+            style = _s(p.get("style")) if p else ""
+            explode = bool(p and p.get("explode") is True)
+            value, given = self._param_value(p) if p else (None, False)
+            if p is None:
+                self.result.note(
+                    f"{where}: path parameter {pname} is not declared; "
+                    f"set {{{{{var}}}}} before sending"
+                )
+            elif value is None:
+                self.result.note(
+                    f"{where}: path parameter {pname} has no example or schema; "
+                    f"set {{{{{var}}}}} before sending"
+                )
+            else:
+                if isinstance(value, (list, dict)):
+                    sep = {"label": ".", "matrix": f";{pname}=" if explode else ","}.get(style, ",")
+                    value = _joined(value, sep, explode)
+                self._path_variable(var, value, given, req)
+            prefix = {"label": ".", "matrix": f";{pname}="}.get(style, "")
+            return prefix + "{{" + var + "}}"
+
+        return re.sub(r"\{([^{}/]+)\}", placeholder, route)
+
+    def _path_variable(self, var: str, value: Any, given: bool, req: Request) -> None:
+        """Path values are collection variables, shared by every operation that uses the name;
+        an operation whose documented example differs keeps its own as a request variable."""
+        variables = self.result.variables
+        if var not in variables or (var in self.made_up and given):
+            variables[var] = value
+            if given:
+                self.made_up.discard(var)
+            else:
+                self.made_up.add(var)
+        elif given and variables[var] != value:
+            req.variables[var] = value
+
+    def _query(
+        self, req: Request, pname: str, p: dict[str, Any], value: Any, required: bool
+    ) -> None:
+        style = _s(p.get("style")) or "form"
+        explode = p.get("explode", style == "form") is True
+
+        def add(name: str, text: str) -> None:
+            req.query.append(QueryParam(name, text, enabled=required))
+
+        if isinstance(value, list) and style == "form" and explode:
+            for item in value or [""]:  # one name=value pair per item
+                add(pname, _s(item))
+        elif isinstance(value, list):
+            sep = {"spaceDelimited": " ", "pipeDelimited": "|"}.get(style, ",")
+            add(pname, sep.join(_s(v) for v in value))
+        elif isinstance(value, dict) and style == "deepObject":
+            for key, item in value.items():
+                add(f"{pname}[{key}]", _s(item))
+        elif isinstance(value, dict) and style == "form" and explode:
+            for key, item in value.items():
+                add(str(key), _s(item))
+        elif isinstance(value, dict) and style == "form":
+            add(pname, _joined(value, ",", False))
+        else:
+            add(pname, _s(value))
+
+    # -- bodies --
 
     def _body(self, body: dict[str, Any], req: Request, where: str) -> Body:
         content = _dict(body.get("content"))
-        if not isinstance(content, dict) or not content:
+        if not content:
             return Body()
-        types = list(content)
-        chosen = next((t for t in types if re.match(r"^application/([\w.+-]*\+)?json\b", t)), None)
+        types = [str(t) for t in content]
+        chosen = next((t for t in types if _JSON_TYPE.match(t)), None)
         chosen = chosen or next(
-            (t for t in types if t == "application/x-www-form-urlencoded"), None
+            (t for t in types if t.lower().startswith("application/x-www-form-urlencoded")), None
         )
-        chosen = chosen or next((t for t in types if t.startswith("multipart/form-data")), None)
+        chosen = chosen or next((t for t in types if t.lower().startswith(_MULTIPART)), None)
         chosen = chosen or types[0]
         if len(types) > 1:
             self.result.note(f"{where}: body offered as {', '.join(types)}; imported as {chosen}")
-        media = self.resolve(content[chosen]) or {}
-        raw_schema = _dict(media.get("schema"))
-        schema = self.resolve(raw_schema)
-        example = self._media_example(media, raw_schema)
-        if chosen.startswith("application/") and "json" in chosen:
-            if chosen != "application/json":
+        media = self.resolve(content[chosen])
+        raw_schema = media.get("schema")
+        lowered = chosen.lower()
+        if _JSON_TYPE.match(chosen):
+            if lowered != "application/json":
                 req.headers.append(Header("Content-Type", chosen))
+            example = self._without_read_only(self._media_example(media, raw_schema), raw_schema)
             return Body(type="json", content=json.dumps(example, indent=2, ensure_ascii=False))
-        if chosen in ("application/x-www-form-urlencoded",) or chosen.startswith(
-            "multipart/form-data"
-        ):
-            multipart = chosen.startswith("multipart/")
-            fields: list[FormField] = []
-            values = example if isinstance(example, dict) else {}
-            props = self._properties(schema)
-            for key in props or values:
-                prop = self.resolve(props.get(key, {})) if props else {}
-                is_file = isinstance(prop, dict) and prop.get("format") in ("binary", "base64")
-                value = values.get(key, "")
-                fields.append(
-                    FormField(
-                        key,
-                        "" if is_file else (value if isinstance(value, str) else _s(value)),
-                        kind="file" if multipart and is_file else "text",
-                    )
-                )
-                if multipart and is_file:
+        if lowered.startswith(("application/x-www-form-urlencoded", _MULTIPART)):
+            return self._form(media, raw_schema, lowered.startswith(_MULTIPART), where)
+        if "*" not in chosen:  # a range (*/*, image/*) is no type to send
+            req.headers.append(Header("Content-Type", chosen))
+        text = self._text_example(media, self.resolve(raw_schema))
+        if text is None:
+            self.result.note(
+                f"{where}: {chosen} body has no example to take; it is left empty to write by hand"
+            )
+        return Body(type="text", content=text or "")
+
+    def _text_example(self, media: dict[str, Any], schema: dict[str, Any]) -> str | None:
+        """The example text of a body that is neither JSON nor a form (XML, plain text...).
+
+        Only an example given as text will do: a value made from the schema would be JSON.
+        """
+        candidates: list[Any] = [media.get("example")]
+        for ex in _dict(media.get("examples")).values():
+            candidates.append(self.resolve(ex).get("value"))
+        candidates += [schema.get("example"), *_list(schema.get("examples"))]
+        return next((c for c in candidates if isinstance(c, str) and c), None)
+
+    def _form(self, media: dict[str, Any], raw_schema: Any, multipart: bool, where: str) -> Body:
+        """Form or multipart fields: one per property (``readOnly`` ones left out), each with
+        its example; a multipart part's ``encoding`` content type is kept."""
+        example = self._without_read_only(self._media_example(media, raw_schema), raw_schema)
+        values = example if isinstance(example, dict) else {}
+        props = self._properties(raw_schema)
+        encoding = _dict(media.get("encoding"))
+        fields: list[FormField] = []
+        for key in [*props, *(k for k in values if k not in props)]:
+            raw = props.get(key)
+            prop = self.resolve(raw) if raw is not None else {}
+            if _read_only(raw, prop):
+                continue
+            enc = self.resolve(encoding.get(key)) if key in encoding else {}
+            ctype = _s(enc.get("contentType")) if multipart else ""
+            if "," in ctype:
+                ctype = ""  # several allowed: leave it to the file's type
+            if _dict(enc.get("headers")):
+                self.result.note(f"{where}: headers of part {key!r} are not carried over")
+            items = self.resolve(prop.get("items")) if prop.get("type") == "array" else {}
+            if _is_file(prop) or (items and _is_file(items)):
+                if multipart:
+                    fields.append(FormField(key, "", kind="file", content_type=ctype))
                     self.result.note(
                         f"{where}: file field {key!r}: set the path of the file to upload"
+                        + (" (one field per file)" if items else "")
                     )
-            return Body(type="multipart" if multipart else "form", fields=fields)
-        req.headers.append(Header("Content-Type", chosen))
-        text = example if isinstance(example, str) else ("" if example is None else _s(example))
-        return Body(type="text", content=text)
+                else:
+                    fields.append(FormField(key, ""))
+                    self.result.note(f"{where}: field {key!r} is binary; set its value by hand")
+                continue
+            value = values.get(key, "")
+            if isinstance(value, list) and "json" not in ctype:
+                fields += [FormField(key, _s(v), content_type=ctype) for v in value]
+            else:
+                fields.append(FormField(key, _s(value), content_type=ctype))
+        return Body(type="multipart" if multipart else "form", fields=fields)
 
     def _media_example(self, media: dict[str, Any], schema: Any) -> Any:
         if "example" in media:
@@ -299,17 +528,42 @@ class _OpenAPI:
                     return _plain(ex["value"])
         return self.example(schema)
 
+    def _without_read_only(self, value: Any, schema: Any, depth: int = 0) -> Any:
+        """``value`` less the properties its schema marks ``readOnly``: an example written for
+        responses as well (with an ``id``, say) is sent as a request would be."""
+        resolved = self.resolve(schema)
+        if depth > MAX_DEPTH or not resolved:
+            return value
+        if isinstance(value, dict):
+            props = self._properties(schema)
+            out = {}
+            for key, item in value.items():
+                raw = props.get(key)
+                if raw is None:
+                    out[key] = item
+                elif not _read_only(raw, self.resolve(raw)):
+                    out[key] = self._without_read_only(item, raw, depth + 1)
+            return out
+        if isinstance(value, list) and resolved.get("type") == "array":
+            return [self._without_read_only(v, resolved.get("items"), depth + 1) for v in value]
+        return value
+
     def _properties(self, schema: Any, depth: int = 0) -> dict[str, Any]:
+        """A schema's properties, ``allOf`` parts included (as written: refs unresolved)."""
         schema = self.resolve(schema)
         if not isinstance(schema, dict) or depth > MAX_DEPTH:
             return {}
-        props = dict(_dict(schema.get("properties")))
+        props: dict[str, Any] = {}
         for part in _list(schema.get("allOf")):
             props.update(self._properties(part, depth + 1))
-        return props
+        props.update(_dict(schema.get("properties")))
+        return {str(k): v for k, v in props.items()}
 
     def example(self, schema: Any, depth: int = 0, seen: tuple[str, ...] = ()) -> Any:
-        """An example value for ``schema``: its own examples first, else one built from it."""
+        """An example value for ``schema``: its own examples first, else one built from it.
+
+        Built objects leave ``readOnly`` properties out: the value is for a request.
+        """
         if isinstance(schema, dict) and "$ref" in schema:
             ref = schema["$ref"]
             if ref in seen:
@@ -346,74 +600,136 @@ class _OpenAPI:
         if isinstance(kind, list):
             kind = next((k for k in kind if k != "null"), "null")
         if kind == "object" or (kind is None and "properties" in schema):
-            return {
-                str(name): self.example(prop, depth + 1, seen)
-                for name, prop in _dict(schema.get("properties")).items()
-            }
+            out: dict[str, Any] = {}
+            for name, prop in _dict(schema.get("properties")).items():
+                if _dict(prop).get("$ref") in seen:
+                    continue  # a schema inside itself: left out rather than sent as null
+                if not _read_only(prop, self.resolve(prop)):
+                    out[str(name)] = self.example(prop, depth + 1, seen)
+            return out
         if kind == "array":
             item = self.example(_dict(schema.get("items")), depth + 1, seen)
             return [] if item is None else [item]
         if kind == "string":
             return _FORMAT_EXAMPLES.get(_s(schema.get("format")), "string")
+        low = schema.get("minimum")
+        low = low if isinstance(low, (int, float)) and not isinstance(low, bool) else 0
         if kind == "integer":
-            return int(schema.get("minimum", 0) or 0)
+            return math.ceil(low)
         if kind == "number":
-            return schema.get("minimum", 0) or 0
+            return low
         if kind == "boolean":
             return False
         return None
 
     # -- security --
 
-    def _security(self, requirements: Any, where: str) -> Auth | None:
+    def _auth_variable_names(self) -> set[str]:
+        """Variable names that auth may use: path parameters get other names."""
+        names = {"base_url"}
+        for name, scheme in self.schemes.items():
+            scheme = self.resolve(scheme)
+            kind, http = _s(scheme.get("type")), _s(scheme.get("scheme")).lower()
+            if kind in ("oauth2", "openIdConnect") or (kind == "http" and http == "bearer"):
+                names.add("token")
+            elif kind == "http" and http == "basic":
+                names.update(("username", "password"))
+            elif kind == "apiKey":
+                names.add(_key_variable(str(name)))
+        return names
+
+    def _security(self, requirements: Any, where: str) -> _Security | None:
+        """What a ``security`` list asks of a request (``None`` if it is not a list).
+
+        Alternatives are tried in order and the first that can be carried over whole is
+        used; an empty list (or ``{}``) means no auth.
+        """
         if not isinstance(requirements, list):
             return None
-        for requirement in requirements:
-            if not isinstance(requirement, dict):
-                continue
-            if not requirement:
-                return Auth(type="none")  # {} : anonymous access allowed
-            names = list(requirement)
-            if len(names) > 1:
-                self.result.note(
-                    f"{where}: needs {' and '.join(names)} together; only {names[0]} is carried over"
-                )
-            return self._scheme(names[0], where)
-        return None
+        alternatives = [r for r in requirements if isinstance(r, dict)]
+        if not alternatives:
+            return _Security(Auth(type="none"))
+        tried = [self._requirement(r, where) for r in alternatives]
+        pick = next((i for i, (_, lost) in enumerate(tried) if not lost), 0)
+        sec, lost = tried[pick]
+        if len(alternatives) > 1:
+            label = [" and ".join(map(str, r)) or "no auth" for r in alternatives]
+            self.result.note(f"{where}: accepts {' or '.join(label)}; imported with {label[pick]}")
+        for message in [*lost, *sec.info]:
+            self.result.note(message)
+        for var in sec.variables:
+            self.result.variables.setdefault(var, "")
+        return sec
 
-    def _scheme(self, name: str, where: str) -> Auth | None:
-        scheme = self.resolve(self.schemes.get(name) or {})
-        kind = _s(scheme.get("type"))
-        variables = self.result.variables
-        if kind == "http" and _s(scheme.get("scheme")).lower() == "bearer":
-            variables.setdefault("token", "")
-            return Auth(type="bearer", token="{{token}}")
-        if kind == "http" and _s(scheme.get("scheme")).lower() == "basic":
-            variables.setdefault("username", "")
-            variables.setdefault("password", "")
-            return Auth(type="basic", username="{{username}}", password="{{password}}")
-        if kind == "apiKey":
-            location = _s(scheme.get("in"))
-            var = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "api_key"
-            if location in ("header", "query"):
-                variables.setdefault(var, "")
-                return Auth(
-                    type="api_key",
-                    key=_s(scheme.get("name")),
-                    value="{{" + var + "}}",
-                    location=location,
+    def _requirement(self, requirement: dict[str, Any], where: str) -> tuple[_Security, list[str]]:
+        """One requirement (schemes needed together) and notes on what it loses.
+
+        Bearer and basic come first as auth; API keys then fill the auth if it is still
+        free, else are sent as headers, query parameters or cookies of their own.
+        """
+        sec = _Security(Auth(type="none"))
+        lost: list[str] = []
+        schemes = [
+            (str(n), self.resolve(self.schemes.get(n)) if n in self.schemes else None)
+            for n in requirement
+        ]
+        schemes.sort(key=lambda item: _s(_dict(item[1]).get("type")) == "apiKey")
+        for name, scheme in schemes:
+            if not scheme:
+                lost.append(f"{where}: security scheme {name!r} is not defined")
+                continue
+            kind, http = _s(scheme.get("type")), _s(scheme.get("scheme")).lower()
+            free = sec.auth.type == "none"
+            if kind == "apiKey":
+                self._api_key(name, scheme, sec, where, lost)
+            elif kind in ("oauth2", "openIdConnect") or (
+                kind == "http" and http in ("bearer", "basic")
+            ):
+                if not free:
+                    lost.append(f"{where}: {name} is needed too; only one auth is carried over")
+                    continue
+                if http == "basic":
+                    sec.auth = Auth(type="basic", username="{{username}}", password="{{password}}")
+                    sec.variables += ["username", "password"]
+                else:
+                    sec.auth = Auth(type="bearer", token="{{token}}")
+                    sec.variables.append("token")
+                if kind != "http":
+                    sec.info.append(
+                        f"{where}: {kind} ({name}): Pigeon does not run the flow; "
+                        "get a token and set {{token}}"
+                    )
+            elif kind == "http":
+                lost.append(f"{where}: HTTP {http or 'unknown'} auth ({name}) is not supported")
+            elif kind == "mutualTLS":
+                lost.append(f"{where}: {name} needs a client certificate; not carried over")
+            else:
+                lost.append(
+                    f"{where}: security scheme {name!r} ({kind or 'unknown'}) is not carried over"
                 )
-            self.result.note(
-                f"{where}: API key in a cookie ({name}) is not carried over; add a Cookie header"
-            )
-            return None
-        if kind in ("oauth2", "openIdConnect"):
-            variables.setdefault("token", "")
-            self.result.note(
-                f"{where}: {kind} ({name}): Pigeon does not run the flow; get a token and set {{{{token}}}}"
-            )
-            return Auth(type="bearer", token="{{token}}")
-        self.result.note(
-            f"{where}: security scheme {name!r} ({kind or 'unknown'}) is not carried over"
-        )
-        return None
+        return sec, lost
+
+    def _api_key(
+        self, name: str, scheme: dict[str, Any], sec: _Security, where: str, lost: list[str]
+    ) -> None:
+        location, key = _s(scheme.get("in")), _s(scheme.get("name"))
+        var = _key_variable(name)
+        value = "{{" + var + "}}"
+        if not key or location not in ("header", "query", "cookie"):
+            lost.append(f"{where}: API key {name} has no name or place; not carried over")
+            return
+        sec.variables.append(var)
+        if location == "cookie":
+            sec.cookies.append(f"{key}={value}")
+            sec.info.append(f"{where}: API key {name} is a cookie: sent in a Cookie header")
+        elif sec.auth.type == "none":
+            sec.auth = Auth(type="api_key", key=key, value=value, location=location)
+        elif location == "header":
+            sec.headers.append(Header(key, value))
+        else:
+            sec.query.append(QueryParam(key, value))
+
+
+def _key_variable(scheme_name: str) -> str:
+    """The variable holding an API key: the scheme's name, as a variable name."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", scheme_name).strip("_") or "api_key"
