@@ -162,16 +162,19 @@ def test_data_files(tmp_path: Path) -> None:
     assert req.body.content == "@literal"
 
 
-def test_multipart_form() -> None:
+def test_multipart_form(tmp_path: Path) -> None:
+    (tmp_path / "me.png").write_bytes(b"png")
     req, notes = one(
         "curl -F name=Ada -F 'note=hi;type=text/plain' -F 'avatar=@./me.png;type=image/png' "
-        "-H 'Content-Type: multipart/form-data; boundary=xyz' https://x.test/up"
+        "-H 'Content-Type: multipart/form-data; boundary=xyz' https://x.test/up",
+        tmp_path,
     )
     assert req.method == "POST" and req.body.type == "multipart"
     got = [(f.name, f.value, f.kind, f.content_type) for f in req.body.fields]
     assert got == [("name", "Ada", "text", ""), ("note", "hi", "text", "text/plain"),
-                   ("avatar", "./me.png", "file", "image/png")]  # fmt: skip
+                   ("avatar", str(tmp_path / "me.png"), "file", "image/png")]  # fmt: skip
     assert req.headers == []  # Pigeon writes its own boundary
+    assert notes == []
 
 
 def test_auth_options_and_headers() -> None:
@@ -328,9 +331,11 @@ def test_random_command_lines_parse_or_fail_clearly() -> None:
         "-u", "u:p", "https://x.test/?a=1", "$'x\\ty'", '"$T"', "\\\n", "-G", "-I", "-sSL",
         "--url", "-m", "5", "-b", "c=1", "-e", "-A", "'", '"', "|", "&&", ";", "#c", "-T",
         "--data-urlencode", "@f", "-XPUT", "-H'X;'", "--", "-", "--max-time", "x", "-k",
+        "<<EOF", "\nEOF\n", "<<-'E'", "<<<", ">", "2>&1", "<", "@-", "\n", "--next", "^",
+        '^"', "^\n", "%X%", "`\n",
     ]  # fmt: skip
     rnd = random.Random(3)
-    for _ in range(1500):
+    for _ in range(3000):
         command = " ".join(rnd.choice(words) for _ in range(rnd.randint(1, 12)))
         with contextlib.suppress(ImportFailed):
             sanitize(parse_curl(command))
@@ -367,3 +372,185 @@ def test_zsh_history(tmp_path: Path) -> None:
         r.method == "DELETE"
         and r.header("authorization") == "Basic " + base64.b64encode(b"admin:pw").decode()
     )
+
+
+# -- Windows and PowerShell command lines ------------------------------------------------------
+
+
+def test_chrome_copy_as_curl_cmd() -> None:
+    req, notes = one((HISTORY / "chrome_cmd.txt").read_text())
+    assert req.method == "POST"
+    assert req.url == "https://app.example.test/api/graphql"
+    assert [(q.name, q.value) for q in req.query] == [("op", "Me"), ("v", "2"), ("q", "a b")]
+    assert [(h.name, h.value) for h in req.headers] == [
+        ("accept", "*/*"),
+        ("accept-language", "en-GB,en;q=0.9"),
+        ("cookie", "sid=abc; theme=dark"),
+        ("user-agent", "Mozilla/5.0 (Windows NT 10.0; Win64; x64)"),
+    ]
+    assert req.body.type == "json"
+    assert req.body.content == ('{"query":"{ me { name } }","variables":{"x":"it\'s 100%"}}')
+    assert notes == []
+
+
+def test_cmd_caret_rules() -> None:
+    # A caret at the end of a line joins the next one; ^ and a newline keep a newline.
+    req, _ = one('curl ^"https://x.test/a^" -H ^"X-A: 1^" ^\n  --data-raw ^"one^\n\ntwo^"')
+    assert req.url == "https://x.test/a" and req.body.content == "one\ntwo"
+    assert [(h.name, h.value) for h in req.headers][0] == ("X-A", "1")
+    # Inside plain quotes a caret is literal; outside, ^& is an ampersand, not a new command.
+    result = parse_curl('curl "https://x.test/b?c=^1" https://x.test/c?a=1^&b=2 ^\n -X PUT')
+    got = [(r.method, r.url, [(q.name, q.value) for q in r.query]) for _, r in result.requests]
+    assert got == [
+        ("PUT", "https://x.test/b", [("c", "^1")]),
+        ("PUT", "https://x.test/c", [("a", "1"), ("b", "2")]),
+    ]
+    # A POSIX command keeps ^" inside single quotes as it is.
+    req, _ = one("curl https://x.test -d 'a ^\"b' -H 'X: ^&'")
+    assert req.body.content == 'a ^"b' and req.headers[0].value == "^&"
+
+
+def test_cmd_quotes_backslashes_and_variables() -> None:
+    from pigeon.importers.curl import cmd_words
+
+    # The C runtime's rules: \" is a quote, "" inside quotes is one, other backslashes stay.
+    words = cmd_words(r'curl -d "{\"a\": \"b\\\"}" "x""y" C:\dir\f.txt "d\\" ^"^"').words
+    assert words[:-1] == ["curl", "-d", '{"a": "b\\"}', 'x"y', r"C:\dir\f.txt", "d\\", ""]
+    req, notes = one(
+        'curl "https://x.test/caf%C3%A9?k=%API_KEY%" -H "Authorization: Bearer %TOKEN%" ^\n'
+        " -X DELETE 2>nul"
+    )
+    assert req.method == "DELETE" and req.url == "https://x.test/caf%C3%A9"
+    assert [(q.name, q.value) for q in req.query] == [("k", "{{$env.API_KEY}}")]
+    assert req.auth is not None and req.auth.token == "{{$env.TOKEN}}"
+    assert any(n.startswith("%TOKEN% became {{$env.TOKEN}}") for n in notes)
+
+
+def test_powershell_is_refused_by_name() -> None:
+    for command in (
+        'curl.exe "https://x.test/a" `\n  -H "Accept: */*"',
+        'curl.exe -H "Authorization: Bearer $env:TOKEN" https://x.test/a',
+    ):
+        with pytest.raises(ImportFailed, match="PowerShell syntax.*copy the command as cURL"):
+            parse_curl(command)
+
+
+# -- standard input: heredocs, here-strings, < FILE --------------------------------------------
+
+
+def test_heredoc_is_what_at_dash_reads() -> None:
+    command = (
+        "curl --data-binary @- https://x.test/a -H 'Content-Type: application/json' <<EOF\n"
+        '{"user": "$USER", "cost": "\\$5"}\n'
+        "EOF\n"
+    )
+    result = parse_curl(command)
+    assert [(r.method, r.url) for _, r in result.requests] == [("POST", "https://x.test/a")]
+    req = result.requests[0][1]
+    assert req.body.type == "json"
+    assert req.body.content == '{"user": "{{$env.USER}}", "cost": "$5"}\n'
+    assert any("$USER became" in n for n in result.notes)
+    assert not any("standard input" in n for n in result.notes)
+    # A quoted delimiter: no expansion. <<- strips leading tabs, from the end line too.
+    req, _ = one("curl -d @- https://x.test/b <<-'END'\n\ta=$HOME\n\tEND\n")
+    assert [(f.name, f.value) for f in req.body.fields] == [("a", "$HOME")]
+
+
+def test_here_string_stdin_file_and_redirections(tmp_path: Path) -> None:
+    req, notes = one("curl --data-binary @- https://x.test/a <<< 'plain text' > out.txt 2>&1")
+    assert req.body.content == "plain text\n"  # a here-string ends with a newline
+    assert "curl output options ignored (they do not change the request): > out.txt" in notes
+    (tmp_path / "body.txt").write_text("from a file", encoding="utf-8")
+    for command in (
+        "curl --data-binary @- https://x.test/a < body.txt",
+        "<body.txt curl --data-binary @- https://x.test/a",
+    ):
+        req, notes = one(command, tmp_path)
+        assert req.body.content == "from a file" and notes == [], command
+    req, notes = one("curl -d @- https://x.test/a < gone.txt", tmp_path)
+    assert any("< gone.txt" in n and "cannot read" in n for n in notes)
+    req, notes = one("echo a=1 | curl -d @- https://x.test/a")  # a pipe: not known here
+    assert any("@- reads standard input" in n for n in notes)
+
+
+def test_script_with_heredocs_gives_only_its_curl_requests() -> None:
+    result = parse_curl((HISTORY / "script.sh").read_text())
+    got = [(r.method, r.url) for _, r in result.requests]
+    assert got == [
+        ("POST", "https://shop.example.test/api/orders"),
+        ("GET", "https://shop.example.test/api/orders"),
+    ]
+    assert result.requests[0][1].body.content == '{"item": "tea", "by": "{{$env.SHOP_USER}}"}\n'
+    assert "curl output options ignored (they do not change the request): -s, > orders.json" in (
+        result.notes
+    )
+
+
+def test_heredoc_without_end_line_is_noted() -> None:
+    req, notes = one("curl --data-binary @- https://x.test/a <<EOF\nhalf")
+    assert req.body.content == "half\n"
+    assert any("heredoc has no end line" in n for n in notes)
+
+
+# -- files named on the command line ---------------------------------------------------------
+
+
+def test_relative_files_are_resolved_where_the_command_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "rel.txt").write_text("r", encoding="utf-8")
+    (tmp_path / "d.txt").write_text("x=1", encoding="utf-8")
+    command = "curl -F f=@./sub/rel.txt -F g=@sub/rel.txt -F 'h=@~/h.txt' -F i=@/abs/i.txt x.test"
+    req, notes = one(command, tmp_path)
+    assert [f.value for f in req.body.fields] == [
+        str(tmp_path / "sub" / "rel.txt"),
+        str(tmp_path / "sub" / "rel.txt"),
+        "~/h.txt",
+        "/abs/i.txt",
+    ]
+    assert any(f"no file at {Path('/abs/i.txt')}" in n for n in notes)
+    # Without a base: the current directory, as when the command is pasted into the app.
+    monkeypatch.chdir(tmp_path)
+    req, _ = one("curl -F f=@sub/rel.txt https://x.test")
+    assert req.body.fields[0].value == str(tmp_path / "sub" / "rel.txt")
+    req, _ = one("curl -d @d.txt https://x.test")
+    assert [(f.name, f.value) for f in req.body.fields] == [("x", "1")]
+
+
+def test_written_file_field_still_sends_the_file(tmp_path: Path) -> None:
+    from pigeon.importers import write_import
+
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "note.txt").write_text("the note", encoding="utf-8")
+    result = parse_curl("curl -F note=@./note.txt https://x.test/up", base=tmp_path / "work")
+    write_import(result, tmp_path / "col")
+    r = render_written(tmp_path / "col", "post-up")
+    assert b'filename="note.txt"' in (r.body or b"") and b"the note" in (r.body or b"")
+
+
+# -- options that do nothing in Pigeon --------------------------------------------------------
+
+
+def test_path_as_is_globs_max_redirs_and_next() -> None:
+    assert one("curl -L --max-redirs 20 https://x.test")[1] == []
+    assert (
+        "--max-redirs 50: not carried over; Pigeon follows up to 20"
+        in (one("curl -L --max-redirs 50 https://x.test")[1])
+    )
+    _, notes = one("curl --path-as-is https://x.test/a/../b")
+    assert any("--path-as-is" in n and "/a/../b is not sent as written" in n for n in notes)
+    _, notes = one("curl --path-as-is https://x.test/a/b")
+    assert any("--path-as-is: not carried over" in n for n in notes)
+    _, notes = one("curl 'https://x.test/{a,b}/[1-3]'")
+    assert any("glob" in n for n in notes)
+    for command in (
+        "curl -g 'https://x.test/{a,b}'",
+        "curl 'http://[::1]:8080/a'",
+        'curl "https://x.test/$ID"',
+    ):
+        assert not any("glob" in n for n in one(command)[1]), command
+    result = parse_curl("curl https://a.test/1 -H 'A: 1' --next -d x=1 https://a.test/2")
+    got = [(r.method, r.url, [h.name for h in r.headers]) for _, r in result.requests]
+    assert got == [("GET", "https://a.test/1", ["A"]), ("POST", "https://a.test/2", [])]
+    assert result.notes == []

@@ -1,10 +1,13 @@
 """Import curl command lines (as copied from a browser, API docs or shell history).
 
 The text is split into words the way a POSIX shell does (quotes, backslashes, line
-continuations, ``$'...'`` ANSI-C strings), then curl's options are read from a table. Shell
-variables (``$TOKEN``, ``${TOKEN}``) become ``{{$env.TOKEN}}`` so a secret from the shell
-stays out of the collection. Anything that changes the request and that Pigeon cannot
-express is named in the notes; options that only change curl's own output are listed once.
+continuations, ``$'...'`` ANSI-C strings, redirections, heredocs as what ``@-`` reads), or,
+for a command copied for Windows cmd.exe (``^`` escapes), the way cmd.exe and the C runtime
+do; PowerShell syntax is refused by name. Then curl's options are read from a table. Shell
+variables (``$TOKEN``, ``${TOKEN}``, cmd's ``%TOKEN%``) become ``{{$env.TOKEN}}`` so a
+secret from the shell stays out of the collection. Anything that changes the request and
+that Pigeon cannot express is named in the notes; options that only change curl's own output
+are listed once.
 
 No curl-parsing library on PyPI is maintained and covers this option set, so the table is
 our own.
@@ -26,12 +29,21 @@ from pigeon.model import Auth, Body, FormField, Header, QueryParam, Request, Set
 # -- shell words ------------------------------------------------------------------------------
 
 SEPARATOR = "\0sep"  # a command boundary (newline, ;, &&, ||, |, &)
+# Markers among the words, each followed by one word: the text a command reads on standard
+# input (a heredoc or here-string), a file it reads there (``< body.json``), and an output
+# redirection (``> out.json``, kept only to be named in a note).
+STDIN_TEXT = "\0stdin"
+STDIN_FILE = "\0stdin-file"
+REDIRECT = "\0redirect"
+_MARKERS = (STDIN_TEXT, STDIN_FILE, REDIRECT)
 
 _ANSI_C = {
     "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
     "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
 }  # fmt: skip
 _VAR_RE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+# Longest first: the first that matches is the operator.
+_REDIRECT_OPS = ("&>>", "&>", "<<<", "<<-", "<<", "<>", "<&", ">>", ">&", ">|", "<", ">")
 
 
 @dataclass
@@ -39,48 +51,148 @@ class _Words:
     words: list[str] = field(default_factory=list)
     env: list[str] = field(default_factory=list)  # shell variables met
     substitutions: int = 0  # $(...) and `...` left as written
+    open_heredoc: bool = False  # a heredoc ran to the end of the text without its end line
+    windows: bool = False  # read with cmd.exe's rules: variables are %NAME%
+
+
+@dataclass
+class _Heredoc:
+    at: int  # where its text goes among the words
+    delimiter: str
+    strip_tabs: bool  # <<- strips leading tabs
+    literal: bool  # a quoted delimiter: the body is not expanded
+
+
+def _closing(text: str, at: int) -> int:
+    """Index of the ``)`` matching the ``(`` at ``at`` (the last index if there is none)."""
+    depth = 0
+    for j in range(at, len(text)):
+        if text[j] == "(":
+            depth += 1
+        elif text[j] == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(text) - 1
 
 
 def shell_words(text: str) -> _Words:
     """Split ``text`` into words like a POSIX shell, with ``SEPARATOR`` between commands.
 
     Unquoted and double-quoted ``$NAME`` become ``{{$env.NAME}}``; command substitutions are
-    kept as written (and counted). Raises ``ImportFailed`` on an unterminated quote.
+    kept as written (and counted). Redirections become markers (``STDIN_TEXT``,
+    ``STDIN_FILE``, ``REDIRECT``) followed by one word; a heredoc's body is read from the
+    lines after its command, so it never reads as commands. Raises ``ImportFailed`` on an
+    unterminated quote.
     """
     out = _Words()
     i, n = 0, len(text)
     word: list[str] = []
     in_word = False
+    pending: str | None = None  # a redirection operator waiting for its word
+    heredocs: list[_Heredoc] = []
 
     def finish() -> None:
-        nonlocal word, in_word
+        nonlocal word, in_word, pending
         if in_word:
-            out.words.append("".join(word))
+            value = "".join(word)
+            if pending is None:
+                out.words.append(value)
+            elif pending == "<<<":
+                out.words += [STDIN_TEXT, value + "\n"]  # a here-string ends with a newline
+            elif pending in ("<", "<>"):
+                out.words += [STDIN_FILE, value]
+            elif pending not in (">&", "<&"):  # 2>&1 and the like name no file
+                out.words += [REDIRECT, f"{pending} {value}"]
+            pending = None
         word, in_word = [], False
 
-    def variable(at: int) -> int:
+    def variable(src: str, at: int, sink: list[str]) -> int:
         """Handle ``$`` at ``at`` outside single quotes; return the index after it."""
-        m = _VAR_RE.match(text, at)
+        m = _VAR_RE.match(src, at)
         if m:
             name = m.group(1) or m.group(2)
             out.env.append(name)
-            word.append("{{$env." + name + "}}")
+            sink.append("{{$env." + name + "}}")
             return m.end()
-        if text.startswith("$(", at):
-            depth, j = 0, at + 1
-            while j < n:
-                if text[j] == "(":
-                    depth += 1
-                elif text[j] == ")":
-                    depth -= 1
-                    if depth == 0:
-                        break
-                j += 1
+        if src.startswith("$(", at):
+            j = _closing(src, at + 1)
             out.substitutions += 1
-            word.append(text[at : j + 1])
+            sink.append(src[at : j + 1])
             return j + 1
-        word.append("$")
+        sink.append("$")
         return at + 1
+
+    def backticks(src: str, at: int, sink: list[str]) -> int:
+        j = src.find("`", at + 1)
+        j = len(src) - 1 if j < 0 else j
+        out.substitutions += 1
+        sink.append(src[at : j + 1])
+        return j + 1
+
+    def heredoc_start(at: int, strip_tabs: bool) -> int:
+        """Read the delimiter word after ``<<``; the body is read at the end of the line."""
+        while at < n and text[at] in " \t":
+            at += 1
+        start, delimiter, literal = at, [], False
+        while at < n and text[at] not in " \t\n;|&<>()":
+            ch = text[at]
+            if ch in "'\"":
+                end = text.find(ch, at + 1)
+                end = n if end < 0 else end
+                delimiter.append(text[at + 1 : end])
+                literal, at = True, end + 1
+            elif ch == "\\" and at + 1 < n:
+                delimiter.append(text[at + 1])
+                literal, at = True, at + 2
+            else:
+                delimiter.append(ch)
+                at += 1
+        if at > start:
+            out.words += [STDIN_TEXT, ""]
+            heredocs.append(_Heredoc(len(out.words) - 1, "".join(delimiter), strip_tabs, literal))
+        return at
+
+    def expand(body: str) -> str:
+        """A heredoc body as the shell passes it on: variables, \\$ \\` \\\\ and joined lines."""
+        sink: list[str] = []
+        k = 0
+        while k < len(body):
+            ch = body[k]
+            if ch == "\\" and body[k + 1 : k + 2] in ("$", "`", "\\", "\n"):
+                if body[k + 1] != "\n":
+                    sink.append(body[k + 1])
+                k += 2
+            elif ch == "$":
+                k = variable(body, k, sink)
+            elif ch == "`":
+                k = backticks(body, k, sink)
+            else:
+                sink.append(ch)
+                k += 1
+        return "".join(sink)
+
+    def read_heredocs(at: int) -> int:
+        """Read the bodies of the line's heredocs from ``at``; return the index after them."""
+        for doc in heredocs:
+            lines: list[str] = []
+            while True:
+                if at >= n:
+                    out.open_heredoc = True
+                    break
+                end = text.find("\n", at)
+                end = n if end < 0 else end
+                line = text[at:end]
+                at = end + 1
+                if doc.strip_tabs:
+                    line = line.lstrip("\t")
+                if line.rstrip("\r") == doc.delimiter:
+                    break
+                lines.append(line + "\n")
+            body = "".join(lines)
+            out.words[doc.at] = body if doc.literal else expand(body)
+        heredocs.clear()
+        return min(at, n)
 
     while i < n:
         c = text[i]
@@ -123,28 +235,38 @@ def shell_words(text: str) -> _Words:
                         word.append(text[i + 1])
                     i += 2
                 elif ch == "$":
-                    i = variable(i)
+                    i = variable(text, i, word)
                 elif ch == "`":
-                    j = text.find("`", i + 1)
-                    j = n - 1 if j < 0 else j
-                    out.substitutions += 1
-                    word.append(text[i : j + 1])
-                    i = j + 1
+                    i = backticks(text, i, word)
                 else:
                     word.append(ch)
                     i += 1
             continue
         if c == "$":
-            i = variable(i)
+            i = variable(text, i, word)
             in_word = True
             continue
         if c == "`":
-            j = text.find("`", i + 1)
-            j = n - 1 if j < 0 else j
+            i = backticks(text, i, word)
+            in_word = True
+            continue
+        if text.startswith(("<(", ">("), i):  # process substitution: kept as written
+            j = _closing(text, i + 1)
             out.substitutions += 1
             word.append(text[i : j + 1])
             in_word = True
             i = j + 1
+            continue
+        if c in "<>" or text.startswith("&>", i):
+            if in_word and "".join(word).isdigit():
+                word, in_word = [], False  # the 2 of 2>err.log is a file descriptor
+            finish()
+            op = next(o for o in _REDIRECT_OPS if text.startswith(o, i))
+            i += len(op)
+            if op in ("<<", "<<-"):
+                i = heredoc_start(i, op == "<<-")
+            else:
+                pending = op
             continue
         if c in " \t\r":
             finish()
@@ -152,7 +274,11 @@ def shell_words(text: str) -> _Words:
             continue
         if c in "\n;|&":
             finish()
+            pending = None
             out.words.append(SEPARATOR)
+            if c == "\n" and heredocs:
+                i = read_heredocs(i + 1)
+                continue
             i += 2 if text[i : i + 2] in ("&&", "||") else 1
             continue
         if c == "#" and not in_word:
@@ -163,6 +289,8 @@ def shell_words(text: str) -> _Words:
         in_word = True
         i += 1
     finish()
+    if heredocs:
+        read_heredocs(n)
     return out
 
 
@@ -213,6 +341,145 @@ def _ansi_c(text: str, i: int, word: list[str]) -> int:
         else:
             buf += ("\\" + e).encode("utf-8")
             i += 2
+
+
+# -- Windows command lines --------------------------------------------------------------------
+
+# A backtick ending a line (continuation) or $env:NAME is PowerShell.
+_POWERSHELL_HINT = re.compile(r"[ \t]`[ \t]*\r?$|\$env:[A-Za-z_]", re.M)
+_CMD_VAR = re.compile(r"%([A-Za-z_][A-Za-z0-9_]*)%")
+
+
+def cmd_words(text: str) -> _Words:
+    """Split a Windows ``cmd.exe`` command line into words, as Windows does, in two layers.
+
+    First cmd.exe: ``^`` takes the next character literally, ``^`` at the end of a line joins
+    the next line (whose first character is then literal), ``"`` switches quoting on and off
+    (no ``^`` escapes inside), ``&`` and ``|`` end a command, ``%NAME%`` is an environment
+    variable (``{{$env.NAME}}``). Then the C runtime's rules inside curl.exe: ``"`` quotes,
+    ``\\"`` is a literal quote, ``""`` inside quotes is one quote, other backslashes are
+    literal.
+    """
+    out = _Words(windows=True)
+    text = text.replace("\r\n", "\n")
+
+    def env(m: re.Match[str]) -> str:
+        name = m.group(1)
+        if re.fullmatch(r"[0-9A-Fa-f]{2}", name):
+            return m.group(0)  # %C3% in %C3%A9 is percent-encoding, not a variable
+        out.env.append(name)
+        return "{{$env." + name + "}}"
+
+    text = _CMD_VAR.sub(env, text)
+    buf: list[str] = []
+    markers: list[str] = []
+    quoted = False
+    i, n = 0, len(text)
+
+    def end_command() -> None:
+        out.words.extend(_crt_split("".join(buf)))
+        out.words.extend(markers)
+        out.words.append(SEPARATOR)
+        buf.clear()
+        markers.clear()
+
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            end_command()
+            quoted = False
+            i += 1
+            continue
+        if quoted:
+            quoted = c != '"'
+            buf.append(c)
+            i += 1
+            continue
+        if c == "^":
+            if text.startswith("^\n", i):
+                i += 2
+                if i < n:
+                    buf.append(text[i])
+                    i += 1
+            elif i + 1 < n:
+                buf.append(text[i + 1])
+                i += 2
+            else:
+                i += 1
+            continue
+        if c == '"':
+            quoted = True
+            buf.append(c)
+            i += 1
+            continue
+        if c in "&|":
+            end_command()
+            i += 2 if text[i : i + 2] in ("&&", "||") else 1
+            continue
+        if c in "<>":
+            if buf and buf[-1].isdigit() and (len(buf) == 1 or buf[-2] in " \t"):
+                buf.pop()  # 2>nul: the 2 is a file descriptor
+            op = ">>" if text.startswith(">>", i) else c
+            i += len(op)
+            if text.startswith("&", i):
+                op += "&"
+                i += 1
+            while i < n and text[i] in " \t":
+                i += 1
+            start = i
+            while i < n and text[i] not in " \t\n&|<>":
+                if text[i] == '"':
+                    close = text.find('"', i + 1)
+                    i = n if close < 0 else close
+                i += 1
+            target = text[start:i].replace('"', "").replace("^", "")
+            if op == "<":
+                markers += [STDIN_FILE, target]
+            elif not op.endswith("&"):
+                markers += [REDIRECT, f"{op} {target}"]
+            continue
+        buf.append(c)
+        i += 1
+    end_command()
+    return out
+
+
+def _crt_split(line: str) -> list[str]:
+    """Arguments as the Microsoft C runtime splits a command line for a program's ``argv``."""
+    words: list[str] = []
+    i, n = 0, len(line)
+    while True:
+        while i < n and line[i] in " \t":
+            i += 1
+        if i >= n:
+            return words
+        word: list[str] = []
+        quoted = False
+        while i < n and (quoted or line[i] not in " \t"):
+            c = line[i]
+            if c == "\\":
+                j = i
+                while j < n and line[j] == "\\":
+                    j += 1
+                if j < n and line[j] == '"':
+                    word.append("\\" * ((j - i) // 2))
+                    if (j - i) % 2:
+                        word.append('"')  # \" is a literal quote
+                        j += 1
+                else:
+                    word.append("\\" * (j - i))
+                i = j
+            elif c == '"':
+                if quoted and line[i + 1 : i + 2] == '"':
+                    word.append('"')  # "" inside quotes
+                    i += 2
+                else:
+                    quoted = not quoted
+                    i += 1
+            else:
+                word.append(c)
+                i += 1
+        words.append("".join(word))
 
 
 # -- curl's options ---------------------------------------------------------------------------
@@ -293,10 +560,30 @@ class _Command:
         default_factory=list
     )  # (long, arg, as typed)
     urls: list[str] = field(default_factory=list)
+    stdin_text: str | None = None  # a heredoc's or here-string's text
+    stdin_file: str | None = None  # < FILE
+    redirects: list[str] = field(default_factory=list)  # > out.json, as typed
 
 
 def _split_options(args: list[str], result: ImportResult) -> _Command:
     cmd = _Command()
+    # Redirections are the shell's, not curl's arguments: take them out wherever they are.
+    plain: list[str] = []
+    k = 0
+    while k < len(args):
+        if args[k] in _MARKERS and k + 1 < len(args):
+            marker, value = args[k], args[k + 1]
+            if marker == STDIN_TEXT:
+                cmd.stdin_text, cmd.stdin_file = value, None
+            elif marker == STDIN_FILE:
+                cmd.stdin_file, cmd.stdin_text = value, None
+            else:
+                cmd.redirects.append(value)
+            k += 2
+            continue
+        plain.append(args[k])
+        k += 1
+    args = plain
     i = 0
     only_positional = False
     while i < len(args):
@@ -372,20 +659,46 @@ class _State:
     binary_body: bool = False
     data_given: bool = False  # some -d/--json was given, even if its file could not be read
     upload: bool = False  # -T: curl sends PUT
+    globoff: bool = False
+    path_as_is: bool = False
 
 
-def _read_file(ref: str, base: Path | None, result: ImportResult, what: str) -> bytes | None:
+@dataclass
+class _Inputs:
+    """Where a command's ``@file`` and ``@-`` data come from."""
+
+    base: Path  # absolute: the directory relative paths are resolved against
+    stdin: bytes | None = None  # what the shell feeds curl: a heredoc or here-string
+    stdin_file: str | None = None  # ... or a file (< FILE), read when @- asks for it
+
+
+_WINDOWS_ABSOLUTE = re.compile(r"^(?:[A-Za-z]:)?[\\/]")
+
+
+def _resolve(ref: str, base: Path) -> Path:
+    """``ref`` as an absolute path (``~`` and a leading placeholder are left as written)."""
+    if ref.startswith(("~", "{{")) or _WINDOWS_ABSOLUTE.match(ref):
+        return Path(ref)
+    return base / ref
+
+
+def _read_file(ref: str, src: _Inputs, result: ImportResult, what: str) -> bytes | None:
     """Contents of ``@file`` data, or ``None`` (noted) when it cannot be read."""
-    if ref == "-":
-        result.note(f"{what} @- reads standard input; not carried over")
-        return None
-    path = Path(ref).expanduser()
-    if not path.is_absolute() and base is not None:
-        path = base / path
+    if ref == "-" and src.stdin is None and src.stdin_file is not None:
+        what, ref = f"{what} @- < {src.stdin_file}:", src.stdin_file
+    elif ref == "-":
+        if src.stdin is None:
+            result.note(
+                f"{what} @- reads standard input, which the command does not hold; not carried over"
+            )
+        return src.stdin
+    else:
+        what = f"{what} @{ref}:"
+    path = _resolve(ref, src.base).expanduser()
     try:
         return path.read_bytes()
-    except OSError:
-        result.note(f"{what} @{ref}: file not found here; not carried over")
+    except OSError as exc:
+        result.note(f"{what} cannot read {path} ({exc.strerror}); not carried over")
         return None
 
 
@@ -399,10 +712,10 @@ def _text(data: bytes, ref: str, result: ImportResult, state: _State) -> str:
 
 
 def _data_piece(
-    kind: str, value: str, base: Path | None, result: ImportResult, state: _State
+    kind: str, value: str, src: _Inputs, result: ImportResult, state: _State
 ) -> str | None:
     if kind in ("data", "data-ascii", "data-binary") and value.startswith("@"):
-        raw = _read_file(value[1:], base, result, f"--{kind}")
+        raw = _read_file(value[1:], src, result, f"--{kind}")
         if raw is None:
             return None
         text = _text(raw, value[1:], result, state)
@@ -415,7 +728,7 @@ def _data_piece(
         if sep and "@" not in name:
             return (name + "=" if name else "") + quote_plus(content)
         if at and "=" not in at_name:
-            raw = _read_file(at_file, base, result, "--data-urlencode")
+            raw = _read_file(at_file, src, result, "--data-urlencode")
             if raw is None:
                 return None
             encoded = quote_plus(_text(raw, at_file, result, state))
@@ -424,9 +737,7 @@ def _data_piece(
     return value
 
 
-def _form_field(
-    value: str, literal: bool, base: Path | None, result: ImportResult
-) -> FormField | None:
+def _form_field(value: str, literal: bool, src: _Inputs, result: ImportResult) -> FormField | None:
     name, sep, rest = value.partition("=")
     if not sep:
         result.note(f"-F {value!r}: not NAME=VALUE; ignored")
@@ -448,22 +759,35 @@ def _form_field(
             ctype = val
         elif key in ("filename", "headers", "encoder"):
             result.note(f"-F {name}: ;{key}= is not carried over")
+    if content in ("@-", "<-"):
+        raw = _read_file("-", src, result, f"-F {name}={content[0]}")
+        if raw is not None and content == "@-":
+            result.note(f"-F {name}=@-: standard input is sent as a text field (no file name)")
+        text = (raw or b"").decode("utf-8", errors="replace")
+        return FormField(name=name, value=text, content_type=ctype)
     if content.startswith("@"):
-        return FormField(name=name, value=content[1:], kind="file", content_type=ctype)
+        # Pigeon reads a relative path from the collection's directory, curl from where it
+        # runs: store where the file is, so the request still sends the same file.
+        path = _resolve(content[1:], src.base)
+        if "{{" not in str(path) and not path.expanduser().is_file():
+            result.note(
+                f"-F {name}=@{content[1:]}: no file at {path}; sending fails until there is"
+            )
+        return FormField(name=name, value=str(path), kind="file", content_type=ctype)
     if content.startswith("<"):
-        raw = _read_file(content[1:], base, result, f"-F {name}=<")
+        raw = _read_file(content[1:], src, result, f"-F {name}=<")
         if raw is None:
             return FormField(name=name, value="", content_type=ctype)
         return FormField(name=name, value=raw.decode("utf-8", errors="replace"), content_type=ctype)
     return FormField(name=name, value=content, content_type=ctype)
 
 
-def _header(value: str, state: _State, result: ImportResult, base: Path | None) -> None:
+def _header(value: str, state: _State, result: ImportResult, src: _Inputs) -> None:
     if value.startswith("@"):
-        raw = _read_file(value[1:], base, result, "-H")
+        raw = _read_file(value[1:], src, result, "-H")
         for line in (raw or b"").decode("utf-8", errors="replace").splitlines():
             if line.strip():
-                _header(line.strip(), state, result, base)
+                _header(line.strip(), state, result, src)
         return
     name, colon, rest = value.partition(":")
     if colon:
@@ -481,7 +805,7 @@ def _header(value: str, state: _State, result: ImportResult, base: Path | None) 
     result.note(f"-H {value!r} is not NAME: VALUE; ignored")
 
 
-def _apply(cmd: _Command, base: Path | None, result: ImportResult) -> _State:
+def _apply(cmd: _Command, src: _Inputs, result: ImportResult) -> _State:
     s = _State()
     for long, arg, typed in cmd.options:
         value = arg or ""
@@ -493,23 +817,23 @@ def _apply(cmd: _Command, base: Path | None, result: ImportResult) -> _State:
             s.get = True
         elif long in ("data", "data-raw", "data-binary", "data-ascii", "data-urlencode"):
             s.data_given = True
-            piece = _data_piece(long, value, base, result, s)
+            piece = _data_piece(long, value, src, result, s)
             if piece is not None:
                 s.data.append(piece)
         elif long == "json":
             s.data_given = True
             if value.startswith("@"):
-                raw = _read_file(value[1:], base, result, "--json")
+                raw = _read_file(value[1:], src, result, "--json")
                 if raw is not None:
                     s.json_data.append(_text(raw, value[1:], result, s))
             else:
                 s.json_data.append(value)
         elif long in ("form", "form-string"):
-            f = _form_field(value, long == "form-string", base, result)
+            f = _form_field(value, long == "form-string", src, result)
             if f is not None:
                 s.form.append(f)
         elif long == "header":
-            _header(value, s, result, base)
+            _header(value, s, result, src)
         elif long == "user":
             s.user = value
         elif long == "oauth2-bearer":
@@ -547,10 +871,16 @@ def _apply(cmd: _Command, base: Path | None, result: ImportResult) -> _State:
             s.upload = True
             result.note(f"{typed} {value}: uploading a file as the body is not carried over")
         elif long == "max-redirs":
-            if value.strip() not in ("20", "50", "-1"):
-                result.note(f"--max-redirs {value}: Pigeon follows up to 20 redirects")
-        elif long in ("compressed", "globoff", "basic", "path-as-is"):
-            pass  # httpx negotiates compression; the rest is curl's default behaviour here
+            if value.strip() != "20":
+                result.note(f"--max-redirs {value}: not carried over; Pigeon follows up to 20")
+        elif long == "path-as-is":
+            s.path_as_is = True
+        elif long == "globoff":
+            s.globoff = True
+        elif long in ("compressed", "basic"):
+            # What Pigeon always does: ask for compressed responses and decode them (so
+            # exported commands carry --compressed), and send -u credentials as Basic.
+            pass
         elif long in _OUTPUT_ARG or long in _OUTPUT_FLAG or long.startswith("no-"):
             s.output_options.append(typed + (f" {value}" if arg is not None else ""))
         else:
@@ -637,6 +967,7 @@ def _name_for(method: str, url: str) -> str:
 def _build(state: _State, url: str, result: ImportResult) -> Request:
     if "://" not in url and not url.startswith("{{"):
         url = "http://" + url  # curl's default scheme
+    _url_notes(state, url, result)
     headers = list(state.headers)
     body = Body()
     data = "&".join(state.data)
@@ -764,6 +1095,26 @@ def _build(state: _State, url: str, result: ImportResult) -> Request:
     )
 
 
+_AUTHORITY = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*")
+
+
+def _url_notes(state: _State, url: str, result: ImportResult) -> None:
+    """What curl does with this URL that Pigeon does not: globs, and dot segments kept."""
+    tail = _AUTHORITY.sub("", re.sub(r"\{\{.*?\}\}", "", url))  # not the [::1] of a host
+    if not state.globoff and re.search(r"[\[\]{}]", tail):
+        result.note(
+            f"{url}: curl reads [] and {{}} in a URL as a glob (several requests) unless -g "
+            "is given; imported as one request with the URL as written"
+        )
+    if state.path_as_is:
+        path = tail.split("?", 1)[0].split("#", 1)[0]
+        dots = any(seg in (".", "..") for seg in path.split("/"))
+        result.note(
+            "--path-as-is: not carried over; Pigeon resolves . and .. segments in the path"
+            + (f", so {path} is not sent as written" if dots else " (this URL has none)")
+        )
+
+
 def _basic_pair(cred: str) -> tuple[str, str] | None:
     try:
         text = base64.b64decode(cred, validate=True).decode("utf-8")
@@ -792,20 +1143,33 @@ def _is_json(text: str) -> bool:
 
 
 def _commands(words: list[str]) -> list[list[str]]:
-    """The argument lists of every ``curl`` command among the words."""
+    """The argument lists of every ``curl`` command among the words (with the markers of
+    its redirections, wherever they were written)."""
     out: list[list[str]] = []
     current: list[str] | None = None
+    before: list[str] = []  # redirections written before the command's name
     at_start = True
-    for w in words:
+    i = 0
+    while i < len(words):
+        w = words[i]
+        i += 1
         if w == SEPARATOR:
             if current is not None:
                 out.append(current)
-            current, at_start = None, True
+            current, at_start, before = None, True, []
+            continue
+        if w in _MARKERS and i < len(words):
+            pair = [w, words[i]]
+            i += 1
+            if at_start:
+                before += pair
+            elif current is not None:
+                current += pair
             continue
         if at_start:
             at_start = False
-            if w == "curl" or w.endswith("/curl") or w in ("curl.exe",):
-                current = []
+            if re.split(r"[\\/]", w)[-1].lower() in ("curl", "curl.exe"):
+                current = before
                 continue
             if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", w):  # VAR=value curl ...
                 at_start = True
@@ -838,17 +1202,47 @@ def adopt(target: Request, imported: Request) -> None:
     target.settings = imported.settings
 
 
+_CURL_START = re.compile(r"\A\s*(?:\S*[\\/])?curl(?:\.exe)?[ \t]", re.I)
+_CMD_ESCAPES = re.compile(r'(?:^|\s)\^"|\^[&|<>]')
+
+
+def _is_cmd(text: str) -> bool:
+    """Whether ``text`` is a Windows cmd.exe curl command: it starts with curl and its first
+    line ends in a ``^`` continuation or has cmd's ``^`` escapes (``^"``, ``^&``) outside
+    single quotes (inside them, a POSIX shell keeps a ``^"`` as it is)."""
+    if not _CURL_START.match(text):
+        return False
+    first = text.lstrip().split("\n", 1)[0].rstrip("\r \t")
+    return first.endswith(" ^") or bool(_CMD_ESCAPES.search(re.sub(r"'[^']*'", "", first)))
+
+
 def parse_curl(command: str, base: Path | None = None) -> ImportResult:
     """Turn one or more curl command lines into requests.
 
-    ``base`` is the directory ``@file`` references are relative to (default: the current
+    ``base`` is the directory the command runs in: relative ``@file`` references are read
+    from it, and a ``-F name=@file`` is stored as the absolute path (default: the current
     directory). Text with several commands -- a script, or a shell history file (bash, or
     zsh's ``: 1700000000:0;curl ...`` lines) -- gives one request per curl command; other
     commands are ignored, repeated commands are imported once, and a curl command that
-    cannot be read is noted and skipped. Raises ``ImportFailed`` when the text holds no
-    curl command, or when its only command cannot be read.
+    cannot be read is noted and skipped. Heredocs (``<<EOF``), here-strings (``<<<``) and
+    ``< FILE`` are what ``@-`` reads. A command copied for Windows cmd.exe (``^`` escapes)
+    is read with cmd's rules. Raises ``ImportFailed`` when the text holds no curl command,
+    when its only command cannot be read, or for PowerShell syntax.
     """
+    if _POWERSHELL_HINT.search(command):
+        raise ImportFailed(
+            "curl: this is PowerShell syntax (a ` at the end of a line, or $env:NAME), which "
+            "Pigeon does not read; copy the command as cURL (bash) or as cURL (cmd) instead"
+        )
     result = ImportResult()
+    if _is_cmd(command):
+        words = cmd_words(command)
+        commands = _commands(words.words)
+        if not commands:
+            raise ImportFailed("curl: no curl command found")
+        _add(commands, base, result, lenient=len(commands) > 1, where="")
+        _finish(result, words)
+        return result
     if len(_CURL_LINE.findall(command)) > 1:
         # Several commands: read each on its own, so a stray quote elsewhere (common in
         # history files) cannot swallow or garble the commands that follow it.
@@ -871,6 +1265,18 @@ def parse_curl(command: str, base: Path | None = None) -> ImportResult:
     return result
 
 
+def _invocations(args: list[str]) -> list[list[str]]:
+    """One curl command's arguments split at ``--next`` (``-:``): each part is a request of
+    its own, with its own options."""
+    parts: list[list[str]] = [[]]
+    for arg in args:
+        if arg in ("--next", "-:"):
+            parts.append([])
+        else:
+            parts[-1].append(arg)
+    return [p for p in parts if p]
+
+
 def _add(
     commands: list[list[str]], base: Path | None, result: ImportResult, *, lenient: bool, where: str
 ) -> None:
@@ -879,10 +1285,16 @@ def _add(
 
     seen = {request_to_toml(r) for _, r in result.requests}
     duplicates = 0
-    for args in commands:
+    directory = (base or Path.cwd()).absolute()
+    for args in (part for command in commands for part in _invocations(command)):
         try:
             cmd = _split_options(args, result)
-            state = _apply(cmd, base, result)
+            src = _Inputs(directory)
+            if cmd.stdin_text is not None:
+                src.stdin = cmd.stdin_text.encode("utf-8")
+            elif cmd.stdin_file is not None:
+                src.stdin_file = cmd.stdin_file
+            state = _apply(cmd, src, result)
             if not cmd.urls:
                 raise ImportFailed("curl: no URL given")
             built = [_build(state, url, result) for url in cmd.urls]
@@ -898,10 +1310,11 @@ def _add(
                 continue
             seen.add(key)
             result.requests.append(("", req))
-        if state.output_options:
+        ignored = state.output_options + cmd.redirects
+        if ignored:
             result.note(
                 "curl output options ignored (they do not change the request): "
-                + ", ".join(dict.fromkeys(state.output_options))
+                + ", ".join(dict.fromkeys(ignored))
             )
     if duplicates:
         result.note(
@@ -910,15 +1323,18 @@ def _add(
 
 
 def _finish(result: ImportResult, *word_lists: _Words) -> None:
-    env = [name for w in word_lists for name in w.env]
-    for name in dict.fromkeys(env):
+    env = [(name, w.windows) for w in word_lists for name in w.env]
+    for name, windows in dict.fromkeys(env):
+        shown = f"%{name}%" if windows else f"${name}"
         result.note(
-            f"${name} became {{{{$env.{name}}}}}: put {name} in the collection's .env or the environment"
+            f"{shown} became {{{{$env.{name}}}}}: put {name} in the collection's .env or the environment"
         )
     if any(w.substitutions for w in word_lists):
         result.note(
             "command substitutions ($(...) or `...`) were kept as written; replace them with values"
         )
+    if any(w.open_heredoc for w in word_lists):
+        result.note("a heredoc has no end line; its text runs to the end of the input")
 
 
 _CURL_LINE = re.compile(r"(?m)^(?:.*[;&|(]\s*|\s*)(?:\S*/)?curl(?:\.exe)?\s")
@@ -927,31 +1343,39 @@ MAX_COMMAND_LINES = 200  # a quoted argument of a history entry may span lines; 
 
 def _parse_lines(text: str, base: Path | None) -> ImportResult:
     """Text that does not split as a whole (a history file with a stray quote): read each
-    command that mentions curl on its own, joining continuation and quoted lines."""
+    command that mentions curl on its own, joining continuation and quoted lines, and the
+    lines of its heredoc."""
     result = ImportResult()
     lines = text.splitlines()
     all_words: list[_Words] = []
     i = 0
     while i < len(lines):
-        if "curl" not in lines[i]:
+        if "curl" not in lines[i] and "<<" not in lines[i]:
             i += 1
-            continue
+            continue  # a line with a heredoc is read too, to step over its body
         j = i
         chunk = lines[i]
         while chunk.endswith("\\") and j + 1 < len(lines):
             j += 1
             chunk += "\n" + lines[j]
         words: _Words | None = None
-        while words is None:
+        while words is None or (
+            words.open_heredoc and j + 1 < len(lines) and j - i < MAX_COMMAND_LINES
+        ):
+            if words is not None:  # a heredoc still open: its body goes on below
+                j += 1
+                chunk += "\n" + lines[j]
             try:
                 words = shell_words(chunk)
             except ImportFailed:
+                words = None
                 if j + 1 >= len(lines) or j - i >= MAX_COMMAND_LINES:
                     break
                 j += 1
                 chunk += "\n" + lines[j]
         if words is None:
-            result.note(f"line {i + 1}: a curl command with an unclosed quote; skipped")
+            if "curl" in lines[i]:
+                result.note(f"line {i + 1}: a curl command with an unclosed quote; skipped")
             i += 1
             continue
         all_words.append(words)
