@@ -1,17 +1,24 @@
 """Import a Posting collection: a directory tree of ``*.posting.yaml`` files, one request each.
 
 Posting's ``$var`` / ``${var}`` template variables become ``{{var}}`` (``$$`` is a literal
-``$``). Its ``.env`` / ``*.env`` files at the collection root become environments; values
-whose names look secret (TOKEN, SECRET, PASSWORD, KEY) are written as ``{{$env.NAME}}``
-references instead, for the collection's git-ignored ``.env``. Posting's scripts are Python
-files with a different API: their paths are reported, not carried over.
+``$``). Its ``.env`` / ``*.env`` files at the collection root (beside the file, for a single
+request file) become environments; values whose names look secret (TOKEN, SECRET, PASSWORD,
+KEY) are written as ``{{$env.NAME}}`` references instead, and the values themselves are set
+aside (:class:`Secret`) for :func:`write_dotenv` to put in the new collection's git-ignored
+``.env``, never in TOML. A secret whose value differs between environments gets one name per
+environment (``DEV_API_TOKEN``, ``PROD_API_TOKEN``). Posting's request timeout defaults to 5
+seconds, Pigeon's to 30: the 5 is carried over. Posting's scripts are Python files with a
+different API: their paths are reported, not carried over.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import os
 import re
+from dataclasses import dataclass, field
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +27,10 @@ from dotenv.parser import parse_stream
 
 from pigeon.importers import ImportFailed, ImportResult
 from pigeon.model import Auth, Body, Environment, FormField, Header, QueryParam, Request
+from pigeon.store import DOTENV_FILE
 
 SUFFIX = ".posting.yaml"
+DEFAULT_TIMEOUT = 5.0  # Posting's own default for a request's timeout
 _TEMPLATE = re.compile(r"\$(?:(\$)|([_A-Za-z][_A-Za-z0-9]*)|\{([_A-Za-z][_A-Za-z0-9]*)\})")
 _SECRET = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL", re.I)
 _METHOD_ORDER = {"GET": 0, "POST": 1, "PUT": 2, "PATCH": 3, "DELETE": 4}
@@ -44,7 +53,24 @@ def _s(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def parse_posting(path: Path) -> ImportResult:
+@dataclass
+class Secret:
+    """A secret-looking value of a Posting ``.env`` file, kept out of the TOML files."""
+
+    name: str  # its name in the collection's .env: the environments hold {{$env.NAME}}
+    value: str
+    source: str  # the Posting file it came from
+    note: str  # what the import says of it until the value is written to .env
+
+
+@dataclass
+class PostingImport(ImportResult):
+    """What a Posting import found, with the secret values for the new collection's ``.env``."""
+
+    secrets: list[Secret] = field(default_factory=list)
+
+
+def parse_posting(path: Path) -> PostingImport:
     """Import a Posting collection directory, or a single ``.posting.yaml`` file."""
     path = Path(path)
     if path.is_file():
@@ -58,7 +84,7 @@ def parse_posting(path: Path) -> ImportResult:
         ]
     else:
         raise ImportFailed("no such file or directory", path)
-    result = ImportResult(name=root.name)
+    result = PostingImport(name=root.name)
     loaded: list[tuple[str, Request]] = []
     for file in files:
         rel_dir = file.parent.relative_to(root).as_posix()
@@ -69,11 +95,28 @@ def parse_posting(path: Path) -> ImportResult:
     # Posting's own order: by folder, then method (GET, POST, PUT, PATCH, DELETE), then name.
     loaded.sort(key=lambda fr: (fr[0], _METHOD_ORDER.get(fr[1].method, 5), fr[1].name))
     result.requests.extend(loaded)
-    if path.is_dir():
-        _environments(root, result)
     if not files:
         raise ImportFailed(f"no {SUFFIX} files here", path)
+    if not _environments(root, result):
+        used = sorted(_used_variables(files))
+        if used:
+            where = f"beside {path.name}" if path.is_file() else f"in {root}"
+            result.note(
+                f"no Posting .env files {where}, so nothing gives {', '.join(used)} a value: "
+                "import the collection directory with its .env files, or add an environment"
+            )
     return result
+
+
+def _used_variables(files: list[Path]) -> set[str]:
+    names: set[str] = set()
+    for file in files:
+        try:
+            text = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        names.update(m.group(2) or m.group(3) for m in _TEMPLATE.finditer(text) if not m.group(1))
+    return names
 
 
 def _request(file: Path, root: Path, result: ImportResult) -> Request | None:
@@ -115,6 +158,7 @@ def _request(file: Path, root: Path, result: ImportResult) -> Request | None:
             )
     req.body = _body(data.get("body"), req, rel, result)
     req.auth = _auth(data.get("auth"), rel, result)
+    req.settings.timeout = DEFAULT_TIMEOUT
     options = data.get("options") or {}
     if isinstance(options, dict):
         if "follow_redirects" in options:
@@ -225,31 +269,154 @@ def _auth(auth: Any, rel: str, result: ImportResult) -> Auth | None:
     return None
 
 
-def _environments(root: Path, result: ImportResult) -> None:
+def _environments(root: Path, result: PostingImport) -> bool:
+    """Read the ``.env`` / ``*.env`` files in ``root`` as environments; whether there were any."""
+    found: list[tuple[str, str, dict[str, str]]] = []  # (environment, file name, values)
     for file in sorted(root.iterdir()):
         if not file.is_file() or not (file.name == ".env" or file.name.endswith(".env")):
             continue
         name = (
             "default" if file.name == ".env" else file.name[: -len(".env")].lstrip(".") or "default"
         )
-        values: dict[str, Any] = {}
         try:
             text = file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             result.note(f"{file.name}: cannot read ({exc}); not carried over")
             continue
+        values: dict[str, str] = {}
         for binding in parse_stream(io.StringIO(text)):
             if binding.error:
                 result.note(f"{file.name} line {binding.original.line}: not NAME=value; skipped")
-                continue
-            if binding.key is None:
-                continue
-            if _SECRET.search(binding.key):
-                values[binding.key] = "{{$env." + binding.key + "}}"
-                result.note(
-                    f"environment {name}: {binding.key} looks secret; written as "
-                    f"{{{{$env.{binding.key}}}}}: put {binding.key}=... in the collection's .env"
-                )
-            else:
+            elif binding.key is not None:
                 values[binding.key] = binding.value or ""
-        result.environments.append(Environment(name=name, variables=values))
+        found.append((name, file.name, values))
+
+    # A secret with one value everywhere keeps its name; with several, each environment's
+    # value gets a name of its own, so no environment sends another one's secret.
+    seen: dict[str, set[str]] = {}
+    for _, _, values in found:
+        for key, value in values.items():
+            if _SECRET.search(key):
+                seen.setdefault(key, set()).add(value)
+    taken = {key for _, _, values in found for key in values}
+    named: dict[tuple[str, str], str] = {}  # (key, value) -> its name in .env
+    for env_name, file_name, values in found:
+        variables: dict[str, Any] = {}
+        for key, value in values.items():
+            if key not in seen:
+                variables[key] = value
+                continue
+            ref = named.get((key, value))
+            if ref is None:
+                ref = key
+                if len(seen[key]) > 1:
+                    ref = _free_name(re.sub(r"\W", "_", f"{env_name}_{key}").upper(), taken)
+                    taken.add(ref)
+                named[(key, value)] = ref
+                note = (
+                    f"environment {env_name}: {key} looks secret; written as {{{{$env.{ref}}}}}: "
+                    f"put {ref}=... (the value in {file_name}) in the collection's .env"
+                )
+                result.secrets.append(Secret(ref, value, file_name, note))
+                result.note(note)
+            variables[key] = "{{$env." + ref + "}}"
+        result.environments.append(Environment(name=env_name, variables=variables))
+    return bool(found)
+
+
+def _free_name(name: str, taken: set[str]) -> str:
+    n = 1
+    while (candidate := name if n == 1 else f"{name}_{n}") in taken:
+        n += 1
+    return candidate
+
+
+# -- the collection's .env ----------------------------------------------------------------------
+
+_PLAIN_VALUE = re.compile(r"[A-Za-z0-9_./:@+,-]*")
+
+
+def _dotenv_line(name: str, value: str) -> str:
+    """``NAME=value`` as python-dotenv reads it back literally (single quotes when needed)."""
+    if _PLAIN_VALUE.fullmatch(value):
+        return f"{name}={value}\n"
+    return f"{name}='" + value.replace("\\", "\\\\").replace("'", "\\'") + "'\n"
+
+
+def _ignores_dotenv(gitignore: str) -> bool:
+    """Whether a ``.gitignore`` text ignores the ``.env`` beside it (its last match wins)."""
+    ignored = False
+    for line in gitignore.splitlines():
+        pattern = line.strip()
+        if not pattern or pattern.startswith("#"):
+            continue
+        negated = pattern.startswith("!")
+        pattern = pattern.lstrip("!").rstrip("/").removeprefix("/").removeprefix("**/")
+        if "/" not in pattern and fnmatch(DOTENV_FILE, pattern):
+            ignored = not negated
+    return ignored
+
+
+def write_dotenv(result: ImportResult, into: Path) -> list[Path]:
+    """Write the secrets an import set aside (``result.secrets``) into the collection's ``.env``
+    and make sure its ``.gitignore`` ignores that file; return the files written.
+
+    ``.env`` is created only when it does not exist (owner-only permissions), after the
+    ``.gitignore``, so the secrets are never in a file git would pick up. When it exists, each
+    secret it lacks keeps one note saying so. A secret that is written loses its note.
+    """
+    secrets: list[Secret] = list(getattr(result, "secrets", []))
+    if not secrets:
+        return []
+    into = Path(into)
+    into.mkdir(parents=True, exist_ok=True)
+    dotenv = into / DOTENV_FILE
+    for secret in secrets:
+        if secret.note in result.notes:
+            result.notes.remove(secret.note)
+    if dotenv.exists():
+        existing = _dotenv_values(dotenv)
+        for secret in secrets:
+            if existing.get(secret.name) == secret.value:
+                continue
+            have = "holds another value for it" if secret.name in existing else "lacks it"
+            result.note(
+                f"{secret.name} (from {secret.source}) not written: {dotenv} already exists and "
+                f"{have}; add {secret.name}=... there yourself"
+            )
+        return []
+    written = _ignore_dotenv(into)
+    fd = os.open(dotenv, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write("# Secrets of the imported environments (git-ignored).\n")
+        fh.writelines(_dotenv_line(s.name, s.value) for s in secrets)
+    return [*written, dotenv]
+
+
+def _dotenv_values(path: Path) -> dict[str, str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    return {
+        b.key: b.value
+        for b in parse_stream(io.StringIO(text))
+        if not b.error and b.key is not None and b.value is not None
+    }
+
+
+def _ignore_dotenv(into: Path) -> list[Path]:
+    """Make the collection's ``.gitignore`` ignore ``.env``; the file written, if any."""
+    ignore = into / ".gitignore"
+    try:
+        text = ignore.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        ignore.write_text(
+            "# Secrets and per-user state never go into git.\n.env\n.pigeon/\n", encoding="utf-8"
+        )
+        return [ignore]
+    if _ignores_dotenv(text):
+        return []
+    with ignore.open("a", encoding="utf-8") as fh:
+        fh.write(("\n" if text and not text.endswith("\n") else "") + ".env\n")
+    return [ignore]
