@@ -138,7 +138,7 @@ def test_method_flag_only_when_needed() -> None:
     r = RenderedRequest(
         method="GET", url="https://x.test/", settings=Settings(follow_redirects=False)
     )
-    assert curl_argv(r) == ["curl", "https://x.test/"]
+    assert curl_argv(r) == ["curl", "https://x.test/", "--compressed"]
     r = RenderedRequest(method="POST", url="https://x.test/", body=b"a", body_text="a",
                         headers=[("Content-Type", "text/plain")], settings=Settings(follow_redirects=False))  # fmt: skip
     assert curl_argv(r) == [
@@ -148,6 +148,7 @@ def test_method_flag_only_when_needed() -> None:
         "Content-Type: text/plain",
         "--data-raw",
         "a",
+        "--compressed",
     ]
     r.method = "GET"
     assert curl_argv(r)[:3] == ["curl", "-X", "GET"]
@@ -169,7 +170,7 @@ def test_binary_body_goes_through_stdin(tmp_path: Path) -> None:
     r = RenderedRequest(method="PUT", url="https://x.test/bin", body=data, body_text=None,
                         headers=[("Content-Type", "application/octet-stream")])  # fmt: skip
     argv = curl_argv(r)
-    assert argv[-3:] == ["--data-binary", "@-", "-L"]
+    assert argv[-4:] == ["--data-binary", "@-", "-L", "--compressed"]
     assert curl_stdin(r) == data
     command = to_curl(r)
     assert command.startswith("printf '")
@@ -241,3 +242,93 @@ def test_binary_body_with_real_curl(shared_echo_server: EchoServer) -> None:
     )
     echo = json.loads(proc.stdout)
     assert echo["method"] == "PUT" and echo["size"] == len(data)
+
+
+# -- compression -----------------------------------------------------------------------------
+
+
+def test_compressed_is_always_exported_and_survives_the_round_trip(tmp_path: Path) -> None:
+    # Pigeon always asks for a compressed response and decodes it; the command says the same.
+    for command in ("curl https://x.test/a --compressed", "curl https://x.test/a"):
+        result = parse_curl(command)
+        assert not any("compressed" in n for n in result.notes)
+        exported = to_curl(render_alone(result.requests[0][1], tmp_path))
+        assert exported == "curl https://x.test/a --compressed"
+    again = parse_curl(exported)
+    assert again.notes == [] and again.requests[0][1].url == "https://x.test/a"
+
+
+@pytest.mark.skipif(CURL is None, reason="curl is not installed")
+def test_exported_command_decodes_a_compressed_response_like_pigeon(
+    tmp_path: Path, shared_echo_server: EchoServer
+) -> None:
+    rendered = render_alone(_import(f"curl {shared_echo_server.url}/gzip"), tmp_path)
+    proc = subprocess.run(
+        ["sh", "-c", to_curl(rendered) + " -s --max-time 10"],
+        capture_output=True,
+        timeout=20,
+        check=True,
+    )
+    by_curl = json.loads(proc.stdout)  # decoded, not gzip bytes
+
+    async def send() -> dict:
+        async with HttpSession(trust_env=False) as session:
+            exchange = await session.send(rendered)
+        return json.loads(exchange.body)
+
+    by_pigeon = asyncio.run(send())
+    assert by_curl["gzipped"] is by_pigeon["gzipped"] is True
+    for echo in (by_curl, by_pigeon):
+        received = {k.lower(): v for k, v in echo["headers"]}
+        assert "gzip" in received["accept-encoding"]
+
+
+# -- pigeon export ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def collection(tmp_path: Path) -> Path:
+    root = tmp_path / "col"
+    root.mkdir()
+    (root / "collection.toml").write_text('name = "c"\n[variables]\nhost = "x.test"\n')
+    (root / "ok.toml").write_text('name = "ok"\nurl = "https://{{host}}/ok"\n')
+    (root / "loose.toml").write_text(
+        'name = "loose"\nurl = "https://{{host}}/{{nope}}"\n'
+        '[[headers]]\nname = "X-Key"\nvalue = "{{$env.PIGEON_TEST_UNSET_KEY}}"\n'
+    )
+    return root
+
+
+def export(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    from pigeon.cli import main
+
+    code = main(["export", "curl", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_export_prints_the_command_quietly_when_everything_resolves(
+    collection: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert export(capsys, str(collection), "ok") == (
+        0,
+        "curl https://x.test/ok -L --compressed\n",
+        "",
+    )
+    assert export(capsys, str(collection), "ok", "--strict")[0] == 0
+
+
+def test_export_names_unresolved_placeholders(
+    collection: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PIGEON_TEST_UNSET_KEY", raising=False)
+    code, out, err = export(capsys, str(collection), "loose")
+    assert code == 0
+    assert out.startswith("curl --globoff 'https://x.test/{{nope}}'")  # as it would be sent
+    assert err.count("\n") == 1 and "warning" in err
+    assert "nope" in err and "$env.PIGEON_TEST_UNSET_KEY" in err
+    code, out, err = export(capsys, str(collection), "loose", "--strict")
+    assert code == 3 and out == ""
+    assert err == "pigeon: unresolved placeholders: nope, $env.PIGEON_TEST_UNSET_KEY\n"
+    code, out, err = export(capsys, str(collection), "loose", "--var", "nope=n", "--strict")
+    assert code == 3 and "nope" not in err

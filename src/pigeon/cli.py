@@ -125,6 +125,9 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     exp.add_argument("collection")
     exp.add_argument("request")
     _add_common(exp)
+    exp.add_argument(
+        "--strict", action="store_true", help="exit 3 on unresolved placeholders, printing nothing"
+    )
 
     echo = argparse.ArgumentParser(prog="pigeon echo", description="Run the built-in echo server.")
     echo.add_argument("--host", default="127.0.0.1")
@@ -186,9 +189,22 @@ def http_message(rendered: Any) -> str:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    """Print the command; unresolved placeholders are named on stderr (the command would send
+    them as written), and with ``--strict`` nothing is printed and the exit code is 3."""
     from pigeon.exporters.curl import to_curl
 
-    print(to_curl(_rendered(args)))
+    rendered = _rendered(args)
+    cycles = [w for w in rendered.warnings if w.startswith("cycle:")]
+    problems = ", ".join([*rendered.unresolved, *cycles])
+    if problems and args.strict:
+        print(f"pigeon: unresolved placeholders: {problems}", file=sys.stderr)
+        return EXIT_UNRESOLVED
+    print(to_curl(rendered))
+    if problems:
+        print(
+            f"pigeon: warning: unresolved placeholders, sent as written: {problems}",
+            file=sys.stderr,
+        )
     return EXIT_OK
 
 

@@ -6,6 +6,10 @@ reading). A body that cannot be a command-line argument -- not UTF-8, or holding
 -- is fed on standard input with ``--data-binary @-``: :func:`to_curl` writes it as a
 ``printf`` of octal escapes piped into curl, and :func:`curl_stdin` gives those bytes to a
 caller that runs :func:`curl_argv` itself.
+
+Every command ends in ``--compressed``: Pigeon always asks for a compressed response
+(``Accept-Encoding``, unless the request sets that header itself) and decodes it, and curl
+does the same only with that flag.
 """
 
 from __future__ import annotations
@@ -40,7 +44,8 @@ def curl_argv(rendered: Any) -> list[str]:
 
     ``-X`` appears only when curl would otherwise pick another method (GET without a body,
     POST with one); ``HEAD`` without a body is ``--head``. A body without a Content-Type
-    header gets ``-H 'Content-Type:'`` so curl does not add its form type.
+    header gets ``-H 'Content-Type:'`` so curl does not add its form type. ``--compressed``
+    comes last (a header the request sets still wins over curl's own).
     """
     method = (rendered.method or "GET").strip()
     has_body = rendered.body is not None
@@ -75,7 +80,11 @@ def curl_argv(rendered: Any) -> list[str]:
         connect = settings.extra.get("connect_timeout")
         if isinstance(connect, int | float) and not isinstance(connect, bool) and connect > 0:
             argv += ["--connect-timeout", _number(connect)]
+    argv.append("--compressed")
     return argv
+
+
+_FLAGS = ("-k", "-L", "--head", "--globoff", "--compressed")  # options without a value
 
 
 def _number(value: float) -> str:
@@ -105,11 +114,7 @@ def to_curl(rendered: Any, multiline: bool = False) -> str:
     i = 1
     while i < len(argv):
         arg = argv[i]
-        if (
-            arg.startswith("-")
-            and arg not in ("-k", "-L", "--head", "--globoff")
-            and i + 1 < len(argv)
-        ):
+        if arg.startswith("-") and arg not in _FLAGS and i + 1 < len(argv):
             words.append([arg, argv[i + 1]])
             i += 2
         else:
