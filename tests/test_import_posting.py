@@ -220,9 +220,6 @@ def test_single_file_takes_the_env_files_beside_it(tmp_path: Path) -> None:
     assert "no Posting .env files beside list.posting.yaml" in said and "BASE_URL, SEARCH" in said
 
 
-@pytest.mark.xfail(
-    strict=True, reason="pigeon.importers.run_import does not call posting.write_dotenv yet"
-)
 def test_pigeon_import_posting_writes_the_dotenv(tmp_path: Path) -> None:
     into = tmp_path / "shop"
     written, notes = run_import("posting", str(SHOP), into)

@@ -488,6 +488,13 @@ def parse(kind: str, source: str) -> ImportResult:
     return parse_posting(path)
 
 
+def write_dotenv(result: ImportResult, into: Path) -> list[Path]:
+    """Secrets an importer set aside go to the collection's git-ignored ``.env``, never TOML."""
+    from pigeon.importers.posting import write_dotenv as write_secrets
+
+    return write_secrets(result, into)
+
+
 def run_import(kind: str, source: str, into: Path | None) -> tuple[list[Path], list[str]]:
     """Parse and write; returns (files written, notes on what was not carried over).
 
@@ -502,6 +509,7 @@ def run_import(kind: str, source: str, into: Path | None) -> tuple[list[Path], l
     target = Path.cwd() if into is None else into
     try:
         written = write_import(result, target)
+        written += write_dotenv(result, target)
     except SaveError as exc:
         raise ImportFailed(
             f"import stopped, nothing more was written: {exc}", Path(target)

@@ -1181,7 +1181,7 @@ def _commands(words: list[str]) -> list[list[str]]:
     return out
 
 
-_LOOKS_LIKE_CURL = re.compile(r"\A\s*(?:\$\s*)?curl\s")
+_LOOKS_LIKE_CURL = re.compile(r"\A\s*(?:\$\s*)?curl(?:\.exe)?\s")
 
 
 def looks_like_curl(text: str) -> bool:
