@@ -27,6 +27,7 @@ from test_tui_support import (
     replace_url,
     running,
     settle,
+    show_tab,
 )
 
 
@@ -104,14 +105,14 @@ async def test_small_terminal_tree_collapses_and_send_works(app: PigeonApp) -> N
         screen = main_screen(app)
         assert not screen.query_one("#vars-pane").display  # hidden below 100 columns
         await open_request(pilot, "users/list-users")
-        await pilot.press("ctrl+b")
+        await pilot.press("ctrl+t")
         await pilot.pause()
         assert not screen.query_one("#tree-pane").display
         editor = screen.query_one(RequestEditor)
         assert editor.region.width >= 70  # the editor takes the room
         await press_and_settle(pilot, "f5")
         assert screen.last_exchange is not None and screen.last_exchange.status == 200
-        await pilot.press("ctrl+b")
+        await pilot.press("ctrl+t")
         await pilot.pause()
         assert screen.query_one("#tree-pane").display
 
@@ -133,8 +134,8 @@ async def test_help_screen_lists_bindings(app: PigeonApp) -> None:
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         sections = dict(app.screen._sections)
-        assert ("ctrl+r, f5", "Send") in sections["Main screen"]
-        assert ("n", "New request") in sections["Collection tree"]
+        assert ("ctrl+r, f5", "Send the request", "send") in sections["Main screen"]
+        assert ("n", "New request", "tree.new_request") in sections["Collection tree"]
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, MainScreen)
@@ -242,3 +243,234 @@ async def test_small_terminal_shows_one_side_pane_at_a_time(app: PigeonApp) -> N
         await pilot.pause()
         assert not screen.query_one("#vars-pane").display
         assert app.focused is screen.query_one("#url", Input)
+
+
+# -- the command palette ------------------------------------------------------------------------
+
+
+async def wait_for(pilot, condition, timeout: float = 5.0) -> None:
+    """Pause until ``condition()`` holds (the palette searches in the background)."""
+    for _ in range(int(timeout / 0.05)):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("timed out waiting")
+
+
+def palette_titles(app: PigeonApp) -> list[str]:
+    return [command.title for command in app.get_system_commands(main_screen(app))]
+
+
+async def run_from_palette(pilot, query: str, title: str) -> None:
+    """Open the palette (on whatever has the focus), search ``query``, run the top hit, which
+    must be ``title``."""
+    from textual.command import CommandList, CommandPalette
+
+    await pilot.press("ctrl+p")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
+    await pilot.press(*query)
+    results = pilot.app.screen.query_one(CommandList)
+
+    def top_hit() -> str:
+        if not results.option_count or results.highlighted is None:
+            return ""
+        return str(results.get_option_at_index(results.highlighted).prompt).split("\n")[0]
+
+    await wait_for(pilot, lambda: top_hit() == title)
+    palette = pilot.app.screen
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: pilot.app.screen is not palette)
+    await pilot.pause()
+
+
+async def test_palette_offers_the_actions_of_the_focused_widget(app: PigeonApp) -> None:
+    async with running(app) as pilot:
+        await pilot.pause()
+        screen = main_screen(app)
+        screen.query_one(CollectionTree).focus()
+        await pilot.pause()
+        titles = palette_titles(app)
+        assert len(titles) == len(set(titles))  # no command twice ("Keys" was)
+        assert "Keys" not in titles and "Help" in titles and "Theme" in titles
+        for title in (
+            "Collection tree: Rename",
+            "Collection tree: New folder",
+            "Send the request",
+            "Go to URL",
+            "Show or hide the collection tree",
+            "Show the history of sends, or the collection again",
+            "Reload collection",
+            "Quit",
+        ):
+            assert title in titles, title
+        assert "Cancel the send" not in titles  # nothing is being sent
+        assert not any(t.startswith(("Response", "Variables pane")) for t in titles)
+
+        await run_from_palette(pilot, "new folder", "Collection tree: New folder")
+        from pigeon.tui.screens.prompt import PromptScreen
+
+        assert isinstance(app.screen, PromptScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+
+        await run_from_palette(
+            pilot, "history of sends", "Show the history of sends, or the collection again"
+        )
+        assert screen.query_one("#tree-pane").border_title == "History"
+
+
+async def test_palette_runs_response_and_variables_actions(app: PigeonApp) -> None:
+    async with running(app, "users/list-users") as pilot:
+        screen = main_screen(app)
+        screen.query_one(VariablesPane).focus()
+        await pilot.pause()
+        assert "Variables pane: Edit variable" in palette_titles(app)
+        assert "Clear runtime variables" not in palette_titles(app)  # the pane's own x is there
+        await run_from_palette(pilot, "reveal secrets", "Variables pane: Reveal secrets")
+        assert screen.query_one(VariablesPane).revealed
+
+        await press_and_settle(pilot, "ctrl+r")
+        from pigeon.tui.widgets.body_view import BodyView
+
+        body = screen.query_one("#response").query_one(BodyView)
+        body.focus()
+        await pilot.pause()
+        titles = palette_titles(app)
+        for title in ("Response: Copy body", "Response: Save body", "Response body: Filter"):
+            assert title in titles, title
+        await run_from_palette(pilot, "copy body", "Response: Copy body")
+        assert '"path": "/users"' in app.clipboard or '"path":"/users"' in app.clipboard
+        await run_from_palette(pilot, "search", "Response body: Search")
+        assert isinstance(app.focused, Input)  # the search bar, ready for text
+
+
+async def test_palette_runs_format_json_in_the_body_editor(app: PigeonApp) -> None:
+    from textual.widgets import TextArea
+
+    async with running(app, "users/create-user") as pilot:
+        screen = await show_tab(pilot, "tab-body")
+        area = screen.query_one("#body-text", TextArea)
+        area.load_text('{"a": [1,2]}')
+        area.focus()
+        await pilot.pause()
+        await run_from_palette(pilot, "format json", "Body: Format JSON")
+        assert area.text == '{\n  "a": [\n    1,\n    2\n  ]\n}\n'
+
+
+async def test_theme_switched_from_the_palette_is_remembered(
+    collection: Path, echo: EchoServer
+) -> None:
+    from pigeon.config import AppConfig
+
+    config = AppConfig.load()
+    session = Session.open(collection)
+    session.overrides["base_url"] = echo.url
+    app = PigeonApp(session, config=config, theme_dirs=bundled_theme_dirs())
+    async with running(app) as pilot:
+        await run_from_palette(pilot, "theme", "Theme")
+        await run_from_palette_list(pilot, "pigeon-nord")
+        assert app.theme == "pigeon-nord"
+    assert AppConfig.load().theme == "pigeon-nord"
+    assert 'theme = "pigeon-nord"' in config.file.read_text(encoding="utf-8")
+
+
+async def run_from_palette_list(pilot, title: str) -> None:
+    """In a palette already open (the theme picker), search ``title`` and choose it."""
+    from textual.command import CommandList, CommandPalette
+
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
+    await pilot.press(*title)
+    results = pilot.app.screen.query_one(CommandList)
+
+    def top_hit() -> str:
+        if not results.option_count or results.highlighted is None:
+            return ""
+        return str(results.get_option_at_index(results.highlighted).prompt).split("\n")[0]
+
+    await wait_for(pilot, lambda: top_hit() == title)
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: not isinstance(pilot.app.screen, CommandPalette))
+
+
+# -- help and keys ------------------------------------------------------------------------------
+
+
+async def test_help_screen_shows_each_action_id(app: PigeonApp) -> None:
+    async with running(app, size=(120, 200)) as pilot:  # tall enough to show every section
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        picture = app.export_screenshot()
+        for action_id in ("send", "toggle_tree", "tree.rename", "vars.edit", "response.copy_body"):
+            assert f">{action_id}<" in picture or f">{action_id}&#160;" in picture, action_id
+
+
+async def test_tree_toggle_is_ctrl_t_and_can_be_remapped(
+    collection: Path, echo: EchoServer
+) -> None:
+    class Config:
+        theme = None
+        keys = {"toggle_tree": "ctrl+b"}
+        config_dir = None
+
+    session = Session.open(collection)
+    session.overrides["base_url"] = echo.url
+    app = PigeonApp(session, config=Config(), theme_dirs=bundled_theme_dirs(), remember_theme=False)
+    async with running(app) as pilot:
+        pane = main_screen(app).query_one("#tree-pane")
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        assert pane.display  # remapped away
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert not pane.display
+
+
+async def test_default_keys_avoid_multiplexer_prefixes(app: PigeonApp) -> None:
+    from pigeon.tui.keys import bindings_of, expand_groups
+
+    async with running(app) as pilot:
+        await pilot.press("ctrl+b", "ctrl+a")  # tmux's and screen's prefixes do nothing here
+        await pilot.pause()
+        assert main_screen(app).query_one("#tree-pane").display
+    keys = {
+        key.strip()
+        for _, cls in expand_groups(PigeonApp.help_groups())
+        for binding in bindings_of(cls)
+        for key in binding.key.split(",")
+    }
+    assert "ctrl+t" in keys
+    assert not keys & {"ctrl+b", "ctrl+a"}
+
+
+# -- failures shown after a real send -----------------------------------------------------------
+
+
+async def test_a_timeout_is_shown_in_the_response_pane(app: PigeonApp, echo: EchoServer) -> None:
+    async with running(app, "users/list-users") as pilot:
+        request = main_screen(app).query_one(RequestEditor).request
+        request.settings.timeout = 0.3
+        await replace_url(pilot, f"{echo.url}/delay/5")
+        await press_and_settle(pilot, "ctrl+r")
+        pane = main_screen(app).query_one("#response")
+        assert pane.state == "error"
+        assert pane.exchange.error_kind == "timeout"
+        shown = str(pane.status_line.render()) + str(pane.body_view.render())
+        assert "Timed out after 0.3 s (read)" in shown
+
+
+async def test_a_tls_failure_is_shown_in_the_response_pane(app: PigeonApp) -> None:
+    import trustme
+
+    from servers import tls_echo_server
+
+    with tls_echo_server(trustme.CA()) as server:
+        async with running(app, "users/list-users") as pilot:
+            await replace_url(pilot, f"{server.url}/x")
+            await press_and_settle(pilot, "ctrl+r")
+            pane = main_screen(app).query_one("#response")
+            assert pane.state == "error"
+            assert pane.exchange.error_kind == "tls"
+            shown = str(pane.status_line.render()) + str(pane.body_view.render())
+            assert "TLS verification failed" in shown
+            assert server.request_count == 0

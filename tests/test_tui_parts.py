@@ -96,7 +96,7 @@ def test_help_sections_show_remapped_keys() -> None:
         ]
 
     sections = help_sections([("Thing", Thing)], {"send": "f9"})
-    assert sections == [("Thing", [("f9", "Send")])]
+    assert sections == [("Thing", [("f9", "Send", "send")])]
 
 
 @pytest.mark.parametrize(

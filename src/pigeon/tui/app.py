@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -143,43 +144,45 @@ class PigeonApp(App[int]):
             return
         sections = help_sections(self.help_groups(), self._keymap)
         sections.append(
-            ("Palette (ctrl+p)", [("", "themes, environments, reload, every action by name")])
+            (
+                "Palette (ctrl+p)",
+                [("", "the theme, reloading, and every action above that works where you are", "")],
+            )
         )
         self.push_screen(HelpScreen(sections))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        """The palette: the theme picker, then every described binding of the focused widget,
+        its panes, the screen and the app (generated, so it cannot drift from the keys), then
+        the commands that have no key."""
+        from pigeon.tui.keys import palette_actions
         from pigeon.tui.screens.main import MainScreen
 
-        if not isinstance(screen, MainScreen):
-            return
-        commands = [
-            ("Send request", "Send the request being edited (ctrl+r)", screen.action_send),
-            ("Save request", "Write the request to its file (ctrl+s)", screen.action_save),
-            ("Switch environment", "Choose the environment (f4)", screen.action_choose_environment),
-            ("Reload collection", "Read the collection from disk again", self.action_reload),
-            ("Toggle collection tree", "Show or hide the tree (ctrl+b)", screen.action_toggle_tree),
-            (
-                "Toggle variables pane",
-                "Show or hide variables (ctrl+g)",
-                screen.action_toggle_variables,
-            ),
-            ("Show script log", "Script output and errors (f2)", screen.action_show_log),
-            (
-                "Copy as curl",
-                "Copy the rendered request as a curl command (f3)",
-                screen.action_copy_curl,
-            ),
-            ("New request", "Create a request (ctrl+n)", screen.action_new_request),
-            (
-                "Clear runtime variables",
-                "Forget variables set by scripts",
-                self.action_clear_runtime,
-            ),
-            ("Keys", "Every key binding (f1)", self.action_help),
-        ]
-        for title, help_text, callback in commands:
-            yield SystemCommand(title, help_text, callback)
+        yield SystemCommand(
+            "Theme", "Change the colour theme (remembered for next time)", self.action_change_theme
+        )
+        focused = screen.focused
+        nodes = focused.ancestors_with_self if focused is not None else [screen, self]
+        offered = palette_actions(nodes, self.help_groups(), self._keymap)
+        for entry in offered:
+            yield SystemCommand(
+                entry.title, entry.help, partial(self.run_action, entry.action, entry.node)
+            )
+        if isinstance(screen, MainScreen):
+            yield SystemCommand(
+                "Reload collection", "Read the collection from disk again", self.action_reload
+            )
+            if not any(entry.binding_id == "vars.clear_runtime" for entry in offered):
+                yield SystemCommand(
+                    "Clear runtime variables",
+                    "Forget the variables scripts have set",
+                    self.action_clear_runtime,
+                )
+        yield SystemCommand(
+            "Screenshot",
+            "Save an SVG picture of the screen",
+            lambda: self.set_timer(0.1, self.deliver_screenshot),
+        )
 
     def action_reload(self) -> None:
         from pigeon.tui.screens.main import MainScreen

@@ -1,15 +1,21 @@
-"""Key bindings: the help screen's listing and remapping from the config file's ``[keys]``.
+"""Key bindings: the help screen's listing, the palette's actions, and remapping from the config
+file's ``[keys]``.
 
 Every Pigeon binding has an ``id`` (``send``, ``tree.rename``...). ``[keys]`` maps ids to keys
-(``send = "ctrl+r,f9"``); the app applies it with ``App.set_keymap``.
+(``send = "ctrl+r,f9"``); the app applies it with ``App.set_keymap``. The help screen and the
+command palette are both generated from the same ``BINDINGS``, so neither can drift.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from textual.actions import parse as parse_action
 from textual.binding import Binding
+from textual.screen import Screen
+from textual.widget import Widget
 
 _PRETTY = {
     "question_mark": "?",
@@ -43,20 +49,70 @@ def pretty_keys(keys: str) -> str:
     return ", ".join(_PRETTY.get(k.strip(), k.strip()) for k in keys.split(","))
 
 
+def describe(binding: Binding) -> str:
+    """What the help screen and the palette call an action: the tooltip when there is one (the
+    footer's label is kept short), else the description."""
+    return binding.tooltip or binding.description
+
+
+def current_keys(binding: Binding, keymap: Mapping[str, str]) -> str:
+    """The binding's keys as the user sees them, remaps included."""
+    keys = keymap.get(binding.id, binding.key) if binding.id else binding.key
+    return pretty_keys(keys)
+
+
 def help_sections(
     groups: Iterable[tuple[str, type]], keymap: Mapping[str, str]
-) -> list[tuple[str, list[tuple[str, str]]]]:
-    """``[(pane title, [(keys, description)])]`` with remapped keys shown as they now are."""
+) -> list[tuple[str, list[tuple[str, str, str]]]]:
+    """``[(pane title, [(keys, description, action id)])]`` with remapped keys shown as they
+    now are; the id is what ``[keys]`` remaps."""
     out = []
     for title, cls in expand_groups(groups):
-        rows = []
-        for b in bindings_of(cls):
-            if not b.description:
-                continue
-            keys = keymap.get(b.id, b.key) if b.id else b.key
-            rows.append((pretty_keys(keys), b.description))
+        rows = [
+            (current_keys(b, keymap), describe(b), b.id or "")
+            for b in bindings_of(cls)
+            if b.description
+        ]
         if rows:
             out.append((title, rows))
+    return out
+
+
+@dataclass(frozen=True)
+class PaletteAction:
+    """One command palette entry: run ``action`` on ``node``, as its key would."""
+
+    title: str
+    help: str
+    node: Any  # the DOMNode that declares the binding
+    action: str
+    binding_id: str
+
+
+def palette_actions(
+    nodes: Iterable[Any], groups: Iterable[tuple[str, type]], keymap: Mapping[str, str]
+) -> list[PaletteAction]:
+    """Every described Pigeon binding of ``nodes`` (the focused widget, its ancestors, the
+    screen and the app) whose action is enabled now. A widget's entries are prefixed with its
+    help section's title (up to any parenthesis), so "Rename" reads "Collection tree: Rename"."""
+    sections = [(title.split(" (")[0], cls) for title, cls in expand_groups(groups)]
+    out: list[PaletteAction] = []
+    seen: set[str] = set()
+    for node in nodes:
+        for title, cls in sections:
+            if cls not in type(node).__mro__:
+                continue
+            widget = isinstance(node, Widget) and not isinstance(node, Screen)
+            prefix = f"{title}: " if widget else ""
+            for b in bindings_of(cls):
+                if not b.description or not b.id or b.id in seen:
+                    continue
+                _, name, params = parse_action(b.action)
+                if node.check_action(name, params) is False:
+                    continue
+                seen.add(b.id)
+                help_text = f"{current_keys(b, keymap)} · {b.id}"
+                out.append(PaletteAction(prefix + describe(b), help_text, node, b.action, b.id))
     return out
 
 

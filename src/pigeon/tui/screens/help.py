@@ -1,4 +1,5 @@
-"""Every key, grouped by where it works, read from the live bindings (remaps included)."""
+"""Every key, grouped by where it works, read from the live bindings (remaps included), with
+the action id that ``config.toml [keys]`` remaps."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Label, Static
+from textual.widgets import Static
 
-Section = tuple[str, list[tuple[str, str]]]  # (pane, [(keys, description)])
+Section = tuple[str, list[tuple[str, str, str]]]  # (pane, [(keys, description, action id)])
 
 
 class HelpScreen(ModalScreen[None]):
@@ -25,17 +26,25 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
-            yield Label(
-                "Pigeon keys — escape to close; keys can be remapped in config.toml [keys]",
+            yield Static(
+                "Pigeon keys — escape to close. To remap one, give its action id (last column) "
+                'a key in config.toml [keys]: send = "ctrl+r,f9"',
                 id="help-title",
+                markup=False,
             )
+            # The same widths in every section, so the ids line up in one column; a long
+            # description wraps rather than push its id out of the box.
+            every_row = [row for _, rows in self._sections for row in rows]
+            width = min(max((len(row[1]) for row in every_row), default=0), 50)
+            id_width = max((len(row[2]) for row in every_row), default=0)
             with VerticalScroll(id="help-scroll"):
                 for title, rows in self._sections:
                     table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), expand=False)
                     table.add_column(style="bold", no_wrap=True, min_width=16)
-                    table.add_column()
-                    for keys, description in rows:
-                        table.add_row(keys, description)
+                    table.add_column(min_width=width)
+                    table.add_column(style="dim", no_wrap=True, min_width=id_width)
+                    for keys, description, action_id in rows:
+                        table.add_row(keys, description, action_id)
                     yield Static(Text(title, style="bold underline"), classes="help-section")
                     yield Static(table, classes="help-table")
 

@@ -50,19 +50,67 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
     # main.tcss is loaded by the app (see PigeonApp.CSS_PATH).
     AUTO_FOCUS = "CollectionTree"
 
+    # The tooltips name the actions in the help screen and the palette; the footer keeps the
+    # short labels. ctrl+t, not ctrl+b: ctrl+b is tmux's prefix (ctrl+a is screen's).
     BINDINGS = [
-        Binding("ctrl+r,f5", "send", "Send", id="send", priority=True),
-        Binding("escape", "cancel_send", "Cancel send", id="cancel_send"),
-        Binding("ctrl+s", "save", "Save", id="save", priority=True),
+        Binding("ctrl+r,f5", "send", "Send", id="send", priority=True, tooltip="Send the request"),
+        Binding(
+            "escape", "cancel_send", "Cancel send", id="cancel_send", tooltip="Cancel the send"
+        ),
+        Binding(
+            "ctrl+s",
+            "save",
+            "Save",
+            id="save",
+            priority=True,
+            tooltip="Save the request to its file",
+        ),
         Binding("ctrl+l", "focus_url", "Go to URL", id="focus_url", priority=True, show=False),
-        Binding("ctrl+n", "new_request", "New", id="new_request", show=False),
-        Binding("ctrl+b", "toggle_tree", "Tree", id="toggle_tree", priority=True),
-        Binding("ctrl+g", "toggle_variables", "Vars", id="toggle_variables", priority=True),
-        Binding("ctrl+o", "maximize_pane", "Zoom", id="maximize", priority=True),
-        Binding("f4", "choose_environment", "Env", id="environment"),
-        Binding("f2", "show_log", "Log", id="log"),
-        Binding("f3", "copy_curl", "Copy as curl", id="copy_curl", show=False),
-        Binding("f6", "toggle_history", "History / collection", id="toggle_history", show=False),
+        Binding(
+            "ctrl+n", "new_request", "New", id="new_request", show=False, tooltip="New request"
+        ),
+        Binding(
+            "ctrl+t",
+            "toggle_tree",
+            "Tree",
+            id="toggle_tree",
+            priority=True,
+            tooltip="Show or hide the collection tree",
+        ),
+        Binding(
+            "ctrl+g",
+            "toggle_variables",
+            "Vars",
+            id="toggle_variables",
+            priority=True,
+            tooltip="Show or hide the variables pane",
+        ),
+        Binding(
+            "ctrl+o",
+            "maximize_pane",
+            "Zoom",
+            id="maximize",
+            priority=True,
+            tooltip="Maximise the focused pane, or restore it",
+        ),
+        Binding("f4", "choose_environment", "Env", id="environment", tooltip="Choose environment"),
+        Binding("f2", "show_log", "Log", id="log", tooltip="Script log: output and errors"),
+        Binding(
+            "f3",
+            "copy_curl",
+            "Copy as curl",
+            id="copy_curl",
+            show=False,
+            tooltip="Copy the request as a curl command",
+        ),
+        Binding(
+            "f6",
+            "toggle_history",
+            "History / collection",
+            id="toggle_history",
+            show=False,
+            tooltip="Show the history of sends, or the collection again",
+        ),
     ]
 
     @staticmethod

@@ -47,7 +47,7 @@ def to_literal(value: Any) -> str:
 class VariableValue:
     name: str
     value: Any
-    scope: str  # "collection" | "environment" | "request" | "runtime"
+    scope: str  # the key of the scope chosen in the dialog ("collection", "folder:0"...)
 
 
 class VariableEditScreen(FormModal[VariableValue | None]):
@@ -73,7 +73,7 @@ class VariableEditScreen(FormModal[VariableValue | None]):
             yield Label(self._title, classes="title")
             yield Label("Name")
             yield Input(self._name, id="var-name")
-            yield Label("Value (TOML/JSON literal: 42, true, [1, 2], {a = 1}; else text)")
+            yield Label("Value: a literal (42, true, [1, 2], {a = 1}) or text")
             yield Input(to_literal(self._value) if self._name else "", id="var-value")
             yield Label("", id="var-kind", classes="hint")
             yield Label("Save in")

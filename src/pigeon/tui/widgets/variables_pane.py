@@ -87,7 +87,9 @@ class VariablesPane(Tree[VariableRow | None]):
 
     @dataclass
     class EditRequested(Message):
-        """Edit (or, with an empty name, add) a variable; ``scope`` is where it is defined."""
+        """Edit (or, with an empty name, add) a variable. ``scope`` names the layer of the
+        definition chosen (its label: ``collection``, ``folder users``...), so a shadowed row
+        is edited where it lives; ``None`` for a new or unresolved name."""
 
         name: str
         value: Any
@@ -184,7 +186,7 @@ class VariablesPane(Tree[VariableRow | None]):
             return
         d = row.definition
         self.post_message(
-            self.EditRequested(row.name, d.value if d else "", d.scope if d else None)
+            self.EditRequested(row.name, d.value if d else "", d.label if d else None)
         )
 
     def action_add(self) -> None:
