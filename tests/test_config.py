@@ -268,3 +268,57 @@ def test_explicit_path(tmp_path: Path) -> None:
     cfg.history_keep = 3
     cfg.save()
     assert load_config(path).history_keep == 3 and cfg.config_dir == tmp_path / "elsewhere"
+
+
+# -- history and body limits ------------------------------------------------------------------
+
+
+def test_history_age_and_body_memory_keys(home: Path) -> None:
+    from pigeon.send import DEFAULT_MAX_BODY_IN_MEMORY
+
+    cfg = load_config()
+    assert cfg.history_max_age_days == 0  # any age
+    assert cfg.max_body_in_memory == DEFAULT_MAX_BODY_IN_MEMORY  # the same default as a session
+    config_file(home).write_text(
+        "history_max_age_days = 30\nmax_body_in_memory_mb = 0.5\n", encoding="utf-8"
+    )
+    cfg = load_config()
+    assert cfg.problems == [] and cfg.extra == {}
+    assert cfg.history_max_age_days == 30 and cfg.max_body_in_memory_mb == 0.5
+    assert cfg.max_body_in_memory == 512 * 1024
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("history_max_age_days = -1", "history_max_age_days must be a number of days >= 0"),
+        ("history_max_age_days = true", "history_max_age_days must be a number of days >= 0"),
+        ('history_max_age_days = "week"', "history_max_age_days must be a number of days >= 0"),
+        ("max_body_in_memory_mb = 0", "max_body_in_memory_mb must be a number of megabytes > 0"),
+        ("max_body_in_memory_mb = -2.5", "max_body_in_memory_mb must be a number of megabytes"),
+        ("max_body_in_memory_mb = nan", "max_body_in_memory_mb must be a number of megabytes"),
+        ("max_body_in_memory_mb = inf", "max_body_in_memory_mb must be a number of megabytes"),
+        ('max_body_in_memory_mb = "64MB"', "max_body_in_memory_mb must be a number of megabytes"),
+    ],
+)
+def test_bad_limits_are_reported_and_defaults_used(home: Path, line: str, message: str) -> None:
+    path = config_file(home)
+    path.write_text(f'theme = "nord"\n{line}\n', encoding="utf-8")
+    cfg = load_config()
+    assert cfg.theme == "nord"
+    assert (cfg.history_max_age_days, cfg.max_body_in_memory_mb) == (0, 32)
+    [problem] = cfg.problems
+    assert problem.startswith(f"{path}:2: {message}") and problem.endswith("; using the default")
+
+
+def test_limits_are_saved_on_their_own_lines(home: Path) -> None:
+    path = config_file(home)
+    path.write_text("# mine\nhistory_keep = 5  # enough\n", encoding="utf-8")
+    cfg = load_config()
+    cfg.history_max_age_days = 14
+    cfg.max_body_in_memory_mb = 8
+    cfg.save()
+    assert path.read_text(encoding="utf-8") == (
+        "# mine\nhistory_keep = 5  # enough\nhistory_max_age_days = 14\nmax_body_in_memory_mb = 8\n"
+    )
+    assert load_config() == cfg

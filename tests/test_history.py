@@ -14,8 +14,17 @@ from typing import Any
 import pytest
 
 from pigeon.echo import EchoServer
-from pigeon.history import MASK, history_dir, list_entries, load_entry, prune, record, to_request
-from pigeon.model import Auth, Body, Collection, Header, QueryParam, Request
+from pigeon.history import (
+    MASK,
+    history_dir,
+    list_entries,
+    load_entry,
+    prune,
+    record,
+    record_and_prune,
+    to_request,
+)
+from pigeon.model import Auth, Body, Collection, FormField, Header, QueryParam, Request
 from pigeon.render import RenderedRequest, render_request
 from pigeon.scopes import build_scopes
 from pigeon.send import Exchange, HttpSession
@@ -212,3 +221,167 @@ def test_rendered_request_type_is_accepted(tmp_path: Path) -> None:
     rendered = RenderedRequest(method="GET", url="http://127.0.0.1/a?token=t1", name="typed")
     entry = load_entry(record(tmp_path, FakeExchange(rendered)))
     assert entry.url == "http://127.0.0.1/a?token=%E2%80%A2%E2%80%A2%E2%80%A2"
+
+
+# -- secrets in bodies ------------------------------------------------------------------------
+
+
+def test_a_login_keeps_neither_the_password_nor_the_token(
+    tmp_path: Path, shared_echo_server: EchoServer
+) -> None:
+    req = Request(
+        name="Log in",
+        method="POST",
+        url=shared_echo_server.url + "/login",
+        body=Body(type="json", content='{"username": "ada", "password": "pw-123456"}'),
+    )
+    exchange = _send(tmp_path, req)
+    token = exchange.json()["token"]
+    path = record(tmp_path, exchange)
+    text = path.read_text(encoding="utf-8")
+    assert "pw-123456" not in text and token not in text
+    entry = load_entry(path)
+    assert json.loads(entry.request_body or b"") == {"username": "ada", "password": MASK}
+    assert json.loads(entry.body) == {"token": MASK, "token_type": "Bearer", "expires_in": 3600}
+    assert (
+        entry.request_body == f'{{"username": "ada", "password": "{MASK}"}}'.encode()
+    )  # as laid out
+
+
+def test_json_secrets_nested_and_in_arrays_and_their_echoes(
+    tmp_path: Path, shared_echo_server: EchoServer
+) -> None:
+    (tmp_path / ".env").write_text("SHOP_TOKEN=env-secret-4242\n")
+    sent = {
+        "user": {"name": "ada", "Password": "pw", "api-key": 12345, "apiKey": ""},
+        "sessions": [{"refresh_token": "rt-abcdef"}, {"ID-TOKEN": "it-abcdef"}],
+        "Client_Secret": {"value": "cs-1", "rotated": True, "old": ["cs-0", None]},
+        "token_type": "Bearer",
+        "monkey": "banana",
+        "note": "made with env-secret-4242 inside",
+        "count": 3,
+    }
+    req = Request(
+        name="Nested",
+        method="POST",
+        url=shared_echo_server.url + "/e/x",
+        body=Body(type="json", content=json.dumps(sent, indent=2)),
+    )
+    path = record(tmp_path, _send(tmp_path, req))
+    masked = {
+        "user": {"name": "ada", "Password": MASK, "api-key": MASK, "apiKey": ""},
+        "sessions": [{"refresh_token": MASK}, {"ID-TOKEN": MASK}],
+        "Client_Secret": {"value": MASK, "rotated": True, "old": [MASK, None]},
+        "token_type": "Bearer",
+        "monkey": "banana",
+        "note": f"made with {MASK} inside",
+        "count": 3,
+    }
+    entry = load_entry(path)
+    assert json.loads(entry.request_body or b"") == masked
+    assert entry.request_body.decode().startswith('{\n  "user": {')  # the layout is kept
+    echoed = json.loads(entry.body)
+    assert echoed["json"] == masked
+    assert json.loads(echoed["body"]) == masked  # the raw body the server showed back
+    text = path.read_text(encoding="utf-8")
+    for secret in ("rt-abcdef", "it-abcdef", "cs-1", "cs-0", "12345", "env-secret-4242"):
+        assert secret not in text, secret
+
+
+def test_form_and_multipart_secrets(tmp_path: Path, shared_echo_server: EchoServer) -> None:
+    fields = [
+        FormField("username", "ada"),
+        FormField("client_secret", "cs-777777"),
+        FormField("passwd", "pw"),
+        FormField("grant_type", "password"),
+    ]
+    form = Request(
+        name="Form",
+        method="POST",
+        url=shared_echo_server.url + "/e/token",
+        body=Body(type="form", fields=fields),
+    )
+    entry = load_entry(record(tmp_path, _send(tmp_path, form)))
+    dots = "%E2%80%A2%E2%80%A2%E2%80%A2"
+    assert entry.request_body == (
+        f"username=ada&client_secret={dots}&passwd={dots}&grant_type=password".encode()
+    )
+    echoed = json.loads(entry.body)
+    assert echoed["form"]["client_secret"] == [MASK] and echoed["form"]["passwd"] == [MASK]
+    assert echoed["form"]["grant_type"] == ["password"]
+    assert b"cs-777777" not in entry.path.read_bytes()
+    multipart = Request(
+        name="Multipart",
+        method="POST",
+        url=shared_echo_server.url + "/e/upload",
+        body=Body(type="multipart", fields=fields),
+    )
+    entry = load_entry(record(tmp_path, _send(tmp_path, multipart)))
+    body = entry.request_body or b""
+    assert b'name="passwd"\r\n\r\n' + MASK.encode() + b"\r\n" in body
+    assert b'name="username"\r\n\r\nada\r\n' in body
+    assert b"\r\n\r\npw\r\n" not in body and b"cs-777777" not in entry.path.read_bytes()
+    assert json.loads(entry.body)["form"]["passwd"] in (MASK, [MASK])
+
+
+def test_a_secret_learned_late_is_masked_everywhere(tmp_path: Path) -> None:
+    """The response's token, masked by its name, is masked where the request carried it too."""
+    token = "tok-9f8e7d6c5b"
+    ex = FakeExchange(
+        FakeRendered(
+            url=f"http://127.0.0.1/x?state={token}",
+            headers=[("X-Trace", token), ("Content-Type", "text/plain")],
+            body=f"sent {token}".encode(),
+        ),
+        headers=[("Content-Type", "application/json"), ("X-Echo", token)],
+        body=json.dumps({"access_token": token, "data": [token]}).encode(),
+    )
+    text = record(tmp_path, ex).read_text(encoding="utf-8")
+    assert token not in text
+    entry = load_entry(next(history_dir(tmp_path).glob("*.json")))
+    assert json.loads(entry.body) == {"access_token": MASK, "data": [MASK]}
+    assert ("X-Trace", MASK) in entry.request_headers and ("X-Echo", MASK) in entry.response_headers
+
+
+def test_the_cap_applies_after_masking_and_never_cuts_a_secret_open(tmp_path: Path) -> None:
+    token = "t" * 50
+    body = json.dumps({"pad": "x" * 80, "token": token, "tail": "y" * 500}).encode()
+    cut = body.index(token.encode()) + 20  # the cap falls inside the token
+    entry = load_entry(record(tmp_path, FakeExchange(FakeRendered(), body=body), cap=cut))
+    assert entry.body_truncated and "t" * 10 not in entry.body.decode()
+    stored = json.loads(entry.path.read_text(encoding="utf-8"))["response"]["body"]
+    assert stored["size"] == len(body) and len(stored["data"].encode()) <= cut
+    # .env secrets straddling the cut too, in a body that is not JSON
+    text = ("z" * 100 + "env-secret-4242" + "z" * 100).encode()
+    entry = load_entry(
+        record(
+            tmp_path, FakeExchange(FakeRendered(), body=text), cap=108, secrets=["env-secret-4242"]
+        )
+    )
+    assert entry.body == b"z" * 100 + MASK[:2].encode()  # the cap cut the mask, not the secret
+    assert entry.body_truncated
+
+
+# -- limits -----------------------------------------------------------------------------------
+
+
+def test_record_and_prune_keeps_the_newest_and_drops_the_old(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = datetime.now(timezone.utc)
+    for days in (40, 20, 3, 2):
+        record(
+            tmp_path,
+            FakeExchange(FakeRendered(name=f"d{days}"), started_at=now - timedelta(days=days)),
+        )
+    record_and_prune(tmp_path, FakeExchange(FakeRendered(name="new")), max_age_days=10)
+    assert [e.request_name for e in list_entries(tmp_path)] == ["new", "d2", "d3"]
+    record_and_prune(tmp_path, FakeExchange(FakeRendered(name="newer")), keep=2, max_age_days=10)
+    assert [e.request_name for e in list_entries(tmp_path)] == ["newer", "new"]
+    # Nothing due: the history is not read at all.
+    calls: list[object] = []
+    monkeypatch.setattr("pigeon.history.prune", lambda *a, **k: calls.append(a) or 0)
+    record_and_prune(tmp_path, FakeExchange(FakeRendered(name="3rd")), keep=3, max_age_days=1)
+    assert calls == []
+    record_and_prune(tmp_path, FakeExchange(FakeRendered(name="4th")), keep=3, max_age_days=0.5)
+    assert len(calls) == 1

@@ -495,3 +495,132 @@ async def test_requests_without_variables_share_their_folders_scopes(tmp_path: P
     }
     assert scopes["f/a"] is scopes["f/c"]
     assert scopes["f/b"] is not scopes["f/a"] and scopes["top"] is not scopes["f/a"]
+
+
+# -- history ----------------------------------------------------------------------------------
+
+
+def user_config(text: str) -> Path:
+    from pigeon.config import config_dir
+
+    path = config_dir() / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def plant_entry(root: Path, name: str, days_ago: float) -> None:
+    """An entry the app recorded ``days_ago`` days ago."""
+    from datetime import datetime, timedelta, timezone
+    from types import SimpleNamespace
+
+    from pigeon.history import record
+
+    rendered = SimpleNamespace(method="GET", url="http://127.0.0.1/old", name=name)
+    started = datetime.now(timezone.utc) - timedelta(days=days_ago)
+    record(root, SimpleNamespace(rendered=rendered, status=200, started_at=started))
+
+
+def test_a_run_records_every_send_masked(col: Path, capsys, echo_server) -> None:
+    from pigeon.history import MASK, list_entries
+
+    code, out, err = run(capsys, str(col), "--trust")
+    assert code == 0, out + err
+    entries = list_entries(col)
+    assert [e.request_id for e in reversed(entries)] == [
+        "auth/login",
+        "auth/me",
+        "misc/a-count",
+        "misc/b-count",
+    ]
+    assert (col / ".pigeon" / ".gitignore").read_text() == "*\n"
+    login, me = entries[-1], entries[-2]
+    assert json.loads(login.request_body or b"") == {"username": "ada", "password": MASK}
+    assert json.loads(login.body)["token"] == MASK and login.status == 200
+    assert ("Authorization", f"Bearer {MASK}") in me.request_headers and me.status == 200
+    [token] = echo_server.state.tokens
+    for path in (col / ".pigeon" / "history").iterdir():
+        assert token not in path.read_text(encoding="utf-8")
+    assert "history" not in err
+
+
+def test_a_run_prunes_history_to_the_configured_count_and_age(col: Path, capsys) -> None:
+    from pigeon.history import list_entries
+
+    user_config("history_keep = 3\nhistory_max_age_days = 1\n")
+    plant_entry(col, "old", days_ago=3)
+    plant_entry(col, "recent", days_ago=0.5)
+    code, out, err = run(capsys, str(col), "misc", "--trust")
+    assert code == 0 and err == "", out + err
+    assert [e.request_name for e in list_entries(col)] == ["Count", "Count", "recent"]
+    code, out, err = run(capsys, str(col), "misc/a-count", "--trust")
+    assert code == 0 and err == "", out + err
+    sent = [e.url.rsplit("/", 1)[-1] for e in list_entries(col)]
+    assert sent == ["1", "2", "1"]  # this run's send, then the last run's two
+
+
+def test_no_history_records_nothing(col: Path, capsys) -> None:
+    code, out, err = run(capsys, str(col), "--trust", "--no-history")
+    assert code == 0, out + err
+    assert "4 requests · 4 passed" in out
+    assert not (col / ".pigeon").exists()
+
+
+def test_unwritable_history_warns_once_and_the_run_passes(col: Path, capsys) -> None:
+    (col / ".pigeon").mkdir()
+    (col / ".pigeon" / "history").write_text("not a folder", encoding="utf-8")
+    code, out, err = run(capsys, str(col), "--trust")
+    assert code == 0, out + err
+    assert "4 requests · 4 passed" in out
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("pigeon: warning: history not recorded: ")
+
+
+def test_bad_config_values_are_warnings_and_defaults_apply(col: Path, capsys) -> None:
+    from pigeon.history import list_entries
+
+    path = user_config('history_keep = 1\nmax_body_in_memory_mb = "big"\n')
+    code, out, err = run(capsys, str(col), "misc", "--trust")
+    assert code == 0, out + err
+    assert err == (
+        f"pigeon: warning: {path}:2: max_body_in_memory_mb must be a number of megabytes > 0, "
+        "not 'big'; using the default\n"
+    )
+    assert len(list_entries(col)) == 1  # the good key still applies
+    path.write_text("history_keep = [", encoding="utf-8")
+    code, out, err = run(capsys, str(col), "misc", "--trust")
+    assert code == 0 and err.startswith(f"pigeon: warning: config not loaded: {path}: not valid")
+    assert len(list_entries(col)) == 3  # the default count (100)
+
+
+def test_max_body_in_memory_mb_sets_the_run_sessions_cap(
+    tmp_path: Path, capsys, echo_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from pigeon.history import list_entries
+    from pigeon.send import HttpSession
+
+    user_config("max_body_in_memory_mb = 0.0009765625\n")  # 1024 bytes
+    root = tmp_path / "c"
+    write(root, "collection.toml", 'name = "x"\n')
+    write(root, "big.toml", f'name = "big"\nurl = "{echo_url}/bytes/50000"\n')
+    kept = []  # the exchanges, kept alive so their spooled bodies stay on disk
+    real_send = HttpSession.send
+
+    async def send(self: HttpSession, rendered, progress=None):
+        exchange = await real_send(self, rendered, progress)
+        kept.append(exchange)
+        return exchange
+
+    monkeypatch.setattr(HttpSession, "send", send)
+    code, out, err = run(capsys, str(root))
+    assert code == 0, out + err
+    [exchange] = kept
+    assert exchange.truncated and exchange.body_size == 50000 and len(exchange.body) == 1024
+    assert exchange.body_path is not None and os.path.getsize(exchange.body_path) == 50000
+    with exchange.open_body() as fh:
+        assert fh.read(1024) == exchange.body
+    [entry] = list_entries(root)
+    assert entry.body == exchange.body and entry.body_truncated and entry.body_size == 50000
+    exchange.discard()

@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import socket
 import tempfile
 import time
 import tracemalloc
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trustme
@@ -250,12 +252,27 @@ async def test_server_closing_mid_body(session: HttpSession, echo_url: str) -> N
     assert not ex.ok
 
 
-async def test_dns_failure(session: HttpSession) -> None:
-    ex = await session.send(req("http://no-such-host.invalid/", timeout=5))
-    if ex.error_kind == "timeout":  # a resolver that does not answer at all
-        pytest.skip("the resolver did not answer")
+async def test_dns_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real transport runs up to name resolution, which fails here, in the process: no
+    query leaves the machine. httpx's anyio backend resolves through the event loop's
+    getaddrinfo, which calls ``socket.getaddrinfo`` in a thread (with the name IDNA-encoded)."""
+    real = socket.getaddrinfo
+    asked: list[str] = []
+
+    def getaddrinfo(host: str | bytes | None, *args: Any, **kwargs: Any) -> Any:
+        name = host.decode("ascii") if isinstance(host, bytes) else host
+        if name == "no-such-host.invalid":
+            asked.append(name)
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    async with HttpSession(trust_env=False) as session:  # no proxy from the environment
+        ex = await session.send(req("http://no-such-host.invalid/", timeout=5))
+    assert asked == ["no-such-host.invalid"]
     assert ex.error == "DNS lookup failed for host no-such-host.invalid"
     assert ex.error_kind == "dns"
+    assert ex.status is None and not ex.ok
 
 
 @pytest.mark.parametrize(

@@ -201,3 +201,72 @@ async def test_history_keep_bounds_history_and_f6_shows_a_hidden_pane(
         await pilot.press("escape")
         await pilot.pause()
         assert len(list_entries(collection)) == 2
+
+
+def configured_app(collection: Path, echo: EchoServer, **settings: object):
+    from pigeon.config import AppConfig
+    from pigeon.tui.app import PigeonApp
+    from pigeon.tui.session import Session
+    from pigeon.tui.themes import bundled_theme_dirs
+
+    session = Session.open(collection)
+    session.overrides["base_url"] = echo.url
+    config = AppConfig(theme="pigeon-dark", **settings)  # type: ignore[arg-type]
+    return PigeonApp(session, config=config, theme_dirs=bundled_theme_dirs(), remember_theme=False)
+
+
+def plant_entry(root: Path, name: str, days_ago: float) -> None:
+    """An entry recorded ``days_ago`` days ago."""
+    from datetime import datetime, timedelta, timezone
+    from types import SimpleNamespace
+
+    from pigeon.history import record
+
+    rendered = SimpleNamespace(method="GET", url="http://127.0.0.1/old", name=name)
+    started = datetime.now(timezone.utc) - timedelta(days=days_ago)
+    record(root, SimpleNamespace(rendered=rendered, status=200, started_at=started))
+
+
+async def test_history_max_age_days_applies_when_recording_and_pruning(
+    collection: Path, echo: EchoServer
+) -> None:
+    from textual.widgets import Label
+
+    plant_entry(collection, "old", days_ago=3)
+    plant_entry(collection, "recent", days_ago=0.5)
+    app = configured_app(collection, echo, history_max_age_days=1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "responses/status-418")
+        await send(pilot)
+        assert [e.request_name for e in list_entries(collection)] == ["Status 418", "recent"]
+        history = await show_history(pilot)
+        plant_entry(collection, "older", days_ago=2)
+        history.reload()
+        await settle(pilot)
+        assert len(history.entries) == 3
+        await pilot.press("p")
+        await settle(pilot)
+        assert [e.request_name for e in history.entries] == ["Status 418", "recent"]
+        assert any(
+            "Removed 1 history entry older than 1 day." in n.message for n in app._notifications
+        )
+        title = app.screen.query_one(".title", Label)
+        assert "of 2 history entries" in str(title.render())
+        await pilot.press("escape")
+        await pilot.pause()
+        assert len(list_entries(collection)) == 2
+
+
+async def test_max_body_in_memory_mb_caps_the_apps_session(
+    collection: Path, echo: EchoServer
+) -> None:
+    app = configured_app(collection, echo, max_body_in_memory_mb=1 / 1024)  # 1024 bytes
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "responses/bytes")  # 2048 bytes
+        await send(pilot)
+        exchange = main_screen(app).last_exchange
+        assert exchange.status == 200 and exchange.body_size == 2048
+        assert exchange.truncated and len(exchange.body) == 1024
+        assert exchange.body_path is not None and exchange.body_path.stat().st_size == 2048
+        with exchange.open_body() as fh:
+            assert fh.read(1024) == exchange.body

@@ -45,7 +45,7 @@ def collection_fixture(tmp_path: Path) -> Path:
     """A copy of the demo collection (saves must not touch the repo) plus one broken file."""
     assert DEMO is not None
     root = tmp_path / "demo"
-    shutil.copytree(DEMO, root)
+    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".pigeon"))  # not its history
     (root / "users" / "broken.toml").write_text('name = "Broken"\nmethod = \n', encoding="utf-8")
     return root
 

@@ -107,6 +107,12 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         metavar="json:PATH|junit:PATH",
         help="write a report (repeatable)",
     )
+    run.add_argument(
+        "--no-history",
+        dest="history",
+        action="store_false",
+        help="do not record the sends in the collection's .pigeon/history/",
+    )
     color = run.add_mutually_exclusive_group()
     color.add_argument("--color", dest="color", action="store_true", default=None)
     color.add_argument("--no-color", dest="color", action="store_false")

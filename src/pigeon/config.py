@@ -11,6 +11,7 @@ Nothing here ever overwrites a file it could not read: a broken ``trusted.toml``
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import tomllib
@@ -25,6 +26,7 @@ import tomli_w
 APP_NAME = "pigeon"
 TRUST_FILE = "trusted.toml"
 CONFIG_FILE = "config.toml"
+DEFAULT_MAX_BODY_IN_MEMORY_MB = 32  # pigeon.send.DEFAULT_MAX_BODY_IN_MEMORY, in MiB
 
 
 def _xdg(variable: str, fallback: tuple[str, ...], environ: Mapping[str, str] | None) -> Path:
@@ -199,7 +201,9 @@ class AppConfig:
 
     ``keys`` maps an action id (as listed on the help screen) to a key such as ``"ctrl+r"``.
     ``echo_port`` is the demo echo server's port (0: any free port). ``history_keep`` is how
-    many exchanges the history keeps per collection.
+    many exchanges the history keeps per collection, ``history_max_age_days`` how old they may
+    grow (0: any age). ``max_body_in_memory_mb`` is how much of a response body is kept in
+    memory (and shown); the rest goes to a temporary file.
 
     Loading is lenient: a value of the wrong type is reported in ``problems`` (with file and
     line) and its default used, so one typo does not lose the other settings. Saving writes
@@ -212,6 +216,8 @@ class AppConfig:
     keys: dict[str, str] = field(default_factory=dict)
     echo_port: int = 0
     history_keep: int = 100
+    history_max_age_days: float = 0
+    max_body_in_memory_mb: float = DEFAULT_MAX_BODY_IN_MEMORY_MB
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys, kept on save
     path: Path | None = field(default=None, compare=False)
     problems: list[str] = field(default_factory=list, compare=False)
@@ -220,6 +226,11 @@ class AppConfig:
     @property
     def file(self) -> Path:
         return self.path if self.path is not None else config_dir() / CONFIG_FILE
+
+    @property
+    def max_body_in_memory(self) -> int:
+        """``max_body_in_memory_mb`` in bytes, as ``HttpSession`` takes it."""
+        return max(1, int(self.max_body_in_memory_mb * 1024 * 1024))
 
     @property
     def config_dir(self) -> Path:
@@ -259,7 +270,15 @@ class AppConfig:
         return file
 
 
-_FIELDS = ("theme", "keys", "echo_port", "history_keep")
+_FIELDS = (
+    "theme",
+    "keys",
+    "echo_port",
+    "history_keep",
+    "history_max_age_days",
+    "max_body_in_memory_mb",
+)
+_SCALARS = tuple(name for name in _FIELDS if name != "keys")
 
 
 def load_config(path: Path | str | None = None) -> AppConfig:
@@ -276,6 +295,8 @@ def _settings(cfg: AppConfig) -> dict[str, Any]:
         "keys": dict(cfg.keys),
         "echo_port": cfg.echo_port,
         "history_keep": cfg.history_keep,
+        "history_max_age_days": cfg.history_max_age_days,
+        "max_body_in_memory_mb": cfg.max_body_in_memory_mb,
         "extra": dict(cfg.extra),
     }
 
@@ -327,6 +348,24 @@ def _apply(cfg: AppConfig, data: Mapping[str, Any], text: str, file: Path) -> No
             cfg.history_keep = keep
         else:
             problem("history_keep", f"history_keep must be a whole number >= 0, not {keep!r}")
+    age = data.get("history_max_age_days")
+    if age is not None:
+        if _is_number(age) and age >= 0:
+            cfg.history_max_age_days = age
+        else:
+            problem(
+                "history_max_age_days",
+                f"history_max_age_days must be a number of days >= 0 (0: any age), not {age!r}",
+            )
+    body_mb = data.get("max_body_in_memory_mb")
+    if body_mb is not None:
+        if _is_number(body_mb) and body_mb > 0:
+            cfg.max_body_in_memory_mb = body_mb
+        else:
+            problem(
+                "max_body_in_memory_mb",
+                f"max_body_in_memory_mb must be a number of megabytes > 0, not {body_mb!r}",
+            )
     keys = data.get("keys")
     if keys is not None:
         if isinstance(keys, dict):
@@ -340,6 +379,10 @@ def _apply(cfg: AppConfig, data: Mapping[str, Any], text: str, file: Path) -> No
     cfg.extra = {k: v for k, v in data.items() if k not in _FIELDS}
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
 _REMOVE: Any = object()
 
 # One change to the file: (table or None for the top level, key, new value or _REMOVE).
@@ -349,7 +392,7 @@ Edit = tuple[str | None, str, Any]
 def _edits(before: dict[str, Any], after: dict[str, Any]) -> list[Edit]:
     """What changed between two snapshots of the settings, key by key."""
     out: list[Edit] = []
-    for name in ("theme", "echo_port", "history_keep"):
+    for name in _SCALARS:
         if before[name] != after[name]:
             out.append((None, name, _REMOVE if after[name] is None else after[name]))
     for table, name in ((None, "extra"), ("keys", "keys")):

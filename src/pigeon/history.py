@@ -4,8 +4,10 @@ History lives inside the collection so it travels with it, but ``.pigeon/`` carr
 ``.gitignore`` (``*``) so it is never committed. Secrets are masked before anything is
 written: credential headers (the scheme word of ``Authorization`` is kept: ``Bearer •••``),
 any header or query parameter whose name mentions a token, secret, password, key or auth,
-and any value found in the collection's ``.env``. Bodies are kept up to a cap (256 KiB by
-default) so a large download does not fill the disk.
+the values of secret-looking fields (``password``, ``client_secret``, ``access_token``...)
+in JSON, form and multipart bodies of both the request and the response, and every copy of
+a value found in the collection's ``.env`` or masked by its name. Bodies are kept up to a cap
+(256 KiB by default) so a large download does not fill the disk.
 """
 
 from __future__ import annotations
@@ -16,12 +18,12 @@ import json
 import os
 import re
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
+from urllib.parse import quote, quote_plus, unquote_plus, urlsplit, urlunsplit
 
 from dotenv.parser import parse_stream
 
@@ -32,12 +34,56 @@ HISTORY_DIR = Path(".pigeon") / "history"
 DEFAULT_CAP = 256 * 1024
 MASK = "•••"
 FORMAT = 1
+_STAMP = "%Y%m%dT%H%M%S%fZ"  # file names start with the send's time, so they sort by it
+_STAMP_NAME = re.compile(r"\d{8}T\d{12}Z-")
 
 _CREDENTIAL_HEADERS = {"cookie", "set-cookie", "x-api-key"}
 _SCHEME_HEADERS = {"authorization", "proxy-authorization"}
 _SENSITIVE_NAME = re.compile(r"token|secret|password|passwd|key|auth|session|cookie", re.I)
 _MIN_SECRET_IN_TEXT = 6  # shorter .env values are masked only where they are a whole value
 _MIN_LEARNED = 4  # shorter values masked by name are not looked for inside other text
+
+# Body fields holding secrets, matched on the name without case, "-", "_", "." or spaces (so
+# ``client_secret``, ``clientSecret`` and ``Client-Secret`` are one name). Narrower than the
+# header rule: a JSON document has many harmless fields called ``key`` or ``token_type``.
+_SECRET_FIELDS = frozenset({"pass", "pwd"})
+_SECRET_FIELD_PART = re.compile(
+    r"passw(?:or)?d|passphrase|passcode|secret|tokens?$|apikey|authorization$|cookie"
+    r"|credential|sessionid|privatekey"
+)
+_FIELD_NOISE = re.compile(r"[-_.\s]")
+# Finds every name secret_field() picks (and more), on the raw text: a quick first look.
+_FIELD_HINT = re.compile(
+    r"pass|pwd|secret|token|api[-_.\s]?key|authorization|cookie|credential"
+    r"|session[-_.\s]?id|private[-_.\s]?key",
+    re.I,
+)
+_PREFIX = _MIN_LEARNED  # secrets are indexed by this many first characters
+_JSON_TYPE = re.compile(r"^application/(?:[\w.+-]*\+)?json$")
+_FORM_TEXT = re.compile(r"[^=&\s]+=[^&\s]*(?:&[^=&\s]+=[^&\s]*)*")
+_JSON_TOKEN = re.compile(
+    r'(?P<string>"[^"\\]*(?:\\.[^"\\]*)*")|(?P<number>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)'
+    r"|(?P<punct>[{}\[\]:,])|(?P<other>\s+|true|false|null)",
+    re.S,
+)
+_BOUNDARY = re.compile(r'boundary="?([^";]+)"?', re.I)
+_PART_NAME = re.compile(rb'\bname="([^"]*)"', re.I)
+
+
+def secret_field(name: str) -> bool:
+    """Whether a JSON, form or multipart field of this name holds a secret."""
+    key = _FIELD_NOISE.sub("", name.lower())
+    return key in _SECRET_FIELDS or _SECRET_FIELD_PART.search(key) is not None
+
+
+@dataclass(slots=True)
+class _Frame:
+    """An open JSON object or array while a body is scanned."""
+
+    is_object: bool
+    secret: bool  # inside the value of a secret field: everything in it is masked
+    key_secret: bool = False  # the current member's name is a secret field
+    expect_key: bool = True
 
 
 @dataclass
@@ -88,29 +134,91 @@ class HistoryEntry:
 # -- masking ----------------------------------------------------------------------------------
 
 
+class _Secrets:
+    """The values to find inside text, longest first. A few are searched for one by one (a
+    fast substring search each); many (a response full of tokens) through an index of their
+    first characters, so a text costs one lookup per character however many there are."""
+
+    _FEW = 8
+
+    def __init__(self) -> None:
+        self._values: list[str] = []
+        self._sorted = True
+        self._by_prefix: dict[str, list[str]] = {}
+
+    @property
+    def values(self) -> list[str]:
+        if not self._sorted:
+            self._values.sort(key=len, reverse=True)
+            self._sorted = True
+        return self._values
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def add(self, value: str) -> None:
+        if len(value) < _PREFIX:
+            return
+        bucket = self._by_prefix.setdefault(value[:_PREFIX], [])
+        if value in bucket:
+            return
+        bucket.append(value)
+        bucket.sort(key=len, reverse=True)
+        self._values.append(value)
+        self._sorted = False
+
+    def mask(self, text: str) -> str:
+        if len(self._values) <= self._FEW:
+            for secret in self.values:
+                if secret in text:
+                    text = text.replace(secret, MASK)
+            return text
+        index, pieces = self._by_prefix, []
+        start = i = 0
+        stop = len(text) - _PREFIX + 1
+        while i < stop:
+            for secret in index.get(text[i : i + _PREFIX], ()):
+                if text.startswith(secret, i):
+                    pieces += (text[start:i], MASK)
+                    i = start = i + len(secret)
+                    break
+            else:
+                i += 1
+        if not pieces:
+            return text
+        pieces.append(text[start:])
+        return "".join(pieces)
+
+    def mask_bytes(self, data: bytes) -> bytes:
+        for secret in self.values:
+            data = data.replace(secret.encode("utf-8"), MASK.encode("utf-8"))
+        return data
+
+
 class Masker:
     """Replaces secrets in headers, URLs and bodies before they are written."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
-        values = {s for s in secrets if s}
-        self.exact = values
-        self.in_text = sorted(
-            (s for s in values if len(s) >= _MIN_SECRET_IN_TEXT), key=len, reverse=True
-        )
+        self.exact = {s for s in secrets if s}
+        self._secrets = _Secrets()
+        for value in self.exact:
+            if len(value) >= _MIN_SECRET_IN_TEXT:
+                self._secrets.add(value)
+
+    @property
+    def in_text(self) -> list[str]:
+        """Every value masked wherever it appears, longest first."""
+        return self._secrets.values
 
     def learn(self, value: str) -> None:
         """Remember a value masked by its name, so its copies elsewhere (an echo of the
         request in the response body) are masked too."""
         value = value.strip()
-        if len(value) >= _MIN_LEARNED and value not in self.in_text:
-            self.in_text.append(value)
-            self.in_text.sort(key=len, reverse=True)
+        if len(value) >= _MIN_LEARNED:
+            self._secrets.add(value)
 
     def text(self, text: str) -> str:
-        for secret in self.in_text:
-            if secret in text:
-                text = text.replace(secret, MASK)
-        return text
+        return self._secrets.mask(text)
 
     def value(self, value: str) -> str:
         return MASK if value in self.exact else self.text(value)
@@ -140,35 +248,162 @@ class Masker:
             netloc = f"{user}:{MASK}@{host}" if ":" in userinfo else netloc
         query = parts.query
         if query:
-            pieces = []
-            for piece in query.split("&"):
-                name, eq, value = piece.partition("=")
-                pairs = parse_qsl(piece, keep_blank_values=True)
-                plain_name, plain_value = pairs[0] if pairs else (name, value)
-                if (
-                    eq
-                    and value
-                    and (_SENSITIVE_NAME.search(plain_name) or plain_value in self.exact)
-                ):
-                    self.learn(plain_value)
-                    self.learn(value)
-                    pieces.append(f"{name}={quote(MASK)}")
-                else:
-                    pieces.append(piece)
-            query = "&".join(pieces)
+            query = self.pairs(
+                query, lambda name: bool(_SENSITIVE_NAME.search(name)) or secret_field(name)
+            )
         masked = urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
         return self.text(masked)
 
-    def body(self, data: bytes) -> bytes:
-        if not self.in_text:
-            return data
+    def pairs(self, text: str, secret: Callable[[str], bool] = secret_field) -> str:
+        """``a=1&b=2`` (a query string or a urlencoded form) with the values of the names
+        ``secret`` picks, or that are or hold a known secret, masked."""
+        pieces = []
+        for piece in text.split("&"):
+            name, eq, value = piece.partition("=")
+            plain_name, plain_value = unquote_plus(name), unquote_plus(value)
+            if eq and value and (secret(plain_name) or plain_value in self.exact):
+                self.learn(plain_value)
+                self.learn(value)
+                pieces.append(f"{name}={quote(MASK)}")
+            elif eq and self.text(plain_value) != plain_value:
+                pieces.append(f"{name}={quote_plus(self.text(plain_value))}")
+            else:
+                pieces.append(piece)
+        return "&".join(pieces)
+
+    def body(self, data: bytes, content_type: str = "") -> bytes:
+        """A body with its secret fields (JSON, urlencoded and multipart) and every known
+        secret masked. JSON stays JSON, laid out as it was: a masked value becomes the
+        string ``"•••"``. A body cut short (by a cap) is masked as far as it goes."""
+        ctype = content_type.split(";", 1)[0].strip().lower()
+        if ctype.startswith("multipart/"):
+            boundary = _BOUNDARY.search(content_type)
+            if boundary:
+                data = self._multipart(data, boundary.group(1).encode("latin-1", "replace"))
+            return self._secrets.mask_bytes(data)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            for secret in self.in_text:
-                data = data.replace(secret.encode("utf-8"), MASK.encode("utf-8"))
-            return data
+            return self._secrets.mask_bytes(data)
+        if _JSON_TYPE.match(ctype) or text.lstrip()[:1] in ("{", "["):
+            if not self._may_hold_secrets(text):
+                return data
+            return self.json(text).encode("utf-8")
+        if ctype == "application/x-www-form-urlencoded" or _FORM_TEXT.fullmatch(text.strip()):
+            return self.text(self.pairs(text)).encode("utf-8")
         return self.text(text).encode("utf-8")
+
+    def _may_hold_secrets(self, text: str) -> bool:
+        """Whether a JSON text is worth scanning token by token: most big documents have no
+        secret-looking field and no known secret, and are stored as they are."""
+        return (
+            _FIELD_HINT.search(text) is not None
+            or any(value in text for value in self.exact)
+            or self.text(text) != text
+        )
+
+    def _multipart(self, data: bytes, boundary: bytes) -> bytes:
+        """Mask the content of the text parts whose field name is a secret."""
+        delimiter = b"--" + boundary
+        parts = data.split(delimiter)
+        for index, part in enumerate(parts[1:], 1):
+            head, sep, content = part.partition(b"\r\n\r\n")
+            name = _PART_NAME.search(head)
+            if not sep or name is None or b"filename=" in head.lower():
+                continue
+            if not secret_field(name.group(1).decode("utf-8", "replace")):
+                continue
+            value, end = (content[:-2], b"\r\n") if content.endswith(b"\r\n") else (content, b"")
+            if value:
+                self.learn(value.decode("utf-8", "replace"))
+                parts[index] = head + sep + MASK.encode("utf-8") + end
+        return delimiter.join(parts)
+
+    def json(self, text: str) -> str:
+        """Mask a JSON text token by token, so its layout is kept and a truncated document
+        (or one that is not JSON after all) is masked as far as it can be read."""
+        out: list[str] = []
+        stack: list[_Frame] = []
+
+        def secret_here() -> bool:
+            if not stack:
+                return False
+            top = stack[-1]
+            return top.key_secret if top.is_object else top.secret
+
+        pos, end = 0, len(text)
+        while pos < end:
+            match = _JSON_TOKEN.match(text, pos)
+            if match is None:
+                rest = text[pos:]
+                in_key = bool(stack) and stack[-1].is_object and stack[-1].expect_key
+                if rest.startswith('"') and secret_here() and not in_key:
+                    out.append(f'"{MASK}')  # a secret value cut off by the end of the text
+                else:
+                    out.append(self.text(rest))
+                break
+            pos = match.end()
+            token, kind = match.group(), match.lastgroup
+            top = stack[-1] if stack else None
+            if kind == "string":
+                if top is not None and top.is_object and top.expect_key:
+                    name = _json_string(token)
+                    top.key_secret = top.secret or secret_field(name if name is not None else token)
+                    out.append(self._json_string(token, False))
+                else:
+                    out.append(self._json_string(token, secret_here()))
+            elif kind == "number":
+                out.append(self._json_number(token, secret_here()))
+            elif token in "{[":
+                stack.append(_Frame(is_object=token == "{", secret=secret_here()))
+                out.append(token)
+            elif token in "}]":
+                if stack:
+                    stack.pop()
+                out.append(token)
+            else:
+                if top is not None and top.is_object and token in ":,":
+                    top.expect_key = token == ","
+                out.append(token)
+        return "".join(out)
+
+    def _json_string(self, token: str, secret: bool) -> str:
+        value = _json_string(token)
+        if secret and value != "":
+            if value is not None:
+                self.learn(value)
+            return f'"{MASK}"'
+        if value is None:  # a bad escape: mask as plain text (the mask has no quote)
+            return self.text(token)
+        if value in self.exact:
+            return f'"{MASK}"'
+        head = value.lstrip()[:1]
+        if head in ("{", "["):  # a body within the body, as an echo server shows it back
+            masked = self.json(value) if self._may_hold_secrets(value) else value
+        elif "=" in value and _FORM_TEXT.fullmatch(value.strip()):
+            masked = self.text(self.pairs(value))
+        else:
+            masked = self.text(value)
+        return token if masked == value else json.dumps(masked, ensure_ascii=False)
+
+    def _json_number(self, token: str, secret: bool) -> str:
+        if secret:
+            self.learn(token)
+            return f'"{MASK}"'
+        if token in self.exact or self.text(token) != token:
+            return f'"{MASK}"'
+        return token
+
+
+def _json_string(token: str) -> str | None:
+    """A JSON string token's value, ``None`` if it is not a valid one."""
+    if "\\" not in token:  # nothing to decode (the common case, and a quick one)
+        return token[1:-1]
+    try:
+        value = json.loads(token)
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
 
 
 def dotenv_secrets(root: Path) -> list[str]:
@@ -198,12 +433,18 @@ def _ensure_dir(collection_root: Path) -> Path:
     return directory
 
 
-def _body_json(data: bytes | None, cap: int) -> dict[str, Any] | None:
-    """A body as stored: UTF-8 text when it is, base64 otherwise; cut at ``cap`` bytes."""
+def _body_json(
+    data: bytes | None, cap: int, size: int | None = None, truncated: bool = False
+) -> dict[str, Any] | None:
+    """A body as stored: UTF-8 text when it is, base64 otherwise; cut at ``cap`` bytes.
+
+    ``size`` and ``truncated`` describe the body as sent when ``data`` is already a part of it.
+    """
     if data is None:
         return None
     kept = data[:cap]
-    truncated = len(data) > cap
+    truncated = truncated or len(data) > cap
+    size = len(data) if size is None else size
     text: str | None = None
     try:
         text = kept.decode("utf-8")
@@ -215,13 +456,35 @@ def _body_json(data: bytes | None, cap: int) -> dict[str, Any] | None:
             except UnicodeDecodeError:
                 text = None
     if text is not None:
-        return {"encoding": "utf-8", "data": text, "truncated": truncated, "size": len(data)}
+        return {"encoding": "utf-8", "data": text, "truncated": truncated, "size": size}
     return {
         "encoding": "base64",
         "data": base64.b64encode(kept).decode("ascii"),
         "truncated": truncated,
-        "size": len(data),
+        "size": size,
     }
+
+
+def _masked_body(
+    masker: Masker, data: bytes | None, content_type: str, cap: int
+) -> dict[str, Any] | None:
+    """A body masked, then cut at ``cap``. Only a little more than ``cap`` is masked, so a big
+    download costs no more than a small one; the margin (the longest known secret) lets a
+    secret that straddles the cut be recognised whole. Masking may lengthen a body a little:
+    one within the cap is stored whole."""
+    if data is None:
+        return None
+    if len(data) <= cap:
+        masked = masker.body(data, content_type)
+        return _body_json(masked, max(cap, len(masked)), size=len(data))
+    margin = max((len(s.encode("utf-8")) for s in masker.in_text), default=0)
+    masked = masker.body(data[: cap + margin], content_type)
+    return _body_json(masked, cap, size=len(data), truncated=True)
+
+
+def _content_type(headers: Iterable[tuple[str, str]] | None) -> str:
+    found = [v for n, v in headers or [] if str(n).lower() == "content-type"]
+    return str(found[-1]) if found else ""
 
 
 def _body_bytes(stored: Any) -> tuple[bytes | None, bool]:
@@ -275,12 +538,32 @@ def record(
     root = Path(collection_root)
     directory = _ensure_dir(root)
     masker = Masker(dotenv_secrets(root) if secrets is None else secrets)
-    rendered = getattr(exchange, "request", None) or getattr(exchange, "rendered", None)
     started = getattr(exchange, "started_at", None) or datetime.now(timezone.utc)
     if started.tzinfo is None:
         started = started.astimezone()
     started = started.astimezone(timezone.utc)
+    rendered = getattr(exchange, "request", None) or getattr(exchange, "rendered", None)
+    masker.url(getattr(rendered, "url", "") or "")  # what these teach applies to the bodies
+    masker.headers(getattr(rendered, "headers", []) or [])
+    masker.headers(getattr(exchange, "headers", []) or [])
+    known = len(masker.in_text)
+    data = _entry_data(exchange, masker, started, cap)
+    if len(masker.in_text) != known:
+        # Values masked by their name were learned on the way (a login response's token, say):
+        # again, so that their copies are masked wherever they appear, earlier parts too.
+        data = _entry_data(exchange, masker, started, cap)
+    stamp = started.strftime(_STAMP)
+    slug = slugify(data["request"]["name"] or data["request"]["method"])[:40] or "request"
+    path = directory / f"{stamp}-{slug}-{uuid.uuid4().hex[:8]}.json"
+    atomic_write(path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+    return path
+
+
+def _entry_data(exchange: Any, masker: Masker, started: datetime, cap: int) -> dict[str, Any]:
+    """What one history file holds, masked."""
+    rendered = getattr(exchange, "request", None) or getattr(exchange, "rendered", None)
     settings = getattr(rendered, "settings", None) or Settings()
+    request_headers = getattr(rendered, "headers", []) or []
     req_body = getattr(rendered, "body", None)
     body_size = getattr(exchange, "body_size", None)
     size = getattr(exchange, "size", None)
@@ -292,8 +575,13 @@ def record(
             "id": getattr(rendered, "request_id", "") or "",
             "method": getattr(rendered, "method", "") or getattr(exchange, "method", ""),
             "url": masker.url(getattr(rendered, "url", "") or getattr(exchange, "url", "")),
-            "headers": [list(h) for h in masker.headers(getattr(rendered, "headers", []) or [])],
-            "body": _body_json(masker.body(bytes(req_body)) if req_body is not None else None, cap),
+            "headers": [list(h) for h in masker.headers(request_headers)],
+            "body": _masked_body(
+                masker,
+                bytes(req_body) if req_body is not None else None,
+                _content_type(request_headers),
+                cap,
+            ),
             "settings": {
                 "timeout": settings.timeout,
                 "follow_redirects": settings.follow_redirects,
@@ -307,24 +595,51 @@ def record(
     }
     status = getattr(exchange, "status", None)
     if status is not None:
-        response_headers = masker.headers(getattr(exchange, "headers", []) or [])
-        resp_body = masker.body(_response_body(exchange))  # after the request taught the masker
+        headers = getattr(exchange, "headers", []) or []
+        response_headers = masker.headers(headers)
+        raw = _response_body(exchange)
         data["response"] = {
             "status": status,
             "reason": getattr(exchange, "reason", "") or "",
             "http_version": getattr(exchange, "http_version", "") or "",
             "headers": [list(h) for h in response_headers],
-            "body": _body_json(resp_body, cap),
-            "body_size": body_size if isinstance(body_size, int) else len(resp_body),
-            "size": size if isinstance(size, int) else len(resp_body),
+            "body": _masked_body(masker, raw, _content_type(headers), cap),
+            "body_size": body_size if isinstance(body_size, int) else len(raw),
+            "size": size if isinstance(size, int) else len(raw),
         }
         if getattr(exchange, "truncated", False):
             data["response"]["body"]["truncated"] = True
-    stamp = started.strftime("%Y%m%dT%H%M%S%fZ")
-    slug = slugify(data["request"]["name"] or data["request"]["method"])[:40] or "request"
-    path = directory / f"{stamp}-{slug}-{uuid.uuid4().hex[:8]}.json"
-    atomic_write(path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+    return data
+
+
+def record_and_prune(
+    collection_root: Path,
+    exchange: Any,
+    *,
+    secrets: Iterable[str] | None = None,
+    keep: int | None = None,
+    max_age_days: float | None = None,
+    cap: int = DEFAULT_CAP,
+) -> Path:
+    """Record one exchange, then drop the entries beyond the newest ``keep`` and those older
+    than ``max_age_days`` (``None`` or 0: no age limit), as the app and ``pigeon run`` do on
+    every send. Whether anything is due is told from the file names alone, so a send does not
+    read the whole history."""
+    path = record(collection_root, exchange, cap=cap, secrets=secrets)
+    older_than = timedelta(days=max_age_days) if max_age_days else None
+    if _over_limits(collection_root, keep, older_than):
+        prune(collection_root, keep=keep, older_than=older_than)
     return path
+
+
+def _over_limits(collection_root: Path, keep: int | None, older_than: timedelta | None) -> bool:
+    names = [p.name for p in history_dir(collection_root).glob("*.json")]
+    if keep is not None and len(names) > keep:
+        return True
+    if older_than is None:
+        return False
+    cutoff = (datetime.now(timezone.utc) - older_than).strftime(_STAMP)
+    return any(_STAMP_NAME.match(n) and n[: len(cutoff)] < cutoff for n in names)
 
 
 # -- reading ----------------------------------------------------------------------------------

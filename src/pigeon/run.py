@@ -25,6 +25,7 @@ from pigeon.render import RenderedRequest, RenderError, render_request
 from pigeon.scopes import RuntimeVars, Scopes, UnknownEnvironment, build_scopes
 
 if TYPE_CHECKING:  # imported when first used: `pigeon run --help` stays quick
+    from pigeon.config import AppConfig
     from pigeon.scripts import AssertionFailure, ScriptError, ScriptOutcome
     from pigeon.send import Exchange, HttpSession
 
@@ -55,6 +56,12 @@ class RunContext:
     # `pigeon run`: one per request, or one per folder chain for the requests that define no
     # variables of their own. The app edits variables in place, so it leaves this off.
     reuse_scopes: bool = False
+    # Bytes of a response body kept in memory (the rest goes to a temporary file) by the
+    # session created here; ``None``: HttpSession's default.
+    max_body_in_memory: int | None = None
+    # `pigeon run` records each send in the collection's history; the app records its sends
+    # itself (outside the send), so it leaves this ``None``.
+    history: RunHistory | None = None
     _scopes: dict[tuple[int, ...], tuple[tuple[Any, ...], Scopes]] = field(
         default_factory=dict, repr=False
     )
@@ -63,13 +70,45 @@ class RunContext:
         if self.http is None:
             from pigeon.send import HttpSession
 
-            self.http = HttpSession()
+            if self.max_body_in_memory is not None:
+                self.http = HttpSession(max_body_in_memory=self.max_body_in_memory)
+            else:
+                self.http = HttpSession()
         return self.http
 
     async def aclose(self) -> None:
         if self.http is not None:
             await self.http.aclose()
             self.http = None
+
+
+@dataclass
+class RunHistory:
+    """How a run records its sends: into the collection's history, masked and pruned as the
+    app does. A history that cannot be written never fails a run: ``warn`` hears of it once."""
+
+    secrets: list[str] = field(default_factory=list)
+    keep: int | None = None
+    max_age_days: float | None = None
+    warn: Callable[[str], None] | None = None
+    warned: bool = False
+
+    def record(self, root: Path, exchange: Exchange) -> None:
+        from pigeon.history import record_and_prune
+
+        try:
+            record_and_prune(
+                root,
+                exchange,
+                secrets=self.secrets,
+                keep=self.keep,
+                max_age_days=self.max_age_days,
+            )
+        except Exception as exc:  # a read-only checkout, a full disk: the run goes on
+            if not self.warned:
+                self.warned = True
+                if self.warn is not None:
+                    self.warn(f"{type(exc).__name__}: {exc}")
 
 
 @dataclass
@@ -253,6 +292,8 @@ async def execute(ctx: RunContext, chain: list[Folder], request: Request) -> Req
             return result
         exchange = await ctx.session().send(rendered)
         result.exchange = exchange
+        if ctx.history is not None:  # before the scripts: a send is recorded whatever follows
+            ctx.history.record(ctx.collection.root, exchange)
         if exchange.error:
             result.error = exchange.error
             return result
@@ -496,6 +537,15 @@ def cli_run(args: argparse.Namespace) -> int:
             f"(trust it in the app, or pass --trust)",
             file=sys.stderr,
         )
+    config = _user_config()
+    history = None
+    if getattr(args, "history", True):
+        history = RunHistory(
+            secrets=list(collection.dotenv.values()),
+            keep=config.history_keep,
+            max_age_days=config.history_max_age_days,
+            warn=_history_warning,
+        )
     ctx = RunContext(
         collection,
         environment=args.env,
@@ -503,6 +553,8 @@ def cli_run(args: argparse.Namespace) -> int:
         trusted=trusted,
         strict=bool(args.strict),
         reuse_scopes=True,
+        max_body_in_memory=config.max_body_in_memory,
+        history=history,
     )
     width = max((len(r.id or r.name) for _, r in chosen), default=0)
     console = Console(sys.stdout, getattr(args, "color", None), width)
@@ -542,6 +594,25 @@ def cli_run(args: argparse.Namespace) -> int:
     if not _write_reports(summary, specs):
         return EXIT_FAILED
     return summary.exit_code
+
+
+def _user_config() -> AppConfig:
+    """``config.toml`` for the settings a run uses (history limits, body memory); a problem
+    with it is a warning on stderr and the defaults apply, as in the app."""
+    from pigeon.config import AppConfig, ConfigError
+
+    try:
+        config = AppConfig.load()
+    except ConfigError as exc:
+        print(f"pigeon: warning: config not loaded: {exc}", file=sys.stderr)
+        return AppConfig()
+    for problem in config.problems:
+        print(f"pigeon: warning: {problem}", file=sys.stderr)
+    return config
+
+
+def _history_warning(problem: str) -> None:
+    print(f"pigeon: warning: history not recorded: {problem}", file=sys.stderr)
 
 
 def _write_reports(summary: RunSummary, specs: list[tuple[str, Path]]) -> bool:

@@ -37,16 +37,33 @@ def trust_collection(session: Session) -> None:
     TrustStore().trust(session.root)
 
 
-def http_session(session: Session) -> Any:
-    """The collection's shared HTTP session (connections, cookies), created on first use."""
+def app_config() -> Any:
+    """The running app's ``AppConfig``: ``None`` outside the app, or when ``config.toml``
+    could not be read (the defaults apply then)."""
+    from textual import active_app
+
+    try:
+        app = active_app.get()
+    except LookupError:
+        return None
+    return getattr(app, "config", None)
+
+
+def http_session(session: Session, config: Any = None) -> Any:
+    """The collection's shared HTTP session (connections, cookies), created on first use
+    with the config's ``max_body_in_memory_mb`` (default: the running app's config)."""
     if session.http is None:
         from pigeon.send import HttpSession
 
-        session.http = HttpSession()
+        config = app_config() if config is None else config
+        cap = getattr(config, "max_body_in_memory", None)
+        session.http = HttpSession(max_body_in_memory=cap) if cap else HttpSession()
     return session.http
 
 
-async def send_request(session: Session, request: Request, trusted: bool) -> SendOutcome:
+async def send_request(
+    session: Session, request: Request, trusted: bool, config: Any = None
+) -> SendOutcome:
     """Send through ``pigeon.run.execute``, the pipeline ``pigeon run`` uses, with this
     session's environment, runtime variables, overrides and HTTP session."""
     from pigeon.run import RunContext, execute
@@ -56,7 +73,7 @@ async def send_request(session: Session, request: Request, trusted: bool) -> Sen
         environment=session.environment,
         runtime=session.runtime,
         cli_vars=session.overrides,
-        http=http_session(session),
+        http=http_session(session, config),
         trusted=trusted,
     )
     result = await execute(ctx, session.chain_of(request), request)
@@ -72,18 +89,27 @@ async def send_request(session: Session, request: Request, trusted: bool) -> Sen
     return outcome
 
 
-def record_history(session: Session, exchange: Any, keep: int | None = None) -> str | None:
-    """Write one exchange to the collection's history (secrets masked) and, with ``keep``,
-    drop the oldest entries beyond it. Blocking file work: call it in a thread. Returns why
-    it could not be written (a read-only folder, a full disk), or ``None``: history must never
-    break a send."""
-    from pigeon.history import history_dir, prune, record
+def record_history(
+    session: Session, exchange: Any, keep: int | None = None, config: Any = None
+) -> str | None:
+    """Write one exchange to the collection's history (secrets masked) and drop the entries
+    beyond ``keep`` (default: the config's ``history_keep``) and those older than the config's
+    ``history_max_age_days``; ``config`` defaults to the running app's. Blocking file work:
+    call it in a thread. Returns why it could not be written (a read-only folder, a full
+    disk), or ``None``: history must never break a send."""
+    from pigeon.history import record_and_prune
 
-    root = session.root
+    config = app_config() if config is None else config
+    if keep is None:
+        keep = getattr(config, "history_keep", None)
     try:
-        record(root, exchange, secrets=session.collection.dotenv.values())
-        if keep is not None and 0 <= keep < sum(1 for _ in history_dir(root).glob("*.json")):
-            prune(root, keep=keep)
+        record_and_prune(
+            session.root,
+            exchange,
+            secrets=session.collection.dotenv.values(),
+            keep=keep if keep is not None and keep >= 0 else None,
+            max_age_days=getattr(config, "history_max_age_days", None),
+        )
     except Exception as exc:
         return f"{type(exc).__name__}: {exc}"
     return None

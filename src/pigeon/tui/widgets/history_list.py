@@ -1,15 +1,16 @@
 """The history list: every recorded exchange of the collection, newest first.
 
-Like the tree, it only shows and reports: ``Open``, ``Resend``, ``Delete`` and ``Prune``
-messages go to the screen. Entries are read off the UI loop (a history of large bodies is
-many megabytes of JSON).
+Like the tree, it mostly shows and reports: ``Open``, ``Resend``, ``Delete`` and ``Prune``
+messages go to the screen. The one thing it does itself is drop the entries past the config's
+age limit when asked to prune, before reporting. Entries are read off the UI loop (a history
+of large bodies is many megabytes of JSON).
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -22,7 +23,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from pigeon.history import HistoryEntry, list_entries
+from pigeon.history import HistoryEntry, list_entries, prune
 from pigeon.tui.format import duration, status_kind
 from pigeon.tui.themes import method_colour
 
@@ -242,4 +243,27 @@ class HistoryList(OptionList):
             self.post_message(self.Delete(entry))
 
     def action_prune(self) -> None:
+        """Drop the entries older than the config's ``history_max_age_days`` first (when set),
+        then let the screen ask how many of the rest to keep."""
+        config = getattr(self.app, "config", None)
+        days = getattr(config, "history_max_age_days", None)
+        if days:
+            self._prune_by_age(days)
+        else:
+            self.post_message(self.Prune(len(self.entries)))
+
+    @work(exclusive=True, group="history-prune", exit_on_error=False)
+    async def _prune_by_age(self, days: float) -> None:
+        try:
+            removed = await asyncio.to_thread(prune, self.root, older_than=timedelta(days=days))
+        except (OSError, ValueError) as exc:
+            self.app.notify(f"Not pruned: {exc}", severity="error", timeout=8)
+        else:
+            if removed:
+                age = f"{days:g} day{'' if days == 1 else 's'}"
+                self.app.notify(
+                    f"Removed {removed} history entr{'y' if removed == 1 else 'ies'} "
+                    f"older than {age}."
+                )
+                self.show_entries(await asyncio.to_thread(list_entries, self.root))
         self.post_message(self.Prune(len(self.entries)))
