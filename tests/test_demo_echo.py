@@ -56,7 +56,11 @@ def test_a_taken_port_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Monke
             open_session(None, None, echo_port=port)
 
 
-async def test_the_demo_sends_to_its_own_echo_server() -> None:
+async def test_the_demo_sends_to_its_own_echo_server(
+    collection: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A copy of the demo, so the send's history entry is not written into the source tree.
+    monkeypatch.setattr("pigeon.tui.app.demo_collection_dir", lambda: collection)
     session = open_session(None, None)
     assert session.echo is not None and not session.echo.running
     app = PigeonApp(session, theme_dirs=bundled_theme_dirs(), remember_theme=False)
@@ -68,3 +72,4 @@ async def test_the_demo_sends_to_its_own_echo_server() -> None:
         assert exchange.status == 200, exchange.error
         assert exchange.url.startswith(session.echo.url)
     assert session.echo is None  # stopped with the app
+    assert list((collection / ".pigeon" / "history").glob("*.json"))  # recorded in the copy
