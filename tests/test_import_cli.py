@@ -25,7 +25,7 @@ from pigeon.importers import run_import
 from pigeon.store import load_collection
 
 DATA = Path(__file__).parent / "data"
-NOTE_PREFIX = "not carried over: "
+NOTE_PREFIX = "note: "
 
 
 @dataclass

@@ -230,7 +230,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     for path in written:
         print(f"wrote {path}")
     for note in notes:
-        print(f"not carried over: {note}", file=sys.stderr)
+        print(f"note: {note}", file=sys.stderr)
     return EXIT_OK
 
 
