@@ -191,7 +191,7 @@ async def test_history_keep_bounds_history_and_f6_shows_a_hidden_pane(
             await send(pilot)
         assert len(list_entries(collection)) == 2  # the oldest went once a third was written
         pane = screen.query_one("#tree-pane")
-        pane.display = False  # as ctrl+b leaves it
+        pane.display = False  # as ctrl+t leaves it
         history = await show_history(pilot)
         assert pane.display and len(history.entries) == 2
         history.focus()
@@ -270,3 +270,26 @@ async def test_max_body_in_memory_mb_caps_the_apps_session(
         assert exchange.body_path is not None and exchange.body_path.stat().st_size == 2048
         with exchange.open_body() as fh:
             assert fh.read(1024) == exchange.body
+
+
+async def test_an_entry_with_masked_body_secrets_is_opened_not_resent(
+    collection: Path, echo: EchoServer
+) -> None:
+    (collection / "users" / "sign-in.toml").write_text(
+        'name = "Sign in"\nmethod = "POST"\nurl = "{{base_url}}/sign-in"\n\n[body]\n'
+        'type = "json"\ncontent = \'{"user": "ada", "password": "pw-123456"}\'\n',
+        encoding="utf-8",
+    )
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "users/sign-in")
+        await send(pilot)
+        history = await show_history(pilot)
+        assert len(history.entries) == 1
+        await pilot.press("r")
+        await settle(pilot)
+        assert len(history.entries) == 1  # not sent again
+        editor = main_screen(app).query_one(RequestEditor)
+        assert editor.request is not None and MASK in editor.request.body.content
+        assert "pw-123456" not in editor.request.body.content
+        assert any("masked secrets" in n.message for n in app._notifications)

@@ -40,6 +40,19 @@ HISTORY_HINT = "f6 tree · f1 keys"
 DEFAULT_HISTORY_KEEP = 100
 
 
+def _masked_parts(request: Request) -> list[str]:
+    """Which parts of a request made from a history entry still carry the history's mask
+    (masked headers come back switched off, so they are not listed)."""
+    from pigeon.history import MASK
+
+    parts = []
+    if MASK in request.url or any(MASK in q.value for q in request.query if q.enabled):
+        parts.append("URL")
+    if MASK in request.body.content:
+        parts.append("body")
+    return parts
+
+
 class Pane(Vertical):
     """A titled, bordered pane that can be maximised; its border lights up when focused."""
 
@@ -562,9 +575,18 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
 
         def open_it() -> None:
             editor = self.query_one(RequestEditor)
-            editor.load(to_request(entry))
+            request = to_request(entry)
+            editor.load(request)
             self._refresh_variables()
-            if send:
+            masked = _masked_parts(request)
+            if send and masked:  # never send the mask in place of a secret
+                self.notify(
+                    f"Not sent: the {' and '.join(masked)} of this entry hold masked secrets "
+                    "(•••). Put the values back in the editor, then ctrl+r.",
+                    severity="warning",
+                    timeout=10,
+                )
+            elif send:
                 self._send(editor.request)
                 return
             panes = self.query("#response")
