@@ -73,3 +73,13 @@ async def test_the_demo_sends_to_its_own_echo_server(
         assert exchange.url.startswith(session.echo.url)
     assert session.echo is None  # stopped with the app
     assert list((collection / ".pigeon" / "history").glob("*.json"))  # recorded in the copy
+
+
+def test_the_demo_override_says_where_it_comes_from() -> None:
+    session = open_session(None, None)
+    try:
+        winner = session.scopes_for(None).explain()["base_url"][0]
+        assert (winner.scope, winner.label) == ("cli", "the demo's echo server")
+        assert winner.value == session.echo.url
+    finally:
+        session.echo.stop()

@@ -173,9 +173,11 @@ def build_scopes(
     runtime: RuntimeVars | None = None,
     cli_vars: Mapping[str, Any] | None = None,
     environ: Mapping[str, str] | None = None,
+    cli_label: str = "command line --var",
 ) -> Scopes:
     """Assemble the scopes for a request. ``environment=None`` picks the collection's default;
-    ``""`` means no environment."""
+    ``""`` means no environment. ``cli_vars`` sit above everything; ``cli_label`` says where
+    they come from (the app's demo puts its echo server's URL there)."""
     layers = [Layer("collection", "collection", collection.variables)]
     env_name = collection.default_environment if environment is None else environment
     if env_name:
@@ -192,5 +194,5 @@ def build_scopes(
     if runtime is not None:
         layers.append(Layer("runtime", "runtime (scripts)", runtime.mapping))
     if cli_vars:
-        layers.append(Layer("cli", "command line --var", dict(cli_vars)))
+        layers.append(Layer("cli", cli_label, dict(cli_vars)))
     return Scopes(layers, environ, collection.dotenv, runtime)

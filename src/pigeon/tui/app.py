@@ -270,6 +270,7 @@ def open_session(collection_dir: Path | None, env: str | None, echo_port: int = 
     if echo is not None:
         session.echo = echo
         session.overrides["base_url"] = echo.url
+        session.overrides_label = "the demo's echo server"
     return session
 
 

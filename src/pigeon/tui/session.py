@@ -80,6 +80,7 @@ class Session:
     environment: str = ""  # "" = no environment
     runtime: RuntimeVars = field(default_factory=RuntimeVars)
     overrides: dict[str, Any] = field(default_factory=dict)  # the highest scope
+    overrides_label: str = "command line --var"  # where the overrides come from
     log: list[LogEntry] = field(default_factory=list)
     http: Any = None  # pigeon.send.HttpSession, created on the first send
     echo: DemoEcho | None = None  # the demo's own echo server
@@ -137,6 +138,7 @@ class Session:
             environment=self.environment,
             runtime=self.runtime,
             cli_vars=self.overrides or None,
+            cli_label=self.overrides_label,
         )
 
     # -- edits --------------------------------------------------------------------------------
