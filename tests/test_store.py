@@ -33,9 +33,14 @@ from pigeon.store import (
     create_environment,
     create_folder,
     create_request,
+    delete_folder,
     delete_request,
+    duplicate_folder,
+    folder_contents,
     load_collection,
+    move_folder,
     move_request,
+    rename_folder,
     rename_request,
     request_from_toml,
     request_to_toml,
@@ -716,6 +721,227 @@ def test_move_request_between_folders(col: Path) -> None:
     assert reloaded.find("users/ping-2")[1].name == "Ping"
     move_request(loaded, ping, None)  # the stem it has now is free at the top level
     assert ping.path == col / "ping-2.toml" and load_collection(col).find("ping-2") is not None
+
+
+# -- folder helpers --------------------------------------------------------------------------
+
+
+def files_under(directory: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(directory).as_posix(): p.read_bytes()
+        for p in sorted(directory.rglob("*"))
+        if p.is_file()
+    }
+
+
+def hidden_leftovers(directory: Path) -> list[str]:
+    return [p.name for p in directory.iterdir() if p.name.startswith(".")]
+
+
+def test_rename_folder_renames_its_directory_and_edits_files_in_place(col: Path) -> None:
+    write(
+        col, "collection.toml", '# the API\nname = "Test"\norder = [\n  "users/",\n  "ping",\n]\n'
+    )
+    write(col, "users/folder.toml", '# kept\nname = "Users"  # kept too\n[variables]\nx = 1\n')
+    loaded = load_collection(col)
+    users = loaded.find_folder("users")
+    rename_folder(loaded, users, "People")
+    assert users.path == col / "people" and users.id == "people" and users.name == "People"
+    assert [r.id for r in users.items] == ["people/create"]
+    assert users.items[0].path == col / "people/create.toml"
+    assert not (col / "users").exists()
+    assert (col / "people/folder.toml").read_text() == (
+        '# kept\nname = "People"  # kept too\n[variables]\nx = 1\n'
+    )
+    assert (col / "collection.toml").read_text() == (
+        '# the API\nname = "Test"\norder = ["people", "ping"]\n'
+    )
+    reloaded = load_collection(col)
+    assert reloaded.order == loaded.order == ["people", "ping"]
+    assert reloaded.find_folder("people").variables == {"x": 1}
+    assert [getattr(i, "id", None) for i in reloaded.items] == ["people", "ping"]
+    # A name with the same slug keeps the directory; a taken one gets a free name.
+    rename_folder(loaded, users, "PEOPLE")
+    assert users.path == col / "people" and load_collection(col).find_folder("people").name == (
+        "PEOPLE"
+    )
+    taken = write(col, "team/keep.toml", 'name = "Keep"\n')
+    rename_folder(loaded, users, "Team")
+    assert users.path == col / "team-2" and taken.read_text() == 'name = "Keep"\n'
+    assert load_collection(col).order == ["team-2", "ping"]
+    rename_folder(loaded, users, "TEAM")  # "team" still taken: "team-2" is right as it is
+    assert users.path == col / "team-2"
+    shutil.rmtree(col / "team")
+    rename_folder(loaded, users, "Team")  # now free: the suffix goes
+    assert users.path == col / "team" and load_collection(col).order == ["team", "ping"]
+
+
+def test_rename_folder_keeps_a_directory_not_named_after_it(col: Path) -> None:
+    write(col, "legacy_v1/folder.toml", 'name = "API v1"\n')
+    write(col, "legacy_v1/get.toml", 'name = "Get"\n')
+    loaded = load_collection(col)
+    folder = loaded.find_folder("legacy_v1")
+    rename_folder(loaded, folder, "API v2")
+    assert folder.path == col / "legacy_v1"
+    assert load_collection(col).find_folder("legacy_v1").name == "API v2"
+
+
+def test_rename_folder_without_a_folder_file(col: Path) -> None:
+    write(col, "misc/a.toml", 'name = "A"\n')
+    loaded = load_collection(col)
+    misc = loaded.find_folder("misc")
+    rename_folder(loaded, misc, "Odds and ends")  # the directory alone gives this name
+    assert misc.path == col / "odds-and-ends" and not (misc.path / "folder.toml").exists()
+    rename_folder(loaded, misc, "ACME")  # it does not give this one: folder.toml keeps it
+    assert misc.path == col / "acme" and load_collection(col).find_folder("acme").name == "ACME"
+
+
+def test_rename_folder_with_a_broken_same_stem_request_and_an_order(col: Path) -> None:
+    write(col, "collection.toml", 'name = "Test"\norder = ["ping", "users"]\n')
+    write(col, "users.toml", 'name = "Users request"\n')
+    loaded = load_collection(col)
+    rename_folder(loaded, loaded.find_folder("users"), "People")
+    # "users" also placed the request users.toml: it stays, the folder comes just before it.
+    assert load_collection(col).order == ["ping", "people", "users"]
+
+
+def test_rename_folder_refuses_a_broken_folder_file(col: Path) -> None:
+    ffile = write(col, "users/folder.toml", 'name = "Users"\n')
+    loaded = load_collection(col)
+    ffile.write_text("name = \n")
+    with pytest.raises(SaveError, match="not renamed"):
+        rename_folder(loaded, loaded.find_folder("users"), "People")
+    assert ffile.read_text() == "name = \n" and not (col / "people").exists()
+
+
+def test_rename_folder_never_replaces_a_directory_that_appears(
+    col: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pigeon import store
+
+    write(col, "users/folder.toml", 'name = "Users"\n')
+    loaded = load_collection(col)
+    users = loaded.find_folder("users")
+    (col / "people").mkdir()  # empty: a plain rename(2) would replace it
+    monkeypatch.setattr(store, "_free_stem", lambda *args, **kwargs: "people")
+    before = files_under(col / "users")
+    with pytest.raises(SaveError, match="not renamed"):
+        rename_folder(loaded, users, "People")
+    assert files_under(col / "users") == before and list((col / "people").iterdir()) == []
+    assert users.path == col / "users" and users.name == "Users"
+
+
+def test_duplicate_folder_copies_everything_and_never_overwrites(col: Path) -> None:
+    write(col, "collection.toml", 'name = "Test"\n# order\norder = ["users", "ping"]\n')
+    write(col, "users/folder.toml", 'name = "Users"\n[variables]\nx = 1\n')
+    write(col, "users/inner/deep.toml", 'name = "Deep"\n')
+    write(col, "users/data/upload.bin", "bytes")
+    write(col, "users/bad.toml", "name = \n")
+    taken = write(col, "users-copy/keep.toml", 'name = "Keep"\n')
+    loaded = load_collection(col)
+    users = loaded.find_folder("users")
+    original = files_under(col / "users")
+    copied = duplicate_folder(loaded, users)
+    # "users-copy" is taken, and shows as "Users copy": the copy's name is unique too.
+    assert copied.name == "Users copy 2" and copied.path == col / "users-copy-2"
+    assert copied.id == "users-copy-2" and copied in loaded.items
+    assert taken.read_text() == 'name = "Keep"\n' and files_under(col / "users") == original
+    duplicate = files_under(copied.path)
+    assert duplicate.pop("folder.toml") == b'name = "Users copy 2"\n[variables]\nx = 1\n'
+    assert duplicate == {k: v for k, v in original.items() if k != "folder.toml"}
+    assert {r.id for _, r in loaded.walk()} >= {
+        "users-copy-2/create",
+        "users-copy-2/inner/deep",
+    }
+    assert col / "users-copy-2/bad.toml" in [b.path for b in loaded.broken]
+    assert (col / "collection.toml").read_text() == (
+        'name = "Test"\n# order\norder = ["users", "users-copy-2", "ping"]\n'
+    )
+    again = duplicate_folder(loaded, users)
+    assert again.name == "Users copy 3" and again.path == col / "users-copy-3"
+    assert hidden_leftovers(col) == []
+    reloaded = load_collection(col)
+    assert reloaded.find_folder("users-copy-2").variables == {"x": 1}
+    assert reloaded.order == ["users", "users-copy-3", "users-copy-2", "ping"]
+
+
+def test_move_folder_updates_both_orders_and_refuses_its_own_subfolders(col: Path) -> None:
+    write(col, "collection.toml", 'name = "Test"\norder = ["users", "ping"]\n')
+    write(col, "admin/folder.toml", 'name = "Admin"\norder = ["reset"]\n')
+    write(col, "admin/reset.toml", 'name = "Reset"\n')
+    write(col, "users/inner/deep.toml", 'name = "Deep"\n')
+    loaded = load_collection(col)
+    users, admin = loaded.find_folder("users"), loaded.find_folder("admin")
+    inner = loaded.find_folder("users/inner")
+    for wrong in (users, inner):
+        with pytest.raises(SaveError, match="into itself"):
+            move_folder(loaded, users, wrong)
+    assert (col / "users/inner/deep.toml").is_file()
+    move_folder(loaded, users, admin)
+    assert users.path == col / "admin/users" and users in admin.items and users not in loaded.items
+    assert inner.id == "admin/users/inner" and inner.items[0].id == "admin/users/inner/deep"
+    reloaded = load_collection(col)
+    assert reloaded.order == ["ping"]
+    assert reloaded.find_folder("admin").order == ["reset", "users"]
+    assert [r.id for r in reloaded.requests()] == [
+        "ping",
+        "admin/reset",
+        "admin/users/create",
+        "admin/users/inner/deep",
+    ]
+    # Back to the top level, where a folder "users" has appeared meanwhile: a free name,
+    # and the name it showed (from its directory) is kept in a folder.toml.
+    write(col, "users/other.toml", 'name = "Other"\n')
+    move_folder(loaded, users, None)
+    assert users.path == col / "users-2" and users.name == "Users"
+    assert load_collection(col).find_folder("users-2").name == "Users"
+    assert load_collection(col).find_folder("admin").order == ["reset"]
+    assert move_folder(loaded, users, None) is users and users.path == col / "users-2"
+
+
+def test_folder_contents_and_delete_folder(col: Path) -> None:
+    write(col, "collection.toml", 'name = "Test"\norder = ["users", "ping"]\n')
+    write(col, "users/folder.toml", 'name = "Users"\n')
+    write(col, "users/inner/deep.toml", 'name = "Deep"\n')
+    write(col, "users/inner/folder.toml", "order = 1\n")
+    write(col, "users/bad.toml", "name = \n")
+    write(col, "users/notes.md", "notes")
+    write(col, "users/.hidden/x.toml", 'name = "x"\n')
+    loaded = load_collection(col)
+    users = loaded.find_folder("users")
+    contents = folder_contents(users)
+    assert (contents.requests, contents.folders) == (2, 1)
+    assert contents.broken == (col / "users/bad.toml", col / "users/inner/folder.toml")
+    assert contents.other == (col / "users/.hidden/x.toml", col / "users/notes.md")
+    write(col, "users/new.toml", 'name = "New"\n')  # appeared after the question
+    with pytest.raises(SaveError, match="changed"):
+        delete_folder(loaded, users, contents)
+    assert (col / "users/new.toml").is_file()
+    delete_folder(loaded, users, folder_contents(users))
+    assert not (col / "users").exists() and hidden_leftovers(col) == []
+    assert users not in loaded.items and loaded.broken == []
+    assert load_collection(col).order == ["ping"] == loaded.order
+    assert [r.id for r in load_collection(col).requests()] == ["ping"]
+
+
+def test_rename_folder_adds_a_missing_name_where_it_belongs(col: Path) -> None:
+    write(col, "a/folder.toml", '# about a\norder = ["x"]\n')
+    write(col, "b/folder.toml", "# about b\n\n[variables]\nx = 1\n")
+    loaded = load_collection(col)
+    rename_folder(loaded, loaded.find_folder("a"), "A")  # the directory stays "a"
+    rename_folder(loaded, loaded.find_folder("b"), "B")
+    assert (col / "a/folder.toml").read_text() == '# about a\nname = "A"\norder = ["x"]\n'
+    assert (col / "b/folder.toml").read_text() == ('# about b\n\nname = "B"\n[variables]\nx = 1\n')
+
+
+def test_edit_in_place_falls_back_to_a_rewrite_when_it_cannot_be_checked(col: Path) -> None:
+    # A dotted key in the head: an edit in place is not attempted blind, the file is written
+    # anew from what is on disk (its comments go, nothing else does).
+    write(col, "collection.toml", '# gone\nname = "Test"\nmeta.owner = "me"\norder = ["users"]\n')
+    loaded = load_collection(col)
+    rename_folder(loaded, loaded.find_folder("users"), "People")
+    reloaded = load_collection(col)
+    assert reloaded.order == ["people"] and reloaded.extra == {"meta": {"owner": "me"}}
 
 
 # -- the demo collection ----------------------------------------------------------------------

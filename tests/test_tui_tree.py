@@ -1,16 +1,42 @@
-"""The collection tree with Pilot: new, rename, delete, duplicate, move; zoom and palette reload."""
+"""The collection tree with Pilot: new, rename, delete, duplicate and move of requests and
+folders; zoom and palette reload."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pigeon.model import Request
+from textual.pilot import Pilot
+from textual.widgets import Label
+
+from pigeon.model import Folder, Request
 from pigeon.store import load_collection
 from pigeon.tui.app import PigeonApp
+from pigeon.tui.screens.choose import ChooseScreen
+from pigeon.tui.screens.confirm import UnsavedScreen
+from pigeon.tui.screens.delete_folder import DeleteFolderScreen
+from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.request_editor import RequestEditor
 from test_tui_support import *  # noqa: F403 - the shared fixtures
-from test_tui_support import main_screen, running
+from test_tui_support import main_screen, replace_url, running
+
+
+async def highlight_folder(pilot: Pilot, folder_id: str) -> CollectionTree:
+    """Put the tree's cursor on a folder, as the arrow keys would, with the tree focused."""
+    tree = main_screen(pilot.app).query_one(CollectionTree)
+    tree.focus()
+    node = next(
+        n for n in tree._all_nodes() if isinstance(n.data, Folder) and n.data.id == folder_id
+    )
+    tree.move_cursor(node)
+    await pilot.pause()
+    assert tree.highlighted_item is node.data
+    return tree
+
+
+def highlighted_path(tree: CollectionTree) -> Path | None:
+    item = tree.highlighted_item
+    return item.path if isinstance(item, (Folder, Request)) else None
 
 
 async def test_tree_new_rename_delete(app: PigeonApp, collection: Path) -> None:
@@ -49,8 +75,6 @@ async def test_tree_new_rename_delete(app: PigeonApp, collection: Path) -> None:
 
 
 async def test_duplicate_and_move(app: PigeonApp, collection: Path) -> None:
-    from pigeon.tui.screens.choose import ChooseScreen
-
     async with running(app, "users/list-users") as pilot:
         screen = main_screen(app)
         tree = screen.query_one(CollectionTree)
@@ -102,3 +126,125 @@ async def test_maximise_and_palette_reload(app: PigeonApp, collection: Path) -> 
             isinstance(n.data, Request) and n.data.id == "users/added" for n in tree._all_nodes()
         )
         assert screen.query_one(RequestEditor).request.id == "users/list-users"
+
+
+async def test_new_folder_goes_into_the_highlighted_folder(
+    app: PigeonApp, collection: Path
+) -> None:
+    async with running(app) as pilot:
+        tree = await highlight_folder(pilot, "auth")
+        await pilot.press("f")
+        await pilot.pause()
+        await pilot.press(*"Admin Tools", "enter")
+        await pilot.pause()
+        made = collection / "auth" / "admin-tools"
+        assert load_collection(collection).find_folder("auth/admin-tools").name == "Admin Tools"
+        assert (made / "folder.toml").is_file()
+        assert highlighted_path(tree) == made
+
+
+async def test_rename_folder_asks_about_unsaved_edits_and_the_editor_follows(
+    app: PigeonApp, collection: Path
+) -> None:
+    async with running(app, "users/list-users") as pilot:
+        screen = main_screen(app)
+        editor = screen.query_one(RequestEditor)
+        await replace_url(pilot, "{{base_url}}/edited")
+        assert editor.dirty
+        await highlight_folder(pilot, "users")
+        await pilot.press("r", "ctrl+u", *"People", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, UnsavedScreen)
+        await pilot.press("escape")  # cancel: nothing renamed, the edit still unsaved
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+        assert (collection / "users").is_dir() and not (collection / "people").exists()
+        assert editor.dirty
+
+        tree = await highlight_folder(pilot, "users")
+        await pilot.press("r", "ctrl+u", *"People", "enter")
+        await pilot.pause()
+        await pilot.press("s")  # save, then rename
+        await pilot.pause()
+        moved = collection / "people" / "list-users.toml"
+        assert not (collection / "users").exists()
+        assert "{{base_url}}/edited" in moved.read_text(encoding="utf-8")
+        assert 'name = "People"' in (collection / "people" / "folder.toml").read_text()
+        collection_text = (collection / "collection.toml").read_text(encoding="utf-8")
+        assert 'order = ["auth", "people", "auth-styles", "bodies", "responses"]' in (
+            collection_text
+        )
+        assert "# The Pigeon demo collection" in collection_text  # edited in place
+        assert editor.request.path == moved and editor.request.id == "people/list-users"
+        assert not editor.dirty
+        assert highlighted_path(tree) == collection / "people"
+
+        await replace_url(pilot, "{{base_url}}/again")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "{{base_url}}/again" in moved.read_text(encoding="utf-8")
+        assert not (collection / "users").exists()  # the save went to the new file
+
+
+async def test_duplicate_and_move_folder(app: PigeonApp, collection: Path) -> None:
+    async with running(app, "users/list-users") as pilot:
+        screen = main_screen(app)
+        tree = await highlight_folder(pilot, "users")
+        await pilot.press("c")
+        await pilot.pause()
+        copied = load_collection(collection).find_folder("users-copy")
+        assert copied is not None and copied.name == "Users copy"
+        assert [r.id for r in copied.items] == ["users-copy/list-users", "users-copy/create-user"]
+        assert highlighted_path(tree) == collection / "users-copy"
+
+        await highlight_folder(pilot, "users")
+        await pilot.press("m")
+        await pilot.pause()
+        assert isinstance(app.screen, ChooseScreen)
+        labels = [str(o.prompt).strip() for o in app.screen.query_one("OptionList").options]
+        assert "Users" not in labels and "Users copy" in labels  # not into itself
+        await pilot.press("down", "enter")  # (top level), then Auth
+        await pilot.pause()
+        moved = collection / "auth" / "users"
+        assert (moved / "list-users.toml").is_file() and not (collection / "users").exists()
+        reloaded = load_collection(collection)
+        assert "users" not in reloaded.order
+        assert reloaded.find_folder("auth").order == ["login", "me", "users"]
+        editor = screen.query_one(RequestEditor)
+        assert editor.request.path == moved / "list-users.toml"
+        assert editor.request.id == "auth/users/list-users" and not editor.dirty
+        assert highlighted_path(tree) == moved
+
+
+async def test_delete_folder_says_what_goes_including_broken_files(
+    app: PigeonApp, collection: Path
+) -> None:
+    (collection / "users" / "notes.md").write_text("notes", encoding="utf-8")
+    async with running(app, "users/list-users") as pilot:
+        screen = main_screen(app)
+        await replace_url(pilot, "{{base_url}}/unsaved")
+        tree = await highlight_folder(pilot, "users")
+        await pilot.press("d")
+        await pilot.pause()
+        assert isinstance(app.screen, DeleteFolderScreen)
+        message = " ".join(str(label.content) for label in app.screen.query(Label))
+        assert "2 requests and 0 subfolders" in message
+        assert "1 file in it does not load" in message and "users/broken.toml" in message
+        assert "1 other file: users/notes.md" in message
+        assert "unsaved changes to “List users” will be lost" in message
+        await pilot.press("n")
+        await pilot.pause()
+        assert (collection / "users" / "broken.toml").is_file()
+
+        await pilot.press("d", "y")
+        await pilot.pause()
+        assert not (collection / "users").exists()
+        assert not [p for p in collection.iterdir() if p.name.startswith(".users")]
+        assert screen.query_one(RequestEditor).request is None
+        assert tree._dirty == set()
+        assert "users" not in load_collection(collection).order
+        assert highlighted_path(tree) == collection / "auth-styles"  # the next one
+        assert not any(
+            str(getattr(n.data, "path", "")).startswith(str(collection / "users"))
+            for n in tree._all_nodes()
+        )

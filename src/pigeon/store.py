@@ -17,6 +17,7 @@ import io
 import math
 import os
 import re
+import shutil
 import stat
 import tempfile
 import tomllib
@@ -24,6 +25,7 @@ import unicodedata
 import uuid
 from collections.abc import Callable, Mapping
 from contextlib import suppress
+from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
@@ -1297,6 +1299,485 @@ def move_request(col: Collection, req: Request, folder: Folder | None) -> Reques
     new_items.append(req)
     _resort(col, folder)
     return req
+
+
+# -- folders: rename, duplicate, move, delete ------------------------------------------------
+#
+# A folder is a directory, so each of these changes a directory in one step (a rename, never
+# a copy-then-delete of the original) and refuses rather than replace anything. The ``order``
+# lists of the parents involved follow; those files are edited in place (comments and layout
+# kept) when that can be checked to change nothing else.
+
+
+@dataclass(frozen=True)
+class FolderContents:
+    """What a folder holds on disk (not as loaded): what deleting it would remove."""
+
+    requests: int = 0
+    folders: int = 0
+    broken: tuple[Path, ...] = ()  # .toml files that do not load: requests or folder.toml
+    other: tuple[Path, ...] = ()  # anything else: notes, upload files, hidden files, links
+
+
+def folder_contents(folder: Folder) -> FolderContents:
+    """Count a folder's requests and subfolders, and list its broken and other files.
+
+    Symbolic links are listed as other files and not followed: deleting removes the link only.
+    """
+    if folder.path is None:
+        raise SaveError(f"folder {folder.name!r} has no directory")
+    requests = folders = 0
+    broken: list[Path] = []
+    other: list[Path] = []
+
+    def scan(directory: Path, hidden: bool) -> None:
+        nonlocal requests, folders
+        try:
+            with os.scandir(directory) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError as exc:
+            raise SaveError(f"cannot read {directory}: {exc.strerror or exc}") from exc
+        for entry in entries:
+            path = Path(entry.path)
+            inside_hidden = hidden or entry.name.startswith(".")
+            if entry.is_symlink():
+                other.append(path)
+            elif entry.is_dir():
+                if not inside_hidden:
+                    folders += 1
+                scan(path, inside_hidden)
+            elif inside_hidden or not entry.name.endswith(".toml") or entry.name == COLLECTION_FILE:
+                other.append(path)
+            else:
+                parse = _check_folder if entry.name == FOLDER_FILE else request_from_toml
+                try:
+                    parse(_read_text(path), path)
+                except LoadError:
+                    broken.append(path)
+                else:
+                    if entry.name != FOLDER_FILE:
+                        requests += 1
+
+    scan(folder.path, False)
+    return FolderContents(requests, folders, tuple(broken), tuple(other))
+
+
+def _rename_dir_exclusive(src: Path, dst: Path) -> None:
+    """Rename a directory in one step without ever replacing ``dst`` (``FileExistsError``).
+
+    POSIX ``rename`` would replace an empty directory, so ``dst`` is first made here (which
+    fails if anything is there) and the rename replaces only that empty directory.
+    """
+    if os.name == "nt":  # Windows never replaces a directory by renaming onto it
+        os.rename(src, dst)
+    else:
+        os.mkdir(dst)
+        try:
+            os.rename(src, dst)
+        except BaseException:
+            with suppress(OSError):
+                os.rmdir(dst)
+            raise
+    _fsync_dir(dst.parent)
+    _fsync_dir(src.parent)
+
+
+def _is_within(path: Path, directory: Path) -> bool:
+    return path == directory or directory in path.parents
+
+
+def _repath(col: Collection, folder: Folder, new: Path) -> None:
+    """Point ``folder``, everything in it and its broken files at ``new`` (after a rename)."""
+    old = folder.path
+    assert old is not None
+
+    def moved(path: Path) -> Path:
+        return new / path.relative_to(old)
+
+    def visit(item: Folder | Request) -> None:
+        if item.path is not None and _is_within(item.path, old):
+            item.path = moved(item.path)
+            item.id = _rel_id(col.root, item.path)
+        if isinstance(item, Folder):
+            for child in item.items:
+                visit(child)
+
+    visit(folder)
+    for broken in col.broken:
+        if _is_within(broken.path, old):
+            broken.path = moved(broken.path)
+
+
+def _statements(lines: list[str]) -> list[tuple[int, int, dict[str, Any]]] | None:
+    """The top-level ``key = value`` statements before the first table: (first line, last
+    line, what the statement parses to). ``None`` when the head cannot be read that way."""
+    out: list[tuple[int, int, dict[str, Any]]] = []
+    i = 0
+    while i < len(lines):
+        stripped = lines[i].strip()
+        if stripped.startswith("["):
+            break
+        if not stripped or stripped.startswith("#"):
+            i += 1
+            continue
+        for j in range(i, len(lines)):  # a value may run over several lines
+            try:
+                piece = tomllib.loads("\n".join(lines[i : j + 1]))
+            except tomllib.TOMLDecodeError:
+                continue
+            break
+        else:
+            return None
+        out.append((i, j, piece))
+        i = j + 1
+    return out
+
+
+def _edit_head(text: str, updates: Mapping[str, Any]) -> str | None:
+    """``text`` with top-level keys set (``None``: removed) and every other line kept, so its
+    comments survive; ``None`` when that cannot be done and checked to change nothing else."""
+    try:
+        expected = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+    lines = text.split("\n")
+    for key, value in updates.items():
+        statements = _statements(lines)
+        if statements is None:
+            return None
+        mine = [(i, j, piece) for i, j, piece in statements if list(piece) == [key]]
+        new_lines = [] if value is None else [f"{_key(key)} = {_inline(value)}"]
+        if mine:
+            (i, j, piece), *_ = mine
+            if new_lines:
+                new_lines[0] += _trailing_comment(lines[j], piece if i == j else None)
+            lines[i : j + 1] = new_lines
+        elif value is not None:
+            named = [j for i, j, piece in statements if list(piece) == ["name"]]
+            if named:
+                at = named[0] + 1
+            elif statements:
+                at = statements[0][0]
+            else:  # after the leading comments
+                end = len(lines) - (lines[-1] == "")
+                at = next((n for n, line in enumerate(lines) if line.startswith("[")), end)
+            lines[at:at] = new_lines
+        if value is None:
+            expected.pop(key, None)
+        else:
+            expected[key] = value
+    edited = "\n".join(lines)
+    try:
+        return edited if tomllib.loads(edited) == expected else None
+    except tomllib.TOMLDecodeError:
+        return None
+
+
+def _trailing_comment(line: str, piece: dict[str, Any] | None) -> str:
+    """The comment ending a one-line statement that parses to ``piece`` (with the spaces
+    before it), so that a value changed in place keeps its note."""
+    if piece is None:
+        return ""
+    for hash_at in (m.start() for m in re.finditer("#", line)):
+        head = line[:hash_at]
+        try:
+            if tomllib.loads(head) == piece:
+                return head[len(head.rstrip()) :] + line[hash_at:]
+        except tomllib.TOMLDecodeError:
+            continue
+    return ""
+
+
+def _container_file(col: Collection, folder: Folder | None) -> tuple[Path, Callable]:
+    if folder is None:
+        return col.root / COLLECTION_FILE, _check_collection
+    if folder.path is None:
+        raise SaveError(f"folder {folder.name!r} has no directory")
+    return folder.path / FOLDER_FILE, _check_folder
+
+
+def _on_disk_text(col: Collection, folder: Folder | None, doing: str) -> str | None:
+    """The text of a collection's or folder's file (``None``: there is none), or a refusal
+    naming it when it does not load: it is never overwritten."""
+    path, parse = _container_file(col, folder)
+    if not path.exists():
+        return None
+    try:
+        text = _read_text(path)
+        parse(text, path)
+    except LoadError as exc:
+        raise SaveError(f"not {doing}: {exc}; it is never overwritten, fix it first") from exc
+    return text
+
+
+def _write_head(col: Collection, folder: Folder | None, updates: Mapping[str, Any]) -> None:
+    """Set top-level keys of the collection's or a folder's file, keeping its comments when
+    possible, else rewriting it from what is on disk (never from unsaved state)."""
+    path, parse = _container_file(col, folder)
+    text = _on_disk_text(col, folder, "saved")
+    edited = _edit_head(text, updates) if text is not None else None
+    if edited is None:
+        edited = _rewritten(col, folder, text, updates)
+    _safe_write(path, edited, parse)
+    if folder is not None:
+        folder.has_file = True
+
+
+def _rewritten(
+    col: Collection, folder: Folder | None, text: str | None, updates: Mapping[str, Any]
+) -> str:
+    """A collection's or folder's file written anew from what is on disk, with ``updates``
+    (its comments are lost: only when an edit in place could not be checked)."""
+    path, _ = _container_file(col, folder)
+    node: Any = Collection(name=col.name, root=col.root) if folder is None else Folder(folder.name)
+    if text is not None:
+        fill = _collection_data if folder is None else _folder_data
+        _load_document(text, path, lambda d: fill(d, node))
+    for key, value in updates.items():
+        setattr(node, key, [] if value is None else value)  # only ``order`` is ever removed
+    return collection_to_toml(node) if folder is None else folder_to_toml(node)
+
+
+def _order_refers(entry: str, stem: str) -> bool:
+    """Whether an ``order`` entry names the folder ``stem`` (``stem.toml`` names a request)."""
+    return not entry.endswith(".toml") and entry.strip("/") == stem
+
+
+def _new_order(
+    order: list[str], directory: Path, old: str, new: str | None, after: bool = False
+) -> list[str] | None:
+    """``order`` with the folder ``old`` renamed to ``new`` (``None``: left out); with
+    ``after`` the new entry goes after the old one, which stays. A bare entry also places a
+    request of the same stem, so it stays while that file exists. ``None``: no change."""
+    keep_old = after or (directory / f"{old}.toml").exists()
+    out: list[str] = []
+    for entry in order:
+        if not _order_refers(entry, old):
+            out.append(entry)
+            continue
+        added = [] if new is None else [new]
+        if not keep_old:
+            out += added
+        elif after:
+            out += [entry, *added]
+        else:  # a folder is listed before a request of the same stem
+            out += [*added, entry]
+    return out if out != order else None
+
+
+def _set_order(col: Collection, folder: Folder | None, order: list[str]) -> None:
+    _write_head(col, folder, {"order": order or None})
+    if folder is None:
+        col.order[:] = order
+    else:
+        folder.order[:] = order
+
+
+def _take_out(col: Collection, folder: Folder, parent: Folder | None) -> None:
+    items, _, _ = _container(col, parent)
+    items[:] = [it for it in items if it is not folder]
+
+
+def rename_folder(col: Collection, folder: Folder, new_name: str) -> Folder:
+    """Give a folder a new name (``name`` in its ``folder.toml``).
+
+    A directory named after the old name (or a folder without ``folder.toml``, named after its
+    directory) is renamed after the new one, to a name that is free; the parent's ``order``
+    follows. A ``folder.toml`` that does not load is never touched: the rename is refused.
+    """
+    new_name = new_name.strip()
+    if not new_name:
+        raise SaveError("a folder needs a name")
+    parent = _parent_of(col, folder)
+    _, order, directory = _container(col, parent)
+    _, _, old = _container(col, folder)
+    text = _on_disk_text(col, folder, "renamed")
+    base = slugify(new_name) or "folder"
+    stem = old.name
+    named_after_it = text is None or _named_after(old.name, folder.name)
+    if named_after_it and not _already_named(col, directory, stem, base):
+        stem = _free_stem(col, directory, base)
+    new = directory / stem
+    new_order = _new_order(order, directory, old.name, stem) if new != old else None
+    if new_order is not None:
+        _on_disk_text(col, parent, "renamed")
+    if text is not None or title_from_stem(stem) != new_name:
+        _write_head(col, folder, {"name": new_name})
+    if new != old:
+        try:
+            _rename_dir_exclusive(old, new)
+        except OSError as exc:
+            _restore_head(old / FOLDER_FILE, text)
+            folder.has_file = text is not None
+            raise SaveError(f"not renamed: cannot rename {old} to {new.name}: {exc}") from exc
+        _repath(col, folder, new)
+    folder.name = new_name
+    if new_order is not None:
+        _set_order(col, parent, new_order)
+    _resort(col, parent)
+    return folder
+
+
+def _named_after(stem: str, name: str) -> bool:
+    """Whether a directory name is what ``name`` would give (``base`` or ``base-N``)."""
+    base = slugify(name) or "folder"
+    return re.fullmatch(rf"{re.escape(base)}(-\d+)?", stem) is not None
+
+
+def _already_named(col: Collection, directory: Path, stem: str, base: str) -> bool:
+    """Whether a directory ``stem`` is what a new name of slug ``base`` would get anyway:
+    ``base`` itself, or ``base-N`` while ``base`` is taken."""
+    if stem == base:
+        return True
+    taken = (
+        base in RESERVED_STEMS
+        or (directory == col.root and base == ENVIRONMENTS_DIR)
+        or (directory / base).exists()
+        or (directory / f"{base}.toml").exists()
+    )
+    return taken and re.fullmatch(rf"{re.escape(base)}-\d+", stem) is not None
+
+
+def _restore_head(path: Path, text: str | None) -> None:
+    """Put a folder file back as it was (``None``: there was none) after a failed rename."""
+    with suppress(OSError):
+        if text is None:
+            path.unlink(missing_ok=True)
+        else:
+            atomic_write(path, text)
+
+
+def duplicate_folder(col: Collection, folder: Folder) -> Folder:
+    """Copy a folder, everything in it included, to a new sibling named "<name> copy".
+
+    The copy is made in a hidden directory and renamed into place in one step, so the
+    collection never shows half a copy; no existing file or folder is ever replaced.
+    """
+    parent = _parent_of(col, folder)
+    items, order, directory = _container(col, parent)
+    _, _, source = _container(col, folder)
+    text = _on_disk_text(col, folder, "duplicated")
+    taken = {it.name.casefold() for it in items if isinstance(it, Folder)}
+    name = f"{folder.name} copy"
+    for n in range(2, 10_000):
+        if name.casefold() not in taken:
+            break
+        name = f"{folder.name} copy {n}"
+    stem = _free_stem(col, directory, slugify(name) or "folder")
+    new_order = _new_order(order, directory, source.name, stem, after=True)
+    if new_order is not None:
+        _on_disk_text(col, parent, "duplicated")
+    work = Path(tempfile.mkdtemp(prefix=f".{stem}.", suffix=".copy", dir=directory))
+    try:
+        shutil.copytree(source, work, symlinks=True, dirs_exist_ok=True)  # mode included
+        if text is not None:
+            _write_head(col, Folder(name=name, path=work), {"name": name})
+        elif title_from_stem(stem) != name:
+            _create_exclusive(work / FOLDER_FILE, folder_to_toml(Folder(name=name)))
+        new = directory / stem
+        _rename_dir_exclusive(work, new)
+    except OSError as exc:
+        shutil.rmtree(work, ignore_errors=True)
+        raise SaveError(f"not duplicated: {exc}") from exc
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    seen = {os.path.realpath(p) for p in (new, *new.parents) if _is_within(p, col.root)}
+    copied = _load_folder(col, new, seen)
+    items.append(copied)
+    if new_order is not None:
+        _set_order(col, parent, new_order)
+    _resort(col, parent)
+    return copied
+
+
+def move_folder(col: Collection, folder: Folder, target: Folder | None) -> Folder:
+    """Move a folder into ``target`` (``None``: the top level), keeping its directory name
+    when it is free there; never into itself or a folder inside it, and nothing is replaced.
+    Both ``order`` lists follow: the old one forgets it, a non-empty new one lists it last."""
+    parent = _parent_of(col, folder)
+    _, old_order, old_directory = _container(col, parent)
+    _, _, old = _container(col, folder)
+    if target is not None:
+        _parent_of(col, target)
+        _, _, inside = _container(col, target)
+        if target is folder or _parent_chain_has(col, target, folder) or _is_within(inside, old):
+            raise SaveError(f"cannot move {folder.name!r} into itself or a folder inside it")
+    if target is parent:
+        return folder
+    new_items, new_order, directory = _container(col, target)
+    stem = _free_stem(col, directory, old.name)
+    new = directory / stem
+    forget = _new_order(old_order, old_directory, old.name, None)
+    if forget is not None:
+        _on_disk_text(col, parent, "moved")
+    if new_order:
+        _on_disk_text(col, target, "moved")
+    keep_name = not (old / FOLDER_FILE).exists() and title_from_stem(stem) != folder.name
+    try:
+        _rename_dir_exclusive(old, new)
+    except OSError as exc:
+        raise SaveError(f"not moved: cannot move {old} to {new}: {exc}") from exc
+    _repath(col, folder, new)
+    _take_out(col, folder, parent)
+    new_items.append(folder)
+    if keep_name:  # its directory got a -N suffix: the name it showed is kept in folder.toml
+        _create_exclusive(new / FOLDER_FILE, folder_to_toml(Folder(name=folder.name)))
+        folder.has_file = True
+    if forget is not None:
+        _set_order(col, parent, forget)
+    if new_order:
+        _set_order(col, target, [*new_order, stem])
+    _resort(col, target)
+    return folder
+
+
+def _parent_chain_has(col: Collection, item: Folder, ancestor: Folder) -> bool:
+    """Whether ``ancestor`` holds ``item``, directly or further up."""
+    parent = _parent_of(col, item)
+    while parent is not None:
+        if parent is ancestor:
+            return True
+        parent = _parent_of(col, parent)
+    return False
+
+
+def delete_folder(col: Collection, folder: Folder, expected: FolderContents | None = None) -> None:
+    """Delete a folder and everything in it.
+
+    With ``expected`` (what the user was shown, from ``folder_contents``), a folder whose
+    contents changed since is not deleted. The directory is first renamed to a hidden name,
+    so it leaves the collection in one step; if removing it then fails, what is left is put
+    back under its own name.
+    """
+    parent = _parent_of(col, folder)
+    _, order, directory = _container(col, parent)
+    _, _, path = _container(col, folder)
+    if expected is not None and folder_contents(folder) != expected:
+        raise SaveError(f"not deleted: {path.name} changed on disk since; look again")
+    forget = _new_order(order, directory, path.name, None)
+    if forget is not None:
+        _on_disk_text(col, parent, "deleted")
+    doomed = directory / f".{path.name}.deleting-{uuid.uuid4().hex[:8]}"
+    try:
+        _rename_dir_exclusive(path, doomed)
+    except OSError as exc:
+        raise SaveError(f"not deleted: {exc}") from exc
+    try:
+        shutil.rmtree(doomed)
+    except OSError as exc:
+        try:
+            _rename_dir_exclusive(doomed, path)
+        except OSError:
+            where = f"what is left is in {doomed}"
+        else:
+            where = f"what is left is still in {path}"
+        raise SaveError(f"not deleted completely: {exc}; {where}") from exc
+    _fsync_dir(directory)
+    _take_out(col, folder, parent)
+    col.broken[:] = [b for b in col.broken if not _is_within(b.path, path)]
+    if forget is not None:
+        _set_order(col, parent, forget)
 
 
 def create_environment(col: Collection, name: str) -> Environment:

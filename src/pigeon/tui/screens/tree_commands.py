@@ -1,7 +1,10 @@
-"""Collection tree commands of the main screen: new, rename, duplicate, delete, move.
+"""Collection tree commands of the main screen: new, rename, duplicate, delete, move, for
+requests and folders alike.
 
 Every file change goes through a ``pigeon.store`` helper; a refusal becomes a message and the
-model is left as the store left it.
+model is left as the store left it. Renaming or moving a folder moves the files inside it, so
+unsaved edits of the request being edited there are saved or discarded first, and the editor
+follows that request to its new file.
 """
 
 from __future__ import annotations
@@ -78,16 +81,116 @@ class TreeCommands:
                 "New folder", store.create_folder, self.session.collection, parent, name
             )
             if folder is not FAILED:
-                self._rebuild_tree()
+                self._rebuild_tree(folder.path)
 
-        self.app.push_screen(PromptScreen("New folder", placeholder="users"), named)
+        where = f" in {parent.name}" if parent else ""
+        self.app.push_screen(PromptScreen(f"New folder{where}", placeholder="users"), named)
+
+    # -- folders ------------------------------------------------------------------------------
+
+    def _editing_inside(self, folder: Folder) -> bool:
+        """Whether the request in the editor has its file inside ``folder``."""
+        editor = self.query_one(RequestEditor)
+        path = editor.request.path if editor.request is not None else None
+        return path is not None and folder.path is not None and folder.path in path.parents
+
+    def _follow_saved(self) -> None:
+        """The request being edited moved on disk: its working copy takes the new file."""
+        editor = self.query_one(RequestEditor)
+        saved, work = editor.saved, editor.request
+        if saved is None or work is None or work.path == saved.path:
+            return
+        work.path, work.id = saved.path, saved.id
+        if not editor.dirty:
+            editor.mark_saved(saved)
+        editor.refresh_preview()
+
+    def _change_folder(self, folder: Folder, what: str, fn: Any, *args: Any) -> None:
+        """Rename or move ``folder`` through the store, once unsaved edits of a request inside
+        it are saved or discarded; then the editor, the tree and the variables follow."""
+
+        def change() -> None:
+            self._store_call(what, fn, self.session.collection, folder, *args)
+            # Even a refusal may come after part of the change (the directory moved, an
+            # order list not written): show the model as it is.
+            self._follow_saved()
+            self._rebuild_tree(folder.path)
+            self._refresh_variables()
+
+        if self._editing_inside(folder):
+            self.guard_unsaved(change)
+        else:
+            change()
+
+    def _rename_folder(self, folder: Folder) -> None:
+        from pigeon import store
+        from pigeon.tui.screens.prompt import PromptScreen
+
+        def named(name: str | None) -> None:
+            if name and name != folder.name:
+                self._change_folder(folder, "Rename", store.rename_folder, name)
+
+        self.app.push_screen(PromptScreen("Rename folder", folder.name), named)
+
+    def _duplicate_folder(self, folder: Folder) -> None:
+        from pigeon import store
+
+        copied = self._store_call(
+            "Duplicate", store.duplicate_folder, self.session.collection, folder
+        )
+        if copied is FAILED:
+            return
+        self._rebuild_tree(copied.path)
+        self.notify(f"Duplicated as “{copied.name}”.")
+
+    def _delete_folder(self, folder: Folder) -> None:
+        from pigeon import store
+        from pigeon.tui.screens.delete_folder import DeleteFolderScreen
+
+        contents = self._store_call("Delete", store.folder_contents, folder)
+        if contents is FAILED:
+            return
+        col = self.session.collection
+        editor = self.query_one(RequestEditor)
+        tree = self.query_one(CollectionTree)
+        inside = self._editing_inside(folder)
+        unsaved = editor.request.name if inside and editor.dirty and editor.request else None
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+            neighbour = tree.neighbour_of(folder)
+            done = self._store_call("Delete", store.delete_folder, col, folder, contents)
+            if done is FAILED:
+                self._rebuild_tree(folder.path)
+                return
+            if self._editing_inside(folder) and editor.request is not None:
+                tree.mark_dirty(editor.request.path, False)
+                editor.show_message("The folder holding this request was deleted.")
+            self._rebuild_tree(neighbour)
+            self._refresh_variables()
+            self.notify(f"Deleted “{folder.name}”.")
+
+        self.app.push_screen(DeleteFolderScreen(folder.name, contents, col.root, unsaved), answered)
+
+    def _parent_id(self, item: Folder | Request) -> str:
+        """The id of the folder holding ``item`` ("": the top level)."""
+        for folder in _folders(self.session.collection.items):
+            if any(it is item for it in folder.items):
+                return folder.id
+        return ""
+
+    # -- requests and folders -----------------------------------------------------------------
 
     def _tree_rename(self, item: Folder | Request | None) -> None:
         from pigeon import store
         from pigeon.tui.screens.prompt import PromptScreen
 
+        if isinstance(item, Folder):
+            self._rename_folder(item)
+            return
         if not isinstance(item, Request):
-            self.notify("Choose a request to rename.", severity="warning")
+            self.notify("Choose a request or folder to rename.", severity="warning")
             return
 
         def named(name: str | None) -> None:
@@ -117,8 +220,11 @@ class TreeCommands:
 
         from pigeon import store
 
+        if isinstance(item, Folder):
+            self._duplicate_folder(item)
+            return
         if not isinstance(item, Request):
-            self.notify("Choose a request to duplicate.", severity="warning")
+            self.notify("Choose a request or folder to duplicate.", severity="warning")
             return
         col = self.session.collection
         chain = self.session.chain_of(item)
@@ -142,54 +248,61 @@ class TreeCommands:
         from pigeon import store
         from pigeon.tui.screens.confirm import ConfirmScreen
 
-        if not isinstance(item, Request):
-            self.notify(
-                "Choose a request to delete (folders are deleted from disk by hand).",
-                severity="warning",
-            )
+        if isinstance(item, Folder):
+            self._delete_folder(item)
             return
+        if not isinstance(item, Request):
+            self.notify("Choose a request or folder to delete.", severity="warning")
+            return
+        editor = self.query_one(RequestEditor)
+        tree = self.query_one(CollectionTree)
+        message = f"Delete “{item.name}” and its file?"
+        if editor.saved is item and editor.dirty:
+            message += " Its unsaved changes will be lost."
 
         def answered(yes: bool | None) -> None:
             if not yes:
                 return
+            neighbour = tree.neighbour_of(item)
             if (
                 self._store_call("Delete", store.delete_request, self.session.collection, item)
                 is FAILED
             ):
                 return
-            editor = self.query_one(RequestEditor)
             if editor.saved is item:
+                tree.mark_dirty(item.path, False)
                 editor.show_message("The request was deleted.")
-            self._rebuild_tree()
+            self._rebuild_tree(neighbour)
             self._refresh_variables()
             self.notify(f"Deleted “{item.name}”.")
 
-        self.app.push_screen(
-            ConfirmScreen("Delete request", f"Delete “{item.name}” and its file?", yes="Delete"),
-            answered,
-        )
+        self.app.push_screen(ConfirmScreen("Delete request", message, yes="Delete"), answered)
 
     def _tree_move(self, item: Folder | Request | None) -> None:
         from pigeon import store
         from pigeon.tui.screens.choose import ChooseScreen
 
-        if not isinstance(item, Request):
-            self.notify("Choose a request to move.", severity="warning")
+        if not isinstance(item, (Folder, Request)):
+            self.notify("Choose a request or folder to move.", severity="warning")
             return
         folders: list[tuple[str, str]] = [("", "(top level)")]
 
         def visit(items: list[Folder | Request], depth: int) -> None:
             for it in items:
-                if isinstance(it, Folder):
+                if isinstance(it, Folder) and it is not item:  # never into itself
                     folders.append((it.id, "  " * depth + it.name))
                     visit(it.items, depth + 1)
 
         visit(self.session.collection.items, 0)
+        here = self._parent_id(item)
 
         def chosen(folder_id: str | None) -> None:
-            if folder_id is None:
+            if folder_id is None or folder_id == here:
                 return
             target = self.session.collection.find_folder(folder_id) if folder_id else None
+            if isinstance(item, Folder):
+                self._change_folder(item, "Move", store.move_folder, target)
+                return
             moved = self._store_call(
                 "Move", store.move_request, self.session.collection, item, target
             )
@@ -199,4 +312,13 @@ class TreeCommands:
                     editor.request.path, editor.request.id = item.path, item.id
                 self._rebuild_tree(item.path)
 
-        self.app.push_screen(ChooseScreen(f"Move “{item.name}” to", folders), chosen)
+        self.app.push_screen(ChooseScreen(f"Move “{item.name}” to", folders, here), chosen)
+
+
+def _folders(items: list[Folder | Request]) -> list[Folder]:
+    """Every folder among ``items``, at any depth."""
+    out: list[Folder] = []
+    for item in items:
+        if isinstance(item, Folder):
+            out += [item, *_folders(item.items)]
+    return out

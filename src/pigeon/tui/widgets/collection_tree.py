@@ -62,10 +62,13 @@ class CollectionTree(Tree[NodeData]):
     # -- building -----------------------------------------------------------------------------
 
     def show_collection(self, collection: Collection, select: Path | None = None) -> None:
-        """Rebuild from the model, keeping expanded folders, and highlight ``select``."""
+        """Rebuild from the model, keeping expanded folders, and highlight ``select`` (a
+        request's file or a folder's directory; the folders holding it are opened)."""
         expanded = {
             n.data.path for n in self._all_nodes() if isinstance(n.data, Folder) and n.is_expanded
         }
+        if select is not None:
+            expanded.update(select.parents)
         first_build = not self.root.children
         self.clear()
         self.root.label = Text(collection.name)
@@ -78,6 +81,8 @@ class CollectionTree(Tree[NodeData]):
                     node = parent.add(
                         self._label(item), data=item, expand=first_build or item.path in expanded
                     )
+                    if select is not None and item.path == select:
+                        target = node
                     add(node, item.items)
                 else:
                     leaf = parent.add_leaf(self._label(item), data=item)
@@ -149,6 +154,21 @@ class CollectionTree(Tree[NodeData]):
     def highlighted_item(self) -> NodeData:
         node = self.cursor_node
         return node.data if node is not None else None
+
+    def neighbour_of(self, item: Folder | Request) -> Path | None:
+        """What to highlight once ``item`` is gone: the item after it, else the one before,
+        else its folder (``None``: nothing left to highlight)."""
+        node = next((n for n in self._all_nodes() if n.data is item), None)
+        if node is None or node.parent is None:
+            return None
+        siblings = [n for n in node.parent.children if isinstance(n.data, (Folder, Request))]
+        index = siblings.index(node)
+        after, before = siblings[index + 1 :], siblings[:index]
+        if after or before:
+            nearest = after[0] if after else before[-1]
+            return nearest.data.path  # type: ignore[union-attr]
+        parent = node.parent.data
+        return parent.path if isinstance(parent, Folder) else None
 
     def folder_for_new(self) -> Folder | None:
         """Where a new item goes: the highlighted folder, or the folder of the highlighted
