@@ -524,7 +524,7 @@ def plant_entry(root: Path, name: str, days_ago: float) -> None:
 def test_a_run_records_every_send_masked(col: Path, capsys, echo_server) -> None:
     from pigeon.history import MASK, list_entries
 
-    code, out, err = run(capsys, str(col), "--trust")
+    code, out, err = run(capsys, str(col), "--trust", "--history")
     assert code == 0, out + err
     entries = list_entries(col)
     assert [e.request_id for e in reversed(entries)] == [
@@ -550,17 +550,17 @@ def test_a_run_prunes_history_to_the_configured_count_and_age(col: Path, capsys)
     user_config("history_keep = 3\nhistory_max_age_days = 1\n")
     plant_entry(col, "old", days_ago=3)
     plant_entry(col, "recent", days_ago=0.5)
-    code, out, err = run(capsys, str(col), "misc", "--trust")
+    code, out, err = run(capsys, str(col), "misc", "--trust", "--history")
     assert code == 0 and err == "", out + err
     assert [e.request_name for e in list_entries(col)] == ["Count", "Count", "recent"]
-    code, out, err = run(capsys, str(col), "misc/a-count", "--trust")
+    code, out, err = run(capsys, str(col), "misc/a-count", "--trust", "--history")
     assert code == 0 and err == "", out + err
     sent = [e.url.rsplit("/", 1)[-1] for e in list_entries(col)]
     assert sent == ["1", "2", "1"]  # this run's send, then the last run's two
 
 
-def test_no_history_records_nothing(col: Path, capsys) -> None:
-    code, out, err = run(capsys, str(col), "--trust", "--no-history")
+def test_without_history_a_run_records_nothing(col: Path, capsys) -> None:
+    code, out, err = run(capsys, str(col), "--trust")
     assert code == 0, out + err
     assert "4 requests · 4 passed" in out
     assert not (col / ".pigeon").exists()
@@ -569,7 +569,7 @@ def test_no_history_records_nothing(col: Path, capsys) -> None:
 def test_unwritable_history_warns_once_and_the_run_passes(col: Path, capsys) -> None:
     (col / ".pigeon").mkdir()
     (col / ".pigeon" / "history").write_text("not a folder", encoding="utf-8")
-    code, out, err = run(capsys, str(col), "--trust")
+    code, out, err = run(capsys, str(col), "--trust", "--history")
     assert code == 0, out + err
     assert "4 requests · 4 passed" in out
     lines = err.splitlines()
@@ -580,7 +580,7 @@ def test_bad_config_values_are_warnings_and_defaults_apply(col: Path, capsys) ->
     from pigeon.history import list_entries
 
     path = user_config('history_keep = 1\nmax_body_in_memory_mb = "big"\n')
-    code, out, err = run(capsys, str(col), "misc", "--trust")
+    code, out, err = run(capsys, str(col), "misc", "--trust", "--history")
     assert code == 0, out + err
     assert err == (
         f"pigeon: warning: {path}:2: max_body_in_memory_mb must be a number of megabytes > 0, "
@@ -588,7 +588,7 @@ def test_bad_config_values_are_warnings_and_defaults_apply(col: Path, capsys) ->
     )
     assert len(list_entries(col)) == 1  # the good key still applies
     path.write_text("history_keep = [", encoding="utf-8")
-    code, out, err = run(capsys, str(col), "misc", "--trust")
+    code, out, err = run(capsys, str(col), "misc", "--trust", "--history")
     assert code == 0 and err.startswith(f"pigeon: warning: config not loaded: {path}: not valid")
     assert len(list_entries(col)) == 3  # the default count (100)
 
@@ -614,7 +614,7 @@ def test_max_body_in_memory_mb_sets_the_run_sessions_cap(
         return exchange
 
     monkeypatch.setattr(HttpSession, "send", send)
-    code, out, err = run(capsys, str(root))
+    code, out, err = run(capsys, str(root), "--history")
     assert code == 0, out + err
     [exchange] = kept
     assert exchange.truncated and exchange.body_size == 50000 and len(exchange.body) == 1024

@@ -108,10 +108,9 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         help="write a report (repeatable)",
     )
     run.add_argument(
-        "--no-history",
-        dest="history",
-        action="store_false",
-        help="do not record the sends in the collection's .pigeon/history/",
+        "--history",
+        action="store_true",
+        help="record the sends in the collection's .pigeon/history/, as the app does",
     )
     color = run.add_mutually_exclusive_group()
     color.add_argument("--color", dest="color", action="store_true", default=None)

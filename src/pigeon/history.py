@@ -13,6 +13,7 @@ a value found in the collection's ``.env`` or masked by its name. Bodies are kep
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import json
 import os
@@ -555,8 +556,22 @@ def record(
     stamp = started.strftime(_STAMP)
     slug = slugify(data["request"]["name"] or data["request"]["method"])[:40] or "request"
     path = directory / f"{stamp}-{slug}-{uuid.uuid4().hex[:8]}.json"
-    atomic_write(path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+    _write_entry(path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
     return path
+
+
+def _write_entry(path: Path, text: str) -> None:
+    """All at once (a temporary file renamed into place) but without fsync: history is a
+    record of past sends, not the user's files, and an fsync per send would slow every send
+    of a run by milliseconds."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
 
 
 def _entry_data(exchange: Any, masker: Masker, started: datetime, cap: int) -> dict[str, Any]:
@@ -623,23 +638,12 @@ def record_and_prune(
 ) -> Path:
     """Record one exchange, then drop the entries beyond the newest ``keep`` and those older
     than ``max_age_days`` (``None`` or 0: no age limit), as the app and ``pigeon run`` do on
-    every send. Whether anything is due is told from the file names alone, so a send does not
-    read the whole history."""
+    every send. Pruning goes by the file names alone, so a send reads no other entry."""
     path = record(collection_root, exchange, cap=cap, secrets=secrets)
     older_than = timedelta(days=max_age_days) if max_age_days else None
-    if _over_limits(collection_root, keep, older_than):
+    if keep is not None or older_than is not None:
         prune(collection_root, keep=keep, older_than=older_than)
     return path
-
-
-def _over_limits(collection_root: Path, keep: int | None, older_than: timedelta | None) -> bool:
-    names = [p.name for p in history_dir(collection_root).glob("*.json")]
-    if keep is not None and len(names) > keep:
-        return True
-    if older_than is None:
-        return False
-    cutoff = (datetime.now(timezone.utc) - older_than).strftime(_STAMP)
-    return any(_STAMP_NAME.match(n) and n[: len(cutoff)] < cutoff for n in names)
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -709,25 +713,35 @@ def prune(
 ) -> int:
     """Delete entries beyond the newest ``keep`` and/or older than ``older_than``.
 
-    Returns how many files were removed. Files that are not history entries are left alone.
+    Returns how many files were removed. Only files named as ``record`` names them count:
+    their names start with the send's time, so this reads no file (it runs after every
+    send). Other files are left alone.
     """
     if keep is not None and keep < 0:
         raise ValueError("keep must be zero or more")
-    entries = list_entries(collection_root)
-    cutoff = datetime.now(timezone.utc) - older_than if older_than is not None else None
-    doomed: list[Path] = []
-    for index, entry in enumerate(entries):
-        if (keep is not None and index >= keep) or (
-            cutoff is not None and entry.started_at < cutoff
-        ):
-            doomed.append(entry.path)
+    directory = history_dir(collection_root)
+    try:
+        listing = os.listdir(directory)  # names only: no stat, no Path objects
+    except FileNotFoundError:
+        return 0
+    names = sorted(
+        (n for n in listing if n.endswith(".json") and _STAMP_NAME.match(n)), reverse=True
+    )
+    cutoff = (
+        (datetime.now(timezone.utc) - older_than).strftime(_STAMP)
+        if older_than is not None
+        else None
+    )
     removed = 0
-    for path in doomed:
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            continue
-        removed += 1
+    for index, name in enumerate(names):
+        if (keep is not None and index >= keep) or (
+            cutoff is not None and name[: len(cutoff)] < cutoff
+        ):
+            try:
+                os.unlink(directory / name)
+            except FileNotFoundError:
+                continue
+            removed += 1
     return removed
 
 

@@ -59,8 +59,8 @@ class RunContext:
     # Bytes of a response body kept in memory (the rest goes to a temporary file) by the
     # session created here; ``None``: HttpSession's default.
     max_body_in_memory: int | None = None
-    # `pigeon run` records each send in the collection's history; the app records its sends
-    # itself (outside the send), so it leaves this ``None``.
+    # `pigeon run --history` records each send in the collection's history; the app records
+    # its sends itself (outside the send), so it leaves this ``None``.
     history: RunHistory | None = None
     _scopes: dict[tuple[int, ...], tuple[tuple[Any, ...], Scopes]] = field(
         default_factory=dict, repr=False
@@ -539,7 +539,7 @@ def cli_run(args: argparse.Namespace) -> int:
         )
     config = _user_config()
     history = None
-    if getattr(args, "history", True):
+    if getattr(args, "history", False):
         history = RunHistory(
             secrets=list(collection.dotenv.values()),
             keep=config.history_keep,
