@@ -36,6 +36,7 @@ from pigeon.store import (
     delete_folder,
     delete_request,
     duplicate_folder,
+    duplicate_request,
     folder_contents,
     load_collection,
     move_folder,
@@ -721,6 +722,188 @@ def test_move_request_between_folders(col: Path) -> None:
     assert reloaded.find("users/ping-2")[1].name == "Ping"
     move_request(loaded, ping, None)  # the stem it has now is free at the top level
     assert ping.path == col / "ping-2.toml" and load_collection(col).find("ping-2") is not None
+
+
+# A collection and a folder file with comments and an order list: every request operation
+# edits ``order`` where it stands and leaves every other line as it was.
+COMMENTED_COLLECTION = """\
+# The test API.
+name = "Test"  # shown in the tree
+order = ["users", "ping", "zeta"]  # by hand
+
+[variables]
+base_url = "http://127.0.0.1:9"  # the echo server
+"""
+COMMENTED_FOLDER = """\
+# Everything about users.
+name = "Users"
+order = ["create", "list"]  # the usual flow
+"""
+
+
+@pytest.fixture(name="commented")
+def commented_fixture(col: Path) -> Path:
+    write(col, "collection.toml", COMMENTED_COLLECTION)
+    write(col, "users/folder.toml", COMMENTED_FOLDER)
+    write(col, "users/list.toml", 'name = "List"\n')
+    write(col, "zeta.toml", 'name = "Zeta"\n')
+    return col
+
+
+def with_order(text: str, old: str, new: str) -> str:
+    """``text`` with only its order line's list changed."""
+    assert text.count(old) == 1
+    return text.replace(old, new)
+
+
+def test_rename_request_edits_the_order_and_its_file_in_place(commented: Path) -> None:
+    col = commented
+    write(col, "ping.toml", '# Health check.\nname = "Ping"  # short\nurl = "{{base_url}}/p"\n')
+    loaded = load_collection(col)
+    rename_request(loaded, loaded.find("ping")[1], "Pong")
+    assert (col / "collection.toml").read_text() == with_order(
+        COMMENTED_COLLECTION, '"users", "ping", "zeta"', '"users", "pong", "zeta"'
+    )
+    assert (col / "pong.toml").read_text() == (
+        '# Health check.\nname = "Pong"  # short\nurl = "{{base_url}}/p"\n'
+    )
+    assert loaded.order == ["users", "pong", "zeta"] == load_collection(col).order
+    users = loaded.find_folder("users")
+    rename_request(loaded, users.items[0], "Make")
+    assert users.items[0].path == col / "users/make.toml"
+    assert (col / "users/folder.toml").read_text() == with_order(
+        COMMENTED_FOLDER, '"create", "list"', '"make", "list"'
+    )
+    assert [r.id for r in load_collection(col).find_folder("users").items] == [
+        "users/make",
+        "users/list",
+    ]
+
+
+def test_rename_request_keeps_the_form_of_its_entry_and_a_folder_of_the_same_stem(
+    col: Path,
+) -> None:
+    write(col, "collection.toml", '# c\norder = ["users", "ping.toml"]  # o\n')
+    write(col, "users.toml", 'name = "Users request"\n')
+    loaded = load_collection(col)
+    rename_request(loaded, loaded.find("ping")[1], "Pong")
+    rename_request(loaded, loaded.find("users")[1], "Accounts")
+    # "users" also places the folder users/: it stays, the request's new entry follows it.
+    assert (col / "collection.toml").read_text() == (
+        '# c\norder = ["users", "accounts", "pong.toml"]  # o\n'
+    )
+    assert [getattr(i, "id", None) for i in load_collection(col).items] == [
+        "users",
+        "accounts",
+        "pong",
+    ]
+
+
+def test_move_request_updates_both_orders_in_place(commented: Path) -> None:
+    col = commented
+    write(col, "admin/folder.toml", "# no order here\n")
+    loaded = load_collection(col)
+    users = loaded.find_folder("users")
+    create = users.items[0]
+    move_request(loaded, create, None)
+    assert (col / "users/folder.toml").read_text() == with_order(
+        COMMENTED_FOLDER, '"create", "list"', '"list"'
+    )
+    assert (col / "collection.toml").read_text() == with_order(
+        COMMENTED_COLLECTION, '"users", "ping", "zeta"', '"users", "ping", "zeta", "create"'
+    )
+    assert users.order == ["list"] and loaded.order == ["users", "ping", "zeta", "create"]
+    reloaded = load_collection(col)
+    assert [getattr(i, "id", None) for i in reloaded.items] == [
+        "users",
+        "ping",
+        "zeta",
+        "create",
+        "admin",
+    ]
+    # Into a folder without an order list: none is started, and its file is left alone.
+    move_request(loaded, create, loaded.find_folder("admin"))
+    assert (col / "admin/folder.toml").read_text() == "# no order here\n"
+    assert load_collection(col).order == ["users", "ping", "zeta"]
+    # A name left over in the new list, for a file no longer there, does not place it first.
+    write(col, "users/folder.toml", '# Users\norder = ["create", "list"]\n')
+    loaded = load_collection(col)
+    move_request(loaded, loaded.find("admin/create")[1], loaded.find_folder("users"))
+    move_request(loaded, loaded.find("ping")[1], loaded.find_folder("users"))
+    assert (
+        col / "users/folder.toml"
+    ).read_text() == '# Users\norder = ["list", "create", "ping"]\n'
+    assert load_collection(col).order == ["users", "zeta"]
+
+
+def test_duplicate_request_copies_its_file_and_lists_the_copy_after_it(commented: Path) -> None:
+    col = commented
+    original = '# Health check.\nname = "Ping"  # short\nurl = "{{base_url}}/p"\n'
+    write(col, "ping.toml", original)
+    write(col, "ping-copy.toml", 'name = "Ping copy"\n')  # its name and its file are taken
+    loaded = load_collection(col)
+    ping = loaded.find("ping")[1]
+    copied = duplicate_request(loaded, ping)
+    assert copied.name == "Ping copy 2" and copied.path == col / "ping-copy-2.toml"
+    assert copied.id == "ping-copy-2" and copied in loaded.items
+    assert copied.path.read_text() == original.replace('"Ping"', '"Ping copy 2"')
+    assert (col / "ping.toml").read_text() == original
+    assert (col / "ping-copy.toml").read_text() == 'name = "Ping copy"\n'
+    assert (col / "collection.toml").read_text() == with_order(
+        COMMENTED_COLLECTION, '"users", "ping", "zeta"', '"users", "ping", "ping-copy-2", "zeta"'
+    )
+    assert [getattr(i, "id", None) for i in loaded.items][:4] == [
+        "users",
+        "ping",
+        "ping-copy-2",
+        "zeta",
+    ]
+    # A request the order does not list: the copy is not listed either.
+    users = loaded.find_folder("users")
+    write(col, "users/other.toml", 'name = "Other"\n')
+    other = load_collection(col).find("users/other")[1]
+    users.items.append(other)
+    duplicate_request(loaded, other)
+    assert (col / "users/folder.toml").read_text() == COMMENTED_FOLDER
+    assert load_collection(col).find("users/other-copy")[1].name == "Other copy"
+
+
+def test_delete_request_forgets_it_in_the_order_in_place(commented: Path) -> None:
+    col = commented
+    loaded = load_collection(col)
+    delete_request(loaded, loaded.find("ping")[1])
+    assert (col / "collection.toml").read_text() == with_order(
+        COMMENTED_COLLECTION, '"users", "ping", "zeta"', '"users", "zeta"'
+    )
+    assert loaded.order == ["users", "zeta"]
+    # A folder file that no longer loads is never rewritten: the request stays.
+    (col / "users/folder.toml").write_text("order = \n")
+    create = loaded.find("users/create")[1]
+    with pytest.raises(SaveError, match="not deleted"):
+        delete_request(loaded, create)
+    assert create.path.is_file() and (col / "users/folder.toml").read_text() == "order = \n"
+
+
+def test_request_operations_refuse_a_broken_order_file_before_changing_anything(
+    commented: Path,
+) -> None:
+    col = commented
+    loaded = load_collection(col)
+    ping = loaded.find("ping")[1]
+    (col / "collection.toml").write_text("name = \n")
+    with pytest.raises(SaveError, match="not renamed"):
+        rename_request(loaded, ping, "Pong")
+    with pytest.raises(SaveError, match="not moved"):
+        move_request(loaded, ping, loaded.find_folder("users"))
+    with pytest.raises(SaveError, match="not duplicated"):
+        duplicate_request(loaded, ping)
+    assert sorted(p.name for p in col.glob("*.toml")) == [
+        "collection.toml",
+        "ping.toml",
+        "zeta.toml",
+    ]
+    assert ping.path == col / "ping.toml" and not (col / "users/ping.toml").exists()
+    assert (col / "collection.toml").read_text() == "name = \n"
 
 
 # -- folder helpers --------------------------------------------------------------------------

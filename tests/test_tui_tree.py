@@ -8,6 +8,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import Label
 
+from pigeon.echo import EchoServer
 from pigeon.model import Folder, Request
 from pigeon.store import load_collection
 from pigeon.tui.app import PigeonApp
@@ -18,7 +19,7 @@ from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.request_editor import RequestEditor
 from test_tui_support import *  # noqa: F403 - the shared fixtures
-from test_tui_support import main_screen, replace_url, running
+from test_tui_support import main_screen, make_app, replace_url, running
 
 
 async def highlight_folder(pilot: Pilot, folder_id: str) -> CollectionTree:
@@ -87,6 +88,8 @@ async def test_duplicate_and_move(app: PigeonApp, collection: Path) -> None:
             load_collection(collection).find("users/list-users-copy")[1].url
             == "{{base_url}}/{{resource}}"
         )
+        users_order = load_collection(collection).find_folder("users").order
+        assert users_order == ["list-users", "list-users-copy", "create-user"]  # after it
         node = next(
             n
             for n in tree._all_nodes()
@@ -101,6 +104,9 @@ async def test_duplicate_and_move(app: PigeonApp, collection: Path) -> None:
         await pilot.pause()
         assert not copy_file.exists()
         assert (collection / "list-users-copy.toml").is_file()
+        reloaded = load_collection(collection)
+        assert reloaded.find_folder("users").order == ["list-users", "create-user"]
+        assert reloaded.order[-1] == "list-users-copy"
 
 
 async def test_maximise_and_palette_reload(app: PigeonApp, collection: Path) -> None:
@@ -248,3 +254,46 @@ async def test_delete_folder_says_what_goes_including_broken_files(
             str(getattr(n.data, "path", "")).startswith(str(collection / "users"))
             for n in tree._all_nodes()
         )
+
+
+def tree_ids(tree: CollectionTree, folder_id: str) -> list[str]:
+    """The ids of a folder's children as the tree shows them, top to bottom."""
+    node = next(
+        n for n in tree._all_nodes() if isinstance(n.data, Folder) and n.data.id == folder_id
+    )
+    return [n.data.id for n in node.children if isinstance(n.data, (Folder, Request))]
+
+
+async def test_move_request_keeps_both_order_lists_right(
+    collection: Path, echo: EchoServer
+) -> None:
+    # Listed entries come first, then the rest by name: "aaa" shows where an unlisted one goes.
+    (collection / "auth" / "aaa.toml").write_text('name = "Aaa"\n', encoding="utf-8")
+    app = make_app(collection, echo)
+    async with running(app) as pilot:
+        tree = main_screen(app).query_one(CollectionTree)
+        assert tree_ids(tree, "users") == ["users/list-users", "users/create-user"]
+        tree.focus()
+        node = next(
+            n
+            for n in tree._all_nodes()
+            if isinstance(n.data, Request) and n.data.id == "users/list-users"
+        )
+        tree.move_cursor(node)
+        await pilot.pause()
+        await pilot.press("m", "home", "down", "enter")  # (top level), then Auth
+        await pilot.pause()
+        assert tree_ids(tree, "auth") == ["auth/login", "auth/me", "auth/list-users", "auth/aaa"]
+        assert tree_ids(tree, "users") == ["users/create-user"]
+        assert highlighted_path(tree) == collection / "auth" / "list-users.toml"
+        await pilot.press("m", "down", "enter")  # back to Users, just below Auth
+        await pilot.pause()
+        # It left Auth's list, and comes back at the end of Users' (no longer first).
+        assert tree_ids(tree, "users") == ["users/create-user", "users/list-users"]
+        assert tree_ids(tree, "auth") == ["auth/login", "auth/me", "auth/aaa"]
+        assert (collection / "auth" / "folder.toml").read_text() == (
+            'name = "Auth"\norder = ["login", "me"]\n'
+        )
+        users_file = (collection / "users" / "folder.toml").read_text(encoding="utf-8")
+        assert 'order = ["create-user", "list-users"]' in users_file
+        assert "# folder scope: above environment, below request" in users_file  # kept

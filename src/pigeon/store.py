@@ -25,7 +25,7 @@ import unicodedata
 import uuid
 from collections.abc import Callable, Mapping
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
@@ -1113,6 +1113,11 @@ def save_environment(env: Environment, root: Path | None = None) -> Path:
 
 
 # -- creating, renaming, moving, deleting ----------------------------------------------------
+#
+# Renaming, duplicating, moving or deleting a request or a folder keeps the ``order`` lists of
+# the folders involved right: an entry is renamed where it stands, a copy is listed after its
+# original, a moved item leaves the old list and ends a non-empty new one. Those files are
+# edited in place, comments and layout kept (see ``_write_head``).
 
 
 def slugify(name: str) -> str:
@@ -1228,20 +1233,45 @@ def create_folder(col: Collection, parent: Folder | None, name: str) -> Folder:
 
 
 def delete_request(col: Collection, req: Request) -> None:
-    """Delete a request's file and remove it from the collection."""
+    """Delete a request's file and remove it from the collection; an ``order`` listing it
+    forgets it (when the file holding that list does not load, nothing is deleted)."""
     parent = _parent_of(col, req)
+    items, order, directory = _container(col, parent)
+    forget = None
     if req.path is not None:
-        req.path.unlink(missing_ok=True)
+        forget = _new_order(order, directory, req.path.stem, None, folder=False)
+        if forget is not None:
+            _on_disk_text(col, parent, "deleted")
+        try:
+            req.path.unlink(missing_ok=True)
+        except OSError as exc:
+            raise SaveError(f"not deleted: {exc}") from exc
         _fsync_dir(req.path.parent)
-    items, _, _ = _container(col, parent)
     items[:] = [it for it in items if it is not req]
+    if forget is not None:
+        _set_order(col, parent, forget)
+
+
+def _named_text(path: Path, name: str, doing: str) -> str:
+    """A request file's text with ``name`` set, its comments kept when that can be checked
+    (else written anew from what is on disk); a file that does not load is refused."""
+    try:
+        text = _read_text(path)
+        on_disk = request_from_toml(text, path)
+    except LoadError as exc:
+        raise SaveError(f"not {doing}: {exc}") from exc
+    edited = _edit_head(text, {"name": name})
+    if edited is None:
+        on_disk.name = name
+        edited = request_to_toml(on_disk)
+    return edited
 
 
 def rename_request(col: Collection, req: Request, new_name: str) -> Request:
     """Give a request a new name and a file named after it.
 
-    The file on disk is rewritten with only the name changed (unsaved edits in ``req`` stay
-    unsaved); another file is never replaced, and an ``order`` entry follows the new stem.
+    Only the name changes in the file on disk (its comments stay; unsaved edits in ``req``
+    stay unsaved); another file is never replaced, and an ``order`` entry is renamed in place.
     """
     new_name = new_name.strip()
     if not new_name:
@@ -1254,49 +1284,105 @@ def rename_request(col: Collection, req: Request, new_name: str) -> Request:
         return req
     stem = _free_stem(col, directory, slugify(new_name) or "request", keep=old)
     new = directory / f"{stem}.toml"
+    new_order = _new_order(order, directory, old.stem, stem, folder=False) if new != old else None
+    if new_order is not None:
+        _on_disk_text(col, parent, "renamed")
     if not old.exists():  # never saved: nothing on disk to carry over
         req.name, req.id = new_name, _rel_id(col.root, new)
         save_request(req, new)
-        _resort(col, parent)
-        return req
-    try:
-        on_disk = request_from_toml(_read_text(old), old)
-    except LoadError as exc:
-        raise SaveError(f"not renamed: {exc}") from exc
-    on_disk.name = new_name
-    if new == old:
-        _safe_write(old, request_to_toml(on_disk), request_from_toml)
     else:
-        _create_exclusive(new, request_to_toml(on_disk))
-        old.unlink()
-        _fsync_dir(directory)
-        if old.stem in order:
-            order[:] = [stem if entry == old.stem else entry for entry in order]
-            if parent is None:
-                save_collection_file(col)
-            else:
-                save_folder_file(parent)
+        text = _named_text(old, new_name, "renamed")
+        if new == old:
+            _safe_write(old, text, request_from_toml)
+        else:
+            try:
+                _create_exclusive(new, text)
+            except OSError as exc:
+                raise SaveError(f"not renamed: cannot write {new}: {exc}") from exc
+            old.unlink()
+            _fsync_dir(directory)
     req.name, req.path, req.id = new_name, new, _rel_id(col.root, new)
+    if new_order is not None:
+        _set_order(col, parent, new_order)
     _resort(col, parent)
     return req
 
 
+def duplicate_request(col: Collection, req: Request) -> Request:
+    """Copy a request to a new file beside it, named "<name> copy" (unique among its
+    siblings). Its file is copied as it is on disk, comments included; nothing is overwritten,
+    and where an ``order`` lists the original the copy is listed right after it."""
+    parent = _parent_of(col, req)
+    items, order, directory = _container(col, parent)
+    taken = {it.name.casefold() for it in items if isinstance(it, Request)}
+    name = f"{req.name} copy"
+    for n in range(2, 10_000):
+        if name.casefold() not in taken:
+            break
+        name = f"{req.name} copy {n}"
+    source = req.path
+    if source is not None and source.exists():
+        text = _named_text(source, name, "duplicated")
+    else:  # never saved: the copy is written from the model
+        text = request_to_toml(replace(req, name=name))
+    listed = source is not None and any(_order_refers(e, source.stem, False) for e in order)
+    if listed:
+        _on_disk_text(col, parent, "duplicated")
+    base = slugify(name) or "request"
+    for _ in range(100):  # another process may take a name between the check and the write
+        stem = _free_stem(col, directory, base)
+        path = directory / f"{stem}.toml"
+        try:
+            _create_exclusive(path, text)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise SaveError(f"not duplicated: cannot write {path}: {exc}") from exc
+        break
+    else:
+        raise SaveError(f"not duplicated: no free file name for {name!r} in {directory}")
+    copied = request_from_toml(text, path)
+    copied.id = _rel_id(col.root, path)
+    items.append(copied)
+    if listed and source is not None:
+        new_order = _new_order(order, directory, source.stem, stem, after=True, folder=False)
+        if new_order is not None:
+            _set_order(col, parent, new_order)
+    _resort(col, parent)
+    return copied
+
+
 def move_request(col: Collection, req: Request, folder: Folder | None) -> Request:
     """Move a request's file into ``folder`` (``None``: the top level), keeping its stem when
-    it is free there; nothing is overwritten."""
+    it is free there; nothing is overwritten. Both ``order`` lists follow: the old one forgets
+    it, a non-empty new one lists it last."""
     old_parent = _parent_of(col, req)
-    old_items, _, _ = _container(col, old_parent)
-    new_items, _, directory = _container(col, folder)
-    if req.path is None:
+    old_items, old_order, old_directory = _container(col, old_parent)
+    new_items, new_order, directory = _container(col, folder)
+    old = req.path
+    if old is None:
         raise SaveError(f"request {req.name!r} has no file")
-    if req.path.parent == directory:
+    if old.parent == directory:
         return req
-    stem = _free_stem(col, directory, req.path.stem)
+    stem = _free_stem(col, directory, old.stem)
     new = directory / f"{stem}.toml"
-    _move_exclusive(req.path, new)
+    forget = _new_order(old_order, old_directory, old.stem, None, folder=False)
+    if forget is not None:
+        _on_disk_text(col, old_parent, "moved")
+    if new_order:
+        _on_disk_text(col, folder, "moved")
+    try:
+        _move_exclusive(old, new)
+    except OSError as exc:
+        raise SaveError(f"not moved: cannot move {old} to {new}: {exc}") from exc
     old_items[:] = [it for it in old_items if it is not req]
     req.path, req.id = new, _rel_id(col.root, new)
     new_items.append(req)
+    if forget is not None:
+        _set_order(col, old_parent, forget)
+    if new_order:  # an entry left over for a file no longer there would place it first
+        kept = [e for e in new_order if not _order_refers(e, stem, False)]
+        _set_order(col, folder, [*kept, stem])
     _resort(col, folder)
     return req
 
@@ -1305,8 +1391,8 @@ def move_request(col: Collection, req: Request, folder: Folder | None) -> Reques
 #
 # A folder is a directory, so each of these changes a directory in one step (a rename, never
 # a copy-then-delete of the original) and refuses rather than replace anything. The ``order``
-# lists of the parents involved follow; those files are edited in place (comments and layout
-# kept) when that can be checked to change nothing else.
+# lists of the parents involved follow, as for requests; those files are edited in place
+# (comments and layout kept) when that can be checked to change nothing else.
 
 
 @dataclass(frozen=True)
@@ -1538,27 +1624,39 @@ def _rewritten(
     return collection_to_toml(node) if folder is None else folder_to_toml(node)
 
 
-def _order_refers(entry: str, stem: str) -> bool:
-    """Whether an ``order`` entry names the folder ``stem`` (``stem.toml`` names a request)."""
-    return not entry.endswith(".toml") and entry.strip("/") == stem
+def _order_refers(entry: str, stem: str, folder: bool = True) -> bool:
+    """Whether an ``order`` entry names the folder ``stem`` (``folder=False``: the request):
+    ``stem/`` names a folder only, ``stem.toml`` a request only, a bare ``stem`` either."""
+    if entry.endswith(".toml"):
+        return not folder and entry.removesuffix(".toml").strip("/") == stem
+    if entry.endswith("/"):
+        return folder and entry.strip("/") == stem
+    return entry.strip("/") == stem
 
 
 def _new_order(
-    order: list[str], directory: Path, old: str, new: str | None, after: bool = False
+    order: list[str],
+    directory: Path,
+    old: str,
+    new: str | None,
+    after: bool = False,
+    folder: bool = True,
 ) -> list[str] | None:
-    """``order`` with the folder ``old`` renamed to ``new`` (``None``: left out); with
-    ``after`` the new entry goes after the old one, which stays. A bare entry also places a
-    request of the same stem, so it stays while that file exists. ``None``: no change."""
-    keep_old = after or (directory / f"{old}.toml").exists()
+    """``order`` with the folder (``folder=False``: the request) ``old`` renamed to ``new``
+    (``None``: left out), in place; with ``after`` the new entry goes after the old one, which
+    stays. An entry also places a request or folder of the same stem (a folder is listed
+    first), so it stays while that exists. ``None``: no change."""
+    twin = (directory / f"{old}.toml").exists() if folder else (directory / old).is_dir()
+    keep_old = after or twin
     out: list[str] = []
     for entry in order:
-        if not _order_refers(entry, old):
+        if not _order_refers(entry, old, folder):
             out.append(entry)
             continue
-        added = [] if new is None else [new]
+        added = [] if new is None else [new + (".toml" if entry.endswith(".toml") else "")]
         if not keep_old:
             out += added
-        elif after:
+        elif after or not folder:
             out += [entry, *added]
         else:  # a folder is listed before a request of the same stem
             out += [*added, entry]

@@ -197,10 +197,11 @@ class TreeCommands:
             if not name or name == item.name:
                 return
             editor = self.query_one(RequestEditor)
+            before = item.path
             renamed = self._store_call(
                 "Rename", store.rename_request, self.session.collection, item, name
             )
-            if renamed is FAILED:
+            if renamed is FAILED and item.path == before:  # refused before the file moved
                 return
             if editor.saved is item and editor.request is not None:
                 editor.request.name, editor.request.path, editor.request.id = (
@@ -216,8 +217,6 @@ class TreeCommands:
         self.app.push_screen(PromptScreen("Rename request", item.name), named)
 
     def _tree_duplicate(self, item: Folder | Request | None) -> None:
-        import copy
-
         from pigeon import store
 
         if isinstance(item, Folder):
@@ -226,23 +225,11 @@ class TreeCommands:
         if not isinstance(item, Request):
             self.notify("Choose a request or folder to duplicate.", severity="warning")
             return
-        col = self.session.collection
-        chain = self.session.chain_of(item)
-        folder = chain[-1] if chain else None
-        new = self._store_call(
-            "Duplicate", store.create_request, col, folder, f"{item.name} copy", item.method
-        )
+        new = self._store_call("Duplicate", store.duplicate_request, self.session.collection, item)
         if new is FAILED:
             return
-        path, rid, name = new.path, new.id, new.name
-        clone = copy.deepcopy(item)
-        clone.path, clone.id, clone.name = path, rid, name
-        if self._store_call("Duplicate", store.save_request, clone) is FAILED:
-            return
-        for key, value in vars(clone).items():
-            setattr(new, key, value)
         self._rebuild_tree(new.path)
-        self.notify(f"Duplicated as “{name}”.")
+        self.notify(f"Duplicated as “{new.name}”.")
 
     def _tree_delete(self, item: Folder | Request | None) -> None:
         from pigeon import store
@@ -303,10 +290,12 @@ class TreeCommands:
             if isinstance(item, Folder):
                 self._change_folder(item, "Move", store.move_folder, target)
                 return
+            before = item.path
             moved = self._store_call(
                 "Move", store.move_request, self.session.collection, item, target
             )
-            if moved is not FAILED:
+            # Even a refusal may come after the file moved (an order list not written).
+            if moved is not FAILED or item.path != before:
                 editor = self.query_one(RequestEditor)
                 if editor.saved is item and editor.request is not None:
                     editor.request.path, editor.request.id = item.path, item.id
