@@ -13,9 +13,10 @@ from pigeon.model import Folder, Request
 from pigeon.store import load_collection
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.choose import ChooseScreen
-from pigeon.tui.screens.confirm import UnsavedScreen
+from pigeon.tui.screens.confirm import ConfirmScreen, UnsavedScreen
 from pigeon.tui.screens.delete_folder import DeleteFolderScreen
 from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.screens.trust import TrustScreen
 from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.request_editor import RequestEditor
 from test_tui_support import *  # noqa: F403 - the shared fixtures
@@ -297,3 +298,37 @@ async def test_move_request_keeps_both_order_lists_right(
         users_file = (collection / "users" / "folder.toml").read_text(encoding="utf-8")
         assert 'order = ["create-user", "list-users"]' in users_file
         assert "# folder scope: above environment, below request" in users_file  # kept
+
+
+async def test_dialog_messages_wrap_inside_the_dialog(app: PigeonApp, collection: Path) -> None:
+    long_name = "List every user of the organisation, page after page, with all their roles"
+
+    def message_fits() -> Label:
+        dialog = app.screen.query_one(".dialog")
+        message = app.screen.query_one(".dialog .message", Label)
+        assert message.size.height > 1  # wrapped, not cut off at the dialog's edge
+        assert dialog.content_region.contains_region(message.region)
+        return message
+
+    async with running(app, size=(80, 24)) as pilot:
+        tree = main_screen(app).query_one(CollectionTree)
+        tree.focus()
+        node = next(
+            n
+            for n in tree._all_nodes()
+            if isinstance(n.data, Request) and n.data.id == "users/list-users"
+        )
+        node.data.name = long_name
+        tree.move_cursor(node)
+        await pilot.pause()
+        await pilot.press("d")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        message = message_fits()
+        assert "its file?" in str(message.render())  # the end of it is there too
+        await pilot.press("n")
+        await pilot.pause()
+
+        app.push_screen(TrustScreen(collection / ("a-long-directory-name-" * 3)))
+        await pilot.pause()
+        message_fits()
