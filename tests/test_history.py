@@ -378,6 +378,7 @@ def test_record_and_prune_keeps_the_newest_and_drops_the_old(
     assert [e.request_name for e in list_entries(tmp_path)] == ["new", "d2", "d3"]
     record_and_prune(tmp_path, FakeExchange(FakeRendered(name="newer")), keep=2, max_age_days=10)
     assert [e.request_name for e in list_entries(tmp_path)] == ["newer", "new"]
+
     # Pruning goes by file names: no entry is read, whatever is due.
     def no_reading(path: Path) -> None:
         raise AssertionError(f"read {path}")
