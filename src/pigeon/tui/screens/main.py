@@ -465,7 +465,9 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         pane.show_pending(snapshot.method, preview.url or snapshot.url)  # type: ignore[attr-defined]
         self.refresh_bindings()
         try:
-            outcome = await send_request(self.session, snapshot, trusted)
+            outcome = await send_request(
+                self.session, snapshot, trusted, getattr(self.app, "config", None)
+            )
         except Exception as exc:
             self.session.add_log("send", traceback.format_exc(), error=True)
             self.notify(f"Send failed: {exc}", severity="error", timeout=8)
@@ -511,9 +513,8 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         send must not cancel its record). A failure is reported once per session."""
         from pigeon.tui.sender import record_history
 
-        keep = getattr(self.app, "config", None)
-        keep = getattr(keep, "history_keep", None) if keep is not None else None
-        problem = await asyncio.to_thread(record_history, self.session, exchange, keep)
+        config = getattr(self.app, "config", None)
+        problem = await asyncio.to_thread(record_history, self.session, exchange, config=config)
         if problem and not self.session.history_warned:
             self.session.history_warned = True
             self.notify(f"History not recorded: {problem}", severity="warning", timeout=8)
