@@ -55,6 +55,18 @@ async def test_pasted_curl_becomes_the_request(app: PigeonApp, collection: Path)
     assert saved is not None and saved[1].method == "PUT" and saved[1].auth.token == "s3cret"
 
 
+async def test_a_terminal_paste_with_cr_line_breaks_is_one_command(app: PigeonApp) -> None:
+    """Terminals send a pasted newline as CR; the continuation lines still belong to it."""
+    async with running(app, "users/list-users") as pilot:
+        editor = main_screen(app).query_one(RequestEditor)
+        await paste(pilot, COMMAND.replace("\n", "\r"))
+        work = editor.request
+        assert work.method == "PUT" and work.url == "https://api.example.com/items/42"
+        assert work.auth is not None and work.auth.token == "s3cret"
+        assert work.settings.timeout == 7
+        assert not any("more curl command" in n.message for n in app._notifications)
+
+
 async def test_typed_curl_and_enter_converts_instead_of_sending(
     app: PigeonApp, echo: EchoServer
 ) -> None:

@@ -136,7 +136,9 @@ class RequestEditor(Vertical):
         from pigeon.importers import ImportFailed
         from pigeon.importers.curl import adopt, parse_curl
 
-        command = event.command.lstrip().removeprefix("$").lstrip()
+        # Terminals paste line breaks as CR: a continued command must still read as one.
+        command = event.command.replace("\r\n", "\n").replace("\r", "\n")
+        command = command.lstrip().removeprefix("$").lstrip()
         try:
             result = parse_curl(command)
         except ImportFailed as exc:
