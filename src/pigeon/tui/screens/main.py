@@ -192,11 +192,11 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         self._apply_width(event.size.width)
 
     def _apply_width(self, width: int) -> None:
-        """Below 100 columns the variables pane starts hidden and the tree narrows; below 70
-        the tree starts hidden too."""
-        self.set_class(width < 100, "narrow")
+        """Below 120 columns the side panes narrow, below 110 the variables pane starts
+        hidden (the editor keeps 50 columns or more), below 70 the tree too."""
+        self.set_class(width < 120, "narrow")
         if self._vars_hidden_by_user is None:
-            self.query_one("#vars-pane").display = width >= 100
+            self.query_one("#vars-pane").display = width >= 110
         if self._tree_hidden_by_user is None:
             self.query_one("#tree-pane").display = width >= 70
 
