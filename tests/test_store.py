@@ -1201,3 +1201,13 @@ def test_symlink_loop_is_not_followed_and_same_stem_lists_the_folder_first(tmp_p
     assert [type(item).__name__ for item in col.items] == ["Folder", "Request"]
     assert [r.id for r in col.requests()] == ["users/a", "users"]
     assert col.broken == []
+
+
+def test_move_folder_drops_a_stale_entry_of_its_name_in_the_new_order(col: Path) -> None:
+    write(col, "collection.toml", 'name = "Test"\norder = ["users", "ping"]\n')
+    write(col, "admin/folder.toml", 'name = "Admin"\norder = ["users", "reset"]  # kept\n')
+    write(col, "admin/reset.toml", 'name = "Reset"\n')
+    loaded = load_collection(col)
+    move_folder(loaded, loaded.find_folder("users"), loaded.find_folder("admin"))
+    assert load_collection(col).find_folder("admin").order == ["reset", "users"]
+    assert "# kept" in (col / "admin/folder.toml").read_text(encoding="utf-8")

@@ -1824,8 +1824,9 @@ def move_folder(col: Collection, folder: Folder, target: Folder | None) -> Folde
         folder.has_file = True
     if forget is not None:
         _set_order(col, parent, forget)
-    if new_order:
-        _set_order(col, target, [*new_order, stem])
+    if new_order:  # an entry left over for a folder no longer there would place it first
+        kept = [e for e in new_order if not _order_refers(e, stem, True)]
+        _set_order(col, target, [*kept, stem])
     _resort(col, target)
     return folder
 
