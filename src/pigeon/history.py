@@ -13,7 +13,6 @@ a value found in the collection's ``.env`` or masked by its name. Bodies are kep
 from __future__ import annotations
 
 import base64
-import contextlib
 import io
 import json
 import os
@@ -556,22 +555,10 @@ def record(
     stamp = started.strftime(_STAMP)
     slug = slugify(data["request"]["name"] or data["request"]["method"])[:40] or "request"
     path = directory / f"{stamp}-{slug}-{uuid.uuid4().hex[:8]}.json"
-    _write_entry(path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+    # Not durable: history records past sends, not the user's files, and an fsync per send
+    # would slow every send of a run by milliseconds.
+    atomic_write(path, json.dumps(data, ensure_ascii=False, indent=1) + "\n", durable=False)
     return path
-
-
-def _write_entry(path: Path, text: str) -> None:
-    """All at once (a temporary file renamed into place) but without fsync: history is a
-    record of past sends, not the user's files, and an fsync per send would slow every send
-    of a run by milliseconds."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
 
 
 def _entry_data(exchange: Any, masker: Masker, started: datetime, cap: int) -> dict[str, Any]:

@@ -968,14 +968,16 @@ def _fsync_dir(directory: Path) -> None:
             os.close(fd)
 
 
-def _write_temp(path: Path, text: str) -> str:
-    """Write ``text`` to a synced temporary file beside ``path``; return its name."""
+def _write_temp(path: Path, text: str, durable: bool = True) -> str:
+    """Write ``text`` to a temporary file beside ``path`` (synced when ``durable``); return
+    its name."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         try:
             mode = stat.S_IMODE(os.stat(path).st_mode)
         except OSError:
@@ -988,20 +990,23 @@ def _write_temp(path: Path, text: str) -> str:
     return tmp
 
 
-def atomic_write(path: Path | str, text: str) -> None:
+def atomic_write(path: Path | str, text: str, *, durable: bool = True) -> None:
     """Replace ``path`` with ``text`` all at once: readers see the old file or the new one.
 
     On any failure the temporary file is removed and the old file is left as it was.
+    ``durable=False`` skips the fsyncs, for files that may be lost in a crash (history) but
+    are written often enough that the syncs would cost.
     """
     path = Path(path)
-    tmp = _write_temp(path, text)
+    tmp = _write_temp(path, text, durable)
     try:
         os.replace(tmp, path)
     except BaseException:
         with suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
 def _create_exclusive(path: Path, text: str) -> None:
