@@ -37,25 +37,12 @@ def trust_collection(session: Session) -> None:
     TrustStore().trust(session.root)
 
 
-def app_config() -> Any:
-    """The running app's ``AppConfig``: ``None`` outside the app, or when ``config.toml``
-    could not be read (the defaults apply then)."""
-    from textual import active_app
-
-    try:
-        app = active_app.get()
-    except LookupError:
-        return None
-    return getattr(app, "config", None)
-
-
 def http_session(session: Session, config: Any = None) -> Any:
     """The collection's shared HTTP session (connections, cookies), created on first use
-    with the config's ``max_body_in_memory_mb`` (default: the running app's config)."""
+    with the config's ``max_body_in_memory_mb`` (``None``: the defaults)."""
     if session.http is None:
         from pigeon.send import HttpSession
 
-        config = app_config() if config is None else config
         cap = getattr(config, "max_body_in_memory", None)
         session.http = HttpSession(max_body_in_memory=cap) if cap else HttpSession()
     return session.http
@@ -94,12 +81,11 @@ def record_history(
 ) -> str | None:
     """Write one exchange to the collection's history (secrets masked) and drop the entries
     beyond ``keep`` (default: the config's ``history_keep``) and those older than the config's
-    ``history_max_age_days``; ``config`` defaults to the running app's. Blocking file work:
+    ``history_max_age_days`` (``config=None``: the defaults). Blocking file work:
     call it in a thread. Returns why it could not be written (a read-only folder, a full
     disk), or ``None``: history must never break a send."""
     from pigeon.history import record_and_prune
 
-    config = app_config() if config is None else config
     if keep is None:
         keep = getattr(config, "history_keep", None)
     try:
