@@ -153,23 +153,29 @@ def shell_words(text: str) -> _Words:
             heredocs.append(_Heredoc(len(out.words) - 1, "".join(delimiter), strip_tabs, literal))
         return at
 
+    def expand_step(text: str, at: int, sink: list[str], escapable: str) -> int:
+        """One step of expansion as in double quotes or a heredoc body: a backslash before one
+        of ``escapable`` (a newline joins lines), a variable, backticks, or a plain
+        character; returns where the next step starts."""
+        ch = text[at]
+        follower = text[at + 1 : at + 2]
+        if ch == "\\" and follower and follower in escapable:
+            if follower != "\n":
+                sink.append(follower)
+            return at + 2
+        if ch == "$":
+            return variable(text, at, sink)
+        if ch == "`":
+            return backticks(text, at, sink)
+        sink.append(ch)
+        return at + 1
+
     def expand(body: str) -> str:
         """A heredoc body as the shell passes it on: variables, \\$ \\` \\\\ and joined lines."""
         sink: list[str] = []
         k = 0
         while k < len(body):
-            ch = body[k]
-            if ch == "\\" and body[k + 1 : k + 2] in ("$", "`", "\\", "\n"):
-                if body[k + 1] != "\n":
-                    sink.append(body[k + 1])
-                k += 2
-            elif ch == "$":
-                k = variable(body, k, sink)
-            elif ch == "`":
-                k = backticks(body, k, sink)
-            else:
-                sink.append(ch)
-                k += 1
+            k = expand_step(body, k, sink, "$`\\\n")
         return "".join(sink)
 
     def read_heredocs(at: int) -> int:
@@ -226,21 +232,10 @@ def shell_words(text: str) -> _Words:
             while True:
                 if i >= n:
                     raise ImportFailed("curl: unterminated double quote")
-                ch = text[i]
-                if ch == '"':
+                if text[i] == '"':
                     i += 1
                     break
-                if ch == "\\" and i + 1 < n and text[i + 1] in '$`"\\\n':
-                    if text[i + 1] != "\n":
-                        word.append(text[i + 1])
-                    i += 2
-                elif ch == "$":
-                    i = variable(text, i, word)
-                elif ch == "`":
-                    i = backticks(text, i, word)
-                else:
-                    word.append(ch)
-                    i += 1
+                i = expand_step(text, i, word, '$`"\\\n')
             continue
         if c == "$":
             i = variable(text, i, word)
