@@ -72,9 +72,12 @@ class Scripts:
     extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
 
 
+DEFAULT_TIMEOUT = 30.0  # seconds for a whole exchange, unless [settings] says otherwise
+
+
 @dataclass
 class Settings:
-    timeout: float = 30.0
+    timeout: float = DEFAULT_TIMEOUT
     follow_redirects: bool = True
     verify_tls: bool = True
     extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save

@@ -1,6 +1,8 @@
-"""Variable values: the kinds of DESIGN §3.1, their validation, and how each renders in each place.
+"""Variable values: the kinds of DESIGN §3.1, their validation, how a user writes a typed value
+(a dialog's literal, the command line's ``name:=json``), and how each renders in each place.
 
-Every rule about what a value *looks like* once rendered (DESIGN §5's table) lives here.
+Every rule about what a value *looks like* once rendered (DESIGN §5's table) lives here, and so
+does the one RFC 9110 token rule that method and header names obey.
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import tomllib
 from datetime import date, datetime, timezone
 from typing import Any
 
@@ -15,6 +18,14 @@ NAME_RULE = r"^[A-Za-z0-9_.-]+$"
 _NAME_RE = re.compile(r"[A-Za-z0-9_.-]+")
 
 KINDS = ("string", "integer", "float", "boolean", "null", "object", "array", "date")
+
+# RFC 9110 §5.6.2: a method or a header field name is a token.
+_TOKEN_RE = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+
+def is_token(text: str) -> bool:
+    """Whether ``text`` is an RFC 9110 token (what a method or a header name must be)."""
+    return bool(_TOKEN_RE.fullmatch(text))
 
 
 def check_name(name: object) -> None:
@@ -157,3 +168,51 @@ def preview(value: Any, limit: int = 80) -> str:
     text = json.dumps(value, ensure_ascii=False) if isinstance(value, str) else to_text(value)
     text = text.replace("\n", "\\n")
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- how a user writes a typed value --------------------------------------------------------
+
+
+def parse_literal(text: str) -> Any:
+    """``42`` -> 42, ``true`` -> True, ``[1, 2]``, ``{a = 1}``, ``{"a": 1}``, a TOML date;
+    anything that is not a literal is the string itself (``"quoted"`` strips the quotes)."""
+    stripped = text.strip()
+    if not stripped:
+        return text
+    try:
+        return tomllib.loads(f"v = {stripped}")["v"]
+    except tomllib.TOMLDecodeError:
+        pass
+    try:
+        return json.loads(stripped)
+    except json.JSONDecodeError:
+        return text
+
+
+def to_literal(value: Any) -> str:
+    """The text ``parse_literal`` turns back into ``value``."""
+    if isinstance(value, str):
+        return value if parse_literal(value) == value else json.dumps(value, ensure_ascii=False)
+    if isinstance(value, date):  # datetime is a date too
+        return value.isoformat()
+    return compact_json(value)
+
+
+def parse_assignment(text: str) -> tuple[str, Any]:
+    """``name=text`` sets a string; ``name:=json`` sets any JSON value (HTTPie's convention).
+
+    Raises ``ValueError`` with a message that quotes what was wrong.
+    """
+    eq = text.find("=")
+    if eq <= 0:
+        raise ValueError(f"{text!r}: expected NAME=TEXT or NAME:=JSON")
+    if text[eq - 1] == ":" and eq > 1:
+        name, raw = text[: eq - 1], text[eq + 1 :]
+        try:
+            value: Any = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{name}:= is not valid JSON: {exc.msg} (column {exc.colno})") from exc
+    else:
+        name, value = text[:eq], text[eq + 1 :]
+    check_name(name)
+    return name, check_value(value, name)

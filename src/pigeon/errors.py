@@ -1,0 +1,105 @@
+"""Every error Pigeon raises on purpose, in one tree, each with the exit code the CLI returns.
+
+The command line maps an error to its exit code in one place (``exc.exit_code``), and the app
+shows ``str(exc)``: one line that names what went wrong and where, never a traceback.
+
+```
+PigeonError                  exit 1 unless a subclass says otherwise
+├── UsageError               2  bad usage: an unknown option, request or environment
+├── LoadError                2  a user file that does not load: path, line, column and why
+│   ├── ConfigError          2  config.toml, a theme or the trust list
+│   └── ImportFailed         2  an import source (pigeon.importers)
+├── SaveError                1  a save refused before anything on disk changed
+├── RenderError              1  a request that cannot be built (a header with CR/LF); nothing sent
+├── SendFailure              1  a request that could not be built or sent, or an assertion failed
+└── UnresolvedError          3  placeholders left unresolved under --strict
+```
+
+``exit_code`` is a class attribute; an instance may carry another one (``PigeonError(msg,
+exit_code=3)``) where the same failure means different things to different commands.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNRESOLVED = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130  # the shell's convention for SIGINT
+
+
+class PigeonError(Exception):
+    """The root of the tree: a failure Pigeon reports as one line and an exit code."""
+
+    exit_code: int = EXIT_FAILED
+
+    def __init__(self, message: str = "", *, exit_code: int | None = None) -> None:
+        super().__init__(message)
+        if exit_code is not None:
+            self.exit_code = exit_code
+
+
+class UsageError(PigeonError):
+    """Bad usage or a broken selection: exit code 2."""
+
+    exit_code = EXIT_USAGE
+
+
+class LoadError(PigeonError):
+    """A file (or the collection directory) that cannot be loaded, with where and why."""
+
+    exit_code = EXIT_USAGE
+
+    def __init__(
+        self, path: Path | None, line: int | None, column: int | None, message: str
+    ) -> None:
+        super().__init__(message)
+        self.path = path
+        self.line = line
+        self.column = column
+        self.message = message
+
+    def as_broken(self):  # -> pigeon.model.BrokenFile
+        from pigeon.model import BrokenFile
+
+        return BrokenFile(Path(self.path or "<text>"), self.message, self.line, self.column)
+
+    def __str__(self) -> str:
+        return str(self.as_broken())
+
+
+class ConfigError(LoadError):
+    """A user file outside a collection (``config.toml``, a theme, the trust list) that cannot
+    be read or written; the message names the file (and line)."""
+
+    def __init__(
+        self, path: Path, message: str, line: int | None = None, column: int | None = None
+    ) -> None:
+        super().__init__(path, line, column, message)
+
+
+class SaveError(PigeonError):
+    """A save that was refused before anything on disk changed."""
+
+
+class RenderError(PigeonError):
+    """The request cannot be built (e.g. a header with CR/LF); nothing is sent."""
+
+
+class SendFailure(PigeonError):
+    """A request could not be built or sent, or a post-response assertion failed: exit 1."""
+
+
+class UnresolvedError(PigeonError):
+    """Placeholders left unresolved where ``--strict`` forbids them: exit code 3."""
+
+    exit_code = EXIT_UNRESOLVED
+
+
+def exit_code_of(exc: BaseException) -> int:
+    """The exit code for any exception the CLI catches: the tree's own code, 130 for an
+    interrupt, 1 for anything else."""
+    if isinstance(exc, PigeonError):
+        return exc.exit_code
+    if isinstance(exc, KeyboardInterrupt):
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED
