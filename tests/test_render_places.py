@@ -854,6 +854,19 @@ def test_other_structure_changing_insertions_warn(tmp_path: Path, url: str, valu
     assert rendered.warnings
 
 
+def test_a_cached_url_still_reports_its_warning_on_every_render(tmp_path: Path) -> None:
+    runtime = RuntimeVars()
+    runtime.set("v", "a?b")
+    request = Request("r", url="http://127.0.0.1/x/{{v}}")
+    collection = Collection(name="c", root=tmp_path, items=[request])
+    scopes = build_scopes(collection, [], request, runtime=runtime, environ={})
+    first = render_request(collection, [], request, scopes)
+    assert any(key[0] == "u" for key in scopes.shared_cache())  # the URL is pure: kept
+    second = render_request(collection, [], request, scopes)
+    assert second.url == first.url == "http://127.0.0.1/x/a?b"
+    assert second.warnings == first.warnings and len(first.warnings) == 1
+
+
 @pytest.mark.parametrize("bad", ["\r", "\n", "\x00"])
 def test_api_key_header_with_cr_lf_nul_stops_the_request(tmp_path: Path, bad: str) -> None:
     auth = Auth("api_key", key="X-Key", value="k{{v}}k", location="header")
