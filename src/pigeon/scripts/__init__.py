@@ -1,0 +1,44 @@
+"""A collection's Python scripts, run with the ``pigeon`` object (DESIGN §8).
+
+Scripts run only in a collection the user has trusted (``pigeon.config.TrustStore``; asked
+once in the app, ``--trust`` on the command line). Each phase (``pre_request`` before
+rendering, ``post_response`` after the response) runs the collection's script, then each
+folder's (outer -> inner), then the request's. Whether the request is still sent after a
+failed pre-request script is the caller's choice: ``pigeon run`` and ``pigeon render`` count it
+as a failed request; the app may send anyway.
+
+The package, one module per question:
+
+* ``sources``: which scripts run, in what order (``script_sources``, ``has_scripts``);
+* ``api``: the ``pigeon`` object a script programs against, the documented contract;
+* ``runner``: ``run_scripts``, the namespace, the log writer and the time limit;
+* ``outcome``: what a phase did (``ScriptOutcome``) and how a failure is told.
+
+This module is the face: ``from pigeon.scripts import run_scripts`` and every other name
+below stay importable from here.
+"""
+
+from __future__ import annotations
+
+from pigeon.scripts.api import EnvView, PigeonAPI, ResponseHeaders, ScriptResponse
+from pigeon.scripts.outcome import AssertionFailure, LogLine, ScriptError, ScriptOutcome
+from pigeon.scripts.runner import ScriptInterrupted, run_scripts
+from pigeon.scripts.sources import PHASES, Phase, ScriptSource, has_scripts, script_sources
+
+__all__ = [
+    "PHASES",
+    "AssertionFailure",
+    "EnvView",
+    "LogLine",
+    "Phase",
+    "PigeonAPI",
+    "ResponseHeaders",
+    "ScriptError",
+    "ScriptInterrupted",
+    "ScriptOutcome",
+    "ScriptResponse",
+    "ScriptSource",
+    "has_scripts",
+    "run_scripts",
+    "script_sources",
+]

@@ -1,0 +1,331 @@
+"""The ``pigeon`` object a script programs against (DESIGN §8): the documented contract.
+
+A script sees ``pigeon`` (a ``PigeonAPI``) and nothing of Pigeon's internals:
+
+* variables: ``setVar(name, value)`` / ``set_var``, ``getVar(name)`` / ``get_var``,
+  ``deleteVar(name)`` / ``delete_var``. A variable set here is a runtime variable: it
+  outranks every file scope and is seen by every request of the collection for the rest of the
+  session (or of one ``pigeon run``). Names and values are checked as DESIGN §3.1-3.2 say.
+* ``render(text)``: the current rendering of any template, as in a text place.
+* ``request``: this send's request, a copy the script may edit or replace; it is what gets
+  rendered and sent. ``setHeader``, ``removeHeader`` and ``setQuery`` edit it.
+* ``response`` (``post_response`` only): a read-only ``ScriptResponse`` with ``status``,
+  ``reason``, ``headers`` (a case-insensitive ``ResponseHeaders``), ``text``, ``body``,
+  ``json()``, ``ok``, ``url``, ``http_version`` and ``elapsed_ms``.
+* ``env``: the process environment, then the collection's ``.env`` (an ``EnvView``).
+* ``log(*values)``: a line in the script log, like ``print``.
+
+Both spellings (``setVar`` and ``set_var``) stay: the first is what Bruno and Postman users
+type, the second is what Python users expect. Everything here runs inside the script; what
+runs the script is ``runner.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Iterator, Mapping
+from datetime import date
+from typing import Any
+
+from pigeon.expand import Renderer
+from pigeon.model import Header, QueryParam, Request
+from pigeon.scopes import MISSING, Layer, RuntimeVars, Scopes
+from pigeon.template import PATH, parse
+from pigeon.values import check_name
+
+# -- the response a post-response script sees -----------------------------------------------
+
+
+class ResponseHeaders(Mapping[str, str]):
+    """Response headers, looked up case-insensitively; repeated headers join with ``", "``.
+
+    ``get_list`` returns every value of a repeated header (``Set-Cookie``).
+    """
+
+    def __init__(self, pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> None:
+        self._pairs = [(str(k), str(v)) for k, v in pairs]
+        self._names: dict[str, str] = {}
+        for key, _ in self._pairs:
+            self._names.setdefault(key.lower(), key)
+
+    def __getitem__(self, name: str) -> str:
+        values = self.get_list(name)
+        if not values:
+            raise KeyError(name)
+        return ", ".join(values)
+
+    def get_list(self, name: str) -> list[str]:
+        lname = name.lower() if isinstance(name, str) else name
+        return [v for k, v in self._pairs if k.lower() == lname]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._names.values()))
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def multi_items(self) -> list[tuple[str, str]]:
+        return list(self._pairs)
+
+    def __repr__(self) -> str:
+        return f"ResponseHeaders({self._pairs!r})"
+
+
+_UNPARSED: Any = object()
+
+
+class ScriptResponse:
+    """``pigeon.response``: a read-only view of the exchange's response.
+
+    Built from anything shaped like ``pigeon.send.Exchange``: ``status``, ``reason``,
+    ``headers`` (pairs), ``text``, ``json()``, and ``elapsed_ms`` or ``timings``.
+    """
+
+    def __init__(self, exchange: Any) -> None:
+        self._exchange = exchange
+        self.status: int | None = getattr(exchange, "status", None)
+        self.reason: str = getattr(exchange, "reason", "") or ""
+        self.headers = ResponseHeaders(list(getattr(exchange, "headers", []) or []))
+        self.url: str = getattr(exchange, "url", "") or ""
+        self.http_version: str = getattr(exchange, "http_version", "") or ""
+        self.elapsed_ms: float | None = _elapsed_ms(exchange)
+        self._json: Any = _UNPARSED
+
+    @property
+    def text(self) -> str:
+        text = getattr(self._exchange, "text", "")
+        return text() if callable(text) else (text or "")
+
+    @property
+    def body(self) -> bytes:
+        body = getattr(self._exchange, "body", None)
+        return body if isinstance(body, bytes) else self.text.encode("utf-8")
+
+    @property
+    def ok(self) -> bool:
+        return self.status is not None and self.status < 400
+
+    def json(self) -> Any:
+        """The body parsed as JSON; ``ValueError`` if it is not JSON.
+
+        The scripts get their own parsed copy, so one that edits it cannot change what the
+        app shows as the response.
+        """
+        if self._json is _UNPARSED:
+            check = getattr(self._exchange, "json", None)
+            if callable(check):
+                check()  # the exchange's own errors: not JSON, empty, truncated
+            self._json = json.loads(self.text)
+        return self._json
+
+    def __repr__(self) -> str:
+        return f"<response {self.status} {self.reason}>"
+
+
+def _elapsed_ms(exchange: Any) -> float | None:
+    elapsed = getattr(exchange, "elapsed_ms", None)
+    if isinstance(elapsed, (int, float)):
+        return float(elapsed)
+    timings = getattr(exchange, "timings", None)
+    if isinstance(timings, Mapping):
+        total = timings.get("total", timings.get("total_ms"))
+    else:
+        total = getattr(timings, "total_ms", None)
+    return float(total) if isinstance(total, (int, float)) else None
+
+
+# -- the pigeon object ----------------------------------------------------------------------
+
+
+class EnvView(Mapping[str, str]):
+    """``pigeon.env``: the process environment, then the collection's ``.env`` (read-only)."""
+
+    def __init__(self, environ: Mapping[str, str], dotenv: Mapping[str, str]) -> None:
+        self._environ = environ
+        self._dotenv = dotenv
+
+    def __getitem__(self, name: str) -> str:
+        if name in self._environ:
+            return self._environ[name]
+        return self._dotenv[name]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._environ
+        for name in self._dotenv:
+            if name not in self._environ:
+                yield name
+
+    def __len__(self) -> int:
+        return len(self._environ) + sum(1 for n in self._dotenv if n not in self._environ)
+
+
+class PigeonAPI:
+    """The ``pigeon`` object a script sees.
+
+    Variables set here are runtime variables: they outrank every file scope and are visible to
+    every request of the collection for the rest of the session (or ``pigeon run``).
+    """
+
+    def __init__(
+        self,
+        phase: str,
+        request: Request,
+        scopes: Scopes,
+        runtime: RuntimeVars,
+        response: Any = None,
+        write: Callable[[str], None] | None = None,
+    ) -> None:
+        self.phase = phase
+        self._request = request  # this send's request (a copy): edits are what gets sent
+        self._scopes = scopes
+        self._runtime = runtime
+        self._response = response
+        self._write = write or (lambda text: None)
+        self.env: Mapping[str, str] = EnvView(scopes.environ, scopes.dotenv)
+
+    # -- variables --
+
+    def set_var(self, name: str, value: Any) -> None:
+        """Set a runtime variable. ``ValueError`` for a bad name (quoting the name and the
+        rule) or a value outside DESIGN §3.1 (naming the variable and the path to the part)."""
+        self._runtime.set(name, value)
+
+    setVar = set_var
+
+    def get_var(self, name: str) -> Any:
+        """The winning value of ``name`` with its placeholders rendered, or ``None``.
+
+        A dotted or indexed path (``user.id``) is looked up as in a placeholder. The value is
+        a copy: changing it changes nothing until it is set again.
+        """
+        if not isinstance(name, str):
+            raise TypeError(f"getVar: a variable name must be a string, not {type(name).__name__}")
+        renderer = Renderer(self._current_scopes())
+        value = renderer.variable(name)
+        if value is MISSING:
+            tpl = parse("{{" + name + "}}") if "{" not in name and "}" not in name else None
+            ph = tpl.single if tpl is not None else None
+            if ph is not None and ph.kind == PATH:
+                value = renderer.lookup(ph)
+        if value is MISSING or not _is_value(value):
+            return None
+        return copy.deepcopy(value)
+
+    getVar = get_var
+
+    def delete_var(self, name: str) -> None:
+        """Forget a runtime variable (file-defined variables are not touched)."""
+        check_name(name)
+        self._runtime.delete(name)
+
+    deleteVar = delete_var
+
+    def render(self, text: str) -> str:
+        """The current rendering of any template, as in a text place (URL, header)."""
+        if not isinstance(text, str):
+            raise TypeError(f"render: expected a string, not {type(text).__name__}")
+        return Renderer(self._current_scopes()).render_text(text)
+
+    def _current_scopes(self) -> Scopes:
+        """The caller's scopes with this copy's request variables and the runtime variables.
+
+        Rebuilt on every call: a script may edit ``pigeon.request.variables`` between two
+        lookups, and render caches only know about runtime changes.
+        """
+        return _script_scopes(self._scopes, self.request, self._runtime)
+
+    # -- request and response --
+
+    @property
+    def request(self) -> Request:
+        """This send's request, a copy the script may edit (or replace): what gets sent."""
+        return self._request
+
+    @request.setter
+    def request(self, value: Request) -> None:
+        if not isinstance(value, Request):
+            raise TypeError(f"pigeon.request must be a Request, not {type(value).__name__}")
+        self._request = value
+
+    def set_header(self, name: str, value: str) -> None:
+        """Set a header on this send's request, replacing the request's own headers of that
+        name; like any request header it also replaces collection and folder ones."""
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise TypeError("setHeader: the name and the value must be strings")
+        lname = name.lower()
+        self.request.headers = [h for h in self.request.headers if h.name.lower() != lname]
+        self.request.headers.append(Header(name, value))
+
+    setHeader = set_header
+
+    def remove_header(self, name: str) -> None:
+        """Drop the request's own headers of that name (collection and folder ones stay)."""
+        lname = name.lower()
+        self.request.headers = [h for h in self.request.headers if h.name.lower() != lname]
+
+    removeHeader = remove_header
+
+    def set_query(self, name: str, value: str) -> None:
+        """Set a ``[[query]]`` parameter (percent-encoded when rendered), replacing others of
+        that name."""
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise TypeError("setQuery: the name and the value must be strings")
+        self.request.query = [q for q in self.request.query if q.name != name]
+        self.request.query.append(QueryParam(name, value))
+
+    setQuery = set_query
+
+    @property
+    def response(self) -> ScriptResponse:
+        if self._response is None:
+            if self.phase != "post_response":
+                raise RuntimeError("pigeon.response is only available in post_response scripts")
+            raise RuntimeError("there is no response (the request was not sent)")
+        error = getattr(self._response, "_exchange", None)
+        error = getattr(error, "error", None)
+        if error:
+            raise RuntimeError(f"there is no response: {error}")
+        return self._response
+
+    # -- output --
+
+    def log(self, *values: Any, sep: str = " ") -> None:
+        """Write a line to the script log (like ``print``)."""
+        self._write(sep.join(str(v) for v in values) + "\n")
+
+    def __repr__(self) -> str:
+        return f"<pigeon {self.phase} {self.request.id or self.request.name}>"
+
+
+def _is_value(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool, dict, list, date))
+
+
+def _script_scopes(scopes: Scopes, request: Request, runtime: RuntimeVars) -> Scopes:
+    layers: list[Layer] = []
+    have_request = have_runtime = False
+    label = f"request {request.id or request.name}"
+    for layer in scopes.layers:
+        if layer.scope in ("runtime", "cli") and not have_request:
+            layers.append(Layer("request", label, request.variables))
+            have_request = True
+        if layer.scope == "cli" and not have_runtime:
+            layers.append(Layer("runtime", "runtime (scripts)", runtime.mapping))
+            have_runtime = True
+        if layer.scope == "request":
+            layers.append(Layer("request", layer.label, request.variables))
+            have_request = True
+        elif layer.scope == "runtime":
+            layers.append(Layer("runtime", layer.label, runtime.mapping))
+            have_runtime = True
+        else:
+            layers.append(layer)
+    if not have_request:
+        layers.append(Layer("request", label, request.variables))
+    if not have_runtime:
+        layers.append(Layer("runtime", "runtime (scripts)", runtime.mapping))
+    return Scopes(layers, scopes.environ, scopes.dotenv, runtime)
