@@ -1,0 +1,69 @@
+"""Response bodies for display: pure, UI-free work a viewer runs in a worker thread.
+
+* ``lines``: a text and its line starts (``LineIndex``, ``build_index``);
+* ``json``: faithful JSON parsing, pretty-printing and per-line tokens;
+* ``search``: every occurrence of a query (``find_all``, ``Matches``);
+* ``filter``: JMESPath and JSONPath filters (``apply_filter``, ``FilterError``);
+* ``kind``: which kind of body this is, image sizes, ``human_size``;
+* ``cancel``: how a long loop stops when the caller's check says so (``Stopped``).
+
+This module is the face: every name below is importable from ``pigeon.bodies`` (and, as
+before, from ``pigeon.bodyformat``). Nothing here imports a filter library until a filter runs.
+"""
+
+from __future__ import annotations
+
+from pigeon.bodies.cancel import Cancelled, Stopped
+from pigeon.bodies.filter import FilterError, apply_filter, filter_language
+from pigeon.bodies.json import (
+    TokenKind,
+    dumps_pretty,
+    json_line_tokens,
+    looks_like_json,
+    parse_json,
+    pretty_json,
+)
+from pigeon.bodies.kind import (
+    JSON_LINES_TYPES,
+    BodyKind,
+    ImageInfo,
+    classify_body,
+    describe_binary,
+    human_size,
+    image_info,
+    is_json_type,
+    is_text_type,
+    looks_binary,
+)
+from pigeon.bodies.lines import EMPTY_INDEX, LineIndex, build_index
+from pigeon.bodies.search import Matches, find_all, search_pattern
+
+__all__ = [
+    "EMPTY_INDEX",
+    "JSON_LINES_TYPES",
+    "BodyKind",
+    "Cancelled",
+    "FilterError",
+    "ImageInfo",
+    "LineIndex",
+    "Matches",
+    "Stopped",
+    "TokenKind",
+    "apply_filter",
+    "build_index",
+    "classify_body",
+    "describe_binary",
+    "dumps_pretty",
+    "filter_language",
+    "find_all",
+    "human_size",
+    "image_info",
+    "is_json_type",
+    "is_text_type",
+    "json_line_tokens",
+    "looks_binary",
+    "looks_like_json",
+    "parse_json",
+    "pretty_json",
+    "search_pattern",
+]

@@ -1,0 +1,39 @@
+"""``pigeon.bodies`` and its old home ``pigeon.bodyformat``: the same names, and no filter
+library loaded until a filter runs (start-up time is a product goal)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from pigeon import bodies, bodyformat
+from pigeon.errors import PigeonError
+
+
+def test_the_old_home_offers_every_name_of_the_package() -> None:
+    assert set(bodyformat.__all__) == set(bodies.__all__)
+    for name in bodies.__all__:
+        assert getattr(bodyformat, name) is getattr(bodies, name), name
+
+
+def test_a_filter_library_is_imported_by_the_first_filter_not_by_the_import() -> None:
+    code = (
+        "import sys\n"
+        "import pigeon.bodyformat as bf\n"
+        "libs = lambda: sorted(m for m in ('jmespath', 'jsonpath_ng') if m in sys.modules)\n"
+        "print(libs())\n"
+        "bf.apply_filter({'a': 1}, 'a')\n"
+        "print(libs())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    ).stdout.splitlines()
+    assert out == ["[]", "['jmespath']"]
+
+
+def test_a_filter_error_is_in_the_error_tree_and_still_a_value_error() -> None:
+    with pytest.raises(bodies.FilterError, match="empty expression") as exc:
+        bodies.apply_filter({}, "  ")
+    assert isinstance(exc.value, PigeonError) and isinstance(exc.value, ValueError)
