@@ -1,177 +1,41 @@
-"""A small HTTP echo server for trying requests out and for tests (`pigeon echo`).
+"""The echo server's request handler: HTTP plumbing (bodies in, replies out) and the routes.
 
-Every request gets a JSON description of itself. A few routes exercise a client:
-``POST /login`` + ``GET /me`` (bearer tokens), ``/status/{code}``, ``/redirect/{n}``,
-``/delay/{s}``, ``/bytes/{n}``, ``/json/large?mb=N``, ``/close-mid-body``, ``/image.png``,
-``/cookies``, ``/cookies/set``, ``/cookies/delete``, ``/response-headers``, ``/gzip`` and
-``/text?charset=NAME``. HTTP/1.1 with keep-alive, loopback by default, standard library only.
+Every request gets a JSON description of itself unless a route says otherwise. The routes
+exercise a client: bearer login, status codes, redirects, delays, sized and chunked bodies, a
+connection closed mid-body, cookies, chosen response headers, gzip and text in any charset (the
+list is in ``pigeon.echo``'s docstring). ``ServerState`` is what the routes remember between
+requests; the lifecycle lives in ``server.py``.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import email.parser
 import email.policy
 import gzip
 import http.cookies
-import ipaddress
 import json
-import random
 import secrets
-import signal
 import socket
 import ssl
-import struct
 import sys
 import threading
 import zlib
 from collections.abc import Iterator
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from pigeon.echo.data import BYTES_BLOCK, CHUNK, PNG, SAMPLE_TEXT, large_json_chunks
 
 MAX_REQUEST_BODY = 64 * 1024 * 1024
 MAX_DELAY = 30.0
 MAX_LARGE_JSON_MB = 200
 MAX_REDIRECTS = 100
-CHUNK = 64 * 1024
-SAMPLE_TEXT = "Grüße aus Köln: café, crème brûlée, naïve façade."
 
 
-def _png(width: int = 8, height: int = 8) -> bytes:
-    """A small valid RGB PNG (a colour gradient), built by hand to avoid a dependency."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return (
-            struct.pack(">I", len(data))
-            + kind
-            + data
-            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-        )
-
-    rows = b"".join(
-        b"\x00" + b"".join(bytes((x * 32, y * 32, 160)) for x in range(width))
-        for y in range(height)
-    )
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(rows, 9))
-        + chunk(b"IEND", b"")
-    )
-
-
-PNG = _png()
-_BYTES_BLOCK = random.Random(1234).randbytes(CHUNK)
-
-_FIRST = [
-    "Ada",
-    "Alan",
-    "Grace",
-    "Edsger",
-    "Barbara",
-    "Donald",
-    "Margaret",
-    "Dennis",
-    "Frances",
-    "Ken",
-    "Radia",
-    "John",
-    "Sophie",
-    "Tim",
-    "Hedy",
-    "Linus",
-    "Katherine",
-    "Niklaus",
-]
-_LAST = [
-    "Lovelace",
-    "Turing",
-    "Hopper",
-    "Dijkstra",
-    "Liskov",
-    "Knuth",
-    "Hamilton",
-    "Ritchie",
-    "Allen",
-    "Thompson",
-    "Perlman",
-    "McCarthy",
-    "Wilson",
-    "Berners-Lee",
-    "Lamarr",
-    "Wirth",
-]
-_CITIES = [
-    ("Berlin", "DE", 52.52, 13.405),
-    ("Lyon", "FR", 45.764, 4.8357),
-    ("Osaka", "JP", 34.6937, 135.5023),
-    ("Austin", "US", 30.2672, -97.7431),
-    ("Porto", "PT", 41.1579, -8.6291),
-    ("Nairobi", "KE", -1.2921, 36.8219),
-    ("Quito", "EC", -0.1807, -78.4678),
-    ("Perth", "AU", -31.9523, 115.8613),
-]
-_STREETS = ["Main St", "Rue de la Paix", "Hauptstraße", "Elm Road", "Harbour Way", "Via Roma"]
-_ROLES = ["admin", "editor", "viewer", "billing", "support", "developer"]
-_TAGS = ["beta", "vip", "newsletter", "trial", "partner", "internal", "legacy", "mobile"]
-
-
-def large_user(i: int) -> dict[str, Any]:
-    """User number ``i`` of the large JSON document: deterministic, varied, nested."""
-    first, last = _FIRST[i % len(_FIRST)], _LAST[(i * 7) % len(_LAST)]
-    city, country, lat, lng = _CITIES[(i * 3) % len(_CITIES)]
-    return {
-        "id": i + 1,
-        "username": f"{first.lower()}.{last.lower()}{i}",
-        "name": f"{first} {last}",
-        "email": f"{first.lower()}.{last.lower()}.{i}@example.com",
-        "active": i % 5 != 0,
-        "score": round((i * 37 % 1000) / 10, 1),
-        "roles": [_ROLES[(i + k) % len(_ROLES)] for k in range(1 + i % 3)],
-        "address": {
-            "street": f"{1 + i % 250} {_STREETS[i % len(_STREETS)]}",
-            "city": city,
-            "country": country,
-            "postcode": f"{10000 + (i * 7919) % 89999}",
-            "geo": {
-                "lat": round(lat + (i % 100) / 1000, 4),
-                "lng": round(lng - (i % 100) / 1000, 4),
-            },
-        },
-        "tags": [_TAGS[(i * k) % len(_TAGS)] for k in range(1, 1 + i % 4)],
-        "created_at": f"20{10 + i % 15:02d}-{1 + i % 12:02d}-{1 + i % 28:02d}T{i % 24:02d}:{i % 60:02d}:00Z",
-        "last_login": None if i % 7 == 0 else f"2026-{1 + i % 12:02d}-{1 + i % 28:02d}",
-        "bio": f"{first} works on {_TAGS[i % len(_TAGS)]} projects in {city}.",
-    }
-
-
-def large_json_chunks(size: int) -> Iterator[bytes]:
-    """A JSON array of users of about ``size`` bytes, in ~64 KiB pieces."""
-    produced = 0
-    i = 0
-    parts: list[bytes] = [b"["]
-    pending = 1
-    while produced + pending < size or i == 0:
-        item = json.dumps(large_user(i), ensure_ascii=False).encode("utf-8")
-        if i:
-            item = b",\n" + item
-        parts.append(item)
-        pending += len(item)
-        i += 1
-        if pending >= CHUNK:
-            yield b"".join(parts)
-            produced += pending
-            parts, pending = [], 0
-    parts.append(b"]\n")
-    yield b"".join(parts)
-
-
-class _ServerState:
+class ServerState:
     """What the routes remember between requests (issued tokens, connections seen)."""
 
     def __init__(self) -> None:
@@ -183,10 +47,13 @@ class _ServerState:
         self.open_sockets: set[socket.socket] = set()
 
 
-class _HTTPServer(ThreadingHTTPServer):
+class EchoHTTPServer(ThreadingHTTPServer):
+    """The standard library's threading server, carrying the routes' shared state; tracebacks
+    from broken connections are printed only when the server is not quiet."""
+
     daemon_threads = True
     allow_reuse_address = True
-    state: _ServerState
+    state: ServerState
     quiet: bool
     ssl_context: ssl.SSLContext | None = None
 
@@ -195,7 +62,9 @@ class _HTTPServer(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
-class _HTTP6Server(_HTTPServer):
+class EchoHTTP6Server(EchoHTTPServer):
+    """The same, listening on an IPv6 address."""
+
     address_family = socket.AF_INET6
 
 
@@ -236,7 +105,7 @@ class EchoHandler(BaseHTTPRequestHandler):
     server_version = "PigeonEcho"
     timeout = 60  # an idle keep-alive connection is dropped after this
     disable_nagle_algorithm = True  # headers and body go in separate writes
-    server: _HTTPServer
+    server: EchoHTTPServer
 
     # -- plumbing --
 
@@ -523,7 +392,7 @@ class EchoHandler(BaseHTTPRequestHandler):
         def chunks() -> Iterator[bytes]:
             left = size
             while left > 0:
-                piece = _BYTES_BLOCK[: min(left, CHUNK)]
+                piece = BYTES_BLOCK[: min(left, CHUNK)]
                 left -= len(piece)
                 yield piece
 
@@ -611,174 +480,3 @@ def _parse_multipart(
         elif name is not None:
             fields.setdefault(str(name), []).append(payload.decode("utf-8", errors="replace"))
     return fields, files
-
-
-class EchoServer:
-    """The echo server in a daemon thread: ``with EchoServer() as server: server.url``."""
-
-    def __init__(
-        self,
-        host: str = "127.0.0.1",
-        port: int = 0,
-        *,
-        quiet: bool = True,
-        ssl_context: ssl.SSLContext | None = None,
-        sock: socket.socket | None = None,
-    ) -> None:
-        """``sock``: a socket already bound and listening, to serve on instead of binding
-        one (its port can be handed out before this module is even imported)."""
-        self.host = host
-        self._sock = sock
-        self._requested_port = port
-        self._bound_port = 0
-        self.quiet = quiet
-        self.ssl_context = ssl_context
-        self.state = _ServerState()
-        self._server: _HTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    def _bind(self) -> _HTTPServer:
-        cls = _HTTP6Server if ":" in self.host else _HTTPServer
-        if self._sock is not None:
-            server = cls((self.host, self._requested_port), EchoHandler, bind_and_activate=False)
-            server.socket.close()
-            server.socket, self._sock = self._sock, None
-            server.server_address = server.socket.getsockname()[:2]
-        else:
-            server = cls((self.host, self._requested_port), EchoHandler)
-        server.state = self.state
-        server.quiet = self.quiet
-        server.ssl_context = self.ssl_context
-        return server
-
-    def start(self) -> EchoServer:
-        """Bind (OSError if the port is taken) and serve in a daemon thread."""
-        if self._server is not None:
-            return self
-        self._server = self._bind()
-        self._bound_port = int(self._server.server_address[1])
-        self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name=f"pigeon-echo-{self.port}",
-            daemon=True,
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving, wake delayed replies and close open connections."""
-        server = self._server
-        if server is None:
-            return
-        self.state.stopping.set()
-        if self._thread is not None:
-            server.shutdown()
-            self._thread.join(timeout=5)
-            self._thread = None
-        self._close()
-
-    def _close(self) -> None:
-        server, self._server = self._server, None
-        if server is None:
-            return
-        server.server_close()
-        with self.state.lock:
-            sockets = list(self.state.open_sockets)
-        for sock in sockets:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-
-    @property
-    def port(self) -> int:
-        """The bound port (still known after ``stop()``), or the requested one before start."""
-        if self._server is not None:
-            self._bound_port = int(self._server.server_address[1])
-        return self._bound_port or self._requested_port
-
-    @property
-    def url(self) -> str:
-        """The base URL, without a trailing slash."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        scheme = "https" if self.ssl_context is not None else "http"
-        return f"{scheme}://{host}:{self.port}"
-
-    @property
-    def connection_count(self) -> int:
-        """Connections accepted so far (lets tests see connection reuse)."""
-        with self.state.lock:
-            return self.state.connections
-
-    @property
-    def request_count(self) -> int:
-        with self.state.lock:
-            return self.state.requests
-
-    def __enter__(self) -> EchoServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``pigeon echo [--host 127.0.0.1] [--port 8787] [--quiet]``; Ctrl-C stops it."""
-    parser = argparse.ArgumentParser(
-        prog="pigeon echo", description="Run the built-in echo server."
-    )
-    parser.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)"
-    )
-    parser.add_argument("--port", type=int, default=8787, help="port (default: 8787; 0 picks one)")
-    parser.add_argument("--quiet", action="store_true", help="do not log requests")
-    args = parser.parse_args(argv)
-    if not 0 <= args.port <= 65535:
-        print(f"pigeon echo: port out of range: {args.port}", file=sys.stderr)
-        return 2
-    server = EchoServer(args.host, args.port, quiet=args.quiet)
-    try:
-        server.start()
-    except OSError as exc:
-        print(
-            f"pigeon echo: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}",
-            file=sys.stderr,
-        )
-        return 1
-    if not _is_loopback(args.host):
-        print(
-            f"pigeon echo: warning: {args.host} is reachable from other machines", file=sys.stderr
-        )
-    print(f"Pigeon echo server on {server.url} (Ctrl-C to stop)", flush=True)
-    stop = threading.Event()
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        while not stop.wait(0.5):
-            pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-    print("Stopped.", file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
