@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
+from pigeon.errors import UsageError
 from pigeon.model import Collection, Environment, Folder, Request
 from pigeon.render import render_json, render_text
-from pigeon.scopes import RuntimeVars, Scopes, build_scopes
+from pigeon.scopes import RuntimeVars, Scopes, UnknownEnvironment, build_scopes
 
 NAME_RULE = "^[A-Za-z0-9_.-]+$"
 LAYERS = ["collection", "environment", "outer", "inner", "request", "runtime", "cli"]
@@ -347,3 +348,14 @@ def test_variable_aliasing_env_is_not_rescanned(tmp_path: Path) -> None:
     result = render_text("{{token}} {{t2}}", scopes)
     assert result.text == "{{x}} <{{x}}>"
     assert result.unresolved == []
+
+
+def test_an_unknown_environment_is_bad_usage_that_names_the_known_ones(tmp_path: Path) -> None:
+    collection = Collection(
+        name="c", root=tmp_path, environments={"dev": Environment("dev"), "qa": Environment("qa")}
+    )
+    with pytest.raises(UnknownEnvironment) as exc:
+        build_scopes(collection, environment="prod")
+    assert str(exc.value) == "unknown environment 'prod' (known: dev, qa)"
+    assert isinstance(exc.value, UsageError) and exc.value.exit_code == 2
+    assert isinstance(exc.value, KeyError)  # what callers caught before the error tree

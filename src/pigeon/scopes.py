@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pigeon.errors import UsageError
 from pigeon.model import Collection, Folder, Request
 from pigeon.values import check_name, check_value
 
@@ -28,8 +29,10 @@ class _Missing:
 MISSING: Any = _Missing()
 
 
-class UnknownEnvironment(KeyError):
-    """The environment asked for does not exist in the collection."""
+class UnknownEnvironment(UsageError, KeyError):
+    """The environment asked for does not exist in the collection: bad usage (exit 2).
+
+    Still a ``KeyError``, as it always was, for callers that catch that."""
 
     def __init__(self, name: str, known: list[str]) -> None:
         super().__init__(name)

@@ -17,7 +17,8 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-DEFAULT_TIMEOUT = 30.0  # Pigeon's default; curl has none, so only other values are written
+# Pigeon's default timeout: curl has none, so only other values are written as --max-time.
+from pigeon.model import DEFAULT_TIMEOUT
 
 
 def _text_body(rendered: Any) -> str | None:
