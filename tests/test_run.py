@@ -589,7 +589,9 @@ def test_bad_config_values_are_warnings_and_defaults_apply(col: Path, capsys) ->
     assert len(list_entries(col)) == 1  # the good key still applies
     path.write_text("history_keep = [", encoding="utf-8")
     code, out, err = run(capsys, str(col), "misc", "--trust", "--history")
-    assert code == 0 and err.startswith(f"pigeon: warning: config not loaded: {path}: not valid")
+    assert code == 0 and err.startswith(
+        f"pigeon: warning: config not loaded: {path}: TOML syntax error"
+    )
     assert len(list_entries(col)) == 3  # the default count (100)
 
 

@@ -6,7 +6,8 @@ settings, themes and trust; ``$XDG_DATA_HOME/pigeon`` (default ``~/.local/share/
 history. A relative ``XDG_*`` value is ignored, as the spec says.
 
 Nothing here ever overwrites a file it could not read: a broken ``trusted.toml`` or
-``config.toml`` is reported and left for the user to fix.
+``config.toml`` is reported and left for the user to fix. Both are written by editing the
+user's own text (``pigeon.tomltext``), so comments and layout survive every save.
 """
 
 from __future__ import annotations
@@ -14,14 +15,15 @@ from __future__ import annotations
 import math
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import tomli_w
+from pigeon.errors import ConfigError, LoadError
+from pigeon.files import atomic_write
+from pigeon.tomltext import dumps, parse, read_text, update
 
 APP_NAME = "pigeon"
 TRUST_FILE = "trusted.toml"
@@ -46,49 +48,27 @@ def data_dir(environ: Mapping[str, str] | None = None) -> Path:
     return _xdg("XDG_DATA_HOME", (".local", "share"), environ)
 
 
-class ConfigError(Exception):
-    """A user file that cannot be read or written; the message names the file (and line)."""
-
-    def __init__(self, path: Path, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.path = path
-        self.line = line
-        self.message = message
-
-    def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else f"{self.path}"
-        return f"{where}: {self.message}"
-
-
 def _atomic_write(path: Path, text: str) -> None:
-    from pigeon.store import atomic_write
-
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, text)
 
 
+def _read(path: Path) -> tuple[str, dict[str, Any]] | None:
+    """The file's text and data, ``None`` if it does not exist; ``ConfigError`` (path, line,
+    column) if it cannot be read."""
+    try:
+        text = read_text(path)
+        return text, parse(text, path)
+    except LoadError as exc:
+        if not path.exists():
+            return None
+        raise ConfigError(path, exc.message, exc.line, exc.column) from exc
+
+
 def _read_toml(path: Path) -> dict[str, Any] | None:
     """The parsed file, ``None`` if it does not exist; ``ConfigError`` if it cannot be read."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise ConfigError(path, f"cannot read: {exc.strerror or exc}") from exc
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(path, f"not UTF-8 text (byte {exc.start})") from exc
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None)
-        message = str(exc)
-        match = re.search(r"\(at line (\d+), column \d+\)$", message)
-        if match:
-            line = line or int(match.group(1))
-            message = message[: match.start()].strip()
-        raise ConfigError(path, f"not valid TOML: {message}", line) from exc
+    found = _read(path)
+    return found[1] if found else None
 
 
 # -- trust ----------------------------------------------------------------------------------
@@ -174,22 +154,13 @@ class TrustStore:
         return True
 
     def _write(self, data: dict[str, Any]) -> None:
+        found = _read(self.path)
+        text = _TRUST_HEADER + dumps(data) if found is None else update(*found, data)
         try:
-            _atomic_write(self.path, _TRUST_HEADER + _trust_text(data))
+            _atomic_write(self.path, text)
         except OSError as exc:
             raise ConfigError(self.path, f"cannot write: {exc.strerror or exc}") from exc
         self.error = None
-
-
-def _trust_text(data: dict[str, Any]) -> str:
-    """One ``[[collections]]`` table per entry: a trust is one small, readable block."""
-    entries = data.get("collections", [])
-    rest = {k: v for k, v in data.items() if k != "collections"}
-    if any(isinstance(v, (dict, list)) for e in entries for v in e.values()):
-        return tomli_w.dumps(data)  # entries with nested tables: let tomli-w lay them out
-    blocks = [tomli_w.dumps(rest)] if rest else []
-    blocks += ["[[collections]]\n" + tomli_w.dumps(entry) for entry in entries]
-    return "\n".join(blocks)
 
 
 # -- config.toml ----------------------------------------------------------------------------
@@ -241,8 +212,7 @@ class AppConfig:
     def load(cls, path: Path | str | None = None) -> AppConfig:
         """Read ``config.toml`` (defaults when it does not exist); ``ConfigError`` if broken."""
         file = Path(path) if path is not None else config_dir() / CONFIG_FILE
-        data = _read_toml(file)
-        text = _read_text_quietly(file) if data else ""
+        text, data = _read(file) or ("", {})
         cfg = cls(path=file)
         if data:
             _apply(cfg, data, text, file)
@@ -252,7 +222,8 @@ class AppConfig:
     def save(self) -> Path:
         """Write the changed settings (atomically); ``ConfigError`` if the file is broken."""
         file = self.file
-        current = _read_toml(file)
+        found = _read(file)
+        current = found[1] if found else None
         baseline = self._loaded
         if baseline is None:
             baseline = _settings(_parsed(current or {}, file))
@@ -261,7 +232,7 @@ class AppConfig:
         if data == (current or {}):
             self._loaded = _settings(self)
             return file
-        text = _edit_text(_read_text_quietly(file), current, data, edits)
+        text = dumps(data) if found is None else update(found[0], found[1], data)
         try:
             _atomic_write(file, text)
         except OSError as exc:
@@ -305,13 +276,6 @@ def _parsed(data: dict[str, Any], file: Path) -> AppConfig:
     cfg = AppConfig(path=file)
     _apply(cfg, data, "", file)
     return cfg
-
-
-def _read_text_quietly(file: Path) -> str:
-    try:
-        return file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ""
 
 
 def _line_of(text: str, key: str) -> int | None:
@@ -421,80 +385,6 @@ def _apply_edits(data: Mapping[str, Any], edits: list[Edit]) -> dict[str, Any]:
         else:
             target[key] = value
     return out
-
-
-# A `key = value` line with a one-line scalar value and an optional trailing comment.
-_SCALAR_LINE = re.compile(
-    r"""^\s*(?P<key>[A-Za-z0-9_-]+|"[^"]*"|'[^']*')\s*=\s*"""
-    r"""(?:"(?:[^"\\]|\\.)*"|'[^']*'|[-+0-9A-Za-z_.:]+)(?P<tail>\s*(?:#.*)?)$"""
-)
-_HEADER = re.compile(r"""^\s*\[\s*([A-Za-z0-9_-]+|"[^"]*"|'[^']*')\s*\]\s*(?:#.*)?$""")
-
-
-def _edit_text(
-    text: str, current: dict[str, Any] | None, data: dict[str, Any], edits: list[Edit]
-) -> str:
-    """The new file text: the old text with only the changed lines rewritten, so comments and
-    layout survive; a full rewrite when the file's layout is beyond these simple edits."""
-    full = tomli_w.dumps(data)
-    if current is None or not text:
-        return full
-    lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
-    for table, key, value in edits:
-        if not isinstance(value, (str, int, float, bool)) and value is not _REMOVE:
-            return full  # a new table or array: not a one-line edit
-        start, stop = _section(lines, table)
-        if start is None:
-            if value is _REMOVE:
-                continue
-            lines.extend(["\n", f"[{table}]\n"])
-            start = stop = len(lines)
-        found = None
-        for i in range(start, stop):
-            match = _SCALAR_LINE.match(lines[i].rstrip("\r\n"))
-            if match and match.group("key").strip("\"'") == key:
-                found = (i, match)
-                break
-        if value is _REMOVE:
-            if found is not None:
-                del lines[found[0]]
-            continue
-        new = tomli_w.dumps({key: value}).rstrip("\n")
-        if found is not None:
-            i, match = found
-            ending = lines[i][len(lines[i].rstrip("\r\n")) :]
-            lines[i] = new + match.group("tail") + ending
-        else:
-            at = stop
-            if stop < len(lines):  # comments right above the next table belong to it
-                while at > start and lines[at - 1].lstrip().startswith("#"):
-                    at -= 1
-            while at > start and not lines[at - 1].strip():
-                at -= 1  # after the section's last line, before the blank lines that end it
-            lines.insert(at, new + "\n")
-    edited = "".join(lines)
-    try:
-        if tomllib.loads(edited) == data:
-            return edited
-    except tomllib.TOMLDecodeError:
-        pass
-    return full
-
-
-def _section(lines: list[str], table: str | None) -> tuple[int | None, int]:
-    """The line range holding a table's keys (the top level when ``table`` is None)."""
-    start: int | None = 0 if table is None else None
-    for i, line in enumerate(lines):
-        if not line.lstrip().startswith("["):
-            continue
-        if start is not None:
-            return start, i
-        match = _HEADER.match(line.rstrip("\r\n"))
-        if match and match.group(1).strip("\"'") == table:
-            start = i + 1
-    return start, len(lines)
 
 
 __all__ = [

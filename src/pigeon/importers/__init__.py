@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from pigeon.model import Auth, Collection, Environment, Folder, Header, Request
 from pigeon.store import (
     COLLECTION_FILE,
@@ -32,6 +30,7 @@ from pigeon.store import (
     save_request,
     slugify,
 )
+from pigeon.tomltext import value_text
 from pigeon.values import check_value
 
 KINDS = ("curl", "postman", "http", "posting", "openapi")
@@ -203,7 +202,7 @@ def _toml_inline(value: Any) -> str:
         return "{ " + inner + " }" if inner else "{}"
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_toml_inline(v) for v in value) + "]"
-    return tomli_w.dumps({"v": value})[len("v = ") :].rstrip("\n")
+    return value_text(value)
 
 
 def _variable_notes(

@@ -7,7 +7,6 @@ colour the method badges; a theme that leaves them out gets the defaults below.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,8 @@ from typing import Any
 from textual.theme import Theme
 
 import pigeon
+from pigeon.errors import LoadError
+from pigeon.tomltext import parse, read_text
 
 _COLOUR_FIELDS = (
     "primary", "secondary", "warning", "error", "success", "accent", "foreground",
@@ -49,9 +50,9 @@ def bundled_theme_dirs() -> list[Path]:
 def theme_from_toml(text: str, source: str = "<theme>") -> Theme:
     """Build a ``Theme`` from TOML text; ``ValueError`` says what is wrong and where."""
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{source}: {exc}") from exc
+        data = parse(text, Path(source))
+    except LoadError as exc:  # located as every user file is: path, line, column
+        raise ValueError(str(exc)) from exc
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"{source}: a theme needs a string `name`")
@@ -92,8 +93,8 @@ def load_themes(dirs: list[Path]) -> LoadedThemes:
             continue
         for path in sorted(directory.glob("*.toml")):
             try:
-                theme = theme_from_toml(path.read_text(encoding="utf-8"), str(path))
-            except (OSError, UnicodeDecodeError, ValueError) as exc:
+                theme = theme_from_toml(read_text(path), str(path))
+            except (LoadError, ValueError) as exc:
                 out.problems.append(str(exc))
                 continue
             if theme.name in seen:

@@ -1,0 +1,128 @@
+"""Writing files so that nothing is lost: atomic replaces, exclusive creates and moves.
+
+A reader sees the old file or the new one, never half of one; a create or a move never
+replaces what is there; a rename is made durable by syncing its directory.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from contextlib import suppress
+from pathlib import Path
+
+
+def _default_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_NEW_FILE_MODE = _default_mode()
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make a rename durable; not every platform can open a directory, which is fine."""
+    with suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _write_temp(path: Path, text: str, durable: bool = True) -> str:
+    """Write ``text`` to a temporary file beside ``path`` (synced when ``durable``); return
+    its name."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
+        try:
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except OSError:
+            mode = _NEW_FILE_MODE
+        os.chmod(tmp, mode)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+def atomic_write(path: Path | str, text: str, *, durable: bool = True) -> None:
+    """Replace ``path`` with ``text`` all at once: readers see the old file or the new one.
+
+    On any failure the temporary file is removed and the old file is left as it was.
+    ``durable=False`` skips the fsyncs, for files that may be lost in a crash (history) but
+    are written often enough that the syncs would cost.
+    """
+    path = Path(path)
+    tmp = _write_temp(path, text, durable)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
+    if durable:
+        fsync_dir(path.parent)
+
+
+def create_exclusive(path: Path, text: str) -> None:
+    """Write a new file; ``FileExistsError`` if ``path`` exists (it is never overwritten)."""
+    tmp = _write_temp(path, text)
+    try:
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise
+        except OSError:  # no hard links here: exclusive create instead
+            with open(path, "x", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+    finally:
+        with suppress(OSError):
+            os.unlink(tmp)
+    fsync_dir(path.parent)
+
+
+def move_exclusive(src: Path, dst: Path) -> None:
+    """Move a file without ever replacing ``dst`` (``FileExistsError`` if it exists)."""
+    try:
+        os.link(src, dst)
+    except FileExistsError:
+        raise
+    except OSError:
+        if dst.exists():
+            raise FileExistsError(str(dst)) from None
+        os.rename(src, dst)
+    else:
+        os.unlink(src)
+    fsync_dir(dst.parent)
+    fsync_dir(src.parent)
+
+
+def rename_dir_exclusive(src: Path, dst: Path) -> None:
+    """Rename a directory in one step without ever replacing ``dst`` (``FileExistsError``).
+
+    POSIX ``rename`` would replace an empty directory, so ``dst`` is first made here (which
+    fails if anything is there) and the rename replaces only that empty directory.
+    """
+    if os.name == "nt":  # Windows never replaces a directory by renaming onto it
+        os.rename(src, dst)
+    else:
+        os.mkdir(dst)
+        try:
+            os.rename(src, dst)
+        except BaseException:
+            with suppress(OSError):
+                os.rmdir(dst)
+            raise
+    fsync_dir(dst.parent)
+    fsync_dir(src.parent)

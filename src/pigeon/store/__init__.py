@@ -1,0 +1,90 @@
+"""Collections on disk: TOML files <-> the model (DESIGN §2).
+
+The package's parts, each one thing:
+
+* ``schema``: the files of a collection and the keys each kind knows;
+* ``read``: a file's text -> the model, and loading a whole collection (a bad file becomes a
+  ``BrokenFile`` naming path, line and column; the rest still loads);
+* ``write``: the model -> TOML, and saves that edit the user's own document (comments, layout
+  and key order kept; an unchanged save is byte for byte the file);
+* ``order``: the ``order`` lists of DESIGN §2;
+* ``tree``: create, rename, duplicate, move and delete requests, folders and environments.
+
+This module is the face: everything callers reach is importable from ``pigeon.store``.
+"""
+
+from pigeon.errors import LoadError, SaveError
+from pigeon.files import atomic_write
+from pigeon.store.order import sort_items
+from pigeon.store.read import load_collection, read_dotenv, request_from_toml, title_from_stem
+from pigeon.store.schema import (
+    COLLECTION_FILE,
+    DOTENV_FILE,
+    ENVIRONMENTS_DIR,
+    FOLDER_FILE,
+    RESERVED_STEMS,
+)
+from pigeon.store.tree import (
+    FolderContents,
+    create_environment,
+    create_folder,
+    create_request,
+    delete_folder,
+    delete_request,
+    duplicate_folder,
+    duplicate_request,
+    folder_contents,
+    move_folder,
+    move_request,
+    rename_folder,
+    rename_request,
+    slugify,
+)
+from pigeon.store.write import (
+    collection_to_toml,
+    environment_to_toml,
+    folder_to_toml,
+    request_to_toml,
+    save_collection_file,
+    save_environment,
+    save_folder_file,
+    save_request,
+)
+
+__all__ = [
+    "COLLECTION_FILE",
+    "DOTENV_FILE",
+    "ENVIRONMENTS_DIR",
+    "FOLDER_FILE",
+    "RESERVED_STEMS",
+    "FolderContents",
+    "LoadError",
+    "SaveError",
+    "atomic_write",
+    "collection_to_toml",
+    "create_environment",
+    "create_folder",
+    "create_request",
+    "delete_folder",
+    "delete_request",
+    "duplicate_folder",
+    "duplicate_request",
+    "environment_to_toml",
+    "folder_contents",
+    "folder_to_toml",
+    "load_collection",
+    "move_folder",
+    "move_request",
+    "read_dotenv",
+    "rename_folder",
+    "rename_request",
+    "request_from_toml",
+    "request_to_toml",
+    "save_collection_file",
+    "save_environment",
+    "save_folder_file",
+    "save_request",
+    "slugify",
+    "sort_items",
+    "title_from_stem",
+]

@@ -1,0 +1,437 @@
+"""TOML files -> the model, and loading a whole collection (DESIGN §2).
+
+Loading never stops at a bad file: each one becomes a ``BrokenFile`` naming the file, line,
+column and problem, and the rest of the collection still loads. Secrets belong in the
+collection's git-ignored ``.env``, read into ``Collection.dotenv`` only (never into variables)
+and never written.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import re
+from collections.abc import Mapping
+from datetime import time
+from pathlib import Path
+from typing import Any
+
+from dotenv.parser import parse_stream
+
+from pigeon.errors import LoadError
+from pigeon.model import (
+    AUTH_TYPES,
+    BODY_TYPES,
+    METHODS,
+    Auth,
+    Body,
+    BrokenFile,
+    Collection,
+    Environment,
+    Folder,
+    FormField,
+    Header,
+    QueryParam,
+    Request,
+    Scripts,
+    Settings,
+)
+from pigeon.store.order import sort_items
+from pigeon.store.schema import (
+    AUTH_KEYS,
+    BODY_KEYS,
+    COLLECTION_FILE,
+    COLLECTION_KEYS,
+    DOTENV_FILE,
+    ENVIRONMENT_KEYS,
+    ENVIRONMENTS_DIR,
+    FIELD_KEYS,
+    FOLDER_FILE,
+    FOLDER_KEYS,
+    PAIR_KEYS,
+    REQUEST_KEYS,
+    SCRIPT_KEYS,
+    SETTINGS_KEYS,
+)
+from pigeon.tomltext import Invalid, describe, load_document, read_text
+from pigeon.values import check_name, is_token
+
+# -- TOML data -> model ----------------------------------------------------------------------
+
+
+def _get_str(table: Mapping[str, Any], key: str, at: tuple, default: str = "") -> str:
+    value = table.get(key, default)
+    if not isinstance(value, str):
+        raise Invalid((*at, key), f"expected a string, got {describe(value)}")
+    return value
+
+
+def _get_bool(table: Mapping[str, Any], key: str, at: tuple, default: bool) -> bool:
+    value = table.get(key, default)
+    if not isinstance(value, bool):
+        raise Invalid((*at, key), f"expected true or false, got {describe(value)}")
+    return value
+
+
+def _get_choice(
+    table: Mapping[str, Any], key: str, at: tuple, default: str, choices: tuple[str, ...]
+) -> str:
+    value = _get_str(table, key, at, default)
+    if value not in choices:
+        raise Invalid((*at, key), f"{value!r} is not one of {', '.join(choices)}")
+    return value
+
+
+def _get_table(table: Mapping[str, Any], key: str, at: tuple) -> dict[str, Any] | None:
+    value = table.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise Invalid((*at, key), f"expected a table, got {describe(value)}")
+    return value
+
+
+def _get_tables(table: Mapping[str, Any], key: str, at: tuple) -> list[dict[str, Any]]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+        raise Invalid(
+            (*at, key),
+            f"expected an array of tables ([[{key}]] with name = ..., value = ...), "
+            f"got {describe(value)}",
+        )
+    return value
+
+
+def _extra(table: Mapping[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
+    return {k: v for k, v in table.items() if k not in known}
+
+
+def _check_variable(value: Any, at: tuple) -> None:
+    """Refuse what DESIGN §3.1 has no kind for: local times, NaN and infinities."""
+    if isinstance(value, time):
+        raise Invalid(
+            at,
+            "a local time (hh:mm:ss) is not a variable kind; "
+            "use a string, a local date or a date-time",
+        )
+    if isinstance(value, float) and not math.isfinite(value):
+        raise Invalid(at, f"{value} is not a finite number")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_variable(item, (*at, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_variable(item, (*at, i))
+
+
+def _variables(table: Mapping[str, Any], at: tuple) -> dict[str, Any]:
+    variables = _get_table(table, "variables", at)
+    if variables is None:
+        return {}
+    for name, value in variables.items():
+        try:
+            check_name(name)
+        except ValueError as exc:
+            raise Invalid((*at, "variables", name), str(exc)) from None
+        _check_variable(value, (*at, "variables", name))
+    return variables
+
+
+def _pairs(table: Mapping[str, Any], key: str, cls: type[Header] | type[QueryParam]) -> list:
+    out = []
+    for i, item in enumerate(_get_tables(table, key, ())):
+        at = (key, i)
+        if "name" not in item:
+            raise Invalid(at, "missing name")
+        out.append(
+            cls(
+                name=_get_str(item, "name", at),
+                value=_get_str(item, "value", at),
+                enabled=_get_bool(item, "enabled", at, True),
+                extra=_extra(item, PAIR_KEYS),
+            )
+        )
+    return out
+
+
+def _headers(table: Mapping[str, Any]) -> list[Header]:
+    return _pairs(table, "headers", Header)
+
+
+def _auth(table: Mapping[str, Any]) -> Auth | None:
+    data = _get_table(table, "auth", ())
+    if data is None:
+        return None
+    at = ("auth",)
+    return Auth(
+        type=_get_choice(data, "type", at, "none", AUTH_TYPES),
+        username=_get_str(data, "username", at),
+        password=_get_str(data, "password", at),
+        token=_get_str(data, "token", at),
+        key=_get_str(data, "key", at),
+        value=_get_str(data, "value", at),
+        location=_get_choice(data, "location", at, "header", ("header", "query")),
+        extra=_extra(data, AUTH_KEYS),
+    )
+
+
+def _scripts(table: Mapping[str, Any]) -> Scripts:
+    data = _get_table(table, "scripts", ()) or {}
+    at = ("scripts",)
+    return Scripts(
+        pre_request=_get_str(data, "pre_request", at),
+        post_response=_get_str(data, "post_response", at),
+        extra=_extra(data, SCRIPT_KEYS),
+    )
+
+
+def _order(table: Mapping[str, Any]) -> list[str]:
+    value = table.get("order", [])
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise Invalid(("order",), "expected an array of file stems and folder names")
+    return list(value)
+
+
+def _body(table: Mapping[str, Any]) -> Body:
+    data = _get_table(table, "body", ())
+    if data is None:
+        return Body()
+    at = ("body",)
+    fields = []
+    for i, item in enumerate(_get_tables(data, "fields", at)):
+        fat = (*at, "fields", i)
+        if "name" not in item:
+            raise Invalid(fat, "missing name")
+        fields.append(
+            FormField(
+                name=_get_str(item, "name", fat),
+                value=_get_str(item, "value", fat),
+                enabled=_get_bool(item, "enabled", fat, True),
+                kind=_get_choice(item, "kind", fat, "text", ("text", "file")),
+                content_type=_get_str(item, "content_type", fat),
+                extra=_extra(item, FIELD_KEYS),
+            )
+        )
+    return Body(
+        type=_get_choice(data, "type", at, "none", BODY_TYPES),
+        content=_get_str(data, "content", at),
+        fields=fields,
+        extra=_extra(data, BODY_KEYS),
+    )
+
+
+def _settings(table: Mapping[str, Any]) -> Settings:
+    data = _get_table(table, "settings", ()) or {}
+    at = ("settings",)
+    timeout = data.get("timeout", Settings.timeout)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise Invalid((*at, "timeout"), f"expected a number of seconds, got {describe(timeout)}")
+    if not math.isfinite(timeout) or timeout <= 0:
+        raise Invalid((*at, "timeout"), f"expected a positive number of seconds, got {timeout}")
+    return Settings(
+        timeout=float(timeout),
+        follow_redirects=_get_bool(data, "follow_redirects", at, True),
+        verify_tls=_get_bool(data, "verify_tls", at, True),
+        extra=_extra(data, SETTINGS_KEYS),
+    )
+
+
+def _method(table: Mapping[str, Any]) -> str:
+    method = _get_str(table, "method", (), "GET").strip()
+    if not is_token(method):
+        raise Invalid(("method",), f"{method!r} is not an HTTP method (a token such as GET)")
+    # Standard methods are case-insensitive to users; custom ones are kept as written.
+    return method.upper() if method.upper() in METHODS else method
+
+
+def title_from_stem(stem: str) -> str:
+    """``list-users`` -> ``List users``: the name of a request or folder that has none."""
+    words = re.sub(r"[-_\s]+", " ", stem).strip()
+    return words[:1].upper() + words[1:] if words else stem
+
+
+def _request(data: dict[str, Any], default_name: str) -> Request:
+    name = _get_str(data, "name", (), "")
+    return Request(
+        name=name if name.strip() else default_name,
+        method=_method(data),
+        url=_get_str(data, "url", ()),
+        description=_get_str(data, "description", ()),
+        variables=_variables(data, ()),
+        headers=_headers(data),
+        query=_pairs(data, "query", QueryParam),
+        body=_body(data),
+        auth=_auth(data),
+        scripts=_scripts(data),
+        settings=_settings(data),
+        extra=_extra(data, REQUEST_KEYS),
+    )
+
+
+def request_from_toml(text: str, path: Path | None = None) -> Request:
+    """Build a request from the text of a request file; ``LoadError`` says where it is wrong."""
+    default = title_from_stem(path.stem) if path is not None else "Untitled request"
+    request: Request = load_document(text, path, lambda data: _request(data, default))
+    request.path = path
+    return request
+
+
+def fill_collection(data: dict[str, Any], col: Collection) -> None:
+    name = _get_str(data, "name", (), "").strip()
+    default_env = data.get("default_environment")
+    if default_env is not None and not isinstance(default_env, str):
+        raise Invalid(
+            ("default_environment",), f"expected an environment name, got {describe(default_env)}"
+        )
+    # Validate everything before assigning anything: a broken file leaves the defaults.
+    variables, headers, auth = _variables(data, ()), _headers(data), _auth(data)
+    scripts, order = _scripts(data), _order(data)
+    col.name = name or col.name
+    col.default_environment = default_env or None
+    col.variables, col.headers, col.auth = variables, headers, auth
+    col.scripts, col.order = scripts, order
+    col.extra = _extra(data, COLLECTION_KEYS)
+
+
+def fill_folder(data: dict[str, Any], folder: Folder) -> None:
+    name = _get_str(data, "name", (), "").strip()
+    variables, headers, auth = _variables(data, ()), _headers(data), _auth(data)
+    scripts, order = _scripts(data), _order(data)
+    folder.name = name or folder.name
+    folder.variables, folder.headers, folder.auth = variables, headers, auth
+    folder.scripts, folder.order = scripts, order
+    folder.extra = _extra(data, FOLDER_KEYS)
+
+
+def fill_environment(data: dict[str, Any], env: Environment) -> None:
+    env.variables = _variables(data, ())
+    env.extra = _extra(data, ENVIRONMENT_KEYS)
+
+
+# -- loading a collection --------------------------------------------------------------------
+
+
+def load_collection(root: Path | str) -> Collection:
+    """Load a collection directory. Bad files are listed in ``collection.broken``.
+
+    Raises ``LoadError`` only when ``root`` is missing or is not a directory.
+    """
+    root = Path(os.path.abspath(root))
+    if not root.exists():
+        raise LoadError(root, None, None, "collection directory not found")
+    if not root.is_dir():
+        raise LoadError(root, None, None, "not a directory (a collection is a directory)")
+    col = Collection(name=root.name, root=root)
+
+    col_file = root / COLLECTION_FILE
+    if col_file.is_file():
+        try:
+            load_document(read_text(col_file), col_file, lambda d: fill_collection(d, col))
+        except LoadError as exc:
+            col.broken.append(exc.as_broken())
+
+    env_dir = root / ENVIRONMENTS_DIR
+    if env_dir.is_dir():
+        for path in sorted(env_dir.glob("*.toml"), key=lambda p: (p.stem.casefold(), p.stem)):
+            if path.name.startswith(".") or not path.is_file():
+                continue
+            env = Environment(name=path.stem, path=path)
+            try:
+                load_document(read_text(path), path, lambda d, e=env: fill_environment(d, e))
+            except LoadError as exc:
+                col.broken.append(exc.as_broken())
+            else:
+                col.environments[env.name] = env
+
+    dotenv_file = root / DOTENV_FILE
+    if dotenv_file.is_file():
+        col.dotenv = read_dotenv(dotenv_file, col.broken)
+
+    col.items = _load_items(col, root, col.order, {os.path.realpath(root)})
+    return col
+
+
+def read_dotenv(path: Path, broken: list[BrokenFile]) -> dict[str, str]:
+    """Read ``.env`` literally (no ``${VAR}`` expansion: a secret is used exactly as written).
+
+    python-dotenv's parser is used directly, rather than ``dotenv_values``, so that a line it
+    cannot parse is reported here with its number instead of logged to stderr.
+    """
+    try:
+        text = read_text(path)
+    except LoadError as exc:
+        broken.append(exc.as_broken())
+        return {}
+    values: dict[str, str] = {}
+    bad: list[int] = []
+    for binding in parse_stream(io.StringIO(text)):
+        if binding.error:
+            bad.append(binding.original.line)
+        elif binding.key is not None and binding.value is not None:
+            values[binding.key] = binding.value
+    if bad:
+        lines = ", ".join(str(n) for n in bad)
+        broken.append(
+            BrokenFile(
+                path,
+                f"cannot parse line {lines} (expected NAME=value); the other lines were read",
+                bad[0],
+                1,
+            )
+        )
+    return values
+
+
+def rel_id(root: Path, path: Path) -> str:
+    rel = path.relative_to(root).as_posix()
+    return rel.removesuffix(".toml")
+
+
+def _load_items(
+    col: Collection, directory: Path, order: list[str], seen: set[str]
+) -> list[Folder | Request]:
+    try:
+        with os.scandir(directory) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+    except OSError as exc:
+        col.broken.append(BrokenFile(directory, f"cannot read folder: {exc.strerror or exc}"))
+        return []
+    items: list[Folder | Request] = []
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        path = Path(entry.path)
+        if entry.is_dir():
+            if directory == col.root and entry.name == ENVIRONMENTS_DIR:
+                continue
+            real = os.path.realpath(path)
+            if real in seen:  # a symlink loop
+                continue
+            items.append(load_folder(col, path, seen | {real}))
+        elif (
+            entry.is_file()
+            and entry.name.endswith(".toml")
+            and entry.name not in (COLLECTION_FILE, FOLDER_FILE)
+        ):
+            try:
+                request = request_from_toml(read_text(path), path)
+            except LoadError as exc:
+                col.broken.append(exc.as_broken())
+                continue
+            request.id = rel_id(col.root, path)
+            items.append(request)
+    return sort_items(items, order)
+
+
+def load_folder(col: Collection, path: Path, seen: set[str]) -> Folder:
+    folder = Folder(name=title_from_stem(path.name), path=path, id=rel_id(col.root, path))
+    folder_file = path / FOLDER_FILE
+    if folder_file.is_file():
+        folder.has_file = True
+        try:
+            load_document(read_text(folder_file), folder_file, lambda d: fill_folder(d, folder))
+        except LoadError as exc:
+            col.broken.append(exc.as_broken())
+    folder.items = _load_items(col, path, folder.order, seen)
+    return folder

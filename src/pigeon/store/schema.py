@@ -1,0 +1,26 @@
+"""The files of a collection and the keys each kind of file knows (DESIGN §2).
+
+Unknown keys are kept on load (``extra``) and written back on save, never dropped.
+"""
+
+COLLECTION_FILE = "collection.toml"
+FOLDER_FILE = "folder.toml"
+ENVIRONMENTS_DIR = "environments"
+DOTENV_FILE = ".env"
+RESERVED_STEMS = ("collection", "folder")
+
+REQUEST_KEYS = (
+    "name", "method", "url", "description", "variables", "headers", "query", "body", "auth",
+    "scripts", "settings",
+)  # fmt: skip
+COLLECTION_KEYS = (
+    "name", "default_environment", "order", "variables", "headers", "auth", "scripts",
+)  # fmt: skip
+FOLDER_KEYS = ("name", "order", "variables", "headers", "auth", "scripts")
+ENVIRONMENT_KEYS = ("variables",)
+PAIR_KEYS = ("name", "value", "enabled")
+FIELD_KEYS = ("name", "value", "enabled", "kind", "content_type")
+BODY_KEYS = ("type", "content", "fields")
+AUTH_KEYS = ("type", "username", "password", "token", "key", "value", "location")
+SCRIPT_KEYS = ("pre_request", "post_response")
+SETTINGS_KEYS = ("timeout", "follow_redirects", "verify_tls")
