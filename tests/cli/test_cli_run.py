@@ -293,43 +293,6 @@ def test_render_error_fails_without_sending(tmp_path: Path, capsys, echo_server)
     assert echo_server.request_count == before
 
 
-def test_execute_shares_runtime_variables_and_stops_runaway_scripts(
-    tmp_path: Path, echo_url: str
-) -> None:
-    import asyncio
-
-    from pigeon.run import RunContext, execute
-    from pigeon.store import load_collection
-
-    root = tmp_path / "c"
-    write(root, "collection.toml", f'name = "x"\n[variables]\nbase_url = "{echo_url}"\n')
-    write(root, "count.toml", COUNT)
-    write(
-        root,
-        "spin.toml",
-        "name = \"spin\"\nurl = \"{{base_url}}/get\"\n[scripts]\npre_request = '''\nwhile True:\n    pass\n'''\n",
-    )
-    collection = load_collection(root)
-    count, spin = collection.find("count"), collection.find("spin")
-    assert count is not None and spin is not None
-    ctx = RunContext(collection, trusted=True, script_timeout=0.3)
-
-    async def go() -> list:
-        try:
-            first = await execute(ctx, *count)
-            second = await execute(ctx, *count)
-            stuck = await execute(ctx, *spin)
-            return [first, second, stuck]
-        finally:
-            await ctx.aclose()
-
-    first, second, stuck = asyncio.run(go())
-    assert first.rendered.url.endswith("/count/1") and second.rendered.url.endswith("/count/2")
-    assert ctx.runtime.get("n") == 2 and first.passed and second.passed
-    assert not stuck.passed and stuck.exchange is None
-    assert "longer than 0.3 s" in stuck.problems()[1]
-
-
 def test_colour_only_when_asked_and_control_characters_escaped(
     tmp_path: Path, capsys, echo_server
 ) -> None:
@@ -402,30 +365,6 @@ def test_interrupt_sums_up_and_reports_what_finished(tmp_path: Path, echo_server
     assert totals["requests"] == 1 and totals["interrupted"] is True and totals["exit_code"] == 130
 
 
-def test_select_nested_folders_once_each_in_collection_order(tmp_path: Path) -> None:
-    from pigeon.run import RunUsageError, select
-    from pigeon.store import load_collection
-
-    root = tmp_path / "c"
-    write(root, "collection.toml", 'name = "x"\norder = ["top", "a"]\n')
-    write(root, "top.toml", 'name = "top"\nurl = "http://127.0.0.1:1/"\n')
-    write(root, "a/folder.toml", 'order = ["b", "one"]\n')
-    write(root, "a/one.toml", 'name = "one"\nurl = "http://127.0.0.1:1/"\n')
-    write(root, "a/b/two.toml", 'name = "two"\nurl = "http://127.0.0.1:1/"\n')
-    write(root, "ab/three.toml", 'name = "three"\nurl = "http://127.0.0.1:1/"\n')
-    collection = load_collection(root)
-
-    def ids(*names: str) -> list[str]:
-        return [r.id for _, r in select(collection, list(names) or None)]
-
-    assert ids() == ["top", "a/b/two", "a/one", "ab/three"]
-    assert ids("a") == ["a/b/two", "a/one"]  # not "ab/three": a folder, not a prefix
-    assert ids("a/one.toml", "a", "./top") == ["top", "a/b/two", "a/one"]
-    assert ids("a/b/") == ["a/b/two"]
-    with pytest.raises(RunUsageError, match=r"did you mean: a/b/two"):
-        select(collection, ["a/b/tow"])
-
-
 def test_broken_environment_file_blocks_only_when_used(tmp_path: Path, capsys, echo_server) -> None:
     root = tmp_path / "c"
     write(root, "collection.toml", 'name = "x"\n')
@@ -442,59 +381,6 @@ def test_options_may_come_before_request_names(col: Path, capsys) -> None:
     code, out, err = run(capsys, "--trust", str(col), "--strict", "auth/login")
     assert code == 0, out + err
     assert "auth/login" in out and "1 passed" in out
-
-
-async def test_reused_scopes_see_runtime_variables_set_between_sends(col: Path) -> None:
-    from pigeon.run import RunContext, execute
-    from pigeon.store import load_collection
-
-    collection = load_collection(col)
-    ctx = RunContext(collection, trusted=True, reuse_scopes=True)
-    chain, request = collection.find("misc/a-count")
-    try:
-        first = await execute(ctx, chain, request)
-        second = await execute(ctx, chain, request)
-    finally:
-        await ctx.aclose()
-    assert first.rendered is not None and second.rendered is not None
-    assert first.rendered.url.endswith("/count/1")
-    assert second.rendered.url.endswith("/count/2")
-
-
-async def test_requests_without_variables_share_their_folders_scopes(tmp_path: Path) -> None:
-    """A run shares one Scopes among the requests of a folder that define no variables, and
-    a request's own variables reach neither its siblings nor the shared Scopes."""
-    from pigeon.run import RequestResult, RunContext, build
-    from pigeon.store import load_collection
-
-    (tmp_path / "collection.toml").write_text(
-        'name = "c"\n[variables]\nhost = "http://127.0.0.1:9"\nwho = "collection"\n'
-    )
-    folder = tmp_path / "f"
-    folder.mkdir()
-    (folder / "folder.toml").write_text('name = "f"\n[variables]\nwho = "folder"\n')
-    (folder / "a.toml").write_text('name = "a"\nurl = "{{host}}/a/{{who}}"\n')
-    (folder / "b.toml").write_text(
-        'name = "b"\nurl = "{{host}}/b/{{who}}"\n[variables]\nwho = "request-b"\n'
-    )
-    (folder / "c.toml").write_text('name = "c"\nurl = "{{host}}/c/{{who}}"\n')
-    (tmp_path / "top.toml").write_text('name = "top"\nurl = "{{host}}/top/{{who}}"\n')
-    collection = load_collection(tmp_path)
-    ctx = RunContext(collection, reuse_scopes=True)
-    urls, scopes = {}, {}
-    for chain, request in collection.walk():
-        result = RequestResult(request, chain)
-        _, scopes[request.id] = await build(ctx, chain, request, result)
-        assert result.rendered is not None
-        urls[request.id] = result.rendered.url
-    assert urls == {
-        "f/a": "http://127.0.0.1:9/a/folder",
-        "f/b": "http://127.0.0.1:9/b/request-b",
-        "f/c": "http://127.0.0.1:9/c/folder",
-        "top": "http://127.0.0.1:9/top/collection",
-    }
-    assert scopes["f/a"] is scopes["f/c"]
-    assert scopes["f/b"] is not scopes["f/a"] and scopes["top"] is not scopes["f/a"]
 
 
 # -- history ----------------------------------------------------------------------------------

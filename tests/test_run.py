@@ -1,0 +1,38 @@
+"""Which requests a run selects: requests and folders by name, in collection order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+def write(root: Path, rel: str, text: str) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_select_nested_folders_once_each_in_collection_order(tmp_path: Path) -> None:
+    from pigeon.run import RunUsageError, select
+    from pigeon.store import load_collection
+
+    root = tmp_path / "c"
+    write(root, "collection.toml", 'name = "x"\norder = ["top", "a"]\n')
+    write(root, "top.toml", 'name = "top"\nurl = "http://127.0.0.1:1/"\n')
+    write(root, "a/folder.toml", 'order = ["b", "one"]\n')
+    write(root, "a/one.toml", 'name = "one"\nurl = "http://127.0.0.1:1/"\n')
+    write(root, "a/b/two.toml", 'name = "two"\nurl = "http://127.0.0.1:1/"\n')
+    write(root, "ab/three.toml", 'name = "three"\nurl = "http://127.0.0.1:1/"\n')
+    collection = load_collection(root)
+
+    def ids(*names: str) -> list[str]:
+        return [r.id for _, r in select(collection, list(names) or None)]
+
+    assert ids() == ["top", "a/b/two", "a/one", "ab/three"]
+    assert ids("a") == ["a/b/two", "a/one"]  # not "ab/three": a folder, not a prefix
+    assert ids("a/one.toml", "a", "./top") == ["top", "a/b/two", "a/one"]
+    assert ids("a/b/") == ["a/b/two"]
+    with pytest.raises(RunUsageError, match=r"did you mean: a/b/two"):
+        select(collection, ["a/b/tow"])
