@@ -30,7 +30,8 @@ def run_command(command: Callable[[argparse.Namespace], int], args: argparse.Nam
     130, a file the system would not read or write 1, and a reader that went away (``| head``)
     ends quietly. Anything else is a defect and keeps its traceback.
     """
-    # Neither has joined pigeon.errors yet; a collection that does not load is bad usage.
+    # Not at the top: `pigeon --help` stays quick. Neither class has joined pigeon.errors
+    # yet; a collection that does not load is bad usage (2), as errors.LoadError says.
     from pigeon.render import RenderError
     from pigeon.store import LoadError
 
