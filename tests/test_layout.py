@@ -1,7 +1,7 @@
 """The core (everything in ``pigeon`` outside ``pigeon.tui``) never imports Textual.
 
-The one door to the UI is ``cli.py``, which imports the app inside the function that starts
-it, so ``pigeon run`` and ``pigeon render`` never load it."""
+The one door to the UI is ``pigeon.cli`` (``cli/__init__.py``), which imports the app inside the
+function that starts it, so ``pigeon run`` and ``pigeon render`` never load it."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ def core_modules() -> list[Path]:
 
 
 def imported_names(path: Path) -> set[str]:
-    """Every module ``path`` imports; in cli.py, the app launcher's own import is left out."""
+    """Every module ``path`` imports; in pigeon.cli, the app launcher's own import is left out."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    launchers = {"cmd_app"} if path.name == "cli.py" else set()
+    launchers = {"cmd_app"} if path == PACKAGE / "cli" / "__init__.py" else set()
     skip = {
         id(inner)
         for fn in ast.walk(tree)

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from pigeon.pipeline import RunContext
 from pigeon.reports import parse_report_specs, write_json_report, write_junit_report, xml_text
-from pigeon.run import RunContext, RunSummary, run_collection
+from pigeon.run import RunSummary, run_collection
 from pigeon.store import load_collection
 from servers import free_port
 

@@ -31,15 +31,43 @@ import re
 import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from pigeon.errors import UsageError
 from pigeon.history import Masker
 from pigeon.store import atomic_write
 
 if TYPE_CHECKING:
-    from pigeon.run import RequestResult, RunSummary
+    from pigeon.model import Collection
+    from pigeon.pipeline import RequestResult
 
 KINDS = ("json", "junit")
+
+
+class ReportOptionError(UsageError, ValueError):
+    """A ``--report`` that cannot be honoured: bad usage (exit 2), refused before anything is
+    sent. Still a ``ValueError``, as these checks raised before the error tree."""
+
+
+class Summary(Protocol):
+    """What a report reads from a run: ``pigeon.run.RunSummary`` is one. Described here so
+    that the reports need not import the runner."""
+
+    collection: Collection
+    results: list[RequestResult]
+    duration_ms: float
+    bailed: bool
+    interrupted: bool
+
+    @property
+    def passed(self) -> int: ...
+
+    @property
+    def failed(self) -> int: ...
+
+    @property
+    def exit_code(self) -> int: ...
+
 
 # Characters XML 1.0 cannot hold at all, even escaped: C0 controls other than tab, LF and CR,
 # lone surrogates, U+FFFE and U+FFFF. Script output and response text can carry any of them.
@@ -61,12 +89,12 @@ def _escape(m: re.Match[str]) -> str:
 
 
 def parse_report_specs(specs: list[str]) -> list[tuple[str, Path]]:
-    """``json:PATH`` / ``junit:PATH`` -> (kind, path); a bad spec raises ``ValueError``."""
+    """``json:PATH`` / ``junit:PATH`` -> (kind, path); a bad spec raises ``ReportOptionError``."""
     out = []
     for spec in specs:
         kind, sep, path = spec.partition(":")
         if not sep or kind not in KINDS or not path:
-            raise ValueError(f"--report {spec!r}: expected json:PATH or junit:PATH")
+            raise ReportOptionError(f"--report {spec!r}: expected json:PATH or junit:PATH")
         out.append((kind, Path(path)))
     return out
 
@@ -74,22 +102,22 @@ def parse_report_specs(specs: list[str]) -> list[tuple[str, Path]]:
 def check_report_paths(specs: list[tuple[str, Path]]) -> None:
     """Fail before anything is sent when a report could not be written afterwards.
 
-    Creates missing parent directories; raises ``ValueError`` naming the path otherwise.
+    Creates missing parent directories; raises ``ReportOptionError`` naming the path otherwise.
     """
     for kind, path in specs:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise ValueError(
+            raise ReportOptionError(
                 f"--report {kind}:{path}: cannot create {path.parent}: {exc.strerror or exc}"
             ) from exc
         if path.is_dir():
-            raise ValueError(f"--report {kind}:{path}: is a directory")
+            raise ReportOptionError(f"--report {kind}:{path}: is a directory")
         if not os.access(path.parent, os.W_OK):
-            raise ValueError(f"--report {kind}:{path}: {path.parent} is not writable")
+            raise ReportOptionError(f"--report {kind}:{path}: {path.parent} is not writable")
 
 
-def write_reports(summary: RunSummary, specs: list[tuple[str, Path]]) -> None:
+def write_reports(summary: Summary, specs: list[tuple[str, Path]]) -> None:
     for kind, path in specs:
         path.parent.mkdir(parents=True, exist_ok=True)
         if kind == "json":
@@ -98,7 +126,7 @@ def write_reports(summary: RunSummary, specs: list[tuple[str, Path]]) -> None:
             write_junit_report(summary, path)
 
 
-def _masker(summary: RunSummary) -> Masker:
+def _masker(summary: Summary) -> Masker:
     """Reports are CI artifacts, often public: secret-looking query parameters, URL
     passwords and the collection's ``.env`` values are masked as in the send history."""
     return Masker(summary.collection.dotenv.values())
@@ -125,7 +153,7 @@ def _result_json(r: RequestResult, mask: Masker) -> dict[str, Any]:
     }
 
 
-def json_report(summary: RunSummary) -> dict[str, Any]:
+def json_report(summary: Summary) -> dict[str, Any]:
     """The JSON report as a dict (schema version 1)."""
     mask = _masker(summary)
     return {
@@ -146,7 +174,7 @@ def json_report(summary: RunSummary) -> dict[str, Any]:
     }
 
 
-def write_json_report(summary: RunSummary, path: Path) -> None:
+def write_json_report(summary: Summary, path: Path) -> None:
     report = json_report(summary)
     text = json.dumps(report, indent=2, ensure_ascii=False)
     try:
@@ -156,7 +184,7 @@ def write_json_report(summary: RunSummary, path: Path) -> None:
     atomic_write(path, text + "\n")
 
 
-def junit_tree(summary: RunSummary) -> ET.Element:
+def junit_tree(summary: Summary) -> ET.Element:
     """JUnit XML in the widely read Surefire/Jenkins shape."""
     mask = _masker(summary)
     results = summary.results
@@ -224,7 +252,7 @@ def _error_type(r: RequestResult) -> str:
     return "RenderError"
 
 
-def write_junit_report(summary: RunSummary, path: Path) -> None:
+def write_junit_report(summary: Summary, path: Path) -> None:
     tree = junit_tree(summary)
     ET.indent(tree)
     text = '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(tree, encoding="unicode") + "\n"

@@ -1,28 +1,40 @@
 """Command line entry points (DESIGN §6): the app, `render`, `run`, `import`, `export`, `echo`.
 
-Every failure becomes one clear line on stderr and an exit code; never a bare traceback.
-Heavy modules are imported inside the commands that need them, so `pigeon --help` is quick.
+This package's face holds the parser and the dispatch; the commands with more to them have
+their own modules: ``run`` (`pigeon run`'s console), ``render`` (`pigeon render` and
+`pigeon export`), ``collection`` (loading and trusting the collection a command names) and
+``stderr`` (errors as one line and an exit code, warnings). No core module imports this
+package. Heavy modules are imported inside the commands that need them, so `pigeon --help`
+is quick.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNRESOLVED = 0, 1, 2, 3
+from pigeon.cli.stderr import run_command
+from pigeon.errors import EXIT_FAILED, EXIT_OK, EXIT_UNRESOLVED, EXIT_USAGE, UsageError
+from pigeon.errors import SendFailure as Failure
+
+__all__ = [
+    "COMMANDS",
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_UNRESOLVED",
+    "EXIT_USAGE",
+    "Failure",
+    "UsageError",
+    "build_parser",
+    "dispatch",
+    "main",
+    "parse_var",
+    "parse_vars",
+]
 
 COMMANDS = ("render", "run", "import", "export", "echo")
-
-
-class UsageError(Exception):
-    """Bad usage or a broken collection: exit code 2."""
-
-
-class Failure(Exception):
-    """A request could not be built or sent: exit code 1."""
 
 
 # -- shared option parsing ------------------------------------------------------------------
@@ -30,27 +42,12 @@ class Failure(Exception):
 
 def parse_var(text: str) -> tuple[str, Any]:
     """``name=text`` sets a string; ``name:=json`` sets any JSON value (HTTPie's convention)."""
-    from pigeon.values import check_name, check_value
+    from pigeon.values import parse_assignment  # not at the top: `pigeon --help` stays quick
 
-    eq = text.find("=")
-    if eq <= 0:
-        raise UsageError(f"--var {text!r}: expected NAME=TEXT or NAME:=JSON")
-    if text[eq - 1] == ":" and eq > 1:
-        name, raw = text[: eq - 1], text[eq + 1 :]
-        try:
-            value: Any = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise UsageError(
-                f"--var {name}:= is not valid JSON: {exc.msg} (column {exc.colno})"
-            ) from exc
-    else:
-        name, value = text[:eq], text[eq + 1 :]
     try:
-        check_name(name)
-        value = check_value(value, name)
+        return parse_assignment(text)
     except ValueError as exc:
         raise UsageError(f"--var: {exc}") from exc
-    return name, value
 
 
 def parse_vars(items: list[str] | None) -> dict[str, Any]:
@@ -143,78 +140,22 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
 # -- commands -------------------------------------------------------------------------------
 
 
-def _rendered(args: argparse.Namespace) -> Any:
-    """Load, run pre-request scripts and render the request the arguments name."""
-    from pigeon.prepare import prepare_request
-
-    return prepare_request(
-        Path(args.collection),
-        args.request,
-        env=args.env,
-        cli_vars=parse_vars(args.var_items),
-        trust=args.trust,
-    ).rendered
-
-
 def cmd_render(args: argparse.Namespace) -> int:
-    rendered = _rendered(args)
-    if args.format == "json":
-        print(json.dumps(rendered.to_json(), ensure_ascii=False))
-    elif args.format == "curl":
-        from pigeon.exporters.curl import to_curl
+    from pigeon.cli.render import cli_render  # the pipeline loads for the commands using it
 
-        print(to_curl(rendered))
-    else:
-        print(http_message(rendered), end="")
-    if args.strict:
-        cycles = [w for w in rendered.warnings if w.startswith("cycle:")]
-        if rendered.unresolved or cycles:
-            what = ", ".join([*rendered.unresolved, *cycles])
-            print(f"pigeon: unresolved placeholders: {what}", file=sys.stderr)
-            return EXIT_UNRESOLVED
-    return EXIT_OK
-
-
-def http_message(rendered: Any) -> str:
-    """The request as an HTTP/1.1 message (``--format http``)."""
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(rendered.url)
-    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    lines = [f"{rendered.method} {target} HTTP/1.1"]
-    if not rendered.header("host") and parts.netloc:
-        lines.append(f"Host: {parts.netloc}")
-    lines += [f"{k}: {v}" for k, v in rendered.headers]
-    text = "\r\n".join(lines) + "\r\n\r\n"
-    if rendered.body_text is not None:
-        text += rendered.body_text
-        if not text.endswith("\n"):
-            text += "\n"
-    return text
+    args.vars = parse_vars(args.var_items)
+    return cli_render(args)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """Print the command; unresolved placeholders are named on stderr (the command would send
-    them as written), and with ``--strict`` nothing is printed and the exit code is 3."""
-    from pigeon.exporters.curl import to_curl
+    from pigeon.cli.render import cli_export
 
-    rendered = _rendered(args)
-    cycles = [w for w in rendered.warnings if w.startswith("cycle:")]
-    problems = ", ".join([*rendered.unresolved, *cycles])
-    if problems and args.strict:
-        print(f"pigeon: unresolved placeholders: {problems}", file=sys.stderr)
-        return EXIT_UNRESOLVED
-    print(to_curl(rendered))
-    if problems:
-        print(
-            f"pigeon: warning: unresolved placeholders, sent as written: {problems}",
-            file=sys.stderr,
-        )
-    return EXIT_OK
+    args.vars = parse_vars(args.var_items)
+    return cli_export(args)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from pigeon.run import cli_run
+    from pigeon.cli.run import cli_run
 
     args.vars = parse_vars(args.var_items)
     return cli_run(args)
@@ -273,26 +214,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def dispatch(command: str, args: argparse.Namespace) -> int:
-    from pigeon.prepare import PrepareError
-    from pigeon.render import RenderError
-    from pigeon.store import LoadError
-
-    try:
-        return HANDLERS[command](args)
-    except (UsageError, LoadError) as exc:
-        print(f"pigeon: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except PrepareError as exc:
-        print(f"pigeon: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except (Failure, RenderError) as exc:
-        print(f"pigeon: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    except KeyboardInterrupt:
-        print("pigeon: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return EXIT_OK
-    except OSError as exc:
-        print(f"pigeon: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
-        return EXIT_FAILED
+    return run_command(HANDLERS[command], args)

@@ -1,0 +1,159 @@
+"""`pigeon render` and `pigeon export` (DESIGN §6): one request rendered, never sent.
+
+From a collection directory and a request name to the rendered request: load, find the
+request, check the environment, run the pre-request scripts of a trusted collection and
+render (``pigeon.pipeline.build``). A failure before the output is an error of the tree:
+``UsageError`` (exit 2) for what the user named, ``SendFailure`` (exit 1) for a request that
+cannot be built; unresolved placeholders under ``--strict`` are ``UnresolvedError`` (exit 3).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import difflib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from pigeon.cli.collection import load, trusted
+from pigeon.cli.stderr import warn
+from pigeon.errors import EXIT_OK, SendFailure, UnresolvedError, UsageError
+from pigeon.exporters.curl import to_curl
+from pigeon.model import BrokenFile, Collection, Folder, Request, normalize_ref
+from pigeon.pipeline import RequestResult, RunContext, build
+from pigeon.render import RenderedRequest
+from pigeon.scopes import RuntimeVars, UnknownEnvironment
+
+
+@dataclass
+class Prepared:
+    collection: Collection
+    chain: list[Folder]
+    request: Request  # as the pre-request scripts left it
+    rendered: RenderedRequest
+    script_output: list[str] = field(default_factory=list)
+
+
+def _broken_for(collection: Collection, paths: list[Path]) -> BrokenFile | None:
+    wanted = {p.resolve() for p in paths}
+    for broken in collection.broken:
+        if broken.path.resolve() in wanted:
+            return broken
+    return None
+
+
+def locate(collection: Collection, ref: str) -> tuple[list[Folder], Request]:
+    """Find a request by its path relative to the collection; exit 2 with hints when absent."""
+    found = collection.find(ref)
+    key = normalize_ref(ref)
+    request_file = collection.root / f"{key}.toml"
+    if found is None:
+        broken = _broken_for(collection, [request_file])
+        if broken is not None:
+            raise UsageError(f"broken request file: {broken}")
+        ids = [r.id for r in collection.requests()]
+        close = difflib.get_close_matches(key, ids, n=3)
+        hint = f" (did you mean: {', '.join(close)}?)" if close else ""
+        raise UsageError(f"no request {ref!r} in {collection.root}{hint}")
+    chain, request = found
+    folder_files = [f.path / "folder.toml" for f in chain if f.path is not None]
+    broken = _broken_for(collection, folder_files)
+    if broken is not None:
+        raise UsageError(f"broken folder file: {broken}")
+    return list(chain), request
+
+
+def prepare_request(
+    root: Path,
+    ref: str,
+    *,
+    env: str | None = None,
+    cli_vars: Mapping[str, Any] | None = None,
+    trust: bool = False,
+    environ: Mapping[str, str] | None = None,
+) -> Prepared:
+    """Load, locate, run pre-request scripts (if trusted) and render one request."""
+    collection = load(root)
+    chain, request = locate(collection, ref)
+    if env is not None:
+        env_file = collection.root / "environments" / f"{env}.toml"
+        broken = _broken_for(collection, [env_file])
+        if broken is not None:
+            raise UsageError(f"broken environment file: {broken}")
+        if env not in collection.environments:
+            raise UsageError(str(UnknownEnvironment(env, sorted(collection.environments))))
+    is_trusted = trusted(collection, trust, [(chain, request)], "pre_request")
+    ctx = RunContext(
+        collection, env, RuntimeVars(), dict(cli_vars or {}), environ, trusted=is_trusted
+    )
+    result = RequestResult(request, chain)
+    request, _ = asyncio.run(build(ctx, chain, request, result))
+    if result.script_errors:
+        raise SendFailure(f"script error: {result.script_errors[0].summary()}")
+    if result.rendered is None:
+        reason = (result.error or "").removeprefix("not sent: ")
+        raise SendFailure(f"{request.id or request.name}: {reason}")
+    return Prepared(collection, chain, request, result.rendered, result.log)
+
+
+def _rendered(args: argparse.Namespace) -> RenderedRequest:
+    """The request the arguments name, rendered (``args.vars``: the parsed ``--var``s)."""
+    return prepare_request(
+        Path(args.collection), args.request, env=args.env, cli_vars=args.vars, trust=args.trust
+    ).rendered
+
+
+def _unresolved(rendered: RenderedRequest) -> str:
+    """What ``--strict`` refuses: unresolved placeholders and cycles, named in one list."""
+    cycles = [w for w in rendered.warnings if w.startswith("cycle:")]
+    return ", ".join([*rendered.unresolved, *cycles])
+
+
+def cli_render(args: argparse.Namespace) -> int:
+    """`pigeon render`: print the request; with ``--strict``, unresolved placeholders are
+    named on stderr after it and the exit code is 3."""
+    rendered = _rendered(args)
+    if args.format == "json":
+        print(json.dumps(rendered.to_json(), ensure_ascii=False))
+    elif args.format == "curl":
+        print(to_curl(rendered))
+    else:
+        print(http_message(rendered), end="")
+    problems = _unresolved(rendered)
+    if args.strict and problems:
+        raise UnresolvedError(f"unresolved placeholders: {problems}")
+    return EXIT_OK
+
+
+def http_message(rendered: RenderedRequest) -> str:
+    """The request as an HTTP/1.1 message (``--format http``)."""
+    parts = urlsplit(rendered.url)
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    lines = [f"{rendered.method} {target} HTTP/1.1"]
+    if not rendered.header("host") and parts.netloc:
+        lines.append(f"Host: {parts.netloc}")
+    lines += [f"{k}: {v}" for k, v in rendered.headers]
+    text = "\r\n".join(lines) + "\r\n\r\n"
+    if rendered.body_text is not None:
+        text += rendered.body_text
+        if not text.endswith("\n"):
+            text += "\n"
+    return text
+
+
+def cli_export(args: argparse.Namespace) -> int:
+    """`pigeon export curl`: print the command; unresolved placeholders are named on stderr
+    (the command would send them as written), and with ``--strict`` nothing is printed and
+    the exit code is 3."""
+    rendered = _rendered(args)
+    problems = _unresolved(rendered)
+    if problems and args.strict:
+        raise UnresolvedError(f"unresolved placeholders: {problems}")
+    print(to_curl(rendered))
+    if problems:
+        warn(f"unresolved placeholders, sent as written: {problems}")
+    return EXIT_OK

@@ -1,0 +1,193 @@
+"""`pigeon run` at the terminal (DESIGN §6): the options checked before anything is sent,
+a live line per request, a summary, the reports, and the run's exit code.
+
+The run itself is ``pigeon.run``; this module is its console and its settings from the
+user's ``config.toml``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+from pigeon.bodyformat import human_size
+from pigeon.cli.collection import load, trusted
+from pigeon.cli.stderr import say, warn
+from pigeon.config import AppConfig, ConfigError
+from pigeon.errors import EXIT_FAILED, SendFailure
+from pigeon.pipeline import RequestResult, RunContext, RunHistory
+from pigeon.reports import check_report_paths, parse_report_specs, write_reports
+from pigeon.run import RunSummary, check_broken, run_collection, select
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def _printable(text: str) -> str:
+    """Control characters a script printed or a server sent, shown as escapes: they must not
+    move the cursor, recolour the terminal or break a CI log's lines."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+class Console:
+    """Live lines for a run: colour on a terminal, plain text in CI logs."""
+
+    def __init__(self, out: TextIO, color: bool | None = None, width: int = 0) -> None:
+        self.out = out
+        self.width = min(width, 40)  # request ids are padded to this, so statuses line up
+        if color is None:  # https://no-color.org: a set, non-empty NO_COLOR turns it off
+            color = out.isatty() and not os.environ.get("NO_COLOR")
+        self.color = color
+
+    def _c(self, text: str, code: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
+
+    def result(self, r: RequestResult) -> None:
+        method = (r.rendered.method if r.rendered else r.request.method).ljust(6)
+        ex = r.exchange
+        if ex is not None and ex.status is not None:
+            code = (
+                "32"
+                if ex.status < 300
+                else "36"
+                if ex.status < 400
+                else "33"
+                if ex.status < 500
+                else "31"
+            )
+            status = self._c(f"{ex.status} {ex.status_class}", code)
+            figures = f"{ex.elapsed_ms:.0f} ms  {human_size(ex.size)}"
+        else:
+            status, figures = self._c("—", "2"), f"{r.duration_ms:.0f} ms"
+        mark = self._c("✔", "32") if r.passed else self._c("✘", "31")
+        print(
+            f"{mark} {method} {_printable(r.id).ljust(self.width)}  {status}  {figures}",
+            file=self.out,
+        )
+        for line in r.problems():
+            print(f"    {self._c(_printable(line), '31')}", file=self.out)
+        if r.unresolved and not r.strict_failure:
+            names = ", ".join(r.unresolved)
+            print(f"    {self._c(f'unresolved (sent as written): {names}', '33')}", file=self.out)
+        for warning in r.warnings:
+            print(f"    warning: {_printable(warning)}", file=self.out)
+        for line in r.log:
+            print(f"    {_printable(line)}", file=self.out)
+        self.out.flush()  # live in a CI log too, where stdout is a pipe
+
+    def summary(self, s: RunSummary) -> None:
+        """One line: requests, passed, failed, assertion failures, total time."""
+        failures = sum(len(r.assertion_failures) for r in s.results)
+        parts = [
+            _count(len(s.results), "request"),
+            self._c(f"{s.passed} passed", "32"),
+            self._c(f"{s.failed} failed", "31" if s.failed else "2"),
+            _count(failures, "assertion failure"),
+            f"{s.duration_ms / 1000:.2f} s",
+        ]
+        if s.bailed:
+            parts.append("stopped after the first failure (--bail)")
+        if s.interrupted:
+            parts.append("interrupted")
+        print(" · ".join(parts), file=self.out)
+
+
+def cli_run(args: argparse.Namespace) -> int:
+    """`pigeon run`: the arguments as ``pigeon.cli`` parsed them (``args.vars``: the parsed
+    ``--var``s); returns the exit code. Bad usage raises before anything is sent."""
+    specs = parse_report_specs(args.reports or [])
+    collection = load(Path(args.collection))
+    check_broken(collection, args.env, args.requests or None)
+    chosen = select(collection, args.requests or None)
+    check_report_paths(specs)
+
+    is_trusted = trusted(collection, bool(args.trust), chosen)
+    config = _user_config()
+    history = None
+    if getattr(args, "history", False):
+        history = RunHistory(
+            secrets=list(collection.dotenv.values()),
+            keep=config.history_keep,
+            max_age_days=config.history_max_age_days,
+            warn=_history_warning,
+        )
+    ctx = RunContext(
+        collection,
+        environment=args.env,
+        cli_vars=dict(getattr(args, "vars", {}) or {}),
+        trusted=is_trusted,
+        strict=bool(args.strict),
+        reuse_scopes=True,
+        max_body_in_memory=config.max_body_in_memory,
+        history=history,
+    )
+    width = max((len(r.id or r.name) for _, r in chosen), default=0)
+    console = Console(sys.stdout, getattr(args, "color", None), width)
+
+    done: list[RequestResult] = []
+
+    def on_result(result: RequestResult) -> None:
+        done.append(result)
+        console.result(result)
+
+    async def go() -> RunSummary:
+        try:
+            return await run_collection(
+                ctx, args.requests or None, bail=bool(args.bail), on_result=on_result
+            )
+        finally:
+            await ctx.aclose()
+
+    started = time.perf_counter()
+    try:
+        summary = asyncio.run(go())
+    except KeyboardInterrupt:
+        # Ctrl-C (or a CI job's SIGINT): what finished is still summed up and reported, and
+        # the interrupt goes on to its exit code.
+        elapsed = (time.perf_counter() - started) * 1000
+        summary = RunSummary(collection, done, elapsed, interrupted=True)
+        console.summary(summary)
+        _write_reports(summary, specs)
+        raise
+    except Exception as exc:  # a defect, not the user's doing: one line, not a traceback
+        raise SendFailure(f"run stopped by an internal error: {type(exc).__name__}: {exc}") from exc
+    console.summary(summary)
+    if not _write_reports(summary, specs):
+        return EXIT_FAILED
+    return summary.exit_code
+
+
+def _user_config() -> AppConfig:
+    """``config.toml`` for the settings a run uses (history limits, body memory); a problem
+    with it is a warning on stderr and the defaults apply, as in the app."""
+    try:
+        config = AppConfig.load()
+    except ConfigError as exc:
+        warn(f"config not loaded: {exc}")
+        return AppConfig()
+    for problem in config.problems:
+        warn(problem)
+    return config
+
+
+def _history_warning(problem: str) -> None:
+    warn(f"history not recorded: {problem}")
+
+
+def _write_reports(summary: RunSummary, specs: list[tuple[str, Path]]) -> bool:
+    try:
+        write_reports(summary, specs)
+    except OSError as exc:
+        say(f"cannot write report: {exc}")
+        return False
+    return True

@@ -1,0 +1,266 @@
+"""One request: scopes -> pre-request scripts -> render -> send -> post-response scripts.
+
+The pipeline DESIGN §1 draws, shared by the app (``tui/sender.py``), ``pigeon run`` and
+``pigeon render`` (which stops after ``build``). It never raises for what a request or a
+script does: every outcome lands in a ``RequestResult``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pigeon.model import Collection, Folder, Request
+from pigeon.render import RenderedRequest, RenderError, render_request
+from pigeon.scopes import RuntimeVars, Scopes, build_scopes
+from pigeon.scripts import (
+    AssertionFailure,
+    ScriptError,
+    ScriptOutcome,
+    has_scripts,
+    run_scripts,
+)
+
+if TYPE_CHECKING:  # send is imported on the first send: `pigeon render` never loads httpx
+    from pigeon.send import Exchange, HttpSession
+
+__all__ = ["RequestResult", "RunContext", "RunHistory", "build", "execute"]
+
+
+@dataclass
+class RunContext:
+    """What every request of one run (or one app session) shares."""
+
+    collection: Collection
+    environment: str | None = None
+    runtime: RuntimeVars = field(default_factory=RuntimeVars)
+    cli_vars: Mapping[str, Any] = field(default_factory=dict)
+    environ: Mapping[str, str] | None = None
+    http: HttpSession | None = None  # created on first send
+    trusted: bool = False
+    strict: bool = False
+    # All scripts of one phase together; a script stuck in a loop fails its request instead
+    # of hanging a CI job. ``None``: no limit.
+    script_timeout: float | None = 30.0
+    # Reuse Scopes (and so their render caches) while the files cannot change, as in
+    # `pigeon run`: one per request, or one per folder chain for the requests that define no
+    # variables of their own. The app edits variables in place, so it leaves this off.
+    reuse_scopes: bool = False
+    # Bytes of a response body kept in memory (the rest goes to a temporary file) by the
+    # session created here; ``None``: HttpSession's default.
+    max_body_in_memory: int | None = None
+    # `pigeon run --history` records each send in the collection's history; the app records
+    # its sends itself (outside the send), so it leaves this ``None``.
+    history: RunHistory | None = None
+    _scopes: dict[tuple[int, ...], tuple[tuple[Any, ...], Scopes]] = field(
+        default_factory=dict, repr=False
+    )
+
+    def session(self) -> HttpSession:
+        if self.http is None:
+            from pigeon.send import HttpSession
+
+            if self.max_body_in_memory is not None:
+                self.http = HttpSession(max_body_in_memory=self.max_body_in_memory)
+            else:
+                self.http = HttpSession()
+        return self.http
+
+    async def aclose(self) -> None:
+        if self.http is not None:
+            await self.http.aclose()
+            self.http = None
+
+
+@dataclass
+class RunHistory:
+    """How a run records its sends: into the collection's history, masked and pruned as the
+    app does. A history that cannot be written never fails a run: ``warn`` hears of it once."""
+
+    secrets: list[str] = field(default_factory=list)
+    keep: int | None = None
+    max_age_days: float | None = None
+    warn: Callable[[str], None] | None = None
+    warned: bool = False
+
+    def record(self, root: Path, exchange: Exchange) -> None:
+        from pigeon.history import record_and_prune  # only a run with --history needs it
+
+        try:
+            record_and_prune(
+                root,
+                exchange,
+                secrets=self.secrets,
+                keep=self.keep,
+                max_age_days=self.max_age_days,
+            )
+        except Exception as exc:  # a read-only checkout, a full disk: the run goes on
+            if not self.warned:
+                self.warned = True
+                if self.warn is not None:
+                    self.warn(f"{type(exc).__name__}: {exc}")
+
+
+@dataclass
+class RequestResult:
+    """Everything one request of a run produced."""
+
+    request: Request
+    chain: list[Folder]
+    rendered: RenderedRequest | None = None
+    exchange: Exchange | None = None
+    error: str | None = None  # could not be built or sent
+    script_errors: list[ScriptError] = field(default_factory=list)
+    assertion_failures: list[AssertionFailure] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)
+    unresolved: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    strict_failure: bool = False
+    duration_ms: float = 0.0
+
+    @property
+    def id(self) -> str:
+        return self.request.id or self.request.name
+
+    @property
+    def failed(self) -> bool:
+        """Could not be built or sent, a script failed, or an assertion failed."""
+        return bool(self.error or self.script_errors or self.assertion_failures)
+
+    @property
+    def passed(self) -> bool:
+        return not self.failed and not self.strict_failure
+
+    def problems(self) -> list[str]:
+        """One line per thing that went wrong, for the console and the reports."""
+        out = []
+        if self.error:
+            out.append(self.error)
+        out += [f"script error: {e.summary()}" for e in self.script_errors]
+        out += [a.summary() for a in self.assertion_failures]  # says "assertion failed"
+        if self.strict_failure:
+            out.append("unresolved placeholders: " + ", ".join(self.unresolved))
+        return out
+
+
+async def _scripts(
+    ctx: RunContext,
+    phase: str,
+    chain: list[Folder],
+    request: Request,
+    scopes: Scopes,
+    exchange: Exchange | None = None,
+) -> ScriptOutcome:
+    """Run one phase's scripts in a thread, so a slow script never blocks the event loop.
+
+    Cancelling the awaiting task (the app's cancel key) also stops the script itself at its
+    next line; without that the thread would run on, and still set variables, unseen.
+    """
+    cancel = threading.Event()
+    try:
+        return await asyncio.to_thread(
+            run_scripts,
+            phase,
+            ctx.collection,
+            chain,
+            request,
+            scopes,
+            ctx.runtime,
+            trusted=ctx.trusted,
+            exchange=exchange,
+            timeout=ctx.script_timeout,
+            cancel=cancel,
+        )
+    except asyncio.CancelledError:
+        cancel.set()
+        raise
+
+
+def _scopes(ctx: RunContext, chain: list[Folder], request: Request, reuse: bool = True) -> Scopes:
+    """The request's scopes, shared where ``ctx.reuse_scopes`` allows.
+
+    Requests of one folder that define no variables see exactly the same variables, so they
+    share one Scopes and its render cache: a run of many such requests renders each
+    variable once, not once per request.
+    """
+    if not (reuse and ctx.reuse_scopes):
+        return build_scopes(
+            ctx.collection, chain, request, ctx.environment, ctx.runtime, ctx.cli_vars, ctx.environ
+        )
+    own = request if request.variables else None
+    owners: tuple[Any, ...] = (*chain, own)
+    key = tuple(map(id, owners))
+    hit = ctx._scopes.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], owners, strict=True)):
+        return hit[1]
+    scopes = build_scopes(
+        ctx.collection, chain, own, ctx.environment, ctx.runtime, ctx.cli_vars, ctx.environ
+    )
+    ctx._scopes[key] = (owners, scopes)
+    return scopes
+
+
+async def build(
+    ctx: RunContext, chain: list[Folder], request: Request, result: RequestResult
+) -> tuple[Request, Scopes]:
+    """Pre-request scripts, then render into ``result.rendered`` (left ``None`` on failure).
+
+    Returns the request as the scripts left it and its scopes, for the post-response phase.
+    ``pigeon render`` stops here; a send goes on.
+    """
+    scopes = _scopes(ctx, chain, request)
+    if ctx.trusted and has_scripts(ctx.collection, chain, request, "pre_request"):
+        outcome = await _scripts(ctx, "pre_request", chain, request, scopes)
+        result.log += outcome.output
+        result.script_errors += outcome.errors
+        if outcome.errors:
+            result.error = "not sent: a pre-request script failed"
+            return request, scopes
+        if outcome.request is not request:
+            request = outcome.request  # the script edited it, its variables too
+            scopes = _scopes(ctx, chain, request, reuse=False)
+    try:
+        rendered = render_request(ctx.collection, chain, request, scopes)
+    except RenderError as exc:
+        result.error = f"not sent: {exc}"
+        return request, scopes
+    except Exception as exc:  # a defect in rendering fails this request, not the whole run
+        result.error = f"not sent: could not render the request ({type(exc).__name__}: {exc})"
+        return request, scopes
+    result.rendered = rendered
+    result.unresolved, result.warnings = rendered.unresolved, rendered.warnings
+    return request, scopes
+
+
+async def execute(ctx: RunContext, chain: list[Folder], request: Request) -> RequestResult:
+    """Scripts, render, send, scripts: never raises for what a request or script does."""
+    started = time.perf_counter()
+    result = RequestResult(request, list(chain))
+    try:
+        request, scopes = await build(ctx, chain, request, result)
+        rendered = result.rendered
+        if rendered is None:
+            return result
+        if ctx.strict and rendered.unresolved:
+            result.strict_failure = True
+            return result
+        exchange = await ctx.session().send(rendered)
+        result.exchange = exchange
+        if ctx.history is not None:  # before the scripts: a send is recorded whatever follows
+            ctx.history.record(ctx.collection.root, exchange)
+        if exchange.error:
+            result.error = exchange.error
+            return result
+        if ctx.trusted and has_scripts(ctx.collection, chain, request, "post_response"):
+            outcome = await _scripts(ctx, "post_response", chain, request, scopes, exchange)
+            result.log += outcome.output
+            result.script_errors += outcome.errors
+            result.assertion_failures += outcome.assertion_failures
+        return result
+    finally:
+        result.duration_ms = (time.perf_counter() - started) * 1000
