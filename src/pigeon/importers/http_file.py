@@ -15,9 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_plus
 
-from pigeon.importers import ImportFailed, ImportResult
-from pigeon.importers.curl import split_query
-from pigeon.importers.postman import env_name
+from pigeon.importers.common import ImportFailed, ImportResult, env_name, split_query
 from pigeon.model import Auth, Body, Environment, FormField, Header, Request
 
 _METHODS = (

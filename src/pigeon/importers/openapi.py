@@ -24,7 +24,7 @@ from urllib.parse import unquote
 
 import yaml
 
-from pigeon.importers import ImportFailed, ImportResult
+from pigeon.importers.common import ImportFailed, ImportResult
 from pigeon.model import Auth, Body, Environment, FormField, Header, QueryParam, Request
 from pigeon.store import slugify
 

@@ -15,19 +15,16 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 from dataclasses import dataclass, field
-from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
 import yaml
 from dotenv.parser import parse_stream
 
-from pigeon.importers import ImportFailed, ImportResult
+from pigeon.importers.common import ImportFailed, ImportResult, Secret
 from pigeon.model import Auth, Body, Environment, FormField, Header, QueryParam, Request
-from pigeon.store import DOTENV_FILE
 
 SUFFIX = ".posting.yaml"
 DEFAULT_TIMEOUT = 5.0  # Posting's own default for a request's timeout
@@ -51,16 +48,6 @@ def _s(value: Any) -> str:
     if value is None:
         return ""
     return value if isinstance(value, str) else json.dumps(value)
-
-
-@dataclass
-class Secret:
-    """A secret-looking value of a Posting ``.env`` file, kept out of the TOML files."""
-
-    name: str  # its name in the collection's .env: the environments hold {{$env.NAME}}
-    value: str
-    source: str  # the Posting file it came from
-    note: str  # what the import says of it until the value is written to .env
 
 
 @dataclass
@@ -329,94 +316,3 @@ def _free_name(name: str, taken: set[str]) -> str:
     while (candidate := name if n == 1 else f"{name}_{n}") in taken:
         n += 1
     return candidate
-
-
-# -- the collection's .env ----------------------------------------------------------------------
-
-_PLAIN_VALUE = re.compile(r"[A-Za-z0-9_./:@+,-]*")
-
-
-def _dotenv_line(name: str, value: str) -> str:
-    """``NAME=value`` as python-dotenv reads it back literally (single quotes when needed)."""
-    if _PLAIN_VALUE.fullmatch(value):
-        return f"{name}={value}\n"
-    return f"{name}='" + value.replace("\\", "\\\\").replace("'", "\\'") + "'\n"
-
-
-def _ignores_dotenv(gitignore: str) -> bool:
-    """Whether a ``.gitignore`` text ignores the ``.env`` beside it (its last match wins)."""
-    ignored = False
-    for line in gitignore.splitlines():
-        pattern = line.strip()
-        if not pattern or pattern.startswith("#"):
-            continue
-        negated = pattern.startswith("!")
-        pattern = pattern.lstrip("!").rstrip("/").removeprefix("/").removeprefix("**/")
-        if "/" not in pattern and fnmatch(DOTENV_FILE, pattern):
-            ignored = not negated
-    return ignored
-
-
-def write_dotenv(result: ImportResult, into: Path) -> list[Path]:
-    """Write the secrets an import set aside (``result.secrets``) into the collection's ``.env``
-    and make sure its ``.gitignore`` ignores that file; return the files written.
-
-    ``.env`` is created only when it does not exist (owner-only permissions), after the
-    ``.gitignore``, so the secrets are never in a file git would pick up. When it exists, each
-    secret it lacks keeps one note saying so. A secret that is written loses its note.
-    """
-    secrets: list[Secret] = list(getattr(result, "secrets", []))
-    if not secrets:
-        return []
-    into = Path(into)
-    into.mkdir(parents=True, exist_ok=True)
-    dotenv = into / DOTENV_FILE
-    for secret in secrets:
-        if secret.note in result.notes:
-            result.notes.remove(secret.note)
-    if dotenv.exists():
-        existing = _dotenv_values(dotenv)
-        for secret in secrets:
-            if existing.get(secret.name) == secret.value:
-                continue
-            have = "holds another value for it" if secret.name in existing else "lacks it"
-            result.note(
-                f"{secret.name} (from {secret.source}) not written: {dotenv} already exists and "
-                f"{have}; add {secret.name}=... there yourself"
-            )
-        return []
-    written = _ignore_dotenv(into)
-    fd = os.open(dotenv, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write("# Secrets of the imported environments (git-ignored).\n")
-        fh.writelines(_dotenv_line(s.name, s.value) for s in secrets)
-    return [*written, dotenv]
-
-
-def _dotenv_values(path: Path) -> dict[str, str]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return {}
-    return {
-        b.key: b.value
-        for b in parse_stream(io.StringIO(text))
-        if not b.error and b.key is not None and b.value is not None
-    }
-
-
-def _ignore_dotenv(into: Path) -> list[Path]:
-    """Make the collection's ``.gitignore`` ignore ``.env``; the file written, if any."""
-    ignore = into / ".gitignore"
-    try:
-        text = ignore.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        ignore.write_text(
-            "# Secrets and per-user state never go into git.\n.env\n.pigeon/\n", encoding="utf-8"
-        )
-        return [ignore]
-    if _ignores_dotenv(text):
-        return []
-    with ignore.open("a", encoding="utf-8") as fh:
-        fh.write(("\n" if text and not text.endswith("\n") else "") + ".env\n")
-    return [ignore]

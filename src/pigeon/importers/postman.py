@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_plus
 
-from pigeon.importers import ImportFailed, ImportResult
+from pigeon.importers.common import ImportFailed, ImportResult, env_name
 from pigeon.model import Auth, Body, Environment, Folder, FormField, Header, QueryParam, Request
 
 # Postman's dynamic variables that Pigeon has under the same name.
@@ -192,12 +192,6 @@ def _join(*parts: str) -> str:
         if part.strip() and part not in out:
             out.append(part)
     return "\n\n".join(out)
-
-
-def env_name(key: str) -> str:
-    """A variable name as an environment variable name: ``api.key`` -> ``API_KEY``."""
-    name = re.sub(r"[^A-Za-z0-9]+", "_", key).strip("_").upper()
-    return name if name and not name[0].isdigit() else f"V_{name}"
 
 
 def parse_environment(data: dict[str, Any], result: ImportResult) -> Environment:

@@ -10,19 +10,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from pigeon.importers import ImportFailed, run_import, write_import
-from pigeon.importers.posting import (
-    PostingImport,
-    Secret,
-    convert,
-    parse_posting,
-    write_dotenv,
-)
-from pigeon.store import load_collection
 from test_import_support import render_written
 
-SHOP = Path(__file__).parent / "data" / "posting" / "shop"
+from pigeon.importers import ImportFailed, run_import, write_import
+from pigeon.importers.common import Secret, write_dotenv
+from pigeon.importers.posting import PostingImport, convert, parse_posting
+from pigeon.store import load_collection
+
+SHOP = Path(__file__).parents[1] / "data" / "posting" / "shop"
 
 
 def import_into(source: Path, into: Path) -> tuple[list[Path], list[str]]:

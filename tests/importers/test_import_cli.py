@@ -24,7 +24,7 @@ from pigeon.cli import main
 from pigeon.importers import run_import
 from pigeon.store import load_collection
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 NOTE_PREFIX = "note: "
 
 

@@ -49,7 +49,7 @@ def test_unsupported_kinds_are_a_clear_value_error(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-PETSTORE = Path(__file__).parent / "data" / "openapi" / "petstore.yaml"
+PETSTORE = Path(__file__).parents[1] / "data" / "openapi" / "petstore.yaml"
 MINE = """\
 # Shared by the whole team: edit by hand, keep the comments.
 name = "Mine"

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from test_import_support import render_written
 
 from pigeon.importers import ImportFailed, run_import
 from pigeon.importers.openapi import parse_openapi
 from pigeon.store import load_collection
-from test_import_support import render_written
 
-SPEC = Path(__file__).parent / "data" / "openapi" / "petstore.yaml"
+SPEC = Path(__file__).parents[1] / "data" / "openapi" / "petstore.yaml"
 
 
 @pytest.fixture
@@ -120,8 +120,9 @@ def test_no_servers_and_external_refs() -> None:
 
 
 def test_malformed_documents_are_skipped_or_refused_never_crash() -> None:
-    from pigeon.importers import sanitize
     from test_import_postman import mutate
+
+    from pigeon.importers import sanitize
 
     for seed, spec in enumerate([SPEC, ORDERS], 2):
         doc = yaml.safe_load(spec.read_text())
@@ -150,7 +151,7 @@ def test_array_query_parameters_follow_their_style() -> None:
     assert any("own servers" in n for n in result.notes)
 
 
-ORDERS = Path(__file__).parent / "data" / "openapi" / "orders.yaml"
+ORDERS = Path(__file__).parents[1] / "data" / "openapi" / "orders.yaml"
 SAMPLE_UUID = "3fa85f64-5717-4562-b3fc-2c963f66afa6"
 
 

@@ -7,11 +7,11 @@ import contextlib
 from pathlib import Path
 
 import pytest
+from test_import_support import render_alone, render_written
 
 from pigeon.importers import ImportFailed, run_import, write_import
 from pigeon.importers.curl import SEPARATOR, parse_curl, shell_words
 from pigeon.model import Request
-from test_import_support import render_alone, render_written
 
 
 def one(command: str, base: Path | None = None) -> tuple[Request, list[str]]:
@@ -341,7 +341,7 @@ def test_random_command_lines_parse_or_fail_clearly() -> None:
             sanitize(parse_curl(command))
 
 
-HISTORY = Path(__file__).parent / "data" / "curl"
+HISTORY = Path(__file__).parents[1] / "data" / "curl"
 
 
 def test_bash_history_with_stray_quotes_repeats_and_bad_commands() -> None:

@@ -1,0 +1,214 @@
+"""What every importer shares: the result it returns, its one error, and small rules more than
+one format needs (query strings, environment variable names, secrets set aside for ``.env``).
+
+No importer imports another importer: what two of them need lives here.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from dataclasses import dataclass, field
+from fnmatch import fnmatch
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote_plus
+
+from dotenv.parser import parse_stream
+
+from pigeon.model import Auth, Environment, Folder, Header, QueryParam, Request
+from pigeon.store import (
+    DOTENV_FILE,
+    LoadError,
+)
+
+
+class ImportFailed(LoadError, ValueError):
+    """The source cannot be read as the format asked for: which file, where and why.
+
+    A ``LoadError`` so that the command line reports it like any unreadable file (exit 2),
+    and a ``ValueError`` for callers that only know the source was bad.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        path: Path | None = None,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
+        super().__init__(path, line, column, message)
+
+    def __str__(self) -> str:
+        return str(self.as_broken()) if self.path is not None else self.message
+
+
+@dataclass
+class ImportResult:
+    """What an importer found.
+
+    ``requests`` pairs each request with its folder path: display names joined by ``/``
+    (``""`` for the collection's top level). ``folders`` holds folder-level settings (auth,
+    headers, variables) for the folder whose ``id`` is that same path; folders that only
+    group requests need no entry. ``notes`` lists what could not be carried over, one line
+    each.
+    """
+
+    requests: list[tuple[str, Request]] = field(default_factory=list)
+    folders: list[Folder] = field(default_factory=list)
+    variables: dict[str, Any] = field(default_factory=dict)
+    environments: list[Environment] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    name: str = ""  # the source's own name for the collection, if it has one
+    auth: Auth | None = None  # collection-level auth
+    headers: list[Header] = field(default_factory=list)  # collection-level headers
+    description: str = ""
+
+    def note(self, message: str) -> None:
+        if message not in self.notes:
+            self.notes.append(message)
+
+    def extend(self, other: ImportResult) -> None:
+        """Add another result's requests, folders, variables and notes to this one."""
+        self.requests.extend(other.requests)
+        self.folders.extend(other.folders)
+        for key, value in other.variables.items():
+            self.variables.setdefault(key, value)
+        self.environments.extend(other.environments)
+        for n in other.notes:
+            self.note(n)
+
+
+@dataclass
+class Secret:
+    """A secret-looking value of a Posting ``.env`` file, kept out of the TOML files."""
+
+    name: str  # its name in the collection's .env: the environments hold {{$env.NAME}}
+    value: str
+    source: str  # the Posting file it came from
+    note: str  # what the import says of it until the value is written to .env
+
+
+# -- small rules more than one format needs ------------------------------------------------------
+
+
+def split_query(url: str) -> tuple[str, list[QueryParam]]:
+    """Take the query string out of ``url`` as decoded parameters when that is lossless.
+
+    A query with a part that is not ``name=value`` (``?flag``) stays in the URL, as does a
+    part whose decoded text would read as a placeholder it was not before.
+    """
+    base, hash_, fragment = url.partition("#")
+    path, q, query = base.partition("?")
+    if not q or not query:
+        return url, []
+    params: list[QueryParam] = []
+    for piece in query.split("&"):
+        if not piece:
+            continue
+        name, eq, value = piece.partition("=")
+        if not eq:
+            return url, []
+        dn, dv = unquote_plus(name), unquote_plus(value)
+        if ("{{" in dn and "{{" not in name) or ("{{" in dv and "{{" not in value):
+            return url, []
+        params.append(QueryParam(name=dn, value=dv))
+    return path + hash_ + fragment, params
+
+
+def env_name(key: str) -> str:
+    """A variable name as an environment variable name: ``api.key`` -> ``API_KEY``."""
+    name = re.sub(r"[^A-Za-z0-9]+", "_", key).strip("_").upper()
+    return name if name and not name[0].isdigit() else f"V_{name}"
+
+
+# -- the collection's .env ----------------------------------------------------------------------
+
+_PLAIN_VALUE = re.compile(r"[A-Za-z0-9_./:@+,-]*")
+
+
+def _dotenv_line(name: str, value: str) -> str:
+    """``NAME=value`` as python-dotenv reads it back literally (single quotes when needed)."""
+    if _PLAIN_VALUE.fullmatch(value):
+        return f"{name}={value}\n"
+    return f"{name}='" + value.replace("\\", "\\\\").replace("'", "\\'") + "'\n"
+
+
+def _ignores_dotenv(gitignore: str) -> bool:
+    """Whether a ``.gitignore`` text ignores the ``.env`` beside it (its last match wins)."""
+    ignored = False
+    for line in gitignore.splitlines():
+        pattern = line.strip()
+        if not pattern or pattern.startswith("#"):
+            continue
+        negated = pattern.startswith("!")
+        pattern = pattern.lstrip("!").rstrip("/").removeprefix("/").removeprefix("**/")
+        if "/" not in pattern and fnmatch(DOTENV_FILE, pattern):
+            ignored = not negated
+    return ignored
+
+
+def write_dotenv(result: ImportResult, into: Path) -> list[Path]:
+    """Write the secrets an import set aside (``result.secrets``) into the collection's ``.env``
+    and make sure its ``.gitignore`` ignores that file; return the files written.
+
+    ``.env`` is created only when it does not exist (owner-only permissions), after the
+    ``.gitignore``, so the secrets are never in a file git would pick up. When it exists, each
+    secret it lacks keeps one note saying so. A secret that is written loses its note.
+    """
+    secrets: list[Secret] = list(getattr(result, "secrets", []))
+    if not secrets:
+        return []
+    into = Path(into)
+    into.mkdir(parents=True, exist_ok=True)
+    dotenv = into / DOTENV_FILE
+    for secret in secrets:
+        if secret.note in result.notes:
+            result.notes.remove(secret.note)
+    if dotenv.exists():
+        existing = _dotenv_values(dotenv)
+        for secret in secrets:
+            if existing.get(secret.name) == secret.value:
+                continue
+            have = "holds another value for it" if secret.name in existing else "lacks it"
+            result.note(
+                f"{secret.name} (from {secret.source}) not written: {dotenv} already exists and "
+                f"{have}; add {secret.name}=... there yourself"
+            )
+        return []
+    written = _ignore_dotenv(into)
+    fd = os.open(dotenv, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write("# Secrets of the imported environments (git-ignored).\n")
+        fh.writelines(_dotenv_line(s.name, s.value) for s in secrets)
+    return [*written, dotenv]
+
+
+def _dotenv_values(path: Path) -> dict[str, str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    return {
+        b.key: b.value
+        for b in parse_stream(io.StringIO(text))
+        if not b.error and b.key is not None and b.value is not None
+    }
+
+
+def _ignore_dotenv(into: Path) -> list[Path]:
+    """Make the collection's ``.gitignore`` ignore ``.env``; the file written, if any."""
+    ignore = into / ".gitignore"
+    try:
+        text = ignore.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        ignore.write_text(
+            "# Secrets and per-user state never go into git.\n.env\n.pigeon/\n", encoding="utf-8"
+        )
+        return [ignore]
+    if _ignores_dotenv(text):
+        return []
+    with ignore.open("a", encoding="utf-8") as fh:
+        fh.write(("\n" if text and not text.endswith("\n") else "") + ".env\n")
+    return [ignore]

@@ -1,0 +1,367 @@
+"""Writing an import as collection files: names made safe, settings carried to the right level,
+and never a file replaced, so importing twice, or into a collection in use, loses nothing."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pigeon.importers.common import ImportFailed, ImportResult
+from pigeon.model import Auth, Collection, Environment, Folder, Header, Request
+from pigeon.store import (
+    COLLECTION_FILE,
+    ENVIRONMENTS_DIR,
+    FOLDER_FILE,
+    RESERVED_STEMS,
+    load_collection,
+    save_collection_file,
+    save_environment,
+    save_folder_file,
+    save_request,
+    slugify,
+)
+from pigeon.tomltext import value_text
+from pigeon.values import check_value
+
+# -- names and values TOML can hold ---------------------------------------------------------
+
+_BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def _writable(value: Any) -> Any:
+    """A variable value as TOML can store it: null becomes "", anything odd becomes JSON text."""
+    if value is None:
+        return ""
+    try:
+        return check_value(value, "value")
+    except ValueError:
+        return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def sanitize(result: ImportResult) -> None:
+    """Rename variables whose names Pigeon refuses (``base url`` -> ``base_url``), rewriting
+    their placeholders, and make every value storable; each rename is noted."""
+    renames: dict[str, str] = {}
+
+    def fix(variables: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, value in variables.items():
+            new = name
+            if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+                new = renames.get(name) or _BAD_NAME_CHARS.sub("_", name).strip("_") or "var"
+                if name not in renames:
+                    renames[name] = new
+                    result.note(
+                        f"variable {name!r} renamed to {new!r} (names are letters, digits, _ . -)"
+                    )
+            out[new] = _writable(value)
+        return out
+
+    result.variables = fix(result.variables)
+    for env in result.environments:
+        env.variables = fix(env.variables)
+    for folder in result.folders:
+        folder.variables = fix(folder.variables)
+    for _, req in result.requests:
+        req.variables = fix(req.variables)
+    if not renames:
+        return
+    patterns = [
+        (re.compile(r"\{\{\s*" + re.escape(old) + r"\s*\}\}"), "{{" + new + "}}")
+        for old, new in renames.items()
+    ]
+
+    def rewrite(text: str) -> str:
+        for pattern, replacement in patterns:
+            text = pattern.sub(replacement, text)
+        return text
+
+    def rewrite_auth(auth: Auth | None) -> None:
+        if auth is not None:
+            for attr in ("username", "password", "token", "key", "value"):
+                setattr(auth, attr, rewrite(getattr(auth, attr)))
+
+    rewrite_auth(result.auth)
+    for h in result.headers:
+        h.value = rewrite(h.value)
+    for folder in result.folders:
+        rewrite_auth(folder.auth)
+        for h in folder.headers:
+            h.value = rewrite(h.value)
+    for env in result.environments:
+        env.variables = {
+            k: rewrite(v) if isinstance(v, str) else v for k, v in env.variables.items()
+        }
+    result.variables = {
+        k: rewrite(v) if isinstance(v, str) else v for k, v in result.variables.items()
+    }
+    for _, req in result.requests:
+        req.url = rewrite(req.url)
+        req.body.content = rewrite(req.body.content)
+        for item in [*req.headers, *req.query, *req.body.fields]:
+            item.name, item.value = rewrite(item.name), rewrite(item.value)
+        rewrite_auth(req.auth)
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+
+def _segment(name: str, fallback: str) -> str:
+    stem = slugify(name) or fallback
+    return f"{stem}-1" if stem in RESERVED_STEMS else stem
+
+
+def _free_file(directory: Path, stem: str, taken: set[Path]) -> Path:
+    """``stem.toml``, else ``stem-2.toml``, ``stem-3.toml``... (never an existing file)."""
+    n = 1
+    while True:
+        candidate = directory / (f"{stem}.toml" if n == 1 else f"{stem}-{n}.toml")
+        if candidate not in taken and not candidate.exists():
+            return candidate
+        n += 1
+
+
+def _toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+
+
+def _toml_inline(value: Any) -> str:
+    """A value as it would be typed on one line of a TOML file."""
+    if isinstance(value, dict):
+        inner = ", ".join(f"{_toml_key(str(k))} = {_toml_inline(v)}" for k, v in value.items())
+        return "{ " + inner + " }" if inner else "{}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_inline(v) for v in value) + "]"
+    return value_text(value)
+
+
+def _variable_notes(
+    result: ImportResult, variables: dict[str, Any], have: dict[str, Any], file: str
+) -> None:
+    """One note per variable that ``file`` (which exists, so is left alone) does not take."""
+    for key, value in variables.items():
+        if key not in have:
+            result.note(
+                f"variable {key} not written: {file} exists; "
+                f"add {_toml_key(key)} = {_toml_inline(value)} by hand"
+            )
+        elif have[key] != value:
+            result.note(
+                f"variable {key} not written: {file} exists and keeps "
+                f"{_toml_key(key)} = {_toml_inline(have[key])} (imported: {_toml_inline(value)})"
+            )
+
+
+@dataclass
+class _Level:
+    """Settings of one level above the imported requests (a folder or the collection) and
+    whether its file carries them; those it cannot carry are copied onto each request."""
+
+    label: str  # "collection.toml", "users/folder.toml"
+    auth: Auth | None
+    headers: list[Header]
+    written: bool  # its file is written by this import, or already says the same
+    existing_auth: Auth | None = None
+    existing_headers: list[Header] = field(default_factory=list)
+
+
+def _carry(req: Request, levels: list[_Level], result: ImportResult) -> None:
+    """Give ``req`` the auth and headers it would inherit from levels whose files are not
+    written (innermost level first): the nearest auth wins, inner headers shadow outer ones."""
+    names = {h.name.lower() for h in req.headers}
+    added: list[Header] = []
+    auth_settled = req.auth is not None
+    for level in levels:
+        if not auth_settled and level.auth is not None:
+            auth_settled = True
+            if not level.written and level.auth != level.existing_auth:
+                req.auth = level.auth
+                result.note(
+                    f"auth ({level.auth.type}) not written: {level.label} exists; "
+                    "set on each imported request under it instead"
+                )
+        for h in level.headers:
+            if h.name.lower() in names:
+                continue
+            names.add(h.name.lower())
+            same = any(
+                e.name.lower() == h.name.lower() and e.value == h.value and e.enabled == h.enabled
+                for e in level.existing_headers
+            )
+            if not level.written and not same:
+                added.append(h)
+                result.note(
+                    f"header {h.name} not written: {level.label} exists; "
+                    "set on each imported request under it instead"
+                )
+    if added:
+        req.headers = [Header(h.name, h.value, h.enabled, dict(h.extra)) for h in added] + list(
+            req.headers
+        )
+
+
+def write_import(result: ImportResult, into: Path) -> list[Path]:
+    """Write ``result`` as collection files under ``into``; return the paths written.
+
+    Only new files are written; an existing file is never changed. A missing
+    ``collection.toml`` is created with the result's variables, auth and headers; when one
+    exists, each variable it lacks (or sets otherwise) is named in ``result.notes`` for the
+    user to add by hand, and auth and headers are copied onto the imported requests so that
+    they are still sent. Folder and environment files are handled the same way. Request
+    files never collide: a new name (``name-2.toml``) is chosen instead.
+    """
+    into = Path(into)
+    into.mkdir(parents=True, exist_ok=True)
+    sanitize(result)
+    written: list[Path] = []
+    taken: set[Path] = set()
+    col_path = into / COLLECTION_FILE
+    new_collection = not col_path.exists()
+    # What is on disk already: only read when it is a collection (``into`` may be any folder).
+    existing = Collection(name="", root=into) if new_collection else load_collection(into)
+    if any(b.path == col_path for b in existing.broken):
+        raise ImportFailed(f"{col_path} does not load; fix it before importing into it")
+    folder_settings = {f.id.strip("/"): f for f in result.folders}
+
+    col = Collection(
+        name=result.name or into.resolve().name,
+        root=into,
+        variables=dict(result.variables),
+        headers=list(result.headers),
+        auth=result.auth,
+    )
+    if result.description:
+        col.extra["description"] = result.description
+    if not new_collection:
+        _variable_notes(result, result.variables, existing.variables, COLLECTION_FILE)
+    top = _Level(
+        COLLECTION_FILE,
+        result.auth,
+        list(result.headers),
+        written=new_collection,
+        existing_auth=existing.auth,
+        existing_headers=existing.headers,
+    )
+
+    # Folders: one directory per path segment. folder.toml is written where none exists: in
+    # new directories always (it keeps the imported order), in existing ones only to hold
+    # imported settings.
+    top_order: list[str] = []
+    orders: dict[Path, list[str]] = {}
+    created_dirs: dict[str, Path] = {"": into}
+    new_dirs: set[Path] = set()
+    levels: dict[str, _Level] = {}
+
+    def directory_for(folder_path: str) -> Path:
+        folder_path = folder_path.strip("/")
+        if folder_path in created_dirs:
+            return created_dirs[folder_path]
+        parent_path, _, name = folder_path.rpartition("/")
+        parent = directory_for(parent_path)
+        d = parent / _segment(name, "folder")
+        if d.name == ENVIRONMENTS_DIR and parent == into:
+            d = parent / f"{ENVIRONMENTS_DIR}-1"
+        if not d.exists():
+            d.mkdir(parents=True)
+            new_dirs.add(d)
+        created_dirs[folder_path] = d
+        (orders.setdefault(parent, top_order if parent == into else [])).append(d.name)
+        orders.setdefault(d, [])
+        return d
+
+    def level_for(key: str) -> _Level | None:
+        """The settings the import has for folder ``key``, and whether folder.toml takes them."""
+        settings = folder_settings.get(key)
+        if settings is None:
+            return None
+        if key in levels:
+            return levels[key]
+        directory = directory_for(key)
+        rel = directory.relative_to(into).as_posix()
+        label = f"{rel}/{FOLDER_FILE}"
+        writable = not (directory / FOLDER_FILE).exists()
+        on_disk = existing.find_folder(rel)
+        level = _Level(
+            label,
+            settings.auth,
+            list(settings.headers),
+            written=writable,
+            existing_auth=on_disk.auth if on_disk else None,
+            existing_headers=on_disk.headers if on_disk else [],
+        )
+        if not writable:
+            have = on_disk.variables if on_disk else {}
+            _variable_notes(result, settings.variables, have, label)
+            scripts = settings.scripts
+            if scripts.pre_request or scripts.post_response:
+                result.note(
+                    f"scripts of folder {key} not written: {label} exists; copy them by hand"
+                )
+        levels[key] = level
+        return level
+
+    for folder_path, req in result.requests:
+        directory = directory_for(folder_path)
+        segments = folder_path.strip("/").split("/") if folder_path.strip("/") else []
+        chain = [level_for("/".join(segments[:depth])) for depth in range(len(segments), 0, -1)]
+        _carry(req, [lv for lv in chain if lv is not None] + [top], result)
+        target = _free_file(directory, _segment(req.name, "request"), taken)
+        taken.add(target)
+        req.path = None
+        written.append(save_request(req, target))
+        bucket = orders.setdefault(directory, top_order if directory == into else [])
+        if directory == into:
+            bucket = top_order
+        bucket.append(target.stem)
+    for key in folder_settings:
+        if key:
+            level_for(key)
+
+    for key, directory in created_dirs.items():
+        if not key or (directory / FOLDER_FILE).exists():
+            continue
+        settings = folder_settings.get(key)
+        if directory not in new_dirs and settings is None:
+            continue  # an existing folder: nothing of the import's to keep in it
+        name = key.rsplit("/", 1)[-1]
+        order = _dedupe(orders.get(directory, [])) if directory in new_dirs else []
+        folder = Folder(name=name, path=directory, order=order)
+        if settings is not None:
+            folder.auth = settings.auth
+            folder.headers = list(settings.headers)
+            folder.variables = dict(settings.variables)
+            folder.scripts = settings.scripts
+            folder.extra = dict(settings.extra)
+        written.append(save_folder_file(folder))
+
+    if new_collection:
+        col.order = _dedupe(top_order)
+        written.insert(0, save_collection_file(col))
+
+    env_dir = into / ENVIRONMENTS_DIR
+    for env in result.environments:
+        stem = _segment(env.name, "environment")
+        target = env_dir / f"{stem}.toml"
+        if target.exists() and target not in taken:
+            on_disk = existing.environments.get(stem)
+            label = f"{ENVIRONMENTS_DIR}/{target.name}"
+            _variable_notes(result, env.variables, on_disk.variables if on_disk else {}, label)
+            continue
+        env_dir.mkdir(exist_ok=True)
+        target = _free_file(env_dir, stem, taken)
+        taken.add(target)
+        written.append(save_environment(Environment(env.name, dict(env.variables), target)))
+    return written
+
+
+def _dedupe(items: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        if item not in seen:
+            seen.add(item)
+            out.append(item)
+    return out

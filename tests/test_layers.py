@@ -1,0 +1,146 @@
+"""The package's layers, as DESIGN §1 draws them: files → model → scopes → render → send →
+exchange → UI/CLI. Every import, deferred and ``TYPE_CHECKING`` ones included, goes down (or
+sideways within a layer), and no set of modules imports each other in a circle.
+
+``docs/architecture.md`` names the same layers; a module that fits none of them fails here
+until it is placed.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pigeon
+
+PACKAGE = Path(pigeon.__file__).parent
+
+# Highest first. A module belongs to the first layer one of whose prefixes names it or its
+# package.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("entry points", ("pigeon.__main__", "pigeon.cli")),
+    ("the app", ("pigeon.tui",)),
+    ("commands", ("pigeon.run", "pigeon.reports", "pigeon.importers", "pigeon.exporters")),
+    ("one request", ("pigeon.session", "pigeon.pipeline")),
+    ("services", ("pigeon.history", "pigeon.scripts", "pigeon.send", "pigeon.echo")),
+    ("the exchange", ("pigeon.exchange", "pigeon.masking")),
+    ("rendering", ("pigeon.render", "pigeon.expand", "pigeon.scopes")),
+    ("files", ("pigeon.store", "pigeon.config", "pigeon.trust", "pigeon.tomltext", "pigeon.files")),
+    (
+        "values",
+        (
+            "pigeon.model",
+            "pigeon.values",
+            "pigeon.template",
+            "pigeon.bodies",
+            "pigeon.bodyformat",
+            "pigeon.errors",
+        ),
+    ),
+    ("the package", ("pigeon",)),
+]
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def imports_of(name: str, source: str, is_package: bool, known: set[str]) -> set[str]:
+    """Pigeon modules that module ``name`` imports anywhere in ``source`` (deferred ones too)."""
+    package = name if is_package else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return {m for m in found if m in known and m != name}
+
+
+def graph() -> dict[str, set[str]]:
+    mods = modules()
+    known = set(mods)
+    return {
+        name: imports_of(name, path.read_text(encoding="utf-8"), path.name == "__init__.py", known)
+        for name, path in mods.items()
+    }
+
+
+def layer_of(name: str) -> int:
+    for rank, (_, prefixes) in enumerate(LAYERS):
+        if any(name == p or name.startswith(p + ".") for p in prefixes):
+            return rank
+    raise LookupError(name)
+
+
+def test_every_module_has_a_layer() -> None:
+    unplaced = []
+    for name in modules():
+        try:
+            layer_of(name)
+        except LookupError:
+            unplaced.append(name)
+    assert unplaced == []
+
+
+def test_imports_never_go_up_a_layer() -> None:
+    upward = sorted(
+        f"{a} ({LAYERS[layer_of(a)][0]}) imports {b} ({LAYERS[layer_of(b)][0]})"
+        for a, deps in graph().items()
+        for b in deps
+        if layer_of(b) < layer_of(a)
+    )
+    assert upward == []
+
+
+def cycles(g: dict[str, set[str]]) -> list[tuple[str, ...]]:
+    """Every set of modules that import each other in a circle."""
+
+    def reach(start: str) -> set[str]:
+        seen: set[str] = set()
+        todo = [start]
+        while todo:
+            for nxt in g.get(todo.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return seen
+
+    reachable = {name: reach(name) for name in g}
+    return sorted(
+        {
+            tuple(sorted(m for m in g if m in reachable[a] and a in reachable[m]))
+            for a in g
+            if a in reachable[a]
+        }
+    )
+
+
+def test_no_modules_import_each_other_in_a_circle() -> None:
+    assert cycles(graph()) == []
+
+
+def test_the_walk_sees_deferred_relative_and_package_imports() -> None:
+    """The checks above can fail: the walk finds what a module imports, however it is written."""
+    known = {"pigeon.store", "pigeon.store.read", "pigeon.model", "pigeon.tui.app", "pigeon.run"}
+    source = (
+        "from . import read\n"
+        "from ..model import Request\n"
+        "def later():\n"
+        "    from pigeon.tui.app import PigeonApp\n"
+        "    import pigeon.run\n"
+    )
+    found = imports_of("pigeon.store", source, True, known)
+    assert found == {"pigeon.store.read", "pigeon.model", "pigeon.tui.app", "pigeon.run"}
+    assert layer_of("pigeon.tui.app") < layer_of("pigeon.store")  # so this would be upward
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [("a", "b", "c")]
