@@ -84,3 +84,15 @@ def test_the_checks_read_what_they_should() -> None:
     """A section is read from a docstring as the map writes it."""
     assert _SECTION.findall("Placeholders (DESIGN §4.2, §4.3) and §5.") == ["4.2", "4.3", "5"]
     assert module_files("store/") and module_files("store/read.py") == [PACKAGE / "store/read.py"]
+
+
+def test_a_core_module_over_600_lines_says_why_it_is_one_thing() -> None:
+    """Small modules named for what they hold; a big one says in its docstring why it is one."""
+    silent = [
+        str(p.relative_to(PACKAGE))
+        for p in PACKAGE.rglob("*.py")
+        if "tui" not in p.relative_to(PACKAGE).parts
+        and len(p.read_text(encoding="utf-8").splitlines()) > 600
+        and "Why one module:" not in docstring(p)
+    ]
+    assert silent == []

@@ -1,4 +1,5 @@
-"""The user's own files: where they live, which collections are trusted, and ``config.toml``.
+"""The user's own files: where they live, which collections are trusted (DESIGN §8), and
+``config.toml``.
 
 Folders follow the XDG base directory spec on every platform (terminal users expect
 ``~/.config`` on macOS too): ``$XDG_CONFIG_HOME/pigeon`` (default ``~/.config/pigeon``) for

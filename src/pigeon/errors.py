@@ -1,4 +1,4 @@
-"""Every error Pigeon raises on purpose, in one tree, each with the exit code the CLI returns.
+"""Every error Pigeon raises on purpose, in one tree, each with the exit code of DESIGN §6.
 
 The command line maps an error to its exit code in one place (``exc.exit_code``), and the app
 shows ``str(exc)``: one line that names what went wrong and where, never a traceback.

@@ -1,4 +1,4 @@
-"""Writing files so that nothing is lost: atomic replaces, exclusive creates and moves.
+"""Writing files so that nothing is lost (DESIGN §2): atomic replaces, exclusive creates, moves.
 
 A reader sees the old file or the new one, never half of one; a create or a move never
 replaces what is there; a rename is made durable by syncing its directory.

@@ -1,6 +1,6 @@
-"""The collection model: plain dataclasses, no behaviour beyond navigation.
+"""The collection model (DESIGN §2, §3): plain dataclasses, no behaviour beyond navigation.
 
-Everything here mirrors a TOML file on disk (see ``store.py``); ``extra`` fields keep
+Everything here mirrors a TOML file on disk (see ``pigeon.store``); ``extra`` fields keep
 keys this version does not know so that a save never drops them.
 """
 

@@ -1,4 +1,4 @@
-"""Run reports: a JSON document and JUnit XML that CI systems read. Both are written
+"""Run reports (DESIGN §6): a JSON document and JUnit XML that CI systems read. Both are written
 atomically (a reader never sees half a report).
 
 JSON (``schema`` 1)::

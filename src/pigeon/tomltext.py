@@ -395,6 +395,8 @@ def value_text(value: Any) -> str:
 def update(text: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
     """``text`` with what differs between ``old`` (the data ``text`` stands for) and ``new``
     written into it, everything else -- comments, blank lines, order, styles -- as it was."""
+    if same(old, new):
+        return text  # nothing to write: skip tomlkit's parse, the slow part of a save
     doc = tomlkit.parse(text)
     _merge(doc, old, new)
     edited = doc.as_string()

@@ -1,4 +1,4 @@
-"""Response bodies for display: pure, UI-free work a viewer runs in a worker thread.
+"""Response bodies for display (DESIGN §9): pure, UI-free work a viewer runs in a worker thread.
 
 * ``lines``: a text and its line starts (``LineIndex``, ``build_index``);
 * ``json``: faithful JSON parsing, pretty-printing and per-line tokens;

@@ -1,1 +1,1 @@
-"""Export rendered requests to other tools' formats."""
+"""Export rendered requests to other tools' formats (`pigeon export`, DESIGN §6)."""

@@ -1,4 +1,4 @@
-"""A rendered request as a curl command that sends the same request.
+"""A rendered request as a curl command that sends the same request (`pigeon export`, DESIGN §6).
 
 The command carries the rendered values (no placeholders) and is quoted for a POSIX shell
 with ``shlex.quote``. A text body goes in ``--data-raw`` (sent byte for byte, no ``@file``

@@ -1,4 +1,4 @@
-"""Bring requests from other tools into a Pigeon collection.
+"""Bring requests from other tools into a Pigeon collection (`pigeon import`, DESIGN §6).
 
 Every importer turns its source into an :class:`ImportResult` (plain model objects plus notes
 on what could not be carried over); :func:`write_import` then writes the result as collection

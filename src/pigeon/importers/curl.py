@@ -11,6 +11,10 @@ are listed once.
 
 No curl-parsing library on PyPI is maintained and covers this option set, so the table is
 our own.
+
+Why one module: curl's option table and the request it builds read each other at every
+line (an option's meaning depends on the ones before it), so splitting them would only move
+the same state between files. Shell word splitting, which is not curl's, is ``importers.shell``.
 """
 
 from __future__ import annotations

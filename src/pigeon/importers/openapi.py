@@ -10,6 +10,9 @@ and multipart as fields, any other media type as text sent with its Content-Type
 server becomes an environment holding ``base_url``; security schemes become auth whose
 secrets are ``{{token}}``-style variables. Whatever is not carried over is named in the
 notes.
+
+Why one module: references, parameters, bodies, schema examples and security all walk the
+same resolved document and the same budget of ``$ref`` expansions, held by one ``_OpenAPI``.
 """
 
 from __future__ import annotations

@@ -10,6 +10,9 @@ variables, headers and parameters join the description of their level. Everythin
 source holds (saved example responses, other settings, unsupported auth...) gets one note
 line, so nothing is dropped unsaid. Secret environment values are not written to TOML; they
 become ``{{$env.NAME}}`` references for the collection's ``.env``.
+
+Why one module: every level of a Postman collection (collection, folder, request) carries the
+same parts (auth, variables, scripts, behaviour), read by one walk with one inheritance rule.
 """
 
 from __future__ import annotations

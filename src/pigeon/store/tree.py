@@ -1,8 +1,13 @@
-"""Creating, renaming, duplicating, moving and deleting requests, folders and environments.
+"""Creating, renaming, duplicating, moving and deleting requests, folders and environments
+(DESIGN §2).
 
 Each operation keeps the ``order`` lists of the folders involved right (``store.order``) and
 edits those files in place, comments and layout kept; a file that does not load is never
 touched, and nothing existing is ever replaced.
+
+Why one module: every operation here is the same three steps on a request or a folder (check
+every file it will touch, move or write without replacing, fix the ``order`` lists), and they
+share those steps' helpers.
 """
 
 from __future__ import annotations
