@@ -176,3 +176,54 @@ def h2_server(ca: trustme.CA) -> Iterator[str]:
     context = server_tls_context(ca, alpn=["h2"])
     with _Acceptor(lambda conn, stop: _serve_h2(conn, stop, context)) as acceptor:
         yield f"https://{HOST}:{acceptor.port}"
+
+
+class RecordingServer:
+    """What a raw socket saw: every request's bytes, exactly as they came off the wire."""
+
+    def __init__(self, acceptor: _Acceptor, requests: list[bytes]) -> None:
+        self.url = f"http://{HOST}:{acceptor.port}"
+        self.requests = requests
+        self._acceptor = acceptor
+
+    @property
+    def connections(self) -> int:
+        return self._acceptor.accepted
+
+
+@contextlib.contextmanager
+def recording_server() -> Iterator[RecordingServer]:
+    """A server that reads each request (headers, then a Content-Length body), keeps its raw
+    bytes and answers ``204 No Content``; no parsing stands between the wire and the test."""
+    requests: list[bytes] = []
+
+    def record(conn: socket.socket, stop: threading.Event) -> None:
+        conn.settimeout(0.05)
+        data = b""
+        while not stop.is_set():
+            try:
+                chunk = conn.recv(65536)
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            if not chunk:
+                return
+            data += chunk
+            head, sep, body = data.partition(b"\r\n\r\n")
+            if not sep:
+                continue
+            length = 0
+            for line in head.split(b"\r\n")[1:]:
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value.strip() or 0)
+            if len(body) < length:
+                continue
+            requests.append(head + sep + body[:length])
+            data = body[length:]
+            with contextlib.suppress(OSError):
+                conn.sendall(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n")
+
+    with _Acceptor(record) as acceptor:
+        yield RecordingServer(acceptor, requests)

@@ -133,7 +133,19 @@ def _json_problem(text: str) -> str | None:
 # -- requests -------------------------------------------------------------------------------
 
 _SCHEME_AUTHORITY = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*")
-_BAD_HEADER_CHARS = ("\r", "\n", "\0")
+# RFC 9110 §5.5: a field value is visible characters, spaces and tabs; every other control
+# character (CR and LF, which split headers, NUL, ESC, DEL...) is refused.
+_NAMED_CONTROLS = {"\r": "CR", "\n": "LF", "\0": "NUL", "\x1b": "ESC", "\x7f": "DEL"}
+
+
+def control_character(text: str, allow_tab: bool = True) -> str | None:
+    """The first control character in ``text`` that a header may not hold, named
+    (``"CR"``, ``"DEL"``, ``"0x01"``), or ``None``."""
+    for ch in text:
+        code = ord(ch)
+        if (code < 0x20 and not (allow_tab and ch == "\t")) or code == 0x7F:
+            return _NAMED_CONTROLS.get(ch, f"0x{code:02x}")
+    return None
 
 
 def effective_auth(
@@ -165,10 +177,9 @@ def _merge_headers(levels: list[list[Header]], r: Renderer) -> list[tuple[str, s
 
 def _header(name: str, value: str) -> tuple[str, str]:
     """Refuse header names and values that would split or smuggle headers (DESIGN §5)."""
-    for ch in _BAD_HEADER_CHARS:
-        if ch in name or ch in value:
-            what = {"\r": "CR", "\n": "LF", "\0": "NUL"}[ch]
-            part = "name" if ch in name else "value"
+    for part, text in (("name", name), ("value", value)):
+        what = control_character(text)
+        if what is not None:
             raise RenderError(
                 f"header {name!r}: the rendered {part} contains {what}; refusing to send"
             )
@@ -261,12 +272,23 @@ def _auth_parts(
     raise RenderError(f"unknown auth type {auth.type!r}")
 
 
+def _form_data_quote(text: str) -> str:
+    """A field or file name inside ``name="..."``: ``"``, CR and LF percent-encoded, as browsers
+    do (RFC 7578 §4.2 and the HTML form-data rules), so no name can end its part's headers."""
+    return text.replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
+
+
 def _multipart(fields: list[tuple[str, str, str, str]], root: Path | None) -> tuple[bytes, str]:
     """Encode multipart/form-data ourselves so the body is known before sending."""
     boundary = "pigeon-" + uuid.uuid4().hex
     parts: list[bytes] = []
     for name, value, kind, content_type in fields:
-        qname = name.replace('"', "%22")
+        qname = _form_data_quote(name)
+        bad = control_character(content_type, allow_tab=False)
+        if bad is not None:
+            raise RenderError(
+                f"multipart field {name!r}: its content type contains {bad}; refusing to send"
+            )
         if kind == "file":
             path = Path(value).expanduser()
             if not path.is_absolute() and root is not None:
@@ -278,7 +300,7 @@ def _multipart(fields: list[tuple[str, str, str, str]], root: Path | None) -> tu
                     f"multipart field {name!r}: cannot read {path}: {exc.strerror}"
                 ) from exc
             ctype = content_type or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-            fname = path.name.replace('"', "%22")
+            fname = _form_data_quote(path.name)
             head = (
                 f'--{boundary}\r\nContent-Disposition: form-data; name="{qname}"; '
                 f'filename="{fname}"\r\nContent-Type: {ctype}\r\n\r\n'

@@ -22,7 +22,7 @@ from pigeon.importers.curl import parse_curl, shell_words
 from pigeon.model import Request, Settings
 from pigeon.render import RenderedRequest
 from pigeon.send import HttpSession
-from test_import_support import render_alone
+from render_support import render_alone
 
 ENV = {"TOKEN": "tok-123"}
 
@@ -138,11 +138,12 @@ def test_method_flag_only_when_needed() -> None:
     r = RenderedRequest(
         method="GET", url="https://x.test/", settings=Settings(follow_redirects=False)
     )
-    assert curl_argv(r) == ["curl", "https://x.test/", "--compressed"]
+    assert curl_argv(r) == ["curl", "--url", "https://x.test/", "--compressed"]
     r = RenderedRequest(method="POST", url="https://x.test/", body=b"a", body_text="a",
                         headers=[("Content-Type", "text/plain")], settings=Settings(follow_redirects=False))  # fmt: skip
     assert curl_argv(r) == [
         "curl",
+        "--url",
         "https://x.test/",
         "-H",
         "Content-Type: text/plain",
@@ -253,7 +254,7 @@ def test_compressed_is_always_exported_and_survives_the_round_trip(tmp_path: Pat
         result = parse_curl(command)
         assert not any("compressed" in n for n in result.notes)
         exported = to_curl(render_alone(result.requests[0][1], tmp_path))
-        assert exported == "curl https://x.test/a --compressed"
+        assert exported == "curl --url https://x.test/a --compressed"
     again = parse_curl(exported)
     assert again.notes == [] and again.requests[0][1].url == "https://x.test/a"
 
@@ -312,7 +313,7 @@ def test_export_prints_the_command_quietly_when_everything_resolves(
 ) -> None:
     assert export(capsys, str(collection), "ok") == (
         0,
-        "curl https://x.test/ok -L --compressed\n",
+        "curl --url https://x.test/ok -L --compressed\n",
         "",
     )
     assert export(capsys, str(collection), "ok", "--strict")[0] == 0
@@ -324,7 +325,7 @@ def test_export_names_unresolved_placeholders(
     monkeypatch.delenv("PIGEON_TEST_UNSET_KEY", raising=False)
     code, out, err = export(capsys, str(collection), "loose")
     assert code == 0
-    assert out.startswith("curl --globoff 'https://x.test/{{nope}}'")  # as it would be sent
+    assert out.startswith("curl --globoff --url 'https://x.test/{{nope}}'")  # as it would be sent
     assert err.count("\n") == 1 and "warning" in err
     assert "nope" in err and "$env.PIGEON_TEST_UNSET_KEY" in err
     code, out, err = export(capsys, str(collection), "loose", "--strict")
@@ -332,3 +333,21 @@ def test_export_names_unresolved_placeholders(
     assert err == "pigeon: unresolved placeholders: nope, $env.PIGEON_TEST_UNSET_KEY\n"
     code, out, err = export(capsys, str(collection), "loose", "--var", "nope=n", "--strict")
     assert code == 3 and "nope" not in err
+
+
+def test_a_url_that_starts_with_a_dash_is_never_read_as_an_option() -> None:
+    r = RenderedRequest(method="GET", url="-o/tmp/owned")
+    argv = curl_argv(r)
+    assert argv[argv.index("--url") + 1] == "-o/tmp/owned"
+    assert "-o/tmp/owned" not in argv[: argv.index("--url")]
+    assert "--url -o/tmp/owned" in to_curl(r)
+
+
+def test_a_body_with_terminal_escapes_goes_through_printf_with_its_exact_bytes() -> None:
+    body = b"title\x1b]0;owned\x07 and \x1b[2J"
+    r = RenderedRequest(method="POST", url="https://x.test/", body=body, body_text=body.decode())
+    command = to_curl(r)
+    assert "\x1b" not in command and "\x07" not in command  # nothing a terminal acts on
+    assert command.startswith("printf '") and "--data-binary @-" in command
+    out = subprocess.run(["sh", "-c", command.split(" | ")[0]], capture_output=True, check=True)
+    assert out.stdout == body

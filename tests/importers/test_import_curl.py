@@ -7,11 +7,11 @@ import contextlib
 from pathlib import Path
 
 import pytest
-from test_import_support import render_alone, render_written
 
 from pigeon.importers import ImportFailed, run_import, write_import
 from pigeon.importers.curl import SEPARATOR, parse_curl, shell_words
 from pigeon.model import Request
+from render_support import render_alone, render_written
 
 
 def one(command: str, base: Path | None = None) -> tuple[Request, list[str]]:

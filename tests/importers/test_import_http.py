@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
-from test_import_support import render_written
 
 from pigeon.importers import ImportFailed, run_import
 from pigeon.importers.http_file import parse_http_file
 from pigeon.store import load_collection
+from render_support import render_written
 
 DATA = Path(__file__).parents[1] / "data" / "http"
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_import_support import render_written
 
 from pigeon.importers import ImportFailed, run_import
 from pigeon.importers.openapi import parse_openapi
 from pigeon.store import load_collection
+from render_support import render_written
 
 SPEC = Path(__file__).parents[1] / "data" / "openapi" / "petstore.yaml"
 

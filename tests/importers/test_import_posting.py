@@ -10,12 +10,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_import_support import render_written
 
 from pigeon.importers import ImportFailed, run_import, write_import
 from pigeon.importers.common import Secret, write_dotenv
 from pigeon.importers.posting import PostingImport, convert, parse_posting
 from pigeon.store import load_collection
+from render_support import render_written
 
 SHOP = Path(__file__).parents[1] / "data" / "posting" / "shop"
 

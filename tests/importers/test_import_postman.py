@@ -10,11 +10,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_import_support import render_written
 
 from pigeon.importers import ImportFailed, run_import
 from pigeon.importers.postman import parse_postman
 from pigeon.store import load_collection
+from render_support import render_written
 
 DATA = Path(__file__).parents[1] / "data" / "postman"
 COLLECTION = DATA / "shop.postman_collection.json"

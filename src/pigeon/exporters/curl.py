@@ -3,7 +3,7 @@
 The command carries the rendered values (no placeholders) and is quoted for a POSIX shell
 with ``shlex.quote``. A text body goes in ``--data-raw`` (sent byte for byte, no ``@file``
 reading). A body that cannot be a command-line argument -- not UTF-8, or holding a NUL byte
--- is fed on standard input with ``--data-binary @-``: :func:`to_curl` writes it as a
+or another control character that a terminal would act on -- is fed on standard input with ``--data-binary @-``: :func:`to_curl` writes it as a
 ``printf`` of octal escapes piped into curl, and :func:`curl_stdin` gives those bytes to a
 caller that runs :func:`curl_argv` itself.
 
@@ -30,7 +30,14 @@ def _text_body(rendered: Any) -> str | None:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    return None if "\0" in text else text
+    # A control character (CR, ESC...) is exact inside quotes but not safe to paste into a
+    # terminal, so such a body goes through printf and stdin too.
+    return None if any(_unsafe(ch) for ch in text) else text
+
+
+def _unsafe(ch: str) -> bool:
+    code = ord(ch)
+    return (code < 0x20 and ch not in "\t\n\r") or 0x7F <= code < 0xA0
 
 
 def curl_stdin(rendered: Any) -> bytes | None:
@@ -58,7 +65,7 @@ def curl_argv(rendered: Any) -> list[str]:
     url = rendered.url
     if any(c in url for c in "[]{}"):
         argv.append("--globoff")  # curl would read brackets and braces as URL globs
-    argv.append(url)
+    argv += ["--url", url]  # never read as an option, even when it starts with "-"
     has_ctype = False
     for name, value in rendered.headers:
         if name.lower() == "content-type":
