@@ -24,7 +24,7 @@ from pigeon.history import (
     record_and_prune,
     to_request,
 )
-from pigeon.model import Auth, Body, Collection, FormField, Header, QueryParam, Request
+from pigeon.model import Auth, Body, Collection, FormField, Header, QueryParam, Request, Settings
 from pigeon.render import RenderedRequest, render_request
 from pigeon.scopes import build_scopes
 from pigeon.send import Exchange, HttpSession
@@ -388,3 +388,24 @@ def test_record_and_prune_keeps_the_newest_and_drops_the_old(
     record_and_prune(tmp_path, FakeExchange(FakeRendered(name="4th")), keep=3, max_age_days=1)
     monkeypatch.undo()
     assert [e.request_name for e in list_entries(tmp_path)] == ["4th", "3rd", "newer"]
+
+
+def test_an_entry_becomes_the_exchange_it_recorded_and_can_be_deleted(
+    tmp_path: Path, shared_echo_server: EchoServer
+) -> None:
+    from pigeon.history import delete_entry
+    from pigeon.model import DEFAULT_TIMEOUT
+
+    req = Request(name="Get", url=shared_echo_server.url + "/e/x", settings=Settings(timeout=7.5))
+    exchange = _send(tmp_path, req)
+    record(tmp_path, exchange)
+    [entry] = list_entries(tmp_path)
+    again = entry.to_exchange()
+    assert (again.method, again.url, again.status) == (exchange.method, exchange.url, 200)
+    assert again.body == exchange.body and again.headers == exchange.headers
+    assert again.request is not None and again.request.settings.timeout == 7.5
+    entry.settings.clear()
+    assert entry.request_settings().timeout == DEFAULT_TIMEOUT
+    delete_entry(entry)
+    assert list_entries(tmp_path) == []
+    delete_entry(entry)  # already gone: fine

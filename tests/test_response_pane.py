@@ -12,7 +12,7 @@ from pigeon.send import Exchange, Progress, Timings
 from pigeon.tui.format import (
     mask_url,
     mask_value,
-    minimal_curl,
+    curl_command,
     sent_text,
     suggested_filename,
 )
@@ -47,29 +47,29 @@ def body_lines(app: ResponsePaneApp, count: int) -> list[str]:
 
 
 def test_masking_keeps_the_scheme() -> None:
-    assert mask_value("Authorization", "Bearer abc") == "Bearer ••••"
-    assert mask_value("X-Api-Key", "abc") == "••••"
-    assert mask_value("Cookie", "sid=1") == "••••"
+    assert mask_value("Authorization", "Bearer abc") == "Bearer •••"
+    assert mask_value("X-Api-Key", "abc") == "•••"
+    assert mask_value("Cookie", "sid=1") == "•••"
     assert mask_value("Accept", "application/json") == "application/json"
 
 
 def test_secret_query_parameters_are_masked() -> None:
     assert (
         mask_url("http://h/x?page=1&api_key=abc&q=token%20x&X-Amz-Signature=zz#top")
-        == "http://h/x?page=1&api_key=••••&q=token%20x&X-Amz-Signature=••••#top"
+        == "http://h/x?page=1&api_key=•••&q=token%20x&X-Amz-Signature=•••#top"
     )
     assert mask_url("http://h/x") == "http://h/x"
     exchange = make_exchange(url="http://127.0.0.1:8000/x?token=abc")
-    assert sent_text(exchange).splitlines()[0] == "POST http://127.0.0.1:8000/x?token=•••• HTTP/1.1"
+    assert sent_text(exchange).splitlines()[0] == "POST http://127.0.0.1:8000/x?token=••• HTTP/1.1"
     assert "token=abc" in sent_text(exchange, reveal=True)
 
 
-def test_minimal_curl_quotes() -> None:
+def test_the_copied_curl_command_is_the_exporters() -> None:
     ex = make_exchange()
-    command = minimal_curl(ex.request)
-    assert command.startswith("curl -X POST 'http://127.0.0.1:8000/users?page=1'")
+    command = curl_command(ex.request)
+    assert command.startswith("curl --url 'http://127.0.0.1:8000/users?page=1'")
     assert "-H 'Authorization: Bearer s3cr3t-token'" in command
-    assert '--data-binary \'{"name": "Ada"}\'' in command
+    assert '--data-raw \'{"name": "Ada"}\'' in command
 
 
 def test_suggested_filename() -> None:
@@ -188,7 +188,7 @@ async def test_as_sent_masks_secrets_until_revealed() -> None:
         sent = pane.sent_view
         text = sent.text.splitlines()
         assert text[0] == "POST http://127.0.0.1:8000/users?page=1 HTTP/1.1"
-        assert "Authorization: Bearer ••••" in text
+        assert "Authorization: Bearer •••" in text
         assert "Host: 127.0.0.1:8000" in text
         assert text[-2:] == ["", '{"name": "Ada"}']
         assert "s3cr3t" not in sent.text

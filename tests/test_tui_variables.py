@@ -43,7 +43,7 @@ async def test_variables_pane_masks_secrets_and_clears_runtime(app: PigeonApp) -
     async with running(app, "users/list-users") as pilot:
         pane = main_screen(app).query_one(VariablesPane)
         node = next(n for n in pane.root.children if n.data is not None and n.data.name == "token")
-        assert "s3cr3t" not in str(node.label) and "••••" in str(node.label)
+        assert "s3cr3t" not in str(node.label) and "•••" in str(node.label)
         assert str(node.label).startswith("run token")
         pane.focus()
         await pilot.press("v")

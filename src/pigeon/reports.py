@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pigeon.errors import UsageError
-from pigeon.history import Masker
-from pigeon.store import atomic_write
+from pigeon.files import atomic_write
+from pigeon.masking import Masker
 
 if TYPE_CHECKING:
     from pigeon.model import Collection

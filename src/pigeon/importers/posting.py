@@ -24,12 +24,12 @@ import yaml
 from dotenv.parser import parse_stream
 
 from pigeon.importers.common import ImportFailed, ImportResult, Secret
+from pigeon.masking import secret_name
 from pigeon.model import Auth, Body, Environment, FormField, Header, QueryParam, Request
 
 SUFFIX = ".posting.yaml"
 DEFAULT_TIMEOUT = 5.0  # Posting's own default for a request's timeout
 _TEMPLATE = re.compile(r"\$(?:(\$)|([_A-Za-z][_A-Za-z0-9]*)|\{([_A-Za-z][_A-Za-z0-9]*)\})")
-_SECRET = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL", re.I)
 _METHOD_ORDER = {"GET": 0, "POST": 1, "PUT": 2, "PATCH": 3, "DELETE": 4}
 
 
@@ -283,7 +283,7 @@ def _environments(root: Path, result: PostingImport) -> bool:
     seen: dict[str, set[str]] = {}
     for _, _, values in found:
         for key, value in values.items():
-            if _SECRET.search(key):
+            if secret_name(key):
                 seen.setdefault(key, set()).add(value)
     taken = {key for _, _, values in found for key in values}
     named: dict[tuple[str, str], str] = {}  # (key, value) -> its name in .env

@@ -1,4 +1,5 @@
-"""The Pigeon app: themes, keys, config and quitting; the panes live in ``screens/main.py``."""
+"""The Pigeon app (DESIGN §9): themes, keys, config and quitting; the panes live in
+``screens/main.py``."""
 
 from __future__ import annotations
 

@@ -1,70 +1,21 @@
 """Text the response pane shows: durations, status summaries, masked headers, a curl command.
 
+What is secret and how it is masked is ``pigeon.masking``'s rule; this module only lays it out.
+
 Plain functions of plain values, kept apart from the widgets so they are easy to test.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
 from typing import Any
-from urllib.parse import unquote_plus
 
 from pigeon.bodyformat import human_size
+from pigeon.exchange import status_kind  # noqa: F401  (the widgets import it from here)
+from pigeon.exporters.curl import to_curl
+from pigeon.masking import mask_url, mask_value, secret_name
 
-MASK = "••••"
-
-_SENSITIVE_NAMES = {
-    "authorization",
-    "proxy-authorization",
-    "cookie",
-    "set-cookie",
-    "x-api-key",
-    "api-key",
-    "apikey",
-    "x-auth-token",
-    "x-csrf-token",
-    "x-xsrf-token",
-}
-_SENSITIVE_PARTS = re.compile(r"token|secret|passw|api[-_]?key|session|credential", re.I)
-_SCHEMES = {"basic", "bearer", "digest", "token", "negotiate", "ntlm", "aws4-hmac-sha256"}
-
-
-def is_sensitive_header(name: str) -> bool:
-    lname = name.lower()
-    return lname in _SENSITIVE_NAMES or bool(_SENSITIVE_PARTS.search(lname))
-
-
-def mask_value(name: str, value: str) -> str:
-    """The value with its secret part hidden; an auth scheme ("Bearer") stays readable."""
-    if not is_sensitive_header(name) or not value:
-        return value
-    scheme, _, rest = value.partition(" ")
-    if rest and scheme.lower() in _SCHEMES:
-        return f"{scheme} {MASK}"
-    return MASK
-
-
-_QUERY_PARAM = re.compile(r"([?&])([^=&#]+)=([^&#]*)")
-_SECRET_PARAM = re.compile(
-    r"token|secret|passw|api[-_]?key|apikey|signature|sig$|auth|session", re.I
-)
-
-
-def mask_url(url: str) -> str:
-    """The URL with the values of secret-looking query parameters (``api_key``, ``token``,
-    ``signature``...) hidden."""
-    if "?" not in url:
-        return url
-
-    def hide(match: re.Match[str]) -> str:
-        sep, name, value = match.groups()
-        if value and _SECRET_PARAM.search(unquote_plus(name)):
-            return f"{sep}{name}={MASK}"
-        return match.group(0)
-
-    base, _, rest = url.partition("?")
-    return base + _QUERY_PARAM.sub(hide, "?" + rest)
+is_sensitive_header = secret_name  # the name the widgets know it by
 
 
 def duration(ms: float | None) -> str:
@@ -94,15 +45,6 @@ def status_parts(exchange: Any) -> list[str]:
     return parts
 
 
-def status_kind(status: int | None) -> str:
-    """A CSS-friendly name for a status code's class."""
-    if status is None:
-        return "error"
-    return {1: "info", 2: "success", 3: "redirect", 4: "client-error", 5: "server-error"}.get(
-        status // 100, "error"
-    )
-
-
 def request_line(method: str, url: str, http_version: str = "") -> str:
     return " ".join(part for part in (method, url, http_version) if part)
 
@@ -130,37 +72,8 @@ def sent_text(exchange: Any, reveal: bool = False) -> str:
 
 
 def curl_command(rendered: Any) -> str:
-    """A curl command for a rendered request, from the exporter when it is there."""
-    try:
-        from pigeon.exporters.curl import to_curl  # type: ignore[import-not-found]
-    except ImportError:
-        return minimal_curl(rendered)
-    try:
-        return str(to_curl(rendered))
-    except Exception:  # an exporter bug must not cost the user the command
-        return minimal_curl(rendered)
-
-
-def minimal_curl(rendered: Any) -> str:
-    """``curl -X METHOD URL -H ... --data-binary ...`` with shell quoting."""
-    parts = ["curl"]
-    if rendered.method.upper() != "GET" or rendered.body:
-        parts += ["-X", rendered.method.upper()]
-    parts.append(shlex.quote(rendered.url))
-    for name, value in rendered.headers:
-        parts += ["-H", shlex.quote(f"{name}: {value}")]
-    if rendered.body:
-        text = rendered.body_text
-        if text is None:
-            try:
-                text = rendered.body.decode("utf-8")
-            except UnicodeDecodeError:
-                text = None
-        if text is None:
-            parts += ["--data-binary", "@-"]
-        else:
-            parts += ["--data-binary", shlex.quote(text)]
-    return " ".join(parts)
+    """The curl command that sends a rendered request (``pigeon.exporters.curl``)."""
+    return to_curl(rendered)
 
 
 def suggested_filename(url: str, content_type: str, disposition: str | None = None) -> str:

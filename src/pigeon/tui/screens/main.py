@@ -43,7 +43,7 @@ DEFAULT_HISTORY_KEEP = 100
 def _masked_parts(request: Request) -> list[str]:
     """Which parts of a request made from a history entry still carry the history's mask
     (masked headers come back switched off, so they are not listed)."""
-    from pigeon.history import MASK
+    from pigeon.masking import MASK
 
     parts = []
     if MASK in request.url or any(MASK in q.value for q in request.query if q.enabled):
@@ -598,8 +598,10 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         self.guard_unsaved(open_it)
 
     def on_history_list_delete(self, event: Any) -> None:
+        from pigeon.history import delete_entry
+
         try:
-            event.entry.path.unlink(missing_ok=True)
+            delete_entry(event.entry)
         except OSError as exc:
             self.notify(f"Not deleted: {exc}", severity="error", timeout=8)
             return

@@ -47,56 +47,8 @@ def short_url(url: str, width: int) -> str:
 
 
 def entry_exchange(entry: HistoryEntry) -> Any:
-    """A ``pigeon.send.Exchange`` holding what the entry stored, for the response pane."""
-    from pigeon.model import Settings
-    from pigeon.render import RenderedRequest
-    from pigeon.send import Exchange, Timings
-
-    body = entry.request_body
-    try:
-        body_text = body.decode("utf-8") if body is not None else None
-    except UnicodeDecodeError:
-        body_text = None
-    s = entry.settings
-    rendered = RenderedRequest(
-        method=entry.method,
-        url=entry.url,
-        headers=list(entry.request_headers),
-        body=body,
-        body_text=body_text,
-        settings=Settings(
-            timeout=float(s.get("timeout", 30.0)),
-            follow_redirects=bool(s.get("follow_redirects", True)),
-            verify_tls=bool(s.get("verify_tls", True)),
-        ),
-        name=entry.request_name,
-        request_id=entry.request_id,
-    )
-    t = entry.timings
-    return Exchange(
-        request=rendered,
-        method=entry.method,
-        url=entry.url,
-        sent_headers=list(entry.request_headers),
-        status=entry.status,
-        reason=entry.reason,
-        http_version=entry.http_version,
-        headers=list(entry.response_headers),
-        body=entry.body,
-        body_size=entry.body_size or len(entry.body),
-        truncated=entry.body_truncated,
-        wire_body_size=entry.size,
-        timings=Timings(
-            total_ms=float(t.get("total") or 0.0),
-            connect_ms=t.get("connect"),
-            tls_ms=t.get("tls"),
-            ttfb_ms=t.get("ttfb"),
-            download_ms=t.get("download"),
-        ),
-        error=entry.error,
-        error_kind=entry.error_kind,  # type: ignore[arg-type]
-        started_at=entry.started_at,
-    )
+    """The exchange an entry recorded, for the response pane (``HistoryEntry.to_exchange``)."""
+    return entry.to_exchange()
 
 
 class HistoryList(OptionList):

@@ -7,7 +7,6 @@ at the top so a typo is found without sending.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,15 +17,11 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Tree
 
+from pigeon.masking import MASK, secret_name
 from pigeon.model import Auth, Header, Request
 from pigeon.scopes import Definition, Scopes
 from pigeon.template import ENV, parse
 from pigeon.values import kind_of, preview
-
-MASK = "••••"
-_SECRET_NAME = re.compile(
-    r"(token|secret|passw(or)?d|pwd|api[-_.]?key|(^|[-_.])key$|auth|credential|private)", re.I
-)
 
 _SCOPE_TAG = {  # a short coloured tag first, so a narrow pane still shows who wins
     "collection": ("col", "cyan"),
@@ -38,8 +33,7 @@ _SCOPE_TAG = {  # a short coloured tag first, so a narrow pane still shows who w
 }
 
 
-def looks_secret(name: str) -> bool:
-    return bool(_SECRET_NAME.search(name))
+looks_secret = secret_name  # one list of secret names: pigeon.masking
 
 
 def request_texts(request: Request, headers: list[Header], auth: Auth | None) -> list[str]:

@@ -1,0 +1,241 @@
+"""What one send produced (DESIGN §7): the request as sent, the response or a clear error,
+timings and size. ``Exchange`` is the pipeline's result type: history, scripts, reports, the
+console and the app all read it, and only ``send`` makes one.
+
+Status is labelled with its class (1xx Informational ... 5xx Server error); ``status_kind``
+is the same class as a short name for styling.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import json
+import os
+import shutil
+import weakref
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from pigeon.render import RenderedRequest
+
+ErrorKind = Literal[
+    "connect",
+    "dns",
+    "tls",
+    "timeout",
+    "read",
+    "redirects",
+    "cancelled",
+    "protocol",
+    "invalid",
+    "other",
+]
+
+STATUS_CLASSES = {
+    1: "Informational",
+    2: "Successful",
+    3: "Redirection",
+    4: "Client error",
+    5: "Server error",
+}
+
+
+def status_class(status: int | None) -> str:
+    """The label of a status code's class (DESIGN §7), or "" outside 100-599."""
+    if status is None:
+        return ""
+    return STATUS_CLASSES.get(status // 100, "") if 100 <= status <= 599 else ""
+
+
+@dataclass
+class Timings:
+    """Where the time went, in milliseconds.
+
+    ``connect_ms`` (TCP connect, including the DNS lookup) and ``tls_ms`` are summed over the
+    connections opened for this exchange (redirect hops included); ``None`` means an existing
+    connection was reused. ``ttfb_ms`` is the wait from sending the final request's headers
+    to receiving its response headers; ``download_ms`` the time spent reading the body.
+    """
+
+    total_ms: float = 0.0
+    connect_ms: float | None = None
+    tls_ms: float | None = None
+    ttfb_ms: float | None = None
+    download_ms: float | None = None
+
+
+@dataclass
+class Progress:
+    """Live state of a send in flight, for progress display; updated as events arrive."""
+
+    phase: Literal["connecting", "waiting", "receiving", "done"] = "connecting"
+    status: int | None = None
+    bytes_received: int = 0
+    content_length: int | None = None
+
+
+@dataclass
+class Exchange:
+    """A request as sent and its response (or the error that stopped it)."""
+
+    request: RenderedRequest
+    # The final request as it went on the wire (after redirects), transport headers included.
+    method: str = ""
+    url: str = ""
+    sent_headers: list[tuple[str, str]] = field(default_factory=list)
+    # The response.
+    status: int | None = None
+    reason: str = ""
+    http_version: str = ""
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    # The whole body, or its first ``max_body_in_memory`` bytes if truncated.
+    body: bytes = field(default=b"", repr=False)
+    body_size: int = 0  # always the full (decoded) body size
+    body_path: Path | None = None  # the complete body on disk when it was too big for memory
+    truncated: bool = False
+    wire_body_size: int = 0  # bytes on the wire (before Content-Encoding was undone)
+    headers_size: int = 0
+    charset: str | None = None
+    timings: Timings = field(default_factory=Timings)
+    redirects: list[tuple[int, str]] = field(default_factory=list)  # (status, url that said it)
+    error: str | None = None
+    error_kind: ErrorKind | None = None
+    started_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+    _cleanup: weakref.finalize | None = field(default=None, init=False, repr=False, compare=False)
+    _text: str | None = field(default=None, init=False, repr=False, compare=False)
+    _json: Any = field(default=None, init=False, repr=False, compare=False)
+    _json_error: ValueError | None = field(default=None, init=False, repr=False, compare=False)
+    _json_done: bool = field(default=False, init=False, repr=False, compare=False)
+
+    @classmethod
+    def failed(cls, request: RenderedRequest, kind: ErrorKind, message: str) -> Exchange:
+        """An exchange that never reached the network (e.g. the request could not be built)."""
+        return cls(
+            request=request,
+            method=request.method,
+            url=request.url,
+            error=message,
+            error_kind=kind,
+        )
+
+    # -- status --
+
+    @property
+    def ok(self) -> bool:
+        """A response arrived and its status is below 400."""
+        return self.error is None and self.status is not None and self.status < 400
+
+    @property
+    def status_class(self) -> str:
+        return status_class(self.status)
+
+    @property
+    def elapsed_ms(self) -> float:
+        return self.timings.total_ms
+
+    @property
+    def size(self) -> int:
+        """Response size as the user sees it: headers plus (decoded) body."""
+        return self.headers_size + self.body_size
+
+    # -- headers --
+
+    def header(self, name: str) -> str | None:
+        """The first value of a response header, case-insensitively."""
+        lname = name.lower()
+        for key, value in self.headers:
+            if key.lower() == lname:
+                return value
+        return None
+
+    def header_values(self, name: str) -> list[str]:
+        lname = name.lower()
+        return [value for key, value in self.headers if key.lower() == lname]
+
+    @property
+    def content_type(self) -> str:
+        """The media type without parameters, lower-cased ("application/json"), or ""."""
+        value = self.header("content-type") or ""
+        return value.split(";", 1)[0].strip().lower()
+
+    @property
+    def is_json(self) -> bool:
+        ctype = self.content_type
+        return ctype in ("application/json", "text/json") or ctype.endswith("+json")
+
+    # -- body --
+
+    @property
+    def text(self) -> str:
+        """The in-memory body decoded with the declared charset (UTF-8 if none or unknown)."""
+        if self._text is None:
+            encoding = "utf-8"
+            if self.charset:
+                try:
+                    encoding = codecs.lookup(self.charset).name
+                except LookupError:
+                    encoding = "utf-8"
+            data = self.body
+            if encoding == "utf-8" and data.startswith(codecs.BOM_UTF8):
+                encoding = "utf-8-sig"
+            self._text = data.decode(encoding, errors="replace")
+        return self._text
+
+    def json(self) -> Any:
+        """The body parsed as JSON (cached). ValueError if it is not JSON or was truncated."""
+        if not self._json_done:
+            try:
+                if self.truncated:
+                    raise ValueError(
+                        f"the body is too large to parse in memory ({self.body_size} bytes)"
+                    )
+                if not self.body.strip():
+                    raise ValueError("the body is empty")
+                self._json = json.loads(self.text)
+            except ValueError as exc:
+                self._json_error = ValueError(f"Response is not JSON: {exc}")
+            self._json_done = True
+        if self._json_error is not None:
+            raise self._json_error
+        return self._json
+
+    @contextlib.contextmanager
+    def open_body(self) -> Generator[IO[bytes], None, None]:
+        """A binary file over the complete body, wherever it lives."""
+        if self.body_path is not None:
+            with open(self.body_path, "rb") as fh:
+                yield fh
+        else:
+            import io
+
+            yield io.BytesIO(self.body)
+
+    def iter_body(self, chunk_size: int = 1024 * 1024) -> Iterator[bytes]:
+        with self.open_body() as fh:
+            while chunk := fh.read(chunk_size):
+                yield chunk
+
+    def save_body(self, dest: str | os.PathLike[str]) -> None:
+        """Write the complete body to ``dest``."""
+        with self.open_body() as src, open(dest, "wb") as out:
+            shutil.copyfileobj(src, out, 1024 * 1024)
+
+    def discard(self) -> None:
+        """Delete the spooled body file, if any. The in-memory part stays readable."""
+        if self._cleanup is not None:
+            self._cleanup()
+        self.body_path = None
+
+
+def status_kind(status: int | None) -> str:
+    """A short, style-friendly name for a status code's class (``"success"``, ``"client-error"``
+    ...); ``"error"`` when there is no status."""
+    if status is None:
+        return "error"
+    return {1: "info", 2: "success", 3: "redirect", 4: "client-error", 5: "server-error"}.get(
+        status // 100, "error"
+    )
