@@ -19,7 +19,11 @@ PACKAGE = Path(pigeon.__file__).parent
 # package.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("entry points", ("pigeon.__main__", "pigeon.cli")),
-    ("the app", ("pigeon.tui",)),
+    ("the app", ("pigeon.tui.app",)),
+    ("screens", ("pigeon.tui.screens",)),
+    ("panes and widgets", ("pigeon.tui.widgets",)),
+    ("dialogs", ("pigeon.tui.dialogs",)),
+    ("the app's services", ("pigeon.tui",)),
     ("commands", ("pigeon.run", "pigeon.reports", "pigeon.importers", "pigeon.exporters")),
     ("one request", ("pigeon.session", "pigeon.pipeline")),
     ("services", ("pigeon.history", "pigeon.scripts", "pigeon.send", "pigeon.echo")),

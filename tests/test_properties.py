@@ -470,7 +470,10 @@ class Model:
         out.append(text[pos:])
         return "".join(out)
 
-    def lookup(self, expr: str) -> Any:
+    def lookup(self, expr: str, render: bool = True) -> Any:
+        """The value ``expr`` names, its nested strings rendered (``render``); stepping through
+        an alias looks up without rendering, so only what the path reaches is rendered and
+        reported, as the engine does."""
         if expr[:1] in "'\"" and len(expr) >= 2 and expr[-1] == expr[0]:
             return expr[1:-1]
         steps = model_steps(expr)
@@ -485,14 +488,14 @@ class Model:
             if not in_list and not (isinstance(value, dict) and step in value):
                 return MISSING
             value = value[step]
-        return self.deep(value)
+        return self.deep(value) if render else value
 
     def alias(self, value: Any) -> Any:
         if isinstance(value, str):
             m = PLACEHOLDER.fullmatch(value)
             if m:
-                target = self.lookup(m.group(2))
-                return value if target is MISSING else target
+                target = self.lookup(m.group(2), render=False)
+                return value if target is MISSING else self.alias(target)
         return value
 
     def deep(self, value: Any) -> Any:

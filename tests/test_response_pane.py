@@ -10,9 +10,9 @@ import pytest
 
 from pigeon.send import Exchange, Progress, Timings
 from pigeon.tui.format import (
+    curl_command,
     mask_url,
     mask_value,
-    curl_command,
     sent_text,
     suggested_filename,
 )

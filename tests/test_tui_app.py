@@ -9,10 +9,10 @@ from textual.widgets import Input
 
 from pigeon.echo import EchoServer
 from pigeon.model import Request
+from pigeon.session import Session
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.help import HelpScreen
 from pigeon.tui.screens.main import MainScreen
-from pigeon.tui.session import Session
 from pigeon.tui.themes import bundled_theme_dirs
 from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.request_editor import RequestEditor
@@ -142,14 +142,12 @@ async def test_help_screen_lists_bindings(app: PigeonApp) -> None:
 
 
 async def test_keymap_from_config_remaps_send(collection: Path, echo: EchoServer) -> None:
-    class Config:
-        theme = "pigeon-light"
-        keys = {"send": "f9", "nonsense": "f10"}
-        config_dir = None
+    from pigeon.config import AppConfig
 
+    config = AppConfig(theme="pigeon-light", keys={"send": "f9", "nonsense": "f10"})
     session = Session.open(collection)
     session.overrides["base_url"] = echo.url
-    app = PigeonApp(session, config=Config(), theme_dirs=bundled_theme_dirs(), remember_theme=False)
+    app = PigeonApp(session, config=config, theme_dirs=bundled_theme_dirs(), remember_theme=False)
     async with running(app) as pilot:
         assert app.theme == "pigeon-light"
         assert any("nonsense" in p for p in app.startup_problems)
@@ -307,7 +305,7 @@ async def test_palette_offers_the_actions_of_the_focused_widget(app: PigeonApp) 
         assert not any(t.startswith(("Response", "Variables pane")) for t in titles)
 
         await run_from_palette(pilot, "new folder", "Collection tree: New folder")
-        from pigeon.tui.screens.prompt import PromptScreen
+        from pigeon.tui.dialogs.prompt import PromptScreen
 
         assert isinstance(app.screen, PromptScreen)
         await pilot.press("escape")
@@ -408,14 +406,12 @@ async def test_help_screen_shows_each_action_id(app: PigeonApp) -> None:
 async def test_tree_toggle_is_ctrl_t_and_can_be_remapped(
     collection: Path, echo: EchoServer
 ) -> None:
-    class Config:
-        theme = None
-        keys = {"toggle_tree": "ctrl+b"}
-        config_dir = None
+    from pigeon.config import AppConfig
 
+    config = AppConfig(keys={"toggle_tree": "ctrl+b"})
     session = Session.open(collection)
     session.overrides["base_url"] = echo.url
-    app = PigeonApp(session, config=Config(), theme_dirs=bundled_theme_dirs(), remember_theme=False)
+    app = PigeonApp(session, config=config, theme_dirs=bundled_theme_dirs(), remember_theme=False)
     async with running(app) as pilot:
         pane = main_screen(app).query_one("#tree-pane")
         await pilot.press("ctrl+t")

@@ -9,7 +9,7 @@ from textual.widgets import Input, TextArea
 from pigeon.model import Request
 from pigeon.store import load_collection
 from pigeon.tui.app import PigeonApp
-from pigeon.tui.screens.confirm import UnsavedScreen
+from pigeon.tui.dialogs.confirm import UnsavedScreen
 from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.request_editor import RequestEditor

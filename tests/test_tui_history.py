@@ -176,8 +176,8 @@ async def test_history_keep_bounds_history_and_f6_shows_a_hidden_pane(
     collection: Path, echo: EchoServer
 ) -> None:
     from pigeon.config import AppConfig
+    from pigeon.session import Session
     from pigeon.tui.app import PigeonApp
-    from pigeon.tui.session import Session
     from pigeon.tui.themes import bundled_theme_dirs
 
     session = Session.open(collection)
@@ -205,8 +205,8 @@ async def test_history_keep_bounds_history_and_f6_shows_a_hidden_pane(
 
 def configured_app(collection: Path, echo: EchoServer, **settings: object):
     from pigeon.config import AppConfig
+    from pigeon.session import Session
     from pigeon.tui.app import PigeonApp
-    from pigeon.tui.session import Session
     from pigeon.tui.themes import bundled_theme_dirs
 
     session = Session.open(collection)

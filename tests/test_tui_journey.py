@@ -10,7 +10,7 @@ from pathlib import Path
 from pigeon.echo import EchoServer
 from pigeon.store import load_collection
 from pigeon.tui.app import PigeonApp
-from pigeon.tui.screens.trust import TrustScreen
+from pigeon.tui.dialogs.trust import TrustScreen
 from pigeon.tui.widgets.request_editor import RequestEditor
 from pigeon.tui.widgets.url_preview import UrlPreview
 from pigeon.tui.widgets.variables_pane import VariablesPane

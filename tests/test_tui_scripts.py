@@ -14,7 +14,7 @@ from test_tui_support import main_screen, make_app, open_request, press_and_sett
 
 async def test_script_sets_variable_after_trust(app: PigeonApp, collection: Path) -> None:
     from pigeon.config import TrustStore
-    from pigeon.tui.screens.trust import TrustScreen
+    from pigeon.tui.dialogs.trust import TrustScreen
 
     async with running(app, "auth/login") as pilot:
         await pilot.press("ctrl+r")
@@ -35,7 +35,7 @@ async def test_script_sets_variable_after_trust(app: PigeonApp, collection: Path
 
 
 async def test_untrusted_scripts_are_skipped_and_asked_once(app: PigeonApp) -> None:
-    from pigeon.tui.screens.trust import TrustScreen
+    from pigeon.tui.dialogs.trust import TrustScreen
 
     async with running(app, "auth/login") as pilot:
         await pilot.press("ctrl+r")

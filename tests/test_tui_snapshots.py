@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from pigeon.model import Request
+from pigeon.session import Session, demo_collection_dir
 from pigeon.tui.app import PigeonApp
-from pigeon.tui.session import Session, demo_collection_dir
 from pigeon.tui.themes import bundled_theme_dirs
 from pigeon.tui.widgets.collection_tree import CollectionTree
 

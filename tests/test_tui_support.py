@@ -13,9 +13,9 @@ from textual.widgets import Input
 
 from pigeon.echo import EchoServer
 from pigeon.model import Request
+from pigeon.session import Session, demo_collection_dir
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.main import MainScreen
-from pigeon.tui.session import Session, demo_collection_dir
 from pigeon.tui.themes import bundled_theme_dirs
 from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.request_editor import RequestEditor

@@ -12,11 +12,11 @@ from pigeon.echo import EchoServer
 from pigeon.model import Folder, Request
 from pigeon.store import load_collection
 from pigeon.tui.app import PigeonApp
-from pigeon.tui.screens.choose import ChooseScreen
-from pigeon.tui.screens.confirm import ConfirmScreen, UnsavedScreen
-from pigeon.tui.screens.delete_folder import DeleteFolderScreen
+from pigeon.tui.dialogs.choose import ChooseScreen
+from pigeon.tui.dialogs.confirm import ConfirmScreen, UnsavedScreen
+from pigeon.tui.dialogs.delete_folder import DeleteFolderScreen
+from pigeon.tui.dialogs.trust import TrustScreen
 from pigeon.tui.screens.main import MainScreen
-from pigeon.tui.screens.trust import TrustScreen
 from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.request_editor import RequestEditor
 from test_tui_support import *  # noqa: F403 - the shared fixtures

@@ -9,10 +9,10 @@ from textual.widgets import Select
 
 from pigeon.echo import EchoServer
 from pigeon.model import Folder
+from pigeon.session import Session
 from pigeon.store import load_collection
 from pigeon.tui.app import PigeonApp
-from pigeon.tui.screens.variable_edit import VariableEditScreen
-from pigeon.tui.session import Session
+from pigeon.tui.dialogs.variable_edit import VariableEditScreen
 from pigeon.tui.themes import bundled_theme_dirs
 from pigeon.tui.widgets.request_editor import RequestEditor
 from pigeon.tui.widgets.url_preview import UrlPreview

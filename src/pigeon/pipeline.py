@@ -1,6 +1,6 @@
 """One request: scopes -> pre-request scripts -> render -> send -> post-response scripts.
 
-The pipeline DESIGN §1 draws, shared by the app (``tui/sender.py``), ``pigeon run`` and
+The pipeline DESIGN §1 draws, shared by the app (``pigeon.session``), ``pigeon run`` and
 ``pigeon render`` (which stops after ``build``). It never raises for what a request or a
 script does: every outcome lands in a ``RequestResult``.
 """

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from pigeon.session import DemoEcho
 from pigeon.tui.app import OpenError, PigeonApp, open_session
-from pigeon.tui.session import DemoEcho
 from pigeon.tui.themes import bundled_theme_dirs
 from test_tui_support import *  # noqa: F403 - the shared fixtures
 from test_tui_support import main_screen, open_request, press_and_settle, running

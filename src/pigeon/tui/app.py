@@ -7,14 +7,14 @@ import sys
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.theme import Theme
 
-from pigeon.tui.session import Session, demo_collection_dir
+from pigeon.config import AppConfig, ConfigError
+from pigeon.session import Session, demo_collection_dir
 
 
 class PigeonApp(App[int]):
@@ -35,13 +35,14 @@ class PigeonApp(App[int]):
         self,
         session: Session,
         *,
-        config: Any = None,
+        config: AppConfig | None = None,
         theme_dirs: list[Path] | None = None,
         remember_theme: bool = True,
     ) -> None:
         super().__init__()
         self.session = session
-        self.config = config
+        if config is not None:
+            session.config = config
         self._theme_dirs = theme_dirs
         self._remember_theme = remember_theme
         self.startup_problems: list[str] = []
@@ -59,20 +60,23 @@ class PigeonApp(App[int]):
         for problem in self.startup_problems:
             self.notify(problem, severity="warning", timeout=10)
 
+    @property
+    def config(self) -> AppConfig:
+        """The user's ``config.toml`` (defaults when it is missing or broken)."""
+        return self.session.config
+
     def _register_themes(self) -> None:
         from pigeon.tui.themes import DEFAULT_THEME, bundled_theme_dirs, load_themes
 
         dirs = self._theme_dirs
         if dirs is None:
             dirs = bundled_theme_dirs()
-            user_dir = _config_value(self.config, "config_dir")
-            if user_dir is not None:
-                dirs.append(Path(user_dir) / "themes")
+            dirs.append(self.config.config_dir / "themes")
         loaded = load_themes(dirs)
         self.startup_problems.extend(loaded.problems)
         for theme in loaded.themes:
             self.register_theme(theme)
-        wanted = _config_value(self.config, "theme") or DEFAULT_THEME
+        wanted = self.config.theme or DEFAULT_THEME
         if wanted in self.available_themes:
             self.theme = wanted
         elif DEFAULT_THEME in self.available_themes:
@@ -82,7 +86,7 @@ class PigeonApp(App[int]):
     def _apply_keymap(self) -> None:
         from pigeon.tui.keys import keymap_from_config
 
-        table = _config_value(self.config, "keys")
+        table = self.config.keys
         if not table:
             return  # collecting the ids imports every widget module: only when needed
         keymap, problems = keymap_from_config(table, self.binding_ids())
@@ -96,7 +100,7 @@ class PigeonApp(App[int]):
         if isinstance(self.screen, Screen):
             for tree in self.screen.query("CollectionTree"):
                 tree.refresh_labels()  # type: ignore[attr-defined]
-        if not self._remember_theme or self.config is None:
+        if not self._remember_theme:
             return
         try:
             self.config.theme = theme.name
@@ -222,20 +226,13 @@ class PigeonApp(App[int]):
         await self.session.close()
 
 
-def _config_value(config: Any, name: str) -> Any:
-    return getattr(config, name, None) if config is not None else None
-
-
-def _load_config() -> tuple[Any, list[str]]:
-    """The user's config (theme, keys); a broken file is reported and the defaults used."""
-    try:
-        from pigeon.config import AppConfig
-    except ImportError:
-        return None, []
+def _load_config() -> tuple[AppConfig, list[str]]:
+    """The user's config (theme, keys); a broken file is reported and the defaults used (as
+    the command line does), so the app always has one."""
     try:
         config = AppConfig.load()
-    except Exception as exc:  # ConfigError: a broken config.toml names its file and line
-        return None, [f"config not loaded: {exc}"]
+    except ConfigError as exc:  # a broken config.toml names its file, line and column
+        return AppConfig(), [f"config not loaded: {exc}"]
     return config, list(config.problems)
 
 
@@ -253,7 +250,7 @@ def open_session(collection_dir: Path | None, env: str | None, echo_port: int = 
         collection_dir = demo_collection_dir()
         if collection_dir is None:
             raise OpenError("the demo collection is not installed; pass a collection directory")
-        from pigeon.tui.session import DemoEcho
+        from pigeon.session import DemoEcho
 
         try:
             echo = DemoEcho(echo_port)  # serves once the main screen is up
@@ -279,7 +276,7 @@ def run_app(collection_dir: Path | None, env: str | None) -> int:
     """``pigeon [DIR]``: open a collection (default: the demo) in the app; the exit code."""
     config, problems = _load_config()
     try:
-        session = open_session(collection_dir, env, int(_config_value(config, "echo_port") or 0))
+        session = open_session(collection_dir, env, config.echo_port)
     except OpenError as exc:
         print(f"pigeon: {exc}", file=sys.stderr)
         return 2

@@ -1,1 +1,1 @@
-"""Pigeon's screens and modal dialogs, one per module."""
+"""Pigeon's screens: the main screen, help and the script log."""

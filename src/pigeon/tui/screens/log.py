@@ -11,7 +11,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, RichLog
 
-from pigeon.tui.session import LogEntry
+from pigeon.session import LogEntry
 
 
 class LogScreen(ModalScreen[None]):

@@ -29,7 +29,7 @@ from pigeon.tui.widgets.request_editor import Preview, RequestEditor
 from pigeon.tui.widgets.variables_pane import VariablesPane, env_references, request_texts
 
 if TYPE_CHECKING:
-    from pigeon.tui.session import Session
+    from pigeon.session import Session
 
 # Dialogs and the renderer are imported where they are used: they are not needed for the
 # first paint, and start-up time is part of the product.
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 NO_ENV = "__none__"
 TREE_HINT = "n new · r rename · d delete · f1"
 HISTORY_HINT = "f6 tree · f1 keys"
-DEFAULT_HISTORY_KEEP = 100
 
 
 def _masked_parts(request: Request) -> list[str]:
@@ -314,7 +313,7 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
 
     def guard_unsaved(self, then: Any) -> None:
         """Run ``then`` once unsaved edits are saved or discarded (or not at all: cancel)."""
-        from pigeon.tui.screens.confirm import UnsavedScreen
+        from pigeon.tui.dialogs.confirm import UnsavedScreen
 
         editor = self.query_one(RequestEditor)
         if not editor.dirty or editor.request is None:
@@ -376,7 +375,7 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         self.notify(f"Environment: {name or 'none'}")
 
     def action_choose_environment(self) -> None:
-        from pigeon.tui.screens.choose import ChooseScreen
+        from pigeon.tui.dialogs.choose import ChooseScreen
 
         options = [
             (NO_ENV, "(no environment)"),
@@ -456,8 +455,6 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
     async def _send(self, request: Request) -> None:
         import copy
 
-        from pigeon.tui.sender import send_request
-
         pane = self.query_one("#response")
         snapshot = copy.deepcopy(request)  # edits made while it flies do not change it
         trusted = await self._ensure_trust(snapshot)
@@ -465,9 +462,7 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         pane.show_pending(snapshot.method, preview.url or snapshot.url)  # type: ignore[attr-defined]
         self.refresh_bindings()
         try:
-            outcome = await send_request(
-                self.session, snapshot, trusted, getattr(self.app, "config", None)
-            )
+            outcome = await self.session.send(snapshot, trusted)
         except Exception as exc:
             self.session.add_log("send", traceback.format_exc(), error=True)
             self.notify(f"Send failed: {exc}", severity="error", timeout=8)
@@ -486,21 +481,19 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
 
     async def _ensure_trust(self, request: Request) -> bool:
         """Ask once per session whether to run scripts; record a yes in the trust store."""
-        from pigeon.tui.sender import collection_trusted, has_any_scripts, trust_collection
-
         s = self.session
-        if not has_any_scripts(s, request):
+        if not s.has_scripts(request):
             return False
-        if collection_trusted(s):
+        if s.is_trusted():
             return True
         if self._trust_asked:
             return False
         self._trust_asked = True
-        from pigeon.tui.screens.trust import TrustScreen
+        from pigeon.tui.dialogs.trust import TrustScreen
 
         yes = await self.app.push_screen_wait(TrustScreen(s.root))
         if yes:
-            trust_collection(s)
+            s.trust()
             return True
         self.notify("Scripts skipped: the collection is not trusted.", severity="warning")
         return False
@@ -511,10 +504,7 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
     async def _record(self, exchange: Any) -> None:
         """Record a finished exchange, in a thread and outside the send worker (cancelling a
         send must not cancel its record). A failure is reported once per session."""
-        from pigeon.tui.sender import record_history
-
-        config = getattr(self.app, "config", None)
-        problem = await asyncio.to_thread(record_history, self.session, exchange, config=config)
+        problem = await asyncio.to_thread(self.session.record, exchange)
         if problem and not self.session.history_warned:
             self.session.history_warned = True
             self.notify(f"History not recorded: {problem}", severity="warning", timeout=8)
@@ -609,11 +599,9 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         self._refresh_history()
 
     def on_history_list_prune(self, event: Any) -> None:
-        from pigeon.tui.screens.prompt import PromptScreen
+        from pigeon.tui.dialogs.prompt import PromptScreen
 
-        config = getattr(self.app, "config", None)
-        keep = getattr(config, "history_keep", None) if config is not None else None
-        default = keep if isinstance(keep, int) and keep >= 0 else DEFAULT_HISTORY_KEEP
+        default = self.session.config.history_keep
 
         def check(value: str) -> str | None:
             return None if value.isdigit() else "a whole number, 0 or more"

@@ -17,7 +17,7 @@ from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.request_editor import RequestEditor
 
 if TYPE_CHECKING:
-    from pigeon.tui.session import Session
+    from pigeon.session import Session
 
 FAILED: Any = object()  # what _store_call returns when the store refused
 
@@ -45,7 +45,7 @@ class TreeCommands:
 
     def _tree_new_request(self, item: Folder | Request | None) -> None:
         from pigeon import store
-        from pigeon.tui.screens.prompt import PromptScreen
+        from pigeon.tui.dialogs.prompt import PromptScreen
 
         folder = self.query_one(CollectionTree).folder_for_new()
 
@@ -70,7 +70,7 @@ class TreeCommands:
 
     def _tree_new_folder(self, item: Folder | Request | None) -> None:
         from pigeon import store
-        from pigeon.tui.screens.prompt import PromptScreen
+        from pigeon.tui.dialogs.prompt import PromptScreen
 
         parent = self.query_one(CollectionTree).folder_for_new()
 
@@ -124,7 +124,7 @@ class TreeCommands:
 
     def _rename_folder(self, folder: Folder) -> None:
         from pigeon import store
-        from pigeon.tui.screens.prompt import PromptScreen
+        from pigeon.tui.dialogs.prompt import PromptScreen
 
         def named(name: str | None) -> None:
             if name and name != folder.name:
@@ -145,7 +145,7 @@ class TreeCommands:
 
     def _delete_folder(self, folder: Folder) -> None:
         from pigeon import store
-        from pigeon.tui.screens.delete_folder import DeleteFolderScreen
+        from pigeon.tui.dialogs.delete_folder import DeleteFolderScreen
 
         contents = self._store_call("Delete", store.folder_contents, folder)
         if contents is FAILED:
@@ -184,7 +184,7 @@ class TreeCommands:
 
     def _tree_rename(self, item: Folder | Request | None) -> None:
         from pigeon import store
-        from pigeon.tui.screens.prompt import PromptScreen
+        from pigeon.tui.dialogs.prompt import PromptScreen
 
         if isinstance(item, Folder):
             self._rename_folder(item)
@@ -233,7 +233,7 @@ class TreeCommands:
 
     def _tree_delete(self, item: Folder | Request | None) -> None:
         from pigeon import store
-        from pigeon.tui.screens.confirm import ConfirmScreen
+        from pigeon.tui.dialogs.confirm import ConfirmScreen
 
         if isinstance(item, Folder):
             self._delete_folder(item)
@@ -267,7 +267,7 @@ class TreeCommands:
 
     def _tree_move(self, item: Folder | Request | None) -> None:
         from pigeon import store
-        from pigeon.tui.screens.choose import ChooseScreen
+        from pigeon.tui.dialogs.choose import ChooseScreen
 
         if not isinstance(item, (Folder, Request)):
             self.notify("Choose a request or folder to move.", severity="warning")

@@ -21,8 +21,8 @@ from pigeon.values import preview
 
 if TYPE_CHECKING:
     from pigeon.scopes import Definition
-    from pigeon.tui.screens.variable_edit import VariableValue
-    from pigeon.tui.session import Session
+    from pigeon.session import Session
+    from pigeon.tui.dialogs.variable_edit import VariableValue
 
 _ABSENT: Any = object()
 
@@ -52,7 +52,7 @@ class VariableCommands:
         """Open the variable dialog for ``name`` (empty: a new variable). ``defined_in`` is the
         layer label of the definition chosen in the pane (``folder users``); the dialog starts
         on that scope when it is writable, else on the writable scope that wins for the name."""
-        from pigeon.tui.screens.variable_edit import VariableEditScreen
+        from pigeon.tui.dialogs.variable_edit import VariableEditScreen
 
         targets = self._variable_targets()
         by_layer = {t.layer: t for t in targets}

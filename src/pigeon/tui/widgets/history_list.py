@@ -197,8 +197,7 @@ class HistoryList(OptionList):
     def action_prune(self) -> None:
         """Drop the entries older than the config's ``history_max_age_days`` first (when set),
         then let the screen ask how many of the rest to keep."""
-        config = getattr(self.app, "config", None)
-        days = getattr(config, "history_max_age_days", None)
+        days = self.app.session.config.history_max_age_days  # type: ignore[attr-defined]
         if days:
             self._prune_by_age(days)
         else:

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
-from pigeon.tui.screens.pair_edit import PairEditScreen, PairValue
+from pigeon.tui.dialogs.pair_edit import PairEditScreen, PairValue
 from pigeon.tui.widgets.messages import RequestEdited
 
 

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
-from pigeon.tui.screens.variable_edit import VariableEditScreen, VariableValue
+from pigeon.tui.dialogs.variable_edit import VariableEditScreen, VariableValue
 from pigeon.tui.widgets.messages import RequestEdited
 from pigeon.values import kind_of, preview
 

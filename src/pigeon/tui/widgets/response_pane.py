@@ -314,7 +314,7 @@ class ResponsePane(Vertical):
         exchange = self.exchange
         if exchange is None:
             return
-        from pigeon.tui.screens.prompt import PromptScreen
+        from pigeon.tui.dialogs.prompt import PromptScreen
 
         name = suggested_filename(
             exchange.url or exchange.request.url,

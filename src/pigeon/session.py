@@ -1,8 +1,11 @@
-"""What one opened collection holds for the life of the app: no Textual here.
+"""What one opened collection holds for the life of the app (DESIGN §1, §9), and what it does:
+send through the pipeline, record history, trust. No Textual here, so it is the core's one
+front-end-neutral "open collection" object.
 
 The collection, the chosen environment, the runtime variables scripts set, the overrides that
-sit at the highest scope (the demo's echo server URL), the shared HTTP session and the script
-log. The app owns exactly one ``Session``; widgets ask it for scopes instead of keeping copies.
+sit at the highest scope (the demo's echo server URL), the user's config, the shared HTTP
+session and the script log. The app owns exactly one ``Session``; widgets ask it for scopes
+instead of keeping copies.
 """
 
 from __future__ import annotations
@@ -13,11 +16,16 @@ import socket
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pigeon
+from pigeon.config import AppConfig
+from pigeon.exchange import Exchange
 from pigeon.model import Collection, Folder, Request
 from pigeon.scopes import RuntimeVars, Scopes, build_scopes
+
+if TYPE_CHECKING:
+    from pigeon.send import HttpSession
 
 
 def demo_collection_dir() -> Path | None:
@@ -74,6 +82,15 @@ class DemoEcho:
 
 
 @dataclass
+class SendOutcome:
+    """What one send from the app came to."""
+
+    exchange: Exchange | None = None
+    error: str | None = None  # the request could not be built
+    errors: list[str] = field(default_factory=list)  # script errors and failed asserts
+
+
+@dataclass
 class Session:
     root: Path
     collection: Collection
@@ -82,7 +99,8 @@ class Session:
     overrides: dict[str, Any] = field(default_factory=dict)  # the highest scope
     overrides_label: str = "command line --var"  # where the overrides come from
     log: list[LogEntry] = field(default_factory=list)
-    http: Any = None  # pigeon.send.HttpSession, created on the first send
+    http: HttpSession | None = None  # created on the first send
+    config: AppConfig = field(default_factory=AppConfig)  # never None: defaults if broken
     echo: DemoEcho | None = None  # the demo's own echo server
     history_warned: bool = False  # a failure to record history is reported once
 
@@ -159,15 +177,84 @@ class Session:
         self.log.append(LogEntry(datetime.now(), source, text, error))
         del self.log[:-2000]  # bounded: a chatty script cannot eat memory
 
+    # -- trust, sending and history ----------------------------------------------------------
+
+    def is_trusted(self) -> bool:
+        from pigeon.config import TrustStore
+
+        return TrustStore().is_trusted(self.root)
+
+    def trust(self) -> None:
+        from pigeon.config import TrustStore
+
+        TrustStore().trust(self.root)
+
+    def has_scripts(self, request: Request) -> bool:
+        from pigeon.scripts.sources import has_scripts
+
+        return has_scripts(self.collection, self.chain_of(request), request)
+
+    def http_session(self) -> HttpSession:
+        """The collection's shared HTTP session (connections, cookies), made on first use with
+        the config's ``max_body_in_memory_mb``."""
+        if self.http is None:
+            from pigeon.send import HttpSession
+
+            self.http = HttpSession(max_body_in_memory=self.config.max_body_in_memory)
+        return self.http
+
+    async def send(self, request: Request, trusted: bool) -> SendOutcome:
+        """Send through ``pigeon.pipeline.execute``, the pipeline ``pigeon run`` uses, with this
+        session's environment, runtime variables, overrides and HTTP session; script output
+        goes to the log."""
+        from pigeon.pipeline import RunContext, execute
+
+        ctx = RunContext(
+            collection=self.collection,
+            environment=self.environment,
+            runtime=self.runtime,
+            cli_vars=self.overrides,
+            http=self.http_session(),
+            trusted=trusted,
+        )
+        result = await execute(ctx, self.chain_of(request), request)
+        source = request.id or request.name
+        for line in result.log:
+            self.add_log(source, line)
+        outcome = SendOutcome(exchange=result.exchange)
+        for problem in [*result.script_errors, *result.assertion_failures]:
+            self.add_log(source, problem.traceback or problem.summary(), error=True)
+            outcome.errors.append(problem.summary())
+        if result.exchange is None and result.error:
+            outcome.error = result.error[:1].upper() + result.error[1:]
+        return outcome
+
+    def record(self, exchange: Exchange, keep: int | None = None) -> str | None:
+        """Write one exchange to the collection's history (secrets masked) and drop entries
+        beyond ``keep`` (default: the config's ``history_keep``) or older than the config's
+        ``history_max_age_days``. Blocking file work: call it in a thread. Returns why it
+        could not be written (a read-only folder, a full disk), or ``None``: history must
+        never break a send."""
+        from pigeon.history import record_and_prune
+
+        keep = self.config.history_keep if keep is None else keep
+        try:
+            record_and_prune(
+                self.root,
+                exchange,
+                secrets=self.collection.dotenv.values(),
+                keep=keep if keep >= 0 else None,
+                max_age_days=self.config.history_max_age_days,
+            )
+        except Exception as exc:
+            return f"{type(exc).__name__}: {exc}"
+        return None
+
     async def close(self) -> None:
         """Close the HTTP session and stop the echo server the app started."""
         http, self.http = self.http, None
         if http is not None:
-            closer = getattr(http, "aclose", None) or getattr(http, "close", None)
-            if closer is not None:
-                result = closer()
-                if hasattr(result, "__await__"):
-                    await result
+            await http.aclose()
         echo, self.echo = self.echo, None
         if echo is not None:
             echo.stop()

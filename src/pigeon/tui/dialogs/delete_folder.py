@@ -10,8 +10,8 @@ from textual.containers import Vertical
 from textual.widgets import Button, Label
 
 from pigeon.store import FolderContents
-from pigeon.tui.screens.confirm import ConfirmScreen
-from pigeon.tui.screens.form_modal import button_row
+from pigeon.tui.dialogs.confirm import ConfirmScreen
+from pigeon.tui.dialogs.form_modal import button_row
 
 MOST_PATHS = 5  # listed by name; the rest are counted
 

@@ -7,7 +7,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Button, Label
 
-from pigeon.tui.screens.form_modal import AnswerModal, YesNoModal, button_row
+from pigeon.tui.dialogs.form_modal import AnswerModal, YesNoModal, button_row
 
 
 class ConfirmScreen(YesNoModal):

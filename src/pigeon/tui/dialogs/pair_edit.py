@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Checkbox, Input, Label
 
-from pigeon.tui.screens.form_modal import FormModal, save_cancel_row
+from pigeon.tui.dialogs.form_modal import FormModal, save_cancel_row
 
 
 @dataclass

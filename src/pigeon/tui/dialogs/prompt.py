@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Input, Label
 
-from pigeon.tui.screens.form_modal import FormModal
+from pigeon.tui.dialogs.form_modal import FormModal
 
 
 class PromptScreen(FormModal[str | None]):

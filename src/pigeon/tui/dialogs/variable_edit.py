@@ -2,45 +2,15 @@
 
 from __future__ import annotations
 
-import json
-import tomllib
 from dataclasses import dataclass
-from datetime import date, datetime
 from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Input, Label, Select
 
-from pigeon.tui.screens.form_modal import FormModal, save_cancel_row
-from pigeon.values import check_name, check_value, compact_json, kind_of
-
-
-def parse_literal(text: str) -> Any:
-    """``42`` -> 42, ``true`` -> True, ``[1, 2]``, ``{a = 1}``, ``{"a": 1}``, a TOML date;
-    anything that is not a literal is the string itself (``"quoted"`` strips the quotes)."""
-    stripped = text.strip()
-    if not stripped:
-        return text
-    try:
-        return tomllib.loads(f"v = {stripped}")["v"]
-    except tomllib.TOMLDecodeError:
-        pass
-    try:
-        return json.loads(stripped)
-    except json.JSONDecodeError:
-        return text
-
-
-def to_literal(value: Any) -> str:
-    """The text ``parse_literal`` turns back into ``value``."""
-    if isinstance(value, str):
-        return value if parse_literal(value) == value else json.dumps(value, ensure_ascii=False)
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, date):
-        return value.isoformat()
-    return compact_json(value)
+from pigeon.tui.dialogs.form_modal import FormModal, save_cancel_row
+from pigeon.values import check_name, check_value, kind_of, parse_literal, to_literal
 
 
 @dataclass
