@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("services", ("pigeon.history", "pigeon.scripts", "pigeon.send", "pigeon.echo")),
     ("the exchange", ("pigeon.exchange", "pigeon.masking")),
     ("rendering", ("pigeon.render", "pigeon.expand", "pigeon.scopes")),
-    ("files", ("pigeon.store", "pigeon.config", "pigeon.trust", "pigeon.tomltext", "pigeon.files")),
+    ("files", ("pigeon.store", "pigeon.config", "pigeon.tomltext", "pigeon.files")),
     (
         "values",
         (

@@ -9,12 +9,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from tui_support import main_screen, open_request, press_and_settle, running
 
 from pigeon.session import DemoEcho
 from pigeon.tui.app import OpenError, PigeonApp, open_session
 from pigeon.tui.themes import bundled_theme_dirs
-from test_tui_support import *  # noqa: F403 - the shared fixtures
-from test_tui_support import main_screen, open_request, press_and_settle, running
 
 
 def test_a_request_sent_before_the_server_starts_is_answered() -> None:

@@ -114,7 +114,8 @@ class PigeonApp(App[int]):
     def help_groups() -> list[tuple[str, type]]:
         from pigeon.tui.screens.main import MainScreen
         from pigeon.tui.widgets.body_editor import BodyEditor
-        from pigeon.tui.widgets.body_view import BodyPanel, BodyView
+        from pigeon.tui.widgets.body_panel import BodyPanel
+        from pigeon.tui.widgets.body_view import BodyView
         from pigeon.tui.widgets.collection_tree import CollectionTree
         from pigeon.tui.widgets.pair_table import PairTable
         from pigeon.tui.widgets.request_variables import RequestVariables

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -11,7 +9,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
-_CSS = (Path(__file__).parent / "dialogs.tcss").read_text()
+from pigeon.tui.css import beside
+
+_CSS = beside(__file__, "dialogs.tcss")
 
 
 class ChooseScreen(ModalScreen[str | None]):

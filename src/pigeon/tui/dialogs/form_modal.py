@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import ClassVar, TypeVar
 
 from textual.binding import Binding
@@ -10,7 +9,9 @@ from textual.containers import Horizontal
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input
 
-DIALOG_CSS = (Path(__file__).parent / "dialogs.tcss").read_text()
+from pigeon.tui.css import beside
+
+DIALOG_CSS = beside(__file__, "dialogs.tcss")
 
 ResultT = TypeVar("ResultT")
 

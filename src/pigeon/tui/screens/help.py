@@ -3,8 +3,6 @@ the action id that ``config.toml [keys]`` remaps."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -13,11 +11,13 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from pigeon.tui.css import beside
+
 Section = tuple[str, list[tuple[str, str, str]]]  # (pane, [(keys, description, action id)])
 
 
 class HelpScreen(ModalScreen[None]):
-    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    DEFAULT_CSS = beside(__file__)
     BINDINGS = [Binding("escape,f1,q,question_mark", "close", "Close", id="help.close")]
 
     def __init__(self, sections: list[Section]) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,10 +10,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, RichLog
 
 from pigeon.session import LogEntry
+from pigeon.tui.css import beside
 
 
 class LogScreen(ModalScreen[None]):
-    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    DEFAULT_CSS = beside(__file__)
     BINDINGS = [Binding("escape,f2,q", "dismiss_log", "Close", id="log.close")]
 
     def __init__(self, entries: list[LogEntry]) -> None:

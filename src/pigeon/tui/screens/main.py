@@ -30,6 +30,7 @@ from pigeon.tui.widgets.variables_pane import VariablesPane, env_references, req
 
 if TYPE_CHECKING:
     from pigeon.session import Session
+    from pigeon.tui.widgets.response_pane import ResponsePane
 
 # Dialogs and the renderer are imported where they are used: they are not needed for the
 # first paint, and start-up time is part of the product.
@@ -141,6 +142,7 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         self._trust_asked = False
         self._tree_hidden_by_user: bool | None = None
         self._vars_hidden_by_user: bool | None = None
+        self.response_pane: ResponsePane | None = None  # mounted just after the first paint
 
     # -- layout -------------------------------------------------------------------------------
 
@@ -183,6 +185,7 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         response = ResponsePane(id="response")
         response.border_title = "Response"
         await self.query_one("#centre").mount(response)
+        self.response_pane = response
         self.built_at = time.time()
         if self.session.echo is not None:
             self.session.echo.start()
@@ -445,9 +448,11 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
                 "send", "".join(traceback.format_exception(error)) if error else "?", error=True
             )
             self.notify(f"Send failed: {error}", severity="error", timeout=8)
-            self.query_one("#response").clear()  # type: ignore[attr-defined]
+            if self.response_pane is not None:
+                self.response_pane.clear()
         elif event.state == WorkerState.CANCELLED:
-            self.query_one("#response").show_cancelled()  # type: ignore[attr-defined]
+            if self.response_pane is not None:
+                self.response_pane.show_cancelled()
             self.update_status("send cancelled")
         self.refresh_bindings()
 
@@ -455,29 +460,39 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
     async def _send(self, request: Request) -> None:
         import copy
 
-        pane = self.query_one("#response")
+        pane = self.response_pane
+        if pane is None:  # a send before the pane is built: it is, a moment after the first paint
+            pane = await self._wait_for_response_pane()
         snapshot = copy.deepcopy(request)  # edits made while it flies do not change it
         trusted = await self._ensure_trust(snapshot)
         preview = self._preview(snapshot)
-        pane.show_pending(snapshot.method, preview.url or snapshot.url)  # type: ignore[attr-defined]
+        pane.show_pending(snapshot.method, preview.url or snapshot.url)
         self.refresh_bindings()
         try:
             outcome = await self.session.send(snapshot, trusted)
         except Exception as exc:
             self.session.add_log("send", traceback.format_exc(), error=True)
             self.notify(f"Send failed: {exc}", severity="error", timeout=8)
-            pane.clear()  # type: ignore[attr-defined]
+            pane.clear()
             return
         for line in outcome.errors:
             self.notify(line, title="Script error", severity="error", timeout=8)
         if outcome.exchange is not None:
             self.last_exchange = outcome.exchange
-            pane.show_exchange(outcome.exchange)  # type: ignore[attr-defined]
+            pane.show_exchange(outcome.exchange)
             self._record(outcome.exchange)
         else:  # not sent: the pane must not keep saying it is waiting
-            pane.clear()  # type: ignore[attr-defined]
+            pane.clear()
             self.notify(outcome.error or "Not sent", severity="error", timeout=8)
         self.refresh_after_variables()
+
+    async def _wait_for_response_pane(self) -> ResponsePane:
+        """The response pane, waiting (boundedly) for a send pressed in the first instant."""
+        for _ in range(500):
+            if self.response_pane is not None:
+                return self.response_pane
+            await asyncio.sleep(0.01)
+        raise RuntimeError("the response pane was not built")
 
     async def _ensure_trust(self, request: Request) -> bool:
         """Ask once per session whether to run scripts; record a yes in the trust store."""
@@ -580,10 +595,9 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
             elif send:
                 self._send(editor.request)
                 return
-            panes = self.query("#response")
-            if panes:
+            if self.response_pane is not None:
                 self.last_exchange = exchange = entry_exchange(entry)
-                panes.first().show_exchange(exchange)  # type: ignore[attr-defined]
+                self.response_pane.show_exchange(exchange)
 
         self.guard_unsaved(open_it)
 

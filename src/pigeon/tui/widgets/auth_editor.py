@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Label, Select
 
 from pigeon.model import AUTH_TYPES, Auth, Request
+from pigeon.tui.css import beside
 from pigeon.tui.widgets.messages import RequestEdited
 
 INHERIT = "inherit"
@@ -20,7 +19,7 @@ _FIELDS = {
 
 
 class AuthEditor(VerticalScroll):
-    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    DEFAULT_CSS = beside(__file__)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

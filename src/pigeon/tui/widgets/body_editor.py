@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,6 +10,7 @@ from textual.containers import Vertical
 from textual.widgets import Select, TextArea
 
 from pigeon.model import BODY_TYPES, Body, FormField
+from pigeon.tui.css import beside
 from pigeon.tui.widgets.messages import RequestEdited
 from pigeon.tui.widgets.pair_table import PairTable
 
@@ -25,7 +25,7 @@ def format_json(text: str) -> str | None:
 
 
 class BodyEditor(Vertical):
-    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    DEFAULT_CSS = beside(__file__)
 
     BINDINGS = [
         Binding("f8", "format_json", "Format JSON", id="body.format"),

@@ -16,6 +16,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from pigeon.model import BrokenFile, Collection, Folder, Request
+from pigeon.tui.css import beside
 from pigeon.tui.themes import method_colour
 
 NodeData = Folder | Request | BrokenFile | None
@@ -27,7 +28,7 @@ class CollectionTree(Tree[NodeData]):
     Its keys stay out of the footer (the app's own keys matter more on a narrow screen); the
     pane's subtitle and the help screen list them."""
 
-    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    DEFAULT_CSS = beside(__file__)
 
     BINDINGS = [
         Binding("n", "command('new_request')", "New request", id="tree.new_request", show=False),

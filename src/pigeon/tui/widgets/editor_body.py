@@ -9,7 +9,6 @@ is opened, so start-up does not pay for parts a session may never open.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from textual.app import ComposeResult
@@ -19,6 +18,7 @@ from textual.widgets import TabbedContent, TabPane
 
 from pigeon.model import Header, QueryParam, Request
 from pigeon.scopes import Scopes
+from pigeon.tui.css import beside
 from pigeon.tui.widgets.pair_table import PairTable
 from pigeon.tui.widgets.url_bar import UrlBar
 from pigeon.tui.widgets.url_preview import UrlPreview
@@ -65,7 +65,7 @@ _LAZY_TABS: dict[str, tuple[str, Callable[[], Widget], Callable[[Request], Any]]
 
 
 class EditorBody(Vertical):
-    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    DEFAULT_CSS = beside(__file__)
 
     def __init__(self, scopes: Callable[[], Scopes | None], *, id: str | None = None) -> None:
         super().__init__(id=id)

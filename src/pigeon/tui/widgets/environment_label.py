@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich.text import Text
 from textual.message import Message
 from textual.widgets import Static
 
+from pigeon.tui.css import beside
+
 
 class EnvironmentLabel(Static):
-    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    DEFAULT_CSS = beside(__file__)
 
     class Clicked(Message):
         """Open the environment chooser."""

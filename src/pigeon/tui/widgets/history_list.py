@@ -24,6 +24,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from pigeon.history import HistoryEntry, list_entries, prune
+from pigeon.tui.css import beside
 from pigeon.tui.format import duration, status_kind
 from pigeon.tui.themes import method_colour
 
@@ -55,7 +56,7 @@ class HistoryList(OptionList):
     """Two lines per exchange: time, method, status and duration; then the URL. Both are cut
     to the list's width by hand: an option's prompt wraps otherwise."""
 
-    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    DEFAULT_CSS = beside(__file__)
     COMPONENT_CLASSES = {
         "history-list--info",
         "history-list--success",

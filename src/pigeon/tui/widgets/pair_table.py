@@ -7,13 +7,13 @@ It edits the model's list in place (``Header``/``QueryParam``/``FormField`` shar
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
+from pigeon.tui.css import beside
 from pigeon.tui.dialogs.pair_edit import PairEditScreen, PairValue
 from pigeon.tui.widgets.messages import RequestEdited
 
@@ -21,7 +21,7 @@ from pigeon.tui.widgets.messages import RequestEdited
 class PairTable(DataTable[Any]):
     """``a`` add, ``enter``/``e`` edit, ``space`` toggle, ``d`` delete."""
 
-    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    DEFAULT_CSS = beside(__file__)
 
     BINDINGS = [
         Binding("a", "add", "Add", id="pairs.add"),

@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -20,6 +19,7 @@ from textual.widgets import Input, Static
 
 from pigeon.model import Request
 from pigeon.scopes import Scopes
+from pigeon.tui.css import beside
 from pigeon.tui.widgets.messages import RequestEdited
 from pigeon.tui.widgets.url_bar import UrlBar
 
@@ -33,7 +33,7 @@ class Preview:
 
 
 class RequestEditor(Vertical):
-    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    DEFAULT_CSS = beside(__file__)
     ALLOW_MAXIMIZE = True
 
     @dataclass

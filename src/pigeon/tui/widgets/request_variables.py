@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
+from pigeon.tui.css import beside
 from pigeon.tui.dialogs.variable_edit import VariableEditScreen, VariableValue
 from pigeon.tui.widgets.messages import RequestEdited
 from pigeon.values import kind_of, preview
 
 
 class RequestVariables(DataTable[Any]):
-    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    DEFAULT_CSS = beside(__file__)
 
     BINDINGS = [
         Binding("a", "add", "Add", id="reqvars.add"),

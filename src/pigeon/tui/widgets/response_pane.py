@@ -21,8 +21,10 @@ from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from pigeon import bodyformat
 from pigeon.bodyformat import human_size
+from pigeon.tui.css import beside
 from pigeon.tui.format import curl_command, duration, sent_text, suggested_filename
-from pigeon.tui.widgets.body_view import BodyPanel, BodyView
+from pigeon.tui.widgets.body_panel import BodyPanel
+from pigeon.tui.widgets.body_view import BodyView
 from pigeon.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
@@ -63,7 +65,7 @@ class ResponsePane(Vertical):
     """Shows an :class:`~pigeon.send.Exchange`; ``show_pending`` / ``show_cancelled`` while
     a send is in flight or after it was stopped."""
 
-    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    DEFAULT_CSS = beside(__file__)
     # Zooming in on the body keeps its status line, tabs and search bar with it.
     ALLOW_MAXIMIZE = True
 

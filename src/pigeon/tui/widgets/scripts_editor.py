@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Label, TextArea
 
 from pigeon.model import Scripts
+from pigeon.tui.css import beside
 from pigeon.tui.widgets.messages import RequestEdited
 
 
 class ScriptsEditor(Vertical):
-    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    DEFAULT_CSS = beside(__file__)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Checkbox, Input, Label
 
 from pigeon.model import Settings
+from pigeon.tui.css import beside
 from pigeon.tui.widgets.messages import RequestEdited
 
 
 class SettingsEditor(VerticalScroll):
-    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    DEFAULT_CSS = beside(__file__)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -4,7 +4,6 @@ failed send; a spinner with the elapsed time while a request is in flight."""
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from rich.style import Style
@@ -14,6 +13,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from pigeon.bodyformat import human_size
+from pigeon.tui.css import beside
 from pigeon.tui.format import duration, status_kind, status_parts
 
 State = Literal["empty", "pending", "done", "error", "cancelled"]
@@ -25,7 +25,7 @@ SEPARATOR = " · "
 class StatusLine(Widget):
     """The response's headline. Colours come from component classes, so themes apply."""
 
-    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    DEFAULT_CSS = beside(__file__)
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "status-line--info",

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from textual import events
 from textual.app import ComposeResult
@@ -20,6 +19,7 @@ from textual.widgets import Input, Select
 
 from pigeon.model import METHODS
 from pigeon.scopes import Scopes
+from pigeon.tui.css import beside
 from pigeon.tui.widgets.placeholder_suggester import PlaceholderSuggester
 
 
@@ -50,7 +50,7 @@ class UrlInput(Input):
 
 
 class UrlBar(Horizontal):
-    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    DEFAULT_CSS = beside(__file__)
 
     @dataclass
     class MethodChanged(Message):

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from rich.text import Text
 from textual.widgets import Static
+
+from pigeon.tui.css import beside
 
 _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
 
@@ -33,7 +34,7 @@ def preview_text(url: str, unresolved: list[str], warnings: list[str], error: st
 
 
 class UrlPreview(Static):
-    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    DEFAULT_CSS = beside(__file__)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id)

@@ -8,7 +8,6 @@ at the top so a typo is found without sending.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -21,6 +20,7 @@ from pigeon.masking import MASK, secret_name
 from pigeon.model import Auth, Header, Request
 from pigeon.scopes import Definition, Scopes
 from pigeon.template import ENV, parse
+from pigeon.tui.css import beside
 from pigeon.values import kind_of, preview
 
 _SCOPE_TAG = {  # a short coloured tag first, so a narrow pane still shows who wins
@@ -67,7 +67,7 @@ class VariableRow:
 
 
 class VariablesPane(Tree[VariableRow | None]):
-    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text()
+    DEFAULT_CSS = beside(__file__)
     ALLOW_MAXIMIZE = True
 
     BINDINGS = [

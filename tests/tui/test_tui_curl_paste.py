@@ -6,13 +6,12 @@ from pathlib import Path
 
 from textual import events
 from textual.widgets import Input
+from tui_support import main_screen, press_and_settle, running
 
 from pigeon.echo import EchoServer
 from pigeon.store import load_collection
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.widgets.request_editor import RequestEditor
-from test_tui_support import *  # noqa: F403 - the shared fixtures
-from test_tui_support import main_screen, press_and_settle, running
 
 COMMAND = """curl -X PUT 'https://api.example.com/items/42?verbose=1&tag=a%20b' \\
   -H 'Authorization: Bearer s3cret' \\

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 from textual.widgets import Label
+from tui_support import main_screen, make_app, replace_url, running
 
 from pigeon.echo import EchoServer
 from pigeon.model import Folder, Request
@@ -19,8 +20,6 @@ from pigeon.tui.dialogs.trust import TrustScreen
 from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.request_editor import RequestEditor
-from test_tui_support import *  # noqa: F403 - the shared fixtures
-from test_tui_support import main_screen, make_app, replace_url, running
 
 
 async def highlight_folder(pilot: Pilot, folder_id: str) -> CollectionTree:

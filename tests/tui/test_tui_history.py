@@ -8,19 +8,16 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input
+from tui_support import (  # noqa: F401 - fixtures
+    main_screen,
+    make_app,
+    open_request,
+)
 
 from pigeon.echo import EchoServer
 from pigeon.history import MASK, history_dir, list_entries
 from pigeon.tui.widgets.history_list import HistoryList, short_url
 from pigeon.tui.widgets.request_editor import RequestEditor
-from test_tui_support import (  # noqa: F401 - fixtures
-    collection_fixture,
-    echo_fixture,
-    main_screen,
-    make_app,
-    open_request,
-    private_config_fixture,
-)
 
 TOKEN = "s3cret-demo-token-4242"
 

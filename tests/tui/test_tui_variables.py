@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import Select
+from tui_support import main_screen, running
 
 from pigeon.echo import EchoServer
 from pigeon.model import Folder
@@ -17,8 +18,6 @@ from pigeon.tui.themes import bundled_theme_dirs
 from pigeon.tui.widgets.request_editor import RequestEditor
 from pigeon.tui.widgets.url_preview import UrlPreview
 from pigeon.tui.widgets.variables_pane import VariablesPane
-from test_tui_support import *  # noqa: F403 - the shared fixtures
-from test_tui_support import main_screen, running
 
 
 async def test_variables_pane_edits_a_collection_variable(app: PigeonApp, collection: Path) -> None:

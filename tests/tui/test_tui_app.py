@@ -6,6 +6,17 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input
+from tui_support import (
+    DEMO,
+    main_screen,
+    open_request,
+    press_and_settle,
+    replace_url,
+    running,
+    settle,
+    show_tab,
+    wait_for,
+)
 
 from pigeon.echo import EchoServer
 from pigeon.model import Request
@@ -18,17 +29,6 @@ from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.request_editor import RequestEditor
 from pigeon.tui.widgets.url_preview import UrlPreview
 from pigeon.tui.widgets.variables_pane import VariablesPane
-from test_tui_support import *  # noqa: F403 - the shared fixtures
-from test_tui_support import (
-    DEMO,
-    main_screen,
-    open_request,
-    press_and_settle,
-    replace_url,
-    running,
-    settle,
-    show_tab,
-)
 
 
 async def test_opens_collection_with_tree_and_broken_file(app: PigeonApp) -> None:
@@ -244,15 +244,6 @@ async def test_small_terminal_shows_one_side_pane_at_a_time(app: PigeonApp) -> N
 
 
 # -- the command palette ------------------------------------------------------------------------
-
-
-async def wait_for(pilot, condition, timeout: float = 5.0) -> None:
-    """Pause until ``condition()`` holds (the palette searches in the background)."""
-    for _ in range(int(timeout / 0.05)):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("timed out waiting")
 
 
 def palette_titles(app: PigeonApp) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import Input, TextArea
+from tui_support import main_screen, open_request, replace_url, running, show_tab
 
 from pigeon.model import Request
 from pigeon.store import load_collection
@@ -13,8 +14,6 @@ from pigeon.tui.dialogs.confirm import UnsavedScreen
 from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.request_editor import RequestEditor
-from test_tui_support import *  # noqa: F403 - the shared fixtures
-from test_tui_support import main_screen, open_request, replace_url, running, show_tab
 
 
 async def test_save_writes_the_file(app: PigeonApp, collection: Path) -> None:

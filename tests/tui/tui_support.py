@@ -1,13 +1,12 @@
-"""Fixtures and helpers shared by the app's Pilot tests (no tests here)."""
+"""Helpers shared by the app's Pilot tests; their fixtures are in ``conftest.py`` beside this."""
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
@@ -20,34 +19,7 @@ from pigeon.tui.themes import bundled_theme_dirs
 from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.request_editor import RequestEditor
 
-__all__ = ["app_fixture", "collection_fixture", "echo_fixture", "private_config_fixture"]
-"""What ``from test_tui_support import *`` brings in: the fixtures, so pytest finds them."""
-
 DEMO = demo_collection_dir()
-
-
-@pytest.fixture(name="private_config", autouse=True)
-def private_config_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Trust decisions and the config file go to a temporary folder, never the user's."""
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-
-
-@pytest.fixture(name="echo")
-def echo_fixture():
-    server = EchoServer("127.0.0.1", 0).start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(name="collection")
-def collection_fixture(tmp_path: Path) -> Path:
-    """A copy of the demo collection (saves must not touch the repo) plus one broken file."""
-    assert DEMO is not None
-    root = tmp_path / "demo"
-    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns(".pigeon"))  # not its history
-    (root / "users" / "broken.toml").write_text('name = "Broken"\nmethod = \n', encoding="utf-8")
-    return root
 
 
 def make_app(root: Path, echo: EchoServer, env: str | None = None) -> PigeonApp:
@@ -88,12 +60,6 @@ async def replace_url(pilot, text: str) -> None:
     await pilot.pause()
 
 
-@pytest.fixture(name="app")
-def app_fixture(collection: Path, echo: EchoServer) -> PigeonApp:
-    """The app on the demo copy, talking to the echo server; not yet running."""
-    return make_app(collection, echo)
-
-
 @asynccontextmanager
 async def running(
     app: PigeonApp, request_id: str | None = None, size: tuple[int, int] = (120, 40)
@@ -124,3 +90,12 @@ async def show_tab(pilot: Pilot, tab_id: str) -> MainScreen:
     screen.query_one("#editor-tabs").active = tab_id
     await pilot.pause()
     return screen
+
+
+async def wait_for(pilot: Pilot, condition: Callable[[], object], timeout: float = 20.0) -> None:
+    """Pause until ``condition()`` holds, failing after ``timeout`` seconds: work that runs in
+    the background (a body build, the palette's search) ends when it ends."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        await pilot.pause(0.02)

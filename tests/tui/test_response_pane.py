@@ -3,10 +3,11 @@ masked, timings, copy / copy as curl / save."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
+from response_pane_app import ResponsePaneApp, make_exchange
+from tui_support import wait_for
 
 from pigeon.send import Exchange, Progress, Timings
 from pigeon.tui.format import (
@@ -19,7 +20,6 @@ from pigeon.tui.format import (
 from pigeon.tui.widgets.body_view import BodyView
 from pigeon.tui.widgets.response_pane import ResponsePane
 from pigeon.tui.widgets.status_line import StatusLine
-from response_pane_app import ResponsePaneApp, make_exchange
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -29,13 +29,6 @@ PNG = (
     + (300).to_bytes(4, "big")
     + b"\x08\x06\x00\x00\x00" * 240
 )
-
-
-async def wait_for(pilot, condition, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        await pilot.pause(0.02)
 
 
 def body_lines(app: ResponsePaneApp, count: int) -> list[str]:

@@ -7,6 +7,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tui_support import (
+    main_screen,
+    open_request,
+    press_and_settle,
+    replace_url,
+    running,
+    wait_for,
+)
+
 from pigeon.echo import EchoServer
 from pigeon.store import load_collection
 from pigeon.tui.app import PigeonApp
@@ -14,15 +23,6 @@ from pigeon.tui.dialogs.trust import TrustScreen
 from pigeon.tui.widgets.request_editor import RequestEditor
 from pigeon.tui.widgets.url_preview import UrlPreview
 from pigeon.tui.widgets.variables_pane import VariablesPane
-from test_tui_support import *  # noqa: F403 - the shared fixtures
-from test_tui_support import (
-    main_screen,
-    open_request,
-    press_and_settle,
-    replace_url,
-    running,
-    settle,
-)
 
 
 async def test_a_whole_session(app: PigeonApp, collection: Path, echo: EchoServer) -> None:
@@ -46,18 +46,12 @@ async def test_a_whole_session(app: PigeonApp, collection: Path, echo: EchoServe
 
         # Filter the body with JMESPath.
         view = pane.body_view
-        for _ in range(50):
-            await settle(pilot)
-            if view.is_json:
-                break
+        await wait_for(pilot, lambda: view.is_json)
         view.focus()
         await pilot.press("f")
         await pilot.pause()
         await pilot.press(*"path", "enter")
-        for _ in range(50):
-            await settle(pilot)
-            if view.phase == "filtered":
-                break
+        await wait_for(pilot, lambda: view.phase == "filtered")
         assert view.text.strip() == '"/people/7/101"'
 
         # Switch environment: the preview follows.

@@ -9,12 +9,14 @@ import time
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from response_pane_app import BodyApp
 from textual.widgets import Input
+from tui_support import wait_for
 
 from pigeon import bodyformat
 from pigeon.bodyformat import build_index, json_line_tokens
-from pigeon.tui.widgets.body_view import BodyPanel, BodyView
-from response_pane_app import BodyApp
+from pigeon.tui.widgets.body_panel import BodyPanel
+from pigeon.tui.widgets.body_view import BodyView
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -29,13 +31,6 @@ def style_of(view: BodyView, y: int, fragment: str):
         if fragment in segment.text:
             return segment.style
     raise AssertionError(f"{fragment!r} not on row {y}: {view.render_line(y).text!r}")
-
-
-async def wait_for(pilot, condition, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        await pilot.pause(0.02)
 
 
 def big_json(target: int = 5_000_000) -> str:

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tui_support import (
+    main_screen,
+    make_app,
+    open_request,
+    press_and_settle,
+    running,
+    settle,
+    wait_for,
+)
+
 from pigeon.echo import EchoServer
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.widgets.variables_pane import VariablesPane
-from test_tui_support import *  # noqa: F403 - the shared fixtures
-from test_tui_support import main_screen, make_app, open_request, press_and_settle, running, settle
 
 
 async def test_script_sets_variable_after_trust(app: PigeonApp, collection: Path) -> None:
@@ -97,18 +105,12 @@ async def test_response_body_filter_after_send(app: PigeonApp) -> None:
         await press_and_settle(pilot, "ctrl+r")
         pane = main_screen(app).query_one("#response")
         view = pane.body_view
-        for _ in range(50):  # the pretty view is built in a worker
-            await settle(pilot)
-            if view.is_json:
-                break
+        await wait_for(pilot, lambda: view.is_json)  # the pretty view is built in a worker
         view.focus()
         await pilot.press("f")
         await pilot.pause()
         await pilot.press(*"query.q[0]", "enter")
-        for _ in range(50):
-            await settle(pilot)
-            if view.filter_expression:
-                break
+        await wait_for(pilot, lambda: view.filter_expression)
         assert view.filter_expression == "query.q[0]"
         assert view.phase == "filtered"
         assert view.text.strip() == '"Ada & Grace = #1 / 100%"'

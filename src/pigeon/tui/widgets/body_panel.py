@@ -1,0 +1,211 @@
+"""The search and filter bar under a body view: ``/`` searches, ``f`` filters with JMESPath
+(or JSONPath when the expression starts with ``$``); the hint line says what the keys do."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import ClassVar, Literal
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.timer import Timer
+from textual.widgets import Input, Label, Static
+
+from pigeon.tui.css import beside
+from pigeon.tui.widgets.body_view import (
+    FILTER_HELP,
+    LIVE_FILTER_DELAY,
+    LIVE_FILTER_LIMIT,
+    BodyView,
+)
+
+_CSS = beside(__file__, "body_view.tcss")
+
+
+class BodyPanel(Vertical):
+    """A ``BodyView`` with its search (``/``) and JSON filter (``f``) bar."""
+
+    DEFAULT_CSS = _CSS
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "search", "Search", id="body.search"),
+        Binding("f,full_stop", "filter", "Filter", id="body.filter"),
+        Binding("n", "next_match", "Next match", id="body.next"),
+        Binding("N", "previous_match", "Prev match", id="body.previous"),
+        Binding("escape", "close_bar", "Close", id="body.close"),
+    ]
+
+    mode: reactive[Literal["", "search", "filter"]] = reactive("", init=False)
+    """Which bar is open, if any."""
+
+    def __init__(
+        self, *, view_id: str = "body-view", id: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self._view_id = view_id
+        self._last_filter = ""
+        self._filter_timer: Timer | None = None
+        self._submitted = False
+
+    def compose(self) -> ComposeResult:
+        yield BodyView(id=self._view_id)
+        with Vertical(id="body-bar"):
+            with Horizontal(id="body-bar-row"):
+                yield Label("/", id="body-bar-prompt")
+                yield Input(id="body-bar-input", compact=True)
+                yield Label("", id="body-bar-count")
+            yield Static("", id="body-bar-hint")
+
+    @property
+    def view(self) -> BodyView:
+        return self.query_one(BodyView)
+
+    @property
+    def input(self) -> Input:
+        return self.query_one("#body-bar-input", Input)
+
+    @property
+    def hint(self) -> Static:
+        return self.query_one("#body-bar-hint", Static)
+
+    def watch_mode(self, mode: str) -> None:
+        self.set_class(bool(mode), "-bar-open")
+        self.set_class(mode == "filter", "-filter")
+
+    # -- actions ------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        view = self.view
+        if action in ("next_match", "previous_match"):
+            return view.match_count > 0
+        if action == "filter":
+            return view.is_json
+        if action == "close_bar":
+            return bool(self.mode) or view.is_filtered
+        return True
+
+    def action_search(self) -> None:
+        self.mode = "search"
+        self.query_one("#body-bar-prompt", Label).update("/")
+        self.input.placeholder = "search the body"
+        self.input.value = self.view.query
+        self._update_count()
+        self._set_hint("")
+        self.input.focus()
+
+    def action_filter(self) -> None:
+        if not self.view.is_json:
+            return
+        self.mode = "filter"
+        self.query_one("#body-bar-prompt", Label).update("filter")
+        self.input.placeholder = "JMESPath (items[0].name) or JSONPath ($.items[*].name)"
+        self.input.value = self.view.filter_expression or self._last_filter
+        self.query_one("#body-bar-count", Label).update("")
+        self._set_hint(FILTER_HELP)
+        self.input.focus()
+
+    def action_next_match(self) -> None:
+        self.view.next_match()
+
+    def action_previous_match(self) -> None:
+        self.view.previous_match()
+
+    def action_close_bar(self) -> None:
+        self._stop_filter_timer()
+        view = self.view
+        if self.mode == "filter" or (not self.mode and view.is_filtered):
+            view.clear_filter()
+        elif self.mode == "search":
+            view.clear_search()
+        self.mode = ""
+        view.focus()
+        self.refresh_bindings()
+
+    def reset(self) -> None:
+        """A new body: close the bar, forget the filter."""
+        self._stop_filter_timer()
+        self.mode = ""
+        self._set_hint("")
+
+    # -- events -------------------------------------------------------------------------------
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if self.mode == "search":
+            self.view.search(event.value)
+        elif self.mode == "filter" and self.view.source_length <= LIVE_FILTER_LIMIT:
+            # Small bodies filter as you type, once typing pauses.
+            self._stop_filter_timer()
+            self._filter_timer = self.set_timer(
+                LIVE_FILTER_DELAY, partial(self._live_filter, event.value)
+            )
+
+    def _stop_filter_timer(self) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+            self._filter_timer = None
+
+    def _live_filter(self, expression: str) -> None:
+        self._filter_timer = None
+        if self.mode != "filter":
+            return
+        self._submitted = False
+        if expression.strip():
+            self.view.apply_filter(expression)
+        else:
+            self.view.clear_filter()
+            self._set_hint(FILTER_HELP)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.mode == "search":
+            self.view.focus()
+        elif self.mode == "filter":
+            self._stop_filter_timer()
+            self._last_filter = event.value
+            self._submitted = True
+            if event.value.strip():
+                self._set_hint("filtering…")
+                self.view.apply_filter(event.value)
+            else:
+                self.action_close_bar()
+
+    def on_body_view_search_updated(self, event: BodyView.SearchUpdated) -> None:
+        self._update_count()
+        self.refresh_bindings()
+
+    def on_body_view_filter_applied(self, event: BodyView.FilterApplied) -> None:
+        if event.error is not None:
+            self._set_hint(Text(f"✖ {event.error}", style="bold"), error=True)
+            return
+        lines = self.view.line_count
+        self._set_hint(f"{lines:,} line{'s' if lines != 1 else ''}   escape: clear the filter")
+        if self._submitted:
+            self.view.focus()
+        self.refresh_bindings()
+
+    def on_body_view_loaded(self, event: BodyView.Loaded) -> None:
+        if self.mode == "filter" and not self.view.is_json:
+            self.mode = ""  # the new body is not JSON: nothing to filter
+            self._set_hint("")
+        self.refresh_bindings()
+
+    def _set_hint(self, text: str | Text, *, error: bool = False) -> None:
+        hint = self.hint
+        hint.update(text)
+        hint.set_class(error, "-error")
+        hint.display = bool(text)
+
+    def _update_count(self) -> None:
+        view = self.view
+        label = self.query_one("#body-bar-count", Label)
+        if not view.query:
+            label.update("")
+        elif view.match_count == 0:
+            label.update("no matches")
+        else:
+            more = "+" if view.matches_capped else ""
+            label.update(f"{view.current_match + 1}/{view.match_count:,}{more}")
