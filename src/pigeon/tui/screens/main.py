@@ -356,10 +356,29 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
             self.query_one(CollectionTree).mark_dirty(editor.saved.path, False)
             editor.load(editor.saved)
 
-    def on_collection_tree_command(self, event: CollectionTree.Command) -> None:
-        handler = getattr(self, f"_tree_{event.name}", None)
-        if handler is not None:
-            handler(event.item)
+    def on_collection_tree_new_request_requested(
+        self, event: CollectionTree.NewRequestRequested
+    ) -> None:
+        self._tree_new_request(event.item)
+
+    def on_collection_tree_new_folder_requested(
+        self, event: CollectionTree.NewFolderRequested
+    ) -> None:
+        self._tree_new_folder(event.item)
+
+    def on_collection_tree_rename_requested(self, event: CollectionTree.RenameRequested) -> None:
+        self._tree_rename(event.item)
+
+    def on_collection_tree_duplicate_requested(
+        self, event: CollectionTree.DuplicateRequested
+    ) -> None:
+        self._tree_duplicate(event.item)
+
+    def on_collection_tree_move_requested(self, event: CollectionTree.MoveRequested) -> None:
+        self._tree_move(event.item)
+
+    def on_collection_tree_delete_requested(self, event: CollectionTree.DeleteRequested) -> None:
+        self._tree_delete(event.item)
 
     # -- environment --------------------------------------------------------------------------
 

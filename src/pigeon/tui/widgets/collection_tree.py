@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from rich.text import Text
 from textual.binding import Binding
@@ -41,18 +42,43 @@ class CollectionTree(Tree[NodeData]):
 
     @dataclass
     class RequestChosen(Message):
+        """A request was chosen (enter or a click): open it in the editor."""
+
         request: Request
+        """The collection's own request object."""
 
     @dataclass
     class BrokenChosen(Message):
+        """A file that does not load was chosen: say where and why."""
+
         broken: BrokenFile
+        """The file, line, column and problem."""
 
     @dataclass
-    class Command(Message):
-        """A tree action on the highlighted item (``None``: the collection's top level)."""
+    class ItemCommand(Message):
+        """A tree action on the highlighted item; one subclass per action, so a handler says
+        which it takes (``on_collection_tree_rename_requested``)."""
 
-        name: str
         item: Folder | Request | None
+        """The highlighted request or folder (``None``: the collection's top level)."""
+
+    class NewRequestRequested(ItemCommand):
+        """Make a new request in the highlighted folder (``n``)."""
+
+    class NewFolderRequested(ItemCommand):
+        """Make a new folder in the highlighted folder (``f``)."""
+
+    class RenameRequested(ItemCommand):
+        """Rename the highlighted request or folder (``r``)."""
+
+    class DuplicateRequested(ItemCommand):
+        """Copy the highlighted request or folder beside it (``c``)."""
+
+    class MoveRequested(ItemCommand):
+        """Move the highlighted request or folder to another folder (``m``)."""
+
+    class DeleteRequested(ItemCommand):
+        """Delete the highlighted request or folder (``d``)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("collection", id=id)
@@ -191,8 +217,17 @@ class CollectionTree(Tree[NodeData]):
         elif isinstance(data, BrokenFile):
             self.post_message(self.BrokenChosen(data))
 
+    _COMMANDS: ClassVar[dict[str, type[ItemCommand]]] = {
+        "new_request": NewRequestRequested,
+        "new_folder": NewFolderRequested,
+        "rename": RenameRequested,
+        "duplicate": DuplicateRequested,
+        "move": MoveRequested,
+        "delete": DeleteRequested,
+    }
+
     def action_command(self, name: str) -> None:
         item = self.highlighted_item
         if isinstance(item, BrokenFile):
             item = None
-        self.post_message(self.Command(name, item))
+        self.post_message(self._COMMANDS[name](item))

@@ -75,23 +75,38 @@ class HistoryList(OptionList):
 
     @dataclass
     class Open(Message):
+        """Show the entry's exchange in the response pane, and its request in the editor."""
+
         entry: HistoryEntry
+        """The chosen history entry."""
 
     @dataclass
     class Resend(Message):
+        """Send the entry's request again (or open it, when it holds masked secrets)."""
+
         entry: HistoryEntry
+        """The chosen history entry."""
 
     @dataclass
     class Delete(Message):
+        """Delete the entry's file."""
+
         entry: HistoryEntry
+        """The chosen history entry."""
 
     @dataclass
     class Prune(Message):
-        count: int  # entries listed now
+        """Ask how many entries to keep, then drop the older ones."""
+
+        count: int
+        """How many entries are listed now."""
 
     @dataclass
     class Loaded(Message):
+        """The list was read from disk (in a thread) and is on screen."""
+
         count: int
+        """How many entries it shows."""
 
     def __init__(self, root: Path, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -54,11 +54,17 @@ class UrlBar(Horizontal):
 
     @dataclass
     class MethodChanged(Message):
+        """The method was changed (``up``/``down`` cycle it, or typed)."""
+
         method: str
+        """The new method, upper case."""
 
     @dataclass
     class UrlChanged(Message):
+        """The URL text changed: the preview and the request follow."""
+
         url: str
+        """The URL as typed, placeholders and all."""
 
     @dataclass
     class CurlPasted(Message):
