@@ -6,12 +6,15 @@ shows ``str(exc)``: one line that names what went wrong and where, never a trace
 ```
 PigeonError                  exit 1 unless a subclass says otherwise
 ├── UsageError               2  bad usage: an unknown option, request or environment
+│   ├── UnknownEnvironment   2  (pigeon.scopes; also a KeyError)
+│   └── ReportOptionError    2  a --report option (pigeon.reports; also a ValueError)
 ├── LoadError                2  a user file that does not load: path, line, column and why
 │   ├── ConfigError          2  config.toml, a theme or the trust list
-│   └── ImportFailed         2  an import source (pigeon.importers)
+│   └── ImportFailed         2  an import source (pigeon.importers.common)
 ├── SaveError                1  a save refused before anything on disk changed
 ├── RenderError              1  a request that cannot be built (a header with CR/LF); nothing sent
 ├── SendFailure              1  a request that could not be built or sent, or an assertion failed
+├── FilterError              1  a body filter that does not parse (pigeon.bodies.filter)
 └── UnresolvedError          3  placeholders left unresolved under --strict
 ```
 

@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from pigeon.errors import EXIT_OK, EXIT_USAGE, PigeonError, exit_code_of
+from pigeon.errors import EXIT_OK, PigeonError, exit_code_of
 
 
 def say(message: str) -> None:
@@ -30,11 +30,6 @@ def run_command(command: Callable[[argparse.Namespace], int], args: argparse.Nam
     130, a file the system would not read or write 1, and a reader that went away (``| head``)
     ends quietly. Anything else is a defect and keeps its traceback.
     """
-    # Not at the top: `pigeon --help` stays quick. Neither class has joined pigeon.errors
-    # yet; a collection that does not load is bad usage (2), as errors.LoadError says.
-    from pigeon.render import RenderError
-    from pigeon.store import LoadError
-
     try:
         return command(args)
     except BrokenPipeError:
@@ -45,6 +40,6 @@ def run_command(command: Callable[[argparse.Namespace], int], args: argparse.Nam
     except OSError as exc:
         say(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
         return exit_code_of(exc)
-    except (PigeonError, LoadError, RenderError) as exc:
+    except PigeonError as exc:
         say(str(exc))
-        return EXIT_USAGE if isinstance(exc, LoadError) else exit_code_of(exc)
+        return exc.exit_code
