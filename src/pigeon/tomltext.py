@@ -289,7 +289,9 @@ def _string_like(value: str, old: Item | None) -> Item:
     triple = "\x27" * 3
     mll_ok = literal_ok and triple not in value and not value.endswith("\x27")
     if old.type is StringType.MLL and mll_ok:
-        lead = "\n" if old.as_string().startswith(triple + "\n") else ""
+        # TOML drops a newline right after the opening quotes: keep the user's, and add one
+        # when the text itself starts with a newline, so that newline is not the one dropped.
+        lead = "\n" if old.as_string().startswith(triple + "\n") or value[:1] == "\n" else ""
         return String(StringType.MLL, value, lead + value, Trivia())
     if old.type is StringType.MLB and "\r" not in value:
         return tomlkit.string(value, multiline=True)

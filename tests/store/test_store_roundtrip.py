@@ -494,3 +494,18 @@ def test_dates_keep_their_kind() -> None:
     )
     assert not _same(datetime(2024, 1, 2), datetime(2024, 1, 2, tzinfo=timezone.utc))
     assert not _same(1, 1.0) and not _same(True, 1)
+
+
+@pytest.mark.parametrize(
+    "text", ["\nstarts with a newline\n", "ends with a quote'", "a '''x''' b\n", "tab\tand\x01"]
+)
+def test_a_literal_block_keeps_any_text_exactly(tmp_path: Path, text: str) -> None:
+    root = tmp_path / "c"
+    root.mkdir()
+    (root / "r.toml").write_text(
+        "name = 'R'\n[body]\ntype = 'text'\ncontent = '''x'''\n", encoding="utf-8"
+    )
+    request = load_collection(root).find("r")[1]
+    request.body.content = text
+    save_request(request)
+    assert load_collection(root).find("r")[1].body.content == text
