@@ -7,13 +7,7 @@ from pathlib import Path
 
 import pytest
 
-
-def write(root: Path, rel: str, text: str) -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
+from collection_files import write
 
 COUNT = """\
 name = "Count"

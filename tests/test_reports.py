@@ -9,17 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from collection_files import write
 from pigeon.pipeline import RunContext
 from pigeon.reports import parse_report_specs, write_json_report, write_junit_report, xml_text
 from pigeon.run import RunSummary, run_collection
 from pigeon.store import load_collection
 from servers import free_port
-
-
-def write(root: Path, rel: str, text: str) -> None:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
 
 
 def run(root: Path, *, strict: bool = False) -> RunSummary:

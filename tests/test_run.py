@@ -6,12 +6,7 @@ from pathlib import Path
 
 import pytest
 
-
-def write(root: Path, rel: str, text: str) -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+from collection_files import write
 
 
 def test_select_nested_folders_once_each_in_collection_order(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from collection_files import write
 from pigeon.cli import main, parse_var
 
 COLLECTION = """\
@@ -50,13 +51,6 @@ content = '''
 {"name": "{{user.name}}", "tags": {{user.tags}}}
 '''
 """
-
-
-def write(root: Path, rel: str, text: str) -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 @pytest.fixture

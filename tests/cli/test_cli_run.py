@@ -11,17 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from collection_files import write
 from pigeon.cli import main
 from pigeon.config import TrustStore
 from servers import free_port
-
-
-def write(root: Path, rel: str, text: str) -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
 
 LOGIN = """\
 name = "Log in"

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from store_support import FULL_REQUEST, write  # noqa: F401
+from store_support import FULL_REQUEST  # noqa: F401
+
+from collection_files import write
 
 
 @pytest.fixture

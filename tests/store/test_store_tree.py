@@ -6,8 +6,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from store_support import DEMO, FULL_REQUEST, temp_files, write  # noqa: F401
+from store_support import DEMO, FULL_REQUEST, temp_files  # noqa: F401
 
+from collection_files import write
 from pigeon.model import (
     Request,
 )

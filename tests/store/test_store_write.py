@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from store_support import DEMO, FULL_REQUEST, temp_files, write  # noqa: F401
+from store_support import DEMO, FULL_REQUEST, temp_files  # noqa: F401
 
+from collection_files import write
 from pigeon.model import (
     Auth,
     Body,
