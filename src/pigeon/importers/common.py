@@ -7,6 +7,7 @@ No importer imports another importer: what two of them need lives here.
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -88,6 +89,31 @@ class Secret:
     value: str
     source: str  # the Posting file it came from
     note: str  # what the import says of it until the value is written to .env
+
+
+# -- reading other tools' documents ----------------------------------------------------------
+#
+# An import reads JSON and YAML written by other tools (or by someone hostile): a value of the
+# wrong type is skipped or stringified, never a crash.
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` if it is an object, else an empty one: malformed input is skipped, not fatal."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    """``value`` if it is an array, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def as_text(value: Any) -> str:
+    """A value as text: strings as they are, ``None`` as "", anything else as compact JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 # -- small rules more than one format needs ------------------------------------------------------

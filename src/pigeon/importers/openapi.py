@@ -27,7 +27,7 @@ from urllib.parse import unquote
 
 import yaml
 
-from pigeon.importers.common import ImportFailed, ImportResult
+from pigeon.importers.common import ImportFailed, ImportResult, as_dict, as_list, as_text
 from pigeon.model import Auth, Body, Environment, FormField, Header, QueryParam, Request
 from pigeon.store import slugify
 
@@ -48,15 +48,6 @@ _FORMAT_EXAMPLES = {
     "binary": "",
     "password": "",
 }
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    """``value`` if it is an object, else an empty one: malformed input is skipped, not fatal."""
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _load(text: str, path: Path | None) -> dict[str, Any]:
@@ -86,18 +77,6 @@ def parse_openapi(text: str, path: Path | None = None) -> ImportResult:
     return _OpenAPI(_load(text, path)).result
 
 
-def _s(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return json.dumps(value)
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
 _JSON_TYPE = re.compile(r"^application/([\w.+-]*\+)?json\b", re.IGNORECASE)
 _MULTIPART = "multipart/form-data"
 
@@ -111,21 +90,21 @@ def _joined(value: Any, sep: str, explode: bool) -> str:
     """An array or object parameter in the ``simple`` / ``form`` styles: ``a,b`` or ``k,v``
     (``k=v`` when exploded); anything else as its text."""
     if isinstance(value, list):
-        return sep.join(_s(v) for v in value)
+        return sep.join(as_text(v) for v in value)
     if isinstance(value, dict):
         if explode:
-            return sep.join(f"{k}={_s(v)}" for k, v in value.items())
-        return sep.join(part for k, v in value.items() for part in (str(k), _s(v)))
-    return _s(value)
+            return sep.join(f"{k}={as_text(v)}" for k, v in value.items())
+        return sep.join(part for k, v in value.items() for part in (str(k), as_text(v)))
+    return as_text(value)
 
 
 def _read_only(raw: Any, resolved: Any) -> bool:
     """Whether a property is ``readOnly`` (said beside its ``$ref`` or in the schema)."""
-    return _dict(raw).get("readOnly") is True or _dict(resolved).get("readOnly") is True
+    return as_dict(raw).get("readOnly") is True or as_dict(resolved).get("readOnly") is True
 
 
 def _is_file(schema: dict[str, Any]) -> bool:
-    return _s(schema.get("format")) in ("binary", "base64") or "contentMediaType" in schema
+    return as_text(schema.get("format")) in ("binary", "base64") or "contentMediaType" in schema
 
 
 @dataclass
@@ -144,30 +123,30 @@ class _Security:
 class _OpenAPI:
     def __init__(self, doc: dict[str, Any]) -> None:
         self.doc = doc
-        info = _dict(doc.get("info"))
+        info = as_dict(doc.get("info"))
         self.result = ImportResult(
-            name=_s(info.get("title")), description=_s(info.get("description"))
+            name=as_text(info.get("title")), description=as_text(info.get("description"))
         )
-        self.schemes = _dict(_dict(doc.get("components")).get("securitySchemes"))
+        self.schemes = as_dict(as_dict(doc.get("components")).get("securitySchemes"))
         self.auth_variables = self._auth_variable_names()
         self.made_up: set[str] = set()  # path variables whose value comes from a schema alone
-        self._servers(_list(doc.get("servers")))
+        self._servers(as_list(doc.get("servers")))
         self.global_security = doc.get("security")
         self.global_parts = self._security(self.global_security, "the API")
         if self.global_parts is not None and self.global_parts.auth.type != "none":
             self.result.auth = self.global_parts.auth
-        for route, item in _dict(doc.get("paths")).items():
+        for route, item in as_dict(doc.get("paths")).items():
             item = self.resolve(item)
             if not isinstance(item, dict):
                 continue
-            if _list(item.get("servers")):
+            if as_list(item.get("servers")):
                 self.result.note(f"{route}: its own servers are not carried over; it uses base_url")
-            shared = _list(item.get("parameters"))
+            shared = as_list(item.get("parameters"))
             for method in HTTP_METHODS:
                 op = item.get(method)
                 if isinstance(op, dict):
                     self._operation(str(route), method, op, shared)
-        webhooks = _dict(doc.get("webhooks"))
+        webhooks = as_dict(doc.get("webhooks"))
         if webhooks:
             self.result.note(
                 f"webhooks ({', '.join(map(str, webhooks))}) are requests the API sends; "
@@ -197,7 +176,7 @@ class _OpenAPI:
                     self.result.note(f"reference {ref} does not resolve")
                     return {}
             node = target
-        return _dict(node)
+        return as_dict(node)
 
     # -- servers --
 
@@ -206,17 +185,17 @@ class _OpenAPI:
         for i, server in enumerate(servers, 1):
             if not isinstance(server, dict) or not server.get("url"):
                 continue
-            raw = url = _s(server["url"])
-            name = slugify(_s(server.get("description"))) or f"server-{i}"
+            raw = url = as_text(server["url"])
+            name = slugify(as_text(server.get("description"))) or f"server-{i}"
             base, n = name, 2
             while name in used:
                 name, n = f"{base}-{n}", n + 1
             used.add(name)
-            for var_name, var in _dict(server.get("variables")).items():
-                var = _dict(var)
-                choices = [_s(v) for v in _list(var.get("enum"))]
+            for var_name, var in as_dict(server.get("variables")).items():
+                var = as_dict(var)
+                choices = [as_text(v) for v in as_list(var.get("enum"))]
                 if "default" in var:
-                    value = _s(var["default"])
+                    value = as_text(var["default"])
                 else:
                     value = choices[0] if choices else ""
                     self.result.note(
@@ -246,18 +225,22 @@ class _OpenAPI:
     # -- operations --
 
     def _operation(self, route: str, method: str, op: dict[str, Any], shared: list[Any]) -> None:
-        tags = _list(op.get("tags"))
-        folder = _s(tags[0]).replace("/", "-").strip() if tags else ""
-        name = _s(op.get("summary")) or _s(op.get("operationId")) or f"{method.upper()} {route}"
+        tags = as_list(op.get("tags"))
+        folder = as_text(tags[0]).replace("/", "-").strip() if tags else ""
+        name = (
+            as_text(op.get("summary"))
+            or as_text(op.get("operationId"))
+            or f"{method.upper()} {route}"
+        )
         where = f"{method.upper()} {route}"
         req = Request(name=name.strip(), method=method.upper())
         req.description = self._description(op)
 
         params: dict[tuple[str, str], dict[str, Any]] = {}
-        for p in [*shared, *_list(op.get("parameters"))]:
+        for p in [*shared, *as_list(op.get("parameters"))]:
             p = self.resolve(p)
             if isinstance(p, dict) and p.get("name") and p.get("in"):
-                params[(_s(p["name"]), _s(p["in"]))] = p
+                params[(as_text(p["name"]), as_text(p["in"]))] = p
 
         url_path = self._path(route, where, params, req)
         cookies: list[str] = []
@@ -281,7 +264,7 @@ class _OpenAPI:
             else:
                 self.result.note(f"{where}: parameter {pname} in {where_in!r} is not carried over")
         req.url = "{{base_url}}" + url_path
-        if _list(op.get("servers")):
+        if as_list(op.get("servers")):
             self.result.note(f"{where}: its own servers are not carried over; it uses base_url")
 
         body = op.get("requestBody")
@@ -306,27 +289,27 @@ class _OpenAPI:
         if optional_cookies:
             req.headers.append(Header("Cookie", "; ".join(optional_cookies), enabled=False))
 
-        callbacks = _dict(op.get("callbacks"))
+        callbacks = as_dict(op.get("callbacks"))
         if callbacks:
             self.result.note(
                 f"{where}: callbacks ({', '.join(map(str, callbacks))}) are requests the API "
                 "makes; not imported"
             )
         links: list[str] = []
-        for response in _dict(op.get("responses")).values():
-            links += [str(k) for k in _dict(self.resolve(response).get("links"))]
+        for response in as_dict(op.get("responses")).values():
+            links += [str(k) for k in as_dict(self.resolve(response).get("links"))]
         if links:
             self.result.note(f"{where}: response links ({', '.join(links)}) are not carried over")
         self.result.requests.append((folder, req))
 
     def _description(self, op: dict[str, Any]) -> str:
-        text = _s(op.get("description"))
+        text = as_text(op.get("description"))
         if op.get("deprecated"):
             text = ("Deprecated.\n\n" + text).strip()
-        docs = _dict(op.get("externalDocs"))
-        if _s(docs.get("url")):
-            about = f" ({_s(docs.get('description'))})" if docs.get("description") else ""
-            text = f"{text}\n\nSee {_s(docs['url'])}{about}".strip()
+        docs = as_dict(op.get("externalDocs"))
+        if as_text(docs.get("url")):
+            about = f" ({as_text(docs.get('description'))})" if docs.get("description") else ""
+            text = f"{text}\n\nSee {as_text(docs['url'])}{about}".strip()
         return text
 
     # -- parameters --
@@ -342,11 +325,11 @@ class _OpenAPI:
                 ex = self.resolve(ex)
                 if isinstance(ex, dict) and "value" in ex:
                     return _plain(ex["value"]), True
-        content = _dict(p.get("content"))
+        content = as_dict(p.get("content"))
         if content:  # a parameter serialized as a media type (JSON, mostly)
             media = self.resolve(next(iter(content.values())))
             value = self._media_example(media, media.get("schema"))
-            return (None if value is None else _s(value)), True
+            return (None if value is None else as_text(value)), True
         raw = p.get("schema")
         schema = self.resolve(raw)
         if not schema:
@@ -375,7 +358,7 @@ class _OpenAPI:
                     f"{where}: path parameter {pname} is {{{{{var}}}}} ({pname} is for auth)"
                 )
             p = declared.get(pname)
-            style = _s(p.get("style")) if p else ""
+            style = as_text(p.get("style")) if p else ""
             explode = bool(p and p.get("explode") is True)
             value, given = self._param_value(p) if p else (None, False)
             if p is None:
@@ -414,7 +397,7 @@ class _OpenAPI:
     def _query(
         self, req: Request, pname: str, p: dict[str, Any], value: Any, required: bool
     ) -> None:
-        style = _s(p.get("style")) or "form"
+        style = as_text(p.get("style")) or "form"
         explode = p.get("explode", style == "form") is True
 
         def add(name: str, text: str) -> None:
@@ -422,25 +405,25 @@ class _OpenAPI:
 
         if isinstance(value, list) and style == "form" and explode:
             for item in value or [""]:  # one name=value pair per item
-                add(pname, _s(item))
+                add(pname, as_text(item))
         elif isinstance(value, list):
             sep = {"spaceDelimited": " ", "pipeDelimited": "|"}.get(style, ",")
-            add(pname, sep.join(_s(v) for v in value))
+            add(pname, sep.join(as_text(v) for v in value))
         elif isinstance(value, dict) and style == "deepObject":
             for key, item in value.items():
-                add(f"{pname}[{key}]", _s(item))
+                add(f"{pname}[{key}]", as_text(item))
         elif isinstance(value, dict) and style == "form" and explode:
             for key, item in value.items():
-                add(str(key), _s(item))
+                add(str(key), as_text(item))
         elif isinstance(value, dict) and style == "form":
             add(pname, _joined(value, ",", False))
         else:
-            add(pname, _s(value))
+            add(pname, as_text(value))
 
     # -- bodies --
 
     def _body(self, body: dict[str, Any], req: Request, where: str) -> Body:
-        content = _dict(body.get("content"))
+        content = as_dict(body.get("content"))
         if not content:
             return Body()
         types = [str(t) for t in content]
@@ -477,9 +460,9 @@ class _OpenAPI:
         Only an example given as text will do: a value made from the schema would be JSON.
         """
         candidates: list[Any] = [media.get("example")]
-        for ex in _dict(media.get("examples")).values():
+        for ex in as_dict(media.get("examples")).values():
             candidates.append(self.resolve(ex).get("value"))
-        candidates += [schema.get("example"), *_list(schema.get("examples"))]
+        candidates += [schema.get("example"), *as_list(schema.get("examples"))]
         return next((c for c in candidates if isinstance(c, str) and c), None)
 
     def _form(self, media: dict[str, Any], raw_schema: Any, multipart: bool, where: str) -> Body:
@@ -488,7 +471,7 @@ class _OpenAPI:
         example = self._without_read_only(self._media_example(media, raw_schema), raw_schema)
         values = example if isinstance(example, dict) else {}
         props = self._properties(raw_schema)
-        encoding = _dict(media.get("encoding"))
+        encoding = as_dict(media.get("encoding"))
         fields: list[FormField] = []
         for key in [*props, *(k for k in values if k not in props)]:
             raw = props.get(key)
@@ -496,10 +479,10 @@ class _OpenAPI:
             if _read_only(raw, prop):
                 continue
             enc = self.resolve(encoding.get(key)) if key in encoding else {}
-            ctype = _s(enc.get("contentType")) if multipart else ""
+            ctype = as_text(enc.get("contentType")) if multipart else ""
             if "," in ctype:
                 ctype = ""  # several allowed: leave it to the file's type
-            if _dict(enc.get("headers")):
+            if as_dict(enc.get("headers")):
                 self.result.note(f"{where}: headers of part {key!r} are not carried over")
             items = self.resolve(prop.get("items")) if prop.get("type") == "array" else {}
             if _is_file(prop) or (items and _is_file(items)):
@@ -515,9 +498,9 @@ class _OpenAPI:
                 continue
             value = values.get(key, "")
             if isinstance(value, list) and "json" not in ctype:
-                fields += [FormField(key, _s(v), content_type=ctype) for v in value]
+                fields += [FormField(key, as_text(v), content_type=ctype) for v in value]
             else:
-                fields.append(FormField(key, _s(value), content_type=ctype))
+                fields.append(FormField(key, as_text(value), content_type=ctype))
         return Body(type="multipart" if multipart else "form", fields=fields)
 
     def _media_example(self, media: dict[str, Any], schema: Any) -> Any:
@@ -557,9 +540,9 @@ class _OpenAPI:
         if not isinstance(schema, dict) or depth > MAX_DEPTH:
             return {}
         props: dict[str, Any] = {}
-        for part in _list(schema.get("allOf")):
+        for part in as_list(schema.get("allOf")):
             props.update(self._properties(part, depth + 1))
-        props.update(_dict(schema.get("properties")))
+        props.update(as_dict(schema.get("properties")))
         return {str(k): v for k, v in props.items()}
 
     def example(self, schema: Any, depth: int = 0, seen: tuple[str, ...] = ()) -> Any:
@@ -578,11 +561,11 @@ class _OpenAPI:
         for key in ("example", "const", "default"):
             if key in schema:
                 return _plain(schema[key])
-        if _list(schema.get("examples")):
+        if as_list(schema.get("examples")):
             return _plain(schema["examples"][0])
-        if _list(schema.get("enum")):
+        if as_list(schema.get("enum")):
             return _plain(schema["enum"][0])
-        if _list(schema.get("allOf")):
+        if as_list(schema.get("allOf")):
             merged: dict[str, Any] = {}
             for part in schema["allOf"]:
                 value = self.example(part, depth + 1, seen)
@@ -597,24 +580,24 @@ class _OpenAPI:
                     merged.update(value)
             return merged
         for key in ("oneOf", "anyOf"):
-            if _list(schema.get(key)):
+            if as_list(schema.get(key)):
                 return self.example(schema[key][0], depth + 1, seen)
         kind = schema.get("type")
         if isinstance(kind, list):
             kind = next((k for k in kind if k != "null"), "null")
         if kind == "object" or (kind is None and "properties" in schema):
             out: dict[str, Any] = {}
-            for name, prop in _dict(schema.get("properties")).items():
-                if _dict(prop).get("$ref") in seen:
+            for name, prop in as_dict(schema.get("properties")).items():
+                if as_dict(prop).get("$ref") in seen:
                     continue  # a schema inside itself: left out rather than sent as null
                 if not _read_only(prop, self.resolve(prop)):
                     out[str(name)] = self.example(prop, depth + 1, seen)
             return out
         if kind == "array":
-            item = self.example(_dict(schema.get("items")), depth + 1, seen)
+            item = self.example(as_dict(schema.get("items")), depth + 1, seen)
             return [] if item is None else [item]
         if kind == "string":
-            return _FORMAT_EXAMPLES.get(_s(schema.get("format")), "string")
+            return _FORMAT_EXAMPLES.get(as_text(schema.get("format")), "string")
         low = schema.get("minimum")
         low = low if isinstance(low, (int, float)) and not isinstance(low, bool) else 0
         if kind == "integer":
@@ -632,7 +615,7 @@ class _OpenAPI:
         names = {"base_url"}
         for name, scheme in self.schemes.items():
             scheme = self.resolve(scheme)
-            kind, http = _s(scheme.get("type")), _s(scheme.get("scheme")).lower()
+            kind, http = as_text(scheme.get("type")), as_text(scheme.get("scheme")).lower()
             if kind in ("oauth2", "openIdConnect") or (kind == "http" and http == "bearer"):
                 names.add("token")
             elif kind == "http" and http == "basic":
@@ -676,12 +659,12 @@ class _OpenAPI:
             (str(n), self.resolve(self.schemes.get(n)) if n in self.schemes else None)
             for n in requirement
         ]
-        schemes.sort(key=lambda item: _s(_dict(item[1]).get("type")) == "apiKey")
+        schemes.sort(key=lambda item: as_text(as_dict(item[1]).get("type")) == "apiKey")
         for name, scheme in schemes:
             if not scheme:
                 lost.append(f"{where}: security scheme {name!r} is not defined")
                 continue
-            kind, http = _s(scheme.get("type")), _s(scheme.get("scheme")).lower()
+            kind, http = as_text(scheme.get("type")), as_text(scheme.get("scheme")).lower()
             free = sec.auth.type == "none"
             if kind == "apiKey":
                 self._api_key(name, scheme, sec, where, lost)
@@ -715,7 +698,7 @@ class _OpenAPI:
     def _api_key(
         self, name: str, scheme: dict[str, Any], sec: _Security, where: str, lost: list[str]
     ) -> None:
-        location, key = _s(scheme.get("in")), _s(scheme.get("name"))
+        location, key = as_text(scheme.get("in")), as_text(scheme.get("name"))
         var = _key_variable(name)
         value = "{{" + var + "}}"
         if not key or location not in ("header", "query", "cookie"):

@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 from dotenv.parser import parse_stream
 
-from pigeon.importers.common import ImportFailed, ImportResult, Secret
+from pigeon.importers.common import ImportFailed, ImportResult, Secret, as_text
 from pigeon.masking import secret_name
 from pigeon.model import Auth, Body, Environment, FormField, Header, QueryParam, Request
 
@@ -42,12 +42,6 @@ def convert(text: str) -> str:
         return "{{" + (m.group(2) or m.group(3)) + "}}"
 
     return _TEMPLATE.sub(repl, text)
-
-
-def _s(value: Any) -> str:
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else json.dumps(value)
 
 
 @dataclass
@@ -121,16 +115,16 @@ def _request(file: Path, root: Path, result: ImportResult) -> Request | None:
     if not isinstance(data, dict):
         result.note(f"{rel}: not a Posting request; skipped")
         return None
-    name = _s(data.get("name")) or file.name[: -len(SUFFIX)]
-    req = Request(name=name, method=(_s(data.get("method")) or "GET").upper())
-    req.description = _s(data.get("description"))
-    req.url = convert(_s(data.get("url")))
+    name = as_text(data.get("name")) or file.name[: -len(SUFFIX)]
+    req = Request(name=name, method=(as_text(data.get("method")) or "GET").upper())
+    req.description = as_text(data.get("description"))
+    req.url = convert(as_text(data.get("url")))
     for h in data.get("headers") or []:
         if isinstance(h, dict) and h.get("name"):
             req.headers.append(
                 Header(
-                    convert(_s(h["name"])),
-                    convert(_s(h.get("value"))),
+                    convert(as_text(h["name"])),
+                    convert(as_text(h.get("value"))),
                     bool(h.get("enabled", True)),
                 )
             )
@@ -138,8 +132,8 @@ def _request(file: Path, root: Path, result: ImportResult) -> Request | None:
         if isinstance(p, dict) and p.get("name"):
             req.query.append(
                 QueryParam(
-                    convert(_s(p["name"])),
-                    convert(_s(p.get("value"))),
+                    convert(as_text(p["name"])),
+                    convert(as_text(p.get("value"))),
                     bool(p.get("enabled", True)),
                 )
             )
@@ -182,8 +176,8 @@ def _body(body: Any, req: Request, rel: str, result: ImportResult) -> Body:
     if files:
         fields = [
             FormField(
-                convert(_s(f.get("name"))),
-                convert(_s(f.get("value"))),
+                convert(as_text(f.get("name"))),
+                convert(as_text(f.get("value"))),
                 bool(f.get("enabled", True)),
             )
             for f in body.get("form_data") or []
@@ -192,11 +186,11 @@ def _body(body: Any, req: Request, rel: str, result: ImportResult) -> Body:
         for f in files:
             fields.append(
                 FormField(
-                    convert(_s(f.get("name"))),
-                    _s(f.get("path") or f.get("file_path") or f.get("value")),
+                    convert(as_text(f.get("name"))),
+                    as_text(f.get("path") or f.get("file_path") or f.get("value")),
                     bool(f.get("enabled", True)),
                     kind="file",
-                    content_type=_s(f.get("content_type")),
+                    content_type=as_text(f.get("content_type")),
                 )
             )
         if ctype_header is not None and ctype.startswith("multipart/"):
@@ -210,8 +204,8 @@ def _body(body: Any, req: Request, rel: str, result: ImportResult) -> Body:
             type="form",
             fields=[
                 FormField(
-                    convert(_s(f.get("name"))),
-                    convert(_s(f.get("value"))),
+                    convert(as_text(f.get("name"))),
+                    convert(as_text(f.get("value"))),
                     bool(f.get("enabled", True)),
                 )
                 for f in form
@@ -221,7 +215,7 @@ def _body(body: Any, req: Request, rel: str, result: ImportResult) -> Body:
     content = body.get("content")
     if content is None or content == "":
         return Body()
-    content = convert(_s(content))
+    content = convert(as_text(content))
     if re.match(r"^application/([\w.+-]*\+)?json\b", ctype):
         if ctype == "application/json" and ctype_header is not None:
             req.headers.remove(ctype_header)
@@ -247,11 +241,13 @@ def _auth(auth: Any, rel: str, result: ImportResult) -> Auth | None:
         basic = auth.get("basic") or {}
         return Auth(
             type="basic",
-            username=convert(_s(basic.get("username"))),
-            password=convert(_s(basic.get("password"))),
+            username=convert(as_text(basic.get("username"))),
+            password=convert(as_text(basic.get("password"))),
         )
     if kind == "bearer_token":
-        return Auth(type="bearer", token=convert(_s((auth.get("bearer_token") or {}).get("token"))))
+        return Auth(
+            type="bearer", token=convert(as_text((auth.get("bearer_token") or {}).get("token")))
+        )
     result.note(f"{rel}: {kind} auth is not supported by Pigeon; not carried over")
     return None
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_plus
 
-from pigeon.importers.common import ImportFailed, ImportResult, env_name
+from pigeon.importers.common import ImportFailed, ImportResult, as_dict, as_list, as_text, env_name
 from pigeon.model import Auth, Body, Environment, Folder, FormField, Header, QueryParam, Request
 
 # Postman's dynamic variables that Pigeon has under the same name.
@@ -67,15 +67,6 @@ _BEHAVIOR_WHY = {
 _PRUNED_METHODS = {"GET", "HEAD", "COPY", "PURGE", "UNLOCK"}
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    """``value`` if it is an object, else an empty one: malformed input is skipped, not fatal."""
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def parse_postman(text: str, path: Path | None = None) -> ImportResult:
     """Parse a Postman collection or environment export (JSON text)."""
     try:
@@ -95,20 +86,10 @@ def parse_postman(text: str, path: Path | None = None) -> ImportResult:
     return _Collection(data).result
 
 
-def _text(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (int, float, bool)):
-        return json.dumps(value)
-    return json.dumps(value, ensure_ascii=False)
-
-
 def _description(value: Any) -> str:
     if isinstance(value, dict):
-        return _text(value.get("content"))
-    return _text(value)
+        return as_text(value.get("content"))
+    return as_text(value)
 
 
 def _pairs(value: Any) -> dict[str, Any]:
@@ -135,8 +116,8 @@ def _headers(raw: Any) -> list[Header]:
                 out.append(Header(name.strip(), value.strip(), enabled=enabled))
         return out
     return [
-        Header(str(h["key"]), _text(h.get("value")), enabled=not h.get("disabled", False))
-        for h in _list(raw)
+        Header(str(h["key"]), as_text(h.get("value")), enabled=not h.get("disabled", False))
+        for h in as_list(raw)
         if isinstance(h, dict) and h.get("key")
     ]
 
@@ -156,15 +137,19 @@ def _variable_docs(raw: Any) -> str:
     description of the level that defines them."""
     return _doc_list(
         "Variables",
-        [(_text(v.get("key")), v.get("description")) for v in _list(raw) if isinstance(v, dict)],
+        [
+            (as_text(v.get("key")), v.get("description"))
+            for v in as_list(raw)
+            if isinstance(v, dict)
+        ],
     )
 
 
 def _parameter_docs(raw: dict[str, Any], item: dict[str, Any]) -> str:
     """Descriptions Postman keeps on headers, query and path parameters, body fields and
     request variables, for the request's description (Pigeon's pairs have none)."""
-    url = _dict(raw.get("url"))
-    body = _dict(raw.get("body"))
+    url = as_dict(raw.get("url"))
+    body = as_dict(raw.get("body"))
     groups = [
         ("header", raw.get("header")),
         ("query", url.get("query")),
@@ -174,9 +159,9 @@ def _parameter_docs(raw: dict[str, Any], item: dict[str, Any]) -> str:
         ("variable", item.get("variable")),
     ]
     entries = [
-        (f"{kind} {_text(p.get('key'))}", p.get("description"))
+        (f"{kind} {as_text(p.get('key'))}", p.get("description"))
         for kind, pairs in groups
-        for p in _list(pairs)
+        for p in as_list(pairs)
         if isinstance(p, dict)
     ]
     return _doc_list("Parameters", entries)
@@ -198,8 +183,8 @@ def _join(*parts: str) -> str:
 
 
 def parse_environment(data: dict[str, Any], result: ImportResult) -> Environment:
-    env = Environment(name=_text(data.get("name")) or "postman")
-    for item in _list(data.get("values")):
+    env = Environment(name=as_text(data.get("name")) or "postman")
+    for item in as_list(data.get("values")):
         if not isinstance(item, dict) or not item.get("key"):
             continue
         key = str(item["key"])
@@ -228,9 +213,9 @@ def _variable_value(value: Any) -> Any:
 
 class _Collection:
     def __init__(self, data: dict[str, Any]) -> None:
-        info = _dict(data.get("info"))
+        info = as_dict(data.get("info"))
         self.result = ImportResult(
-            name=_text(info.get("name")), description=_description(info.get("description"))
+            name=as_text(info.get("name")), description=_description(info.get("description"))
         )
         self._folder_paths: set[str] = set()
         r = self.result
@@ -242,7 +227,7 @@ class _Collection:
             _variable_docs(data.get("variable")),
             self._events(data.get("event"), "the collection"),
         )
-        self._items(_list(data.get("item")), "", behavior)
+        self._items(as_list(data.get("item")), "", behavior)
         self._dynamic_notes()
 
     # -- walking --
@@ -253,7 +238,7 @@ class _Collection:
         for item in items:
             if not isinstance(item, dict):
                 continue
-            name = (_text(item.get("name")) or "untitled").replace("/", "-").strip()
+            name = (as_text(item.get("name")) or "untitled").replace("/", "-").strip()
             if isinstance(item.get("item"), list):
                 path = self._folder_path(folder, name)
                 where = f"folder {path}"
@@ -313,8 +298,8 @@ class _Collection:
         raw = item["request"]
         if isinstance(raw, str):  # v2: a request may be just its URL
             raw = {"url": raw, "method": "GET"}
-        raw = _dict(raw)
-        req = Request(name=name, method=(_text(raw.get("method")) or "GET").upper())
+        raw = as_dict(raw)
+        req = Request(name=name, method=(as_text(raw.get("method")) or "GET").upper())
         self._url(raw.get("url"), req, where)
         for key, value in self._variables(item.get("variable"), where).items():
             req.variables.setdefault(key, value)
@@ -325,7 +310,7 @@ class _Collection:
         for key in ("proxy", "certificate"):
             if raw.get(key):
                 self.result.note(f"{where}: its {key} setting is not carried over")
-        examples = len(_list(item.get("response")))
+        examples = len(as_list(item.get("response")))
         if examples:
             self.result.note(
                 f"{where}: {examples} saved example response{'s' if examples != 1 else ''} "
@@ -344,7 +329,7 @@ class _Collection:
     def _variables(self, raw: Any, where: str) -> dict[str, Any]:
         """A ``variable`` list (collection, folder or request) as name -> value."""
         out: dict[str, Any] = {}
-        for var in _list(raw):
+        for var in as_list(raw):
             if isinstance(var, dict) and var.get("key"):
                 if var.get("disabled"):
                     self.result.note(
@@ -359,7 +344,7 @@ class _Collection:
         returned (to be merged down to the requests); each other one set to something other
         than Postman's default gets one note here, where it is defined."""
         kept: dict[str, Any] = {}
-        for key, value in _dict(raw).items():
+        for key, value in as_dict(raw).items():
             if key in _BEHAVIOR_SETTINGS and isinstance(value, bool):
                 kept[key] = value
             elif key == "disableBodyPruning" and isinstance(value, bool):
@@ -391,13 +376,13 @@ class _Collection:
             url = {"raw": url}
         if not isinstance(url, dict):
             return
-        raw = _text(url.get("raw"))
+        raw = as_text(url.get("raw"))
         if not raw:
             host = url.get("host")
-            host = ".".join(_text(h) for h in host) if isinstance(host, list) else _text(host)
+            host = ".".join(as_text(h) for h in host) if isinstance(host, list) else as_text(host)
             path = url.get("path")
-            path = "/".join(_text(p) for p in path) if isinstance(path, list) else _text(path)
-            proto = _text(url.get("protocol"))
+            path = "/".join(as_text(p) for p in path) if isinstance(path, list) else as_text(path)
+            proto = as_text(url.get("protocol"))
             raw = (
                 (f"{proto}://" if proto else "")
                 + host
@@ -412,8 +397,8 @@ class _Collection:
                 if isinstance(q, dict) and q.get("key") is not None:
                     req.query.append(
                         QueryParam(
-                            _decode(_text(q["key"])),
-                            _decode(_text(q.get("value"))),
+                            _decode(as_text(q["key"])),
+                            _decode(as_text(q.get("value"))),
                             enabled=not q.get("disabled", False),
                         )
                     )
@@ -424,8 +409,8 @@ class _Collection:
                     req.query.append(QueryParam(_decode(k), _decode(v)))
         # Path variables: /users/:id -> /users/{{id}}, the value as a request variable.
         values = {
-            _text(v.get("key")): v.get("value")
-            for v in _list(url.get("variable"))
+            as_text(v.get("key")): v.get("value")
+            for v in as_list(url.get("variable"))
             if isinstance(v, dict) and v.get("key")
         }
 
@@ -453,8 +438,10 @@ class _Collection:
         mode = body.get("mode")
         has_ctype = any(h.name.lower() == "content-type" and h.enabled for h in req.headers)
         if mode == "raw":
-            content = _text(body.get("raw"))
-            language = _text(_dict(_dict(body.get("options")).get("raw")).get("language", "text"))
+            content = as_text(body.get("raw"))
+            language = as_text(
+                as_dict(as_dict(body.get("options")).get("raw")).get("language", "text")
+            )
             if language == "json":
                 return Body(type="json", content=content)
             if not has_ctype and language in _RAW_TYPES and language != "text":
@@ -463,19 +450,21 @@ class _Collection:
         if mode == "urlencoded":
             fields = [
                 FormField(
-                    _text(f.get("key")), _text(f.get("value")), enabled=not f.get("disabled", False)
+                    as_text(f.get("key")),
+                    as_text(f.get("value")),
+                    enabled=not f.get("disabled", False),
                 )
-                for f in _list(body.get("urlencoded"))
+                for f in as_list(body.get("urlencoded"))
                 if isinstance(f, dict) and f.get("key") is not None
             ]
             return Body(type="form", fields=fields)
         if mode == "formdata":
             fields = []
-            for f in _list(body.get("formdata")):
+            for f in as_list(body.get("formdata")):
                 if not isinstance(f, dict) or f.get("key") is None:
                     continue
                 enabled = not f.get("disabled", False)
-                ctype = _text(f.get("contentType"))
+                ctype = as_text(f.get("contentType"))
                 if f.get("type") == "file":
                     src = f.get("src")
                     if isinstance(src, list):
@@ -488,16 +477,20 @@ class _Collection:
                         self.result.note(
                             f"{where}: form field {f['key']} has no file chosen; set its path"
                         )
-                    fields.append(FormField(_text(f["key"]), _text(src), enabled, "file", ctype))
+                    fields.append(
+                        FormField(as_text(f["key"]), as_text(src), enabled, "file", ctype)
+                    )
                 else:
                     fields.append(
-                        FormField(_text(f["key"]), _text(f.get("value")), enabled, "text", ctype)
+                        FormField(
+                            as_text(f["key"]), as_text(f.get("value")), enabled, "text", ctype
+                        )
                     )
             if has_ctype:
                 req.headers = [h for h in req.headers if h.name.lower() != "content-type"]
             return Body(type="multipart", fields=fields)
         if mode == "graphql":
-            gql = _dict(body.get("graphql"))
+            gql = as_dict(body.get("graphql"))
             variables = gql.get("variables") or "{}"
             try:
                 parsed = json.loads(variables) if isinstance(variables, str) else variables
@@ -509,13 +502,13 @@ class _Collection:
             return Body(
                 type="json",
                 content=json.dumps(
-                    {"query": _text(gql.get("query")), "variables": parsed},
+                    {"query": as_text(gql.get("query")), "variables": parsed},
                     indent=2,
                     ensure_ascii=False,
                 ),
             )
         if mode == "file":
-            src = _dict(body.get("file")).get("src")
+            src = as_dict(body.get("file")).get("src")
             self.result.note(
                 f"{where}: a binary file body ({src or 'no file'}) is not carried over"
             )
@@ -536,17 +529,17 @@ class _Collection:
         if kind == "basic":
             return Auth(
                 type="basic",
-                username=_text(params.get("username")),
-                password=_text(params.get("password")),
+                username=as_text(params.get("username")),
+                password=as_text(params.get("password")),
             )
         if kind == "bearer":
-            return Auth(type="bearer", token=_text(params.get("token")))
+            return Auth(type="bearer", token=as_text(params.get("token")))
         if kind == "apikey":
             location = "query" if params.get("in") == "query" else "header"
             return Auth(
                 type="api_key",
-                key=_text(params.get("key")) or "X-Api-Key",
-                value=_text(params.get("value")),
+                key=as_text(params.get("key")) or "X-Api-Key",
+                value=as_text(params.get("value")),
                 location=location,
             )
         if kind == "oauth2":
@@ -558,14 +551,14 @@ class _Collection:
     def _oauth2(self, params: dict[str, Any], where: str) -> Auth:
         """OAuth 2.0 as the token it sends: Pigeon runs no flow, but sends a saved token (or
         ``{{access_token}}``) where Postman puts it, with Postman's header prefix."""
-        token = _text(params.get("accessToken"))
+        token = as_text(params.get("accessToken"))
         self.result.note(
             f"{where}: OAuth 2.0 flows are not run by Pigeon; imported as the token alone, "
             + ("the saved access token" if token else "{{access_token}}: set it")
         )
         token = token or "{{access_token}}"
         prefix = params.get("headerPrefix")
-        prefix = "Bearer" if prefix is None else _text(prefix).strip()
+        prefix = "Bearer" if prefix is None else as_text(prefix).strip()
         if params.get("addTokenTo") == "queryParams":
             return Auth(type="api_key", key="access_token", value=token, location="query")
         if prefix == "Bearer":
@@ -576,18 +569,18 @@ class _Collection:
     def _events(self, events: Any, where: str) -> str:
         """Scripts as description text (JavaScript is not run by Pigeon), with a note."""
         parts = []
-        for event in _list(events):
+        for event in as_list(events):
             if not isinstance(event, dict):
                 continue
-            script = _dict(event.get("script"))
+            script = as_dict(event.get("script"))
             exec_ = script.get("exec")
             code = (
-                "\n".join(_text(line) for line in exec_)
+                "\n".join(as_text(line) for line in exec_)
                 if isinstance(exec_, list)
-                else _text(exec_)
+                else as_text(exec_)
             )
             label = {"prerequest": "pre-request", "test": "test"}.get(
-                _text(event.get("listen")), _text(event.get("listen")) or "unnamed"
+                as_text(event.get("listen")), as_text(event.get("listen")) or "unnamed"
             )
             if event.get("disabled"):
                 label += " (disabled)"
