@@ -39,6 +39,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.bodies",
             "pigeon.bodyformat",
             "pigeon.errors",
+            "pigeon.terminal",
         ),
     ),
     ("the package", ("pigeon",)),

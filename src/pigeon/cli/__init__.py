@@ -18,6 +18,7 @@ from typing import Any
 from pigeon.cli.stderr import run_command
 from pigeon.errors import EXIT_FAILED, EXIT_OK, EXIT_UNRESOLVED, EXIT_USAGE, UsageError
 from pigeon.errors import SendFailure as Failure
+from pigeon.terminal import printable
 
 __all__ = [
     "COMMANDS",
@@ -168,9 +169,9 @@ def cmd_import(args: argparse.Namespace) -> int:
     source = sys.stdin.read() if args.source == "-" else args.source
     written, notes = run_import(args.kind, source, into)
     for path in written:
-        print(f"wrote {path}")
+        print(f"wrote {printable(str(path))}")
     for note in notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {printable(note)}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
 import sys
 import time
 from pathlib import Path
@@ -24,19 +23,11 @@ from pigeon.errors import EXIT_FAILED, SendFailure
 from pigeon.pipeline import RequestResult, RunContext, RunHistory
 from pigeon.reports import check_report_paths, parse_report_specs, write_reports
 from pigeon.run import RunSummary, check_broken, run_collection, select
+from pigeon.terminal import printable
 
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
-
-
-def _printable(text: str) -> str:
-    """Control characters a script printed or a server sent, shown as escapes: they must not
-    move the cursor, recolour the terminal or break a CI log's lines."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 class Console:
@@ -71,18 +62,18 @@ class Console:
             status, figures = self._c("—", "2"), f"{r.duration_ms:.0f} ms"
         mark = self._c("✔", "32") if r.passed else self._c("✘", "31")
         print(
-            f"{mark} {method} {_printable(r.id).ljust(self.width)}  {status}  {figures}",
+            f"{mark} {method} {printable(r.id).ljust(self.width)}  {status}  {figures}",
             file=self.out,
         )
         for line in r.problems():
-            print(f"    {self._c(_printable(line), '31')}", file=self.out)
+            print(f"    {self._c(printable(line), '31')}", file=self.out)
         if r.unresolved and not r.strict_failure:
-            names = ", ".join(r.unresolved)
+            names = printable(", ".join(r.unresolved))
             print(f"    {self._c(f'unresolved (sent as written): {names}', '33')}", file=self.out)
         for warning in r.warnings:
-            print(f"    warning: {_printable(warning)}", file=self.out)
+            print(f"    warning: {printable(warning)}", file=self.out)
         for line in r.log:
-            print(f"    {_printable(line)}", file=self.out)
+            print(f"    {printable(line)}", file=self.out)
         self.out.flush()  # live in a CI log too, where stdout is a pipe
 
     def summary(self, s: RunSummary) -> None:

@@ -12,11 +12,12 @@ import sys
 from collections.abc import Callable
 
 from pigeon.errors import EXIT_OK, PigeonError, exit_code_of
+from pigeon.terminal import printable
 
 
 def say(message: str) -> None:
     """One line on stderr, prefixed as every message of the command line is."""
-    print(f"pigeon: {message}", file=sys.stderr)
+    print(f"pigeon: {printable(message)}", file=sys.stderr)
 
 
 def warn(message: str) -> None:

@@ -1,0 +1,22 @@
+"""Text from outside on a terminal (DESIGN §6: one clear line): file names, server text, import
+notes and script output are shown, never obeyed.
+
+A terminal acts on control characters: ESC starts sequences that move the cursor, clear the
+screen or set the window title, C1 controls do the same on some terminals, and CR or BEL
+rewrite or ring. ``printable`` shows each as a visible escape (``\\x1b``), so a hostile
+collection, server or import can put nothing on the terminal but text. Reports (JSON, JUnit)
+are files, not terminals, and stay exact.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls but the tab, DEL, and the C1 range.
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character (newlines too: one message, one line) shown as a
+    ``\\xNN`` escape instead of being sent to the terminal."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
