@@ -11,6 +11,7 @@ are files, not terminals, and stay exact.
 from __future__ import annotations
 
 import re
+from typing import TextIO
 
 # C0 controls but the tab, DEL, and the C1 range.
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
@@ -20,3 +21,15 @@ def printable(text: str) -> str:
     """``text`` with every control character (newlines too: one message, one line) shown as a
     ``\\xNN`` escape instead of being sent to the terminal."""
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+_CONTROL_BUT_LINES = re.compile("[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+
+
+def for_terminal(text: str, stream: TextIO) -> str:
+    """``text`` as it should reach ``stream``: exact when it is a file or a pipe (a request
+    saved with ``> req.http`` keeps every byte), with its lines kept but every other control
+    character shown as an escape when it is a terminal."""
+    if not stream.isatty():
+        return text
+    return _CONTROL_BUT_LINES.sub(lambda m: f"\\x{ord(m.group()):02x}", text)

@@ -64,3 +64,24 @@ def test_a_scripts_output_and_a_requests_name_are_shown_not_obeyed(
     assert code == 0, out + err
     assert "\x1b" not in out + err and "\x07" not in out + err
     assert "\\x1b]0;owned\\x07hi\\x1b[2J" in out
+
+
+class _Terminal:
+    def isatty(self) -> bool:
+        return True
+
+
+class _Pipe:
+    def isatty(self) -> bool:
+        return False
+
+
+def test_a_rendered_message_is_exact_in_a_pipe_and_harmless_on_a_terminal() -> None:
+    from pigeon.terminal import for_terminal
+
+    message = f"POST / HTTP/1.1\r\nHost: h\r\n\r\nbody {TITLE} {CLEAR}\nnext\tline\n"
+    assert for_terminal(message, _Pipe()) == message  # type: ignore[arg-type]
+    shown = for_terminal(message, _Terminal())  # type: ignore[arg-type]
+    assert "\x1b" not in shown and "\x07" not in shown
+    assert shown.startswith("POST / HTTP/1.1\r\nHost: h\r\n\r\nbody \\x1b]0;owned\\x07")
+    assert shown.endswith("\nnext\tline\n")

@@ -13,6 +13,7 @@ import argparse
 import asyncio
 import difflib
 import json
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ from pigeon.model import BrokenFile, Collection, Folder, Request, normalize_ref
 from pigeon.pipeline import RequestResult, RunContext, build
 from pigeon.render import RenderedRequest
 from pigeon.scopes import RuntimeVars, UnknownEnvironment
+from pigeon.terminal import for_terminal
 
 
 @dataclass
@@ -120,9 +122,9 @@ def cli_render(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(rendered.to_json(), ensure_ascii=False))
     elif args.format == "curl":
-        print(to_curl(rendered))
+        print(for_terminal(to_curl(rendered), sys.stdout))
     else:
-        print(http_message(rendered), end="")
+        print(for_terminal(http_message(rendered), sys.stdout), end="")
     problems = _unresolved(rendered)
     if args.strict and problems:
         raise UnresolvedError(f"unresolved placeholders: {problems}")
@@ -153,7 +155,7 @@ def cli_export(args: argparse.Namespace) -> int:
     problems = _unresolved(rendered)
     if problems and args.strict:
         raise UnresolvedError(f"unresolved placeholders: {problems}")
-    print(to_curl(rendered))
+    print(for_terminal(to_curl(rendered), sys.stdout))
     if problems:
         warn(f"unresolved placeholders, sent as written: {problems}")
     return EXIT_OK
