@@ -23,13 +23,28 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
+_CONTROL_BUT_BREAKS = re.compile("[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f]")
+# A lone CR returns the cursor and rewrites its line; one before LF ends the line.
 _CONTROL_BUT_LINES = re.compile("[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+
+
+def printable_lines(text: str) -> str:
+    """``text`` with its line breaks and tabs kept and every other control character shown as
+    a ``\\xNN`` escape: for many lines of outside text at once (a response body in the app)."""
+    if "\r" not in text and not _CONTROL_BUT_BREAKS.search(text):  # a fast scan first
+        return text
+    return _CONTROL_BUT_LINES.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def for_terminal(text: str, stream: TextIO) -> str:
     """``text`` as it should reach ``stream``: exact when it is a file or a pipe (a request
     saved with ``> req.http`` keeps every byte), with its lines kept but every other control
     character shown as an escape when it is a terminal."""
-    if not stream.isatty():
-        return text
-    return _CONTROL_BUT_LINES.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return printable_lines(text) if stream.isatty() else text
+
+
+def strip_controls(text: str) -> str:
+    """``text`` without any control character but the tab: the app's last line of defence,
+    applied to every line it draws (``tui.control_filter``). Control characters take no
+    terminal cell, so removing them keeps every line's layout."""
+    return _CONTROL.sub("", text) if _CONTROL.search(text) else text

@@ -371,9 +371,11 @@ async def test_messages_and_control_characters() -> None:
         await pilot.pause()
         assert view.phase == "message"
         assert view.render_line(0).text.rstrip() == "PNG image, 10 bytes (1x1)"
-        view.show_text("a\x1bb\tc")
+        view.show_text("a\x1b]2;title\x07b\tc\x9b2J\rd\r\n")
         await pilot.pause()
-        assert view.render_line(0).text.rstrip() == "a\ufffdb     c"
+        # Shown as escapes, never sent: no title, no clear screen, no carriage return.
+        shown = "a\\x1b]2;title\\x07b\tc\\x9b2J\\x0dd".expandtabs()
+        assert view.render_line(0).text.rstrip() == shown
 
 
 async def test_new_body_while_formatting_drops_the_old_result() -> None:

@@ -18,6 +18,7 @@ from itertools import accumulate, repeat
 from operator import add
 
 from pigeon.bodies.cancel import Cancelled, Stopped, never
+from pigeon.terminal import printable_lines
 
 
 @dataclass
@@ -89,8 +90,11 @@ def build_index(
 
     ASCII text is measured by character count alone; otherwise only lines long enough to
     possibly be the widest are measured with ``cell_len`` (wide characters take two cells).
-    A trailing newline does not make an extra empty line.
+    A trailing newline does not make an extra empty line. Control characters (ESC, a lone
+    CR...) are indexed as visible ``\\xNN`` escapes: a body from a server is shown, never
+    obeyed by the terminal.
     """
+    text = printable_lines(text)
     if not text:
         return LineIndex(text)
     # split() and map() run in C: about twice as fast as scanning for line breaks.

@@ -4,17 +4,19 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import partial
 from pathlib import Path
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.filter import LineFilter
 from textual.screen import Screen
 from textual.theme import Theme
 
 from pigeon.config import AppConfig, ConfigError
 from pigeon.session import Session, demo_collection_dir
+from pigeon.tui.control_filter import ControlCharacters
 
 
 class PigeonApp(App[int]):
@@ -48,6 +50,12 @@ class PigeonApp(App[int]):
         self.startup_problems: list[str] = []
         # Before the first stylesheet parse: a theme set later re-parses every stylesheet.
         self._register_themes()
+
+    _controls = ControlCharacters()
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then one that no text can pass a control character through."""
+        return [*super().get_line_filters(), self._controls]
 
     # -- start --------------------------------------------------------------------------------
 

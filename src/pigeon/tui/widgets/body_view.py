@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-import re
 import threading
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -54,9 +53,6 @@ LIVE_FILTER_LIMIT = 1_000_000
 LIVE_FILTER_DELAY = 0.3
 FILTER_HELP = "enter: apply   escape: clear the filter"
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
-
-
 _gc_lock = threading.Lock()
 _gc_holders = 0
 _gc_was_enabled = True
@@ -82,11 +78,6 @@ def _gc_paused() -> Iterator[None]:
             _gc_holders -= 1
             if _gc_holders == 0 and _gc_was_enabled:
                 gc.enable()
-
-
-def _visible(line: str) -> str:
-    """Control characters drawn as one replacement character each (columns stay put)."""
-    return _CONTROL.sub("\ufffd", line) if _CONTROL.search(line) else line
 
 
 class BodyView(ScrollView, can_focus=True):
@@ -358,7 +349,7 @@ class BodyView(ScrollView, can_focus=True):
         else:
             # A window on a long line: a tab becomes one space so columns stay characters.
             line = full[begin:end].replace("\t", " ")
-        text = Text(_visible(line), style=base, no_wrap=True, end="")
+        text = Text(line, style=base, no_wrap=True, end="")
         size = len(line)
 
         def paint(style: Style, start: int, stop: int) -> None:
@@ -425,7 +416,7 @@ class BodyView(ScrollView, can_focus=True):
         def column(index: int) -> int:
             return len(full[:index].expandtabs())
 
-        text = Text(_visible(full.expandtabs()), style=base, no_wrap=True, end="")
+        text = Text(full.expandtabs(), style=base, no_wrap=True, end="")
         if self._matches:
             line_start = self._doc.starts[number]
             for index in self._matches.between(line_start, line_start + len(full)):

@@ -17,6 +17,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from pigeon.model import BrokenFile, Collection, Folder, Request
+from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.themes import method_colour
 
@@ -98,7 +99,7 @@ class CollectionTree(Tree[NodeData]):
             expanded.update(select.parents)
         first_build = not self.root.children
         self.clear()
-        self.root.label = Text(collection.name)
+        self.root.label = Text(printable(collection.name))
         target: TreeNode[NodeData] | None = None
 
         def add(parent: TreeNode[NodeData], items: list[Folder | Request]) -> None:
@@ -134,11 +135,11 @@ class CollectionTree(Tree[NodeData]):
 
     def _label(self, item: Folder | Request) -> Text:
         if isinstance(item, Folder):
-            return Text(item.name, style="bold")
+            return Text(printable(item.name), style="bold")
         method = (item.method or "GET").upper()
         colour = method_colour(self.app.current_theme, method)
         badge = (method[:4] if method != "DELETE" else "DEL").ljust(4)
-        text = Text.assemble((badge, f"bold {colour}"), " ", item.name)
+        text = Text.assemble((badge, f"bold {colour}"), " ", printable(item.name))
         if item.path is not None and item.path in self._dirty:
             text.append(" •", style="bold")
         return text
@@ -149,7 +150,7 @@ class CollectionTree(Tree[NodeData]):
             where = broken.path.relative_to(root).as_posix()
         except ValueError:
             where = str(broken.path)
-        return Text.assemble(("⚠ ", "bold red"), (where, "red"))
+        return Text.assemble(("⚠ ", "bold red"), (printable(where), "red"))
 
     # -- state --------------------------------------------------------------------------------
 
