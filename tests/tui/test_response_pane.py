@@ -173,6 +173,15 @@ async def test_headers_tab() -> None:
         assert table.display and table.region.height > 0
 
 
+async def test_a_header_from_the_server_shows_its_control_characters_as_escapes() -> None:
+    headers = [("X-Evil\x1b]2;t\x07", "a\x1b[2Jb\x9bc")]
+    app = ResponsePaneApp(make_exchange(headers=headers))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        table = app.query_one(ResponsePane).headers_table
+        assert table.get_row_at(0) == ["X-Evil\\x1b]2;t\\x07", "a\\x1b[2Jb\\x9bc"]
+
+
 async def test_as_sent_masks_secrets_until_revealed() -> None:
     app = ResponsePaneApp(make_exchange())
     async with app.run_test(size=(100, 30)) as pilot:

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, RichLog
 
 from pigeon.session import LogEntry
+from pigeon.terminal import printable, printable_lines
 from pigeon.tui.css import beside
 
 
@@ -35,10 +36,11 @@ class LogScreen(ModalScreen[None]):
         for entry in self._entries:
             head = Text.assemble(
                 (entry.when.strftime("%H:%M:%S "), "dim"),
-                (entry.source, "bold red" if entry.error else "bold"),
+                (printable(entry.source), "bold red" if entry.error else "bold"),
             )
             log.write(head)
-            log.write(Text(entry.text.rstrip("\n"), style="red" if entry.error else ""))
+            text = printable_lines(entry.text.rstrip("\n"))
+            log.write(Text(text, style="red" if entry.error else ""))
         log.focus()
 
     def action_dismiss_log(self) -> None:

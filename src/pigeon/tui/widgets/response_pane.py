@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from pigeon import bodyformat
 from pigeon.bodyformat import human_size
+from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.format import curl_command, duration, sent_text, suggested_filename
 from pigeon.tui.widgets.body_panel import BodyPanel
@@ -221,7 +222,7 @@ class ResponsePane(Vertical):
     def _show_headers(self, exchange: Exchange) -> None:
         table = self.headers_table
         for number, (name, value) in enumerate(exchange.headers):
-            table.add_row(name, value, key=str(number))
+            table.add_row(printable(name), printable(value), key=str(number))
         if exchange.headers:
             tabs = self.query_one(TabbedContent)
             tabs.get_tab("tab-headers").label = f"Headers ({len(exchange.headers)})"
