@@ -126,3 +126,32 @@ def rename_dir_exclusive(src: Path, dst: Path) -> None:
             raise
     fsync_dir(dst.parent)
     fsync_dir(src.parent)
+
+
+# -- the collection's own folder ------------------------------------------------------------
+
+PRIVATE_DIR = ".pigeon"
+
+
+class LinkedOut(OSError):
+    """A folder Pigeon writes in is a link: it may lead anywhere, so nothing is written there."""
+
+
+def private_dir(root: Path | str, *parts: str, create: bool = True) -> Path:
+    """``root/.pigeon/<parts>``: the collection's git-ignored folder for history and what
+    Pigeon remembers. Made on the way (with a ``.gitignore`` of ``*``) when ``create``;
+    ``LinkedOut`` when any part of it is a symlink, so a hostile repository cannot point
+    Pigeon's writes, or the pruning of old history, at files elsewhere."""
+    path = Path(root)
+    for name in (PRIVATE_DIR, *parts):
+        path = path / name
+        if path.is_symlink():
+            raise LinkedOut(
+                f"{path} is a link (to {os.path.realpath(path)}); Pigeon writes nothing there"
+            )
+        if create and not path.is_dir():
+            path.mkdir(exist_ok=True)
+            if name == PRIVATE_DIR:
+                with suppress(FileExistsError):
+                    create_exclusive(path / ".gitignore", "*\n")
+    return path

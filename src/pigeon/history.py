@@ -25,7 +25,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pigeon.exchange import Exchange, Timings
-from pigeon.files import atomic_write
+from pigeon.files import LinkedOut, atomic_write, private_dir
 from pigeon.masking import MASK, Masker, dotenv_secrets
 from pigeon.model import DEFAULT_TIMEOUT, Body, Header, Request, Settings
 from pigeon.render import RenderedRequest
@@ -143,13 +143,17 @@ def history_dir(collection_root: Path) -> Path:
 
 
 def _ensure_dir(collection_root: Path) -> Path:
-    base = Path(collection_root) / ".pigeon"
-    directory = history_dir(collection_root)
-    directory.mkdir(parents=True, exist_ok=True)
-    ignore = base / ".gitignore"
-    if not ignore.exists():
-        atomic_write(ignore, "*\n")
-    return directory
+    """The history folder, made if need be; ``LinkedOut`` when ``.pigeon`` or it is a link."""
+    return private_dir(collection_root, HISTORY_DIR.name)
+
+
+def _readable_dir(collection_root: Path) -> Path | None:
+    """The history folder to list or prune, ``None`` when it is missing or a link."""
+    try:
+        directory = private_dir(collection_root, HISTORY_DIR.name, create=False)
+    except LinkedOut:
+        return None
+    return directory if directory.is_dir() else None
 
 
 def _body_json(
@@ -396,8 +400,8 @@ def load_entry(path: Path) -> HistoryEntry:
 
 
 def _files(collection_root: Path) -> list[Path]:
-    directory = history_dir(collection_root)
-    if not directory.is_dir():
+    directory = _readable_dir(collection_root)
+    if directory is None:
         return []
     return sorted((p for p in directory.glob("*.json") if p.is_file()), reverse=True)
 
@@ -425,7 +429,9 @@ def prune(
     """
     if keep is not None and keep < 0:
         raise ValueError("keep must be zero or more")
-    directory = history_dir(collection_root)
+    directory = _readable_dir(collection_root)
+    if directory is None:
+        return 0
     try:
         listing = os.listdir(directory)  # names only: no stat, no Path objects
     except FileNotFoundError:

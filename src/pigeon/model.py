@@ -128,12 +128,18 @@ class Environment:
 
 @dataclass
 class BrokenFile:
-    """A file that could not be loaded; it is listed, never overwritten."""
+    """A file that could not be loaded; it is listed, never overwritten.
+
+    ``skipped`` marks an entry Pigeon does not follow rather than a file that failed: a link
+    out of the collection, a link loop, a folder it may not read. It is named, and it never
+    stops a run of the requests that do load.
+    """
 
     path: Path
     message: str
     line: int | None = None
     column: int | None = None
+    skipped: bool = False
 
     def __str__(self) -> str:
         where = f"{self.path}"

@@ -122,7 +122,7 @@ def check_broken(
     With no selection every broken request and folder file counts; with one, only the
     selected requests and folders and the folder files above them do. An environment file
     counts when it is the environment in use. One bad file elsewhere does not block a run
-    that never touches it.
+    that never touches it, and an entry the loader skipped (a link out, a loop) never does.
     """
     relevant = [b for b in collection.broken if _broken_matters(collection, b, env, selection)]
     if relevant:
@@ -136,6 +136,8 @@ def check_broken(
 def _broken_matters(
     collection: Collection, broken: BrokenFile, env: str | None, selection: list[str] | None
 ) -> bool:
+    if broken.skipped:
+        return False
     try:
         rel = broken.path.resolve().relative_to(collection.root.resolve()).as_posix()
     except ValueError:

@@ -33,6 +33,7 @@ from tomlkit.container import Container
 from tomlkit.items import AoT, Array, InlineTable, Item, String, StringType, Table, Trivia
 
 from pigeon.errors import LoadError, SaveError
+from pigeon.values import MAX_DEPTH
 
 _POSITION_RE = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 _BARE_KEY_RE = re.compile(r"[A-Za-z0-9_-]+")
@@ -76,12 +77,55 @@ def parse(text: str, path: Path | None) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
-        match = _POSITION_RE.search(message)
         line = column = None
+        match = _POSITION_RE.search(message)
         if match:
             line, column = int(match[1]), int(match[2])
             message = message[: match.start()]
+        message = message.removesuffix(_AT_END)
+        if message in _UNCLOSED:  # tomllib points at the end: point at the opening quotes
+            line, column, message = _unclosed_string(text, _UNCLOSED[message])
         raise LoadError(path, line, column, f"TOML syntax error: {message}") from exc
+    except RecursionError:  # tomllib recurses once per level of arrays and inline tables
+        line = _too_deep_line(text)
+        raise LoadError(
+            path, line, None, f"arrays or inline tables nested more than {MAX_DEPTH} levels deep"
+        ) from None
+
+
+_AT_END = " (at end of document)"
+# tomllib's messages for a string the file never closes, and the quote that opens it.
+_UNCLOSED = {"Unterminated string": '"', "Expected \"'''\"": "'''", 'Expected "\'"': "'"}
+
+
+def _unclosed_string(text: str, quote: str) -> tuple[int, int, str]:
+    """Line and column of the string that runs to the end of the file. A one-line string
+    cannot hold a line break, so it opens on the last line; otherwise the last triple quote
+    of its kind opens it."""
+    last_line = text.rfind("\n") + 1
+    triple = quote * 3 if len(quote) == 1 else quote
+    opening = text.rfind(triple)
+    if opening < last_line and len(quote) == 1 and quote in text[last_line:]:
+        opening = text.index(quote, last_line)
+    if opening < 0:
+        opening = len(text)
+    line = text.count("\n", 0, opening) + 1
+    column = opening - (text.rfind("\n", 0, opening) + 1) + 1
+    return line, column, "this string is never closed (the file ends inside it)"
+
+
+def _too_deep_line(text: str) -> int | None:
+    """The line where brackets first open deeper than ``MAX_DEPTH`` (strings are not parsed:
+    a pointer for the user, not a parser)."""
+    depth = 0
+    for match in _BRACKET_RE.finditer(text):
+        depth += 1 if match.group() in "[{" else -1
+        if depth > MAX_DEPTH:
+            return text.count("\n", 0, match.start()) + 1
+    return None
+
+
+_BRACKET_RE = re.compile(r"[\[\]{}]")
 
 
 def load_document(text: str, path: Path | None, build: Callable[[dict[str, Any]], Any]) -> Any:
@@ -97,7 +141,10 @@ def load_document(text: str, path: Path | None, build: Callable[[dict[str, Any]]
 
 
 def key_path(at: tuple[str | int, ...]) -> str:
-    """``("headers", 0, "name")`` -> ``headers[0].name``."""
+    """``("headers", 0, "name")`` -> ``headers[0].name``; a path deeper than 12 keys shows its
+    first and last keys around the count of those left out, so a message stays one line."""
+    if len(at) > 12:
+        return f"{key_path(at[:6])}…({len(at) - 8} more)…{key_path(at[-2:])}"
     out = ""
     for step in at:
         if isinstance(step, int):

@@ -19,6 +19,10 @@ _NAME_RE = re.compile(r"[A-Za-z0-9_.-]+")
 
 KINDS = ("string", "integer", "float", "boolean", "null", "object", "array", "date")
 
+# Objects and arrays nest at most this deep: every walker of a value (rendering, masking,
+# saving) can then recurse safely, and a hostile file or script cannot exhaust the stack.
+MAX_DEPTH = 64
+
 # RFC 9110 §5.6.2: a method or a header field name is a token.
 _TOKEN_RE = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
@@ -61,10 +65,23 @@ def check_value(value: Any, name: str) -> Any:
     Tuples become lists. Anything else outside DESIGN §3.1 raises ``ValueError`` naming the
     variable and the path to the bad part, so a script author can find it.
     """
-    return _check(value, name)
+    return _check(value, name, 0)
 
 
-def _check(value: Any, path: str) -> Any:
+def too_deep(value: Any, depth: int = 0) -> bool:
+    """Whether objects and arrays in ``value`` nest deeper than ``MAX_DEPTH``."""
+    if depth > MAX_DEPTH:
+        return True
+    if isinstance(value, dict):
+        return any(too_deep(item, depth + 1) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(too_deep(item, depth + 1) for item in value)
+    return False
+
+
+def _check(value: Any, path: str, depth: int) -> Any:
+    if depth > MAX_DEPTH and isinstance(value, (dict, list, tuple)):
+        raise ValueError(f"variable {path}: objects and arrays nest more than {MAX_DEPTH} deep")
     if value is None or isinstance(value, (str, bool, int)):
         return value
     if isinstance(value, float):
@@ -80,10 +97,10 @@ def _check(value: Any, path: str) -> Any:
                 raise ValueError(
                     f"variable {path}: object keys must be strings, got {type(key).__name__} {key!r}"
                 )
-            out[key] = _check(item, f"{path}{_key_step(key)}")
+            out[key] = _check(item, f"{path}{_key_step(key)}", depth + 1)
         return out
     if isinstance(value, (list, tuple)):
-        return [_check(item, f"{path}[{i}]") for i, item in enumerate(value)]
+        return [_check(item, f"{path}[{i}]", depth + 1) for i, item in enumerate(value)]
     raise ValueError(
         f"variable {path}: a value of type {type(value).__name__} cannot be stored "
         f"(use a string, number, boolean, None, dict, list, datetime or date)"
@@ -181,11 +198,11 @@ def parse_literal(text: str) -> Any:
         return text
     try:
         return tomllib.loads(f"v = {stripped}")["v"]
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         pass
     try:
         return json.loads(stripped)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return text
 
 
@@ -212,6 +229,8 @@ def parse_assignment(text: str) -> tuple[str, Any]:
             value: Any = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{name}:= is not valid JSON: {exc.msg} (column {exc.colno})") from exc
+        except RecursionError:
+            raise ValueError(f"{name}:= nests more than {MAX_DEPTH} levels deep") from None
     else:
         name, value = text[:eq], text[eq + 1 :]
     check_name(name)

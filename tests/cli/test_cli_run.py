@@ -455,6 +455,37 @@ def test_unwritable_history_warns_once_and_the_run_passes(col: Path, capsys) -> 
     assert len(lines) == 1 and lines[0].startswith("pigeon: warning: history not recorded: ")
 
 
+def test_a_private_folder_linked_elsewhere_is_never_written_or_pruned(
+    col: Path, capsys, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "history").mkdir(parents=True)
+    victim = elsewhere / "history" / "20200101T000000000000Z-old-0000.json"
+    victim.write_text("{}", encoding="utf-8")  # named like an entry, so pruning would take it
+    user_config("history_keep = 0\n")
+    (col / ".pigeon").symlink_to(elsewhere, target_is_directory=True)
+    code, out, err = run(capsys, str(col), "--trust", "--history")
+    assert code == 0, out + err
+    assert "4 requests · 4 passed" in out
+    [line] = err.splitlines()
+    assert line.startswith("pigeon: warning: history not recorded: ")
+    assert f"{col / '.pigeon'} is a link (to {elsewhere}); Pigeon writes nothing there" in line
+    assert [p.name for p in (elsewhere / "history").iterdir()] == [victim.name]
+
+
+def test_a_link_out_of_the_collection_is_a_warning_and_the_other_requests_run(
+    col: Path, capsys
+) -> None:
+    (col / "misc" / "disk").symlink_to("/", target_is_directory=True)
+    code, out, err = run(capsys, str(col), "--trust")
+    assert code == 0, out + err
+    assert "4 requests · 4 passed" in out
+    assert err == (
+        f"pigeon: warning: {col / 'misc' / 'disk'}: a link to a folder that holds it (to /): "
+        "a loop; skipped\n"
+    )
+
+
 def test_bad_config_values_are_warnings_and_defaults_apply(col: Path, capsys) -> None:
     from pigeon.history import list_entries
 

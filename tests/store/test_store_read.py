@@ -379,7 +379,73 @@ def test_symlink_loop_is_not_followed_and_same_stem_lists_the_folder_first(tmp_p
     col = load_collection(root)
     assert [type(item).__name__ for item in col.items] == ["Folder", "Request"]
     assert [r.id for r in col.requests()] == ["users/a", "users"]
-    assert col.broken == []
+    [loop] = col.broken
+    assert loop.path == root / "users" / "loop" and loop.skipped
+    assert "a loop; skipped" in loop.message
+
+
+def test_links_out_of_the_collection_are_named_and_skipped_and_links_inside_followed(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "c"
+    outside = write(tmp_path / "elsewhere", "secret.toml", 'url = "http://x/"\n').parent
+    write(root, "users/a.toml", 'name = "a"\n')
+    try:
+        (root / "users" / "disk").symlink_to("/", target_is_directory=True)
+    except OSError:
+        pytest.skip("symlinks are not available here")
+    (root / "users" / "out").symlink_to(outside, target_is_directory=True)
+    (root / "users" / "out.toml").symlink_to(outside / "secret.toml")
+    (root / "users" / "gone.toml").symlink_to(tmp_path / "nothing.toml")
+    (root / "mirror").symlink_to(root / "users", target_is_directory=True)
+    col = load_collection(root)
+    # The link that stays inside is followed; no request of the outside folder is loaded.
+    assert sorted(r.id for r in col.requests()) == ["mirror/a", "users/a"]
+    skipped = {b.path.name: b.message for b in col.broken}
+    assert all(b.skipped for b in col.broken)
+    assert set(skipped) == {"disk", "out", "out.toml", "gone.toml"}
+    assert skipped["disk"] == "a link to a folder that holds it (to /): a loop; skipped"
+    assert skipped["out"] == f"a link out of the collection (to {outside}); skipped"
+
+
+def test_a_request_file_that_never_closes_its_string_names_where_it_opens(tmp_path: Path) -> None:
+    root = tmp_path / "c"
+    write(root, "big.toml", 'method = "GET"\ndescription = "' + "a" * 5_000_000)
+    write(root, "block.toml", "url = 'http://x/'\nbody.text = '''\n" + "line\n" * 1000)
+    write(root, "closed.toml", "body.text = '''x'''\nurl = \"http://x/")
+    col = load_collection(root)
+    where = {b.path.name: (b.line, b.column, b.message) for b in col.broken}
+    message = "TOML syntax error: this string is never closed (the file ends inside it)"
+    assert where["big.toml"] == (2, 15, message)
+    assert where["block.toml"] == (2, 13, message)
+    assert where["closed.toml"] == (2, 7, message)
+
+
+def test_nesting_past_the_limit_is_a_located_error_not_a_crash(tmp_path: Path) -> None:
+    root = tmp_path / "c"
+    write(root, "arrays.toml", "url = 'http://x/'\n[variables]\nv = " + "[" * 500 + "]" * 500)
+    write(root, "tables.toml", "[variables]\nv = " + "{a = " * 100 + "1" + "}" * 100)
+    write(root, "fine.toml", "[variables]\nv = " + "[" * 60 + "]" * 60)
+    col = load_collection(root)
+    where = {b.path.name: b for b in col.broken}
+    assert set(where) == {"arrays.toml", "tables.toml"}
+    assert where["arrays.toml"].line == 3
+    assert "nested more than 64 levels deep" in where["arrays.toml"].message
+    assert where["tables.toml"].line == 2
+    assert where["tables.toml"].message.endswith("objects and arrays nest more than 64 levels deep")
+    assert len(where["tables.toml"].message) < 120  # the key path is shortened to one line
+
+
+def test_a_binary_env_file_is_named_and_not_read(tmp_path: Path) -> None:
+    root = tmp_path / "c"
+    write(root, "a.toml", 'url = "http://x/"\n')
+    (root / ".env").write_bytes(b"A=1\nTOKEN=\x00\x01secret\n")
+    col = load_collection(root)
+    assert col.dotenv == {}
+    [broken] = col.broken
+    assert (broken.path.name, broken.line, broken.column) == (".env", 2, 7)
+    assert broken.message == "not a text file (a control character); not read"
+    assert not broken.skipped
 
 
 def test_move_folder_drops_a_stale_entry_of_its_name_in_the_new_order(col: Path) -> None:

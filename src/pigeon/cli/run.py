@@ -99,6 +99,9 @@ def cli_run(args: argparse.Namespace) -> int:
     specs = parse_report_specs(args.reports or [])
     collection = load(Path(args.collection))
     check_broken(collection, args.env, args.requests or None)
+    for broken in collection.broken:
+        if broken.skipped:
+            warn(str(broken))
     chosen = select(collection, args.requests or None)
     check_report_paths(specs)
 

@@ -55,7 +55,7 @@ from pigeon.store.schema import (
     SETTINGS_KEYS,
 )
 from pigeon.tomltext import Invalid, describe, load_document, read_text
-from pigeon.values import check_name, is_token
+from pigeon.values import MAX_DEPTH, check_name, is_token
 
 # -- TOML data -> model ----------------------------------------------------------------------
 
@@ -107,8 +107,9 @@ def _extra(table: Mapping[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
     return {k: v for k, v in table.items() if k not in known}
 
 
-def _check_variable(value: Any, at: tuple) -> None:
-    """Refuse what DESIGN §3.1 has no kind for: local times, NaN and infinities."""
+def _check_variable(value: Any, at: tuple, depth: int = 0) -> None:
+    """Refuse what DESIGN §3.1 has no kind for: local times, NaN and infinities, and objects or
+    arrays nested past ``MAX_DEPTH``."""
     if isinstance(value, time):
         raise Invalid(
             at,
@@ -117,12 +118,14 @@ def _check_variable(value: Any, at: tuple) -> None:
         )
     if isinstance(value, float) and not math.isfinite(value):
         raise Invalid(at, f"{value} is not a finite number")
+    if depth > MAX_DEPTH and isinstance(value, (dict, list)):
+        raise Invalid(at, f"objects and arrays nest more than {MAX_DEPTH} levels deep")
     if isinstance(value, dict):
         for key, item in value.items():
-            _check_variable(item, (*at, key))
+            _check_variable(item, (*at, key), depth + 1)
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            _check_variable(item, (*at, i))
+            _check_variable(item, (*at, i), depth + 1)
 
 
 def _variables(table: Mapping[str, Any], at: tuple) -> dict[str, Any]:
@@ -352,6 +355,10 @@ def load_collection(root: Path | str) -> Collection:
     return col
 
 
+# Control characters no text file holds (tab, line breaks and form feed are text).
+_BINARY_RE = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
+
+
 def read_dotenv(path: Path, broken: list[BrokenFile]) -> dict[str, str]:
     """Read ``.env`` literally (no ``${VAR}`` expansion: a secret is used exactly as written).
 
@@ -362,6 +369,14 @@ def read_dotenv(path: Path, broken: list[BrokenFile]) -> dict[str, str]:
         text = read_text(path)
     except LoadError as exc:
         broken.append(exc.as_broken())
+        return {}
+    control = _BINARY_RE.search(text)
+    if control:  # a NUL or another control character: not a text file, so not read at all
+        line = text.count("\n", 0, control.start()) + 1
+        column = control.start() - (text.rfind("\n", 0, control.start()) + 1) + 1
+        broken.append(
+            BrokenFile(path, "not a text file (a control character); not read", line, column)
+        )
         return {}
     values: dict[str, str] = {}
     bad: list[int] = []
@@ -395,20 +410,20 @@ def _load_items(
         with os.scandir(directory) as listing:
             entries = sorted(listing, key=lambda e: e.name)
     except OSError as exc:
-        col.broken.append(BrokenFile(directory, f"cannot read folder: {exc.strerror or exc}"))
+        problem = f"cannot read folder: {exc.strerror or exc}; skipped"
+        col.broken.append(BrokenFile(directory, problem, skipped=True))
         return []
     items: list[Folder | Request] = []
     for entry in entries:
         if entry.name.startswith("."):
             continue
         path = Path(entry.path)
+        if entry.is_symlink() and _link_skipped(col, path, seen):
+            continue
         if entry.is_dir():
             if directory == col.root and entry.name == ENVIRONMENTS_DIR:
                 continue
-            real = os.path.realpath(path)
-            if real in seen:  # a symlink loop
-                continue
-            items.append(load_folder(col, path, seen | {real}))
+            items.append(load_folder(col, path, seen | {os.path.realpath(path)}))
         elif (
             entry.is_file()
             and entry.name.endswith(".toml")
@@ -422,6 +437,24 @@ def _load_items(
             request.id = rel_id(col.root, path)
             items.append(request)
     return sort_items(items, order)
+
+
+def _link_skipped(col: Collection, path: Path, seen: set[str]) -> bool:
+    """Whether the symlink at ``path`` is left out, listed as a skipped entry: one that loops
+    back to a folder above it or leads out of the collection (a link to ``/`` would load the
+    whole disk). A link that stays inside is followed."""
+    real = os.path.realpath(path)
+    root = os.path.realpath(col.root)
+    if real in seen or (os.path.isdir(real) and root.startswith(real.rstrip(os.sep) + os.sep)):
+        problem = f"a link to a folder that holds it (to {real}): a loop; skipped"
+    elif real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+        problem = f"a link out of the collection (to {real}); skipped"
+    elif not os.path.exists(real):
+        problem = "a link to nothing; skipped"
+    else:
+        return False
+    col.broken.append(BrokenFile(path, problem, skipped=True))
+    return True
 
 
 def load_folder(col: Collection, path: Path, seen: set[str]) -> Folder:
