@@ -422,8 +422,7 @@ def _apply(cmd: _Command, src: _Inputs, result: ImportResult) -> _State:
             s.settings.verify_tls = False
         elif long in ("location", "location-trusted"):
             s.settings.follow_redirects = True
-            if long == "location-trusted":
-                result.note("--location-trusted: credentials are not resent to other hosts")
+            s.settings.keep_auth_on_redirect = long == "location-trusted"
         elif long == "no-location":
             s.settings.follow_redirects = False
         elif long == "upload-file":
@@ -625,6 +624,7 @@ def _build(state: _State, url: str, result: ImportResult) -> Request:
             timeout=state.settings.timeout,
             follow_redirects=state.settings.follow_redirects,
             verify_tls=state.settings.verify_tls,
+            keep_auth_on_redirect=state.settings.keep_auth_on_redirect,
             extra=dict(state.settings.extra),
         ),
     )
