@@ -256,3 +256,12 @@ def test_the_setting_is_read_written_and_exported(tmp_path: Path) -> None:
     req.settings.keep_auth_on_redirect = False
     argv = to_curl(render_alone(req, tmp_path))
     assert "--location-trusted" not in argv and " -L " in f" {argv} "
+
+
+def test_curl_location_trusted_imports_as_the_setting() -> None:
+    from pigeon.importers.curl import parse_curl
+
+    ((_, trusted),) = parse_curl("curl --location-trusted -u a:b https://x.test").requests
+    assert trusted.settings.follow_redirects and trusted.settings.keep_auth_on_redirect
+    ((_, plain),) = parse_curl("curl -L -u a:b https://x.test").requests
+    assert plain.settings.follow_redirects and not plain.settings.keep_auth_on_redirect
