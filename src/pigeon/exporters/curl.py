@@ -92,14 +92,8 @@ def curl_argv(rendered: Any) -> list[str]:
     return argv
 
 
-_FLAGS = (
-    "-k",
-    "-L",
-    "--location-trusted",
-    "--head",
-    "--globoff",
-    "--compressed",
-)  # options without a value
+# Options without a value.
+_FLAGS = ("-k", "-L", "--location-trusted", "--head", "--globoff", "--compressed")
 
 
 def _number(value: float) -> str:

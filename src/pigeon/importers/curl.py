@@ -332,13 +332,14 @@ def _form_field(value: str, literal: bool, src: _Inputs, result: ImportResult) -
         # Pigeon reads a relative path from the collection's directory, curl from where it
         # runs: store where the file is, so the request still sends the same file.
         path = _resolve(content[1:], src.base)
-        if "{{" not in str(path) and src.files.allowed(path, result) is None:
-            # Kept as written but off: sending it would read the file the import may not.
-            return FormField(name, content[1:], False, "file", ctype)
-        if "{{" not in str(path) and not path.expanduser().is_file():
-            result.note(
-                f"-F {name}=@{content[1:]}: no file at {path}; sending fails until there is"
-            )
+        if "{{" not in str(path):
+            if src.files.allowed(path, result) is None:
+                # Kept as written but off: sending it would read a file the import may not.
+                return FormField(name, content[1:], False, "file", ctype)
+            if not path.expanduser().is_file():
+                result.note(
+                    f"-F {name}=@{content[1:]}: no file at {path}; sending fails until there is"
+                )
         return FormField(name=name, value=str(path), kind="file", content_type=ctype)
     if content.startswith("<"):
         raw = _read_file(content[1:], src, result, f"-F {name}=<")
