@@ -6,6 +6,7 @@ Each is a context manager that yields a URL (or a port) and stops its thread on 
 from __future__ import annotations
 
 import contextlib
+import http.server
 import json
 import socket
 import ssl
@@ -227,3 +228,61 @@ def recording_server() -> Iterator[RecordingServer]:
 
     with _Acceptor(record) as acceptor:
         yield RecordingServer(acceptor, requests)
+
+
+class HopServer:
+    """A loopback HTTP server that records every request's path and headers as parsed off the
+    wire, and answers ``/go/N`` with ``302`` to ``redirect_to`` + ``/go/N-1`` (``/landed`` after
+    the last hop), keeping the query string, as a server moving a resource does."""
+
+    def __init__(self, httpd: http.server.ThreadingHTTPServer, scheme: str) -> None:
+        self._httpd = httpd
+        self.port: int = httpd.server_address[1]
+        self.url = f"{scheme}://{HOST}:{self.port}"
+        self.redirect_to = self.url
+        self.seen: list[tuple[str, list[tuple[str, str]]]] = []
+
+
+class _HopHandler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:
+        hop: HopServer = self.server.hop  # type: ignore[attr-defined]
+        hop.seen.append((self.path, list(self.headers.items())))
+        path, _, query = self.path.partition("?")
+        suffix = f"?{query}" if query else ""
+        if path.startswith("/go/") and path[4:].isdigit() and int(path[4:]) > 0:
+            left = int(path[4:]) - 1
+            target = f"/go/{left}" if left else "/landed"
+            self.send_response(302)
+            self.send_header("Location", f"{hop.redirect_to}{target}{suffix}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+@contextlib.contextmanager
+def hop_server(ssl_context: ssl.SSLContext | None = None) -> Iterator[HopServer]:
+    """A :class:`HopServer` on 127.0.0.1 (HTTPS with ``ssl_context``), stopped on exit."""
+    httpd = http.server.ThreadingHTTPServer((HOST, 0), _HopHandler)
+    httpd.daemon_threads = True
+    if ssl_context is not None:
+        httpd.socket = ssl_context.wrap_socket(httpd.socket, server_side=True)
+    hop = HopServer(httpd, "https" if ssl_context is not None else "http")
+    httpd.hop = hop  # type: ignore[attr-defined]
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.daemon = True
+    thread.start()
+    try:
+        yield hop
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)

@@ -26,7 +26,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("the app's services", ("pigeon.tui",)),
     ("commands", ("pigeon.run", "pigeon.reports", "pigeon.importers", "pigeon.exporters")),
     ("one request", ("pigeon.session", "pigeon.pipeline")),
-    ("services", ("pigeon.history", "pigeon.scripts", "pigeon.send", "pigeon.echo")),
+    (
+        "services",
+        ("pigeon.history", "pigeon.scripts", "pigeon.send", "pigeon.redirects", "pigeon.echo"),
+    ),
     ("the exchange", ("pigeon.exchange", "pigeon.masking")),
     ("rendering", ("pigeon.render", "pigeon.expand", "pigeon.scopes")),
     ("files", ("pigeon.store", "pigeon.config", "pigeon.tomltext", "pigeon.files")),

@@ -102,6 +102,7 @@ class Exchange:
     charset: str | None = None
     timings: Timings = field(default_factory=Timings)
     redirects: list[tuple[int, str]] = field(default_factory=list)  # (status, url that said it)
+    warnings: list[str] = field(default_factory=list)  # e.g. credentials a redirect left behind
     error: str | None = None
     error_kind: ErrorKind | None = None
     started_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))

@@ -79,6 +79,7 @@ class HistoryEntry:
             timeout=float(s.get("timeout", DEFAULT_TIMEOUT)),
             follow_redirects=bool(s.get("follow_redirects", True)),
             verify_tls=bool(s.get("verify_tls", True)),
+            keep_auth_on_redirect=bool(s.get("keep_auth_on_redirect", False)),
         )
 
     def to_exchange(self) -> Exchange:
@@ -311,6 +312,7 @@ def _entry_data(exchange: Any, masker: Masker, started: datetime, cap: int) -> d
                 "timeout": settings.timeout,
                 "follow_redirects": settings.follow_redirects,
                 "verify_tls": settings.verify_tls,
+                "keep_auth_on_redirect": settings.keep_auth_on_redirect,
             },
         },
         "response": None,

@@ -80,6 +80,9 @@ class Settings:
     timeout: float = DEFAULT_TIMEOUT
     follow_redirects: bool = True
     verify_tls: bool = True
+    # Send auth's credentials (and hand-set Authorization, Proxy-Authorization, Cookie) on
+    # to another origin when redirected; off by default (DESIGN §7).
+    keep_auth_on_redirect: bool = field(default=False, kw_only=True)
     extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
 
 

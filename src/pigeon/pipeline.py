@@ -251,6 +251,7 @@ async def execute(ctx: RunContext, chain: list[Folder], request: Request) -> Req
             return result
         exchange = await ctx.session().send(rendered)
         result.exchange = exchange
+        result.warnings = [*result.warnings, *exchange.warnings]
         if ctx.history is not None:  # before the scripts: a send is recorded whatever follows
             ctx.history.record(ctx.collection.root, exchange)
         if exchange.error:

@@ -64,6 +64,10 @@ class RenderedRequest:
     settings: Settings = field(default_factory=Settings)
     name: str = ""
     request_id: str = ""
+    # The names of the headers and query parameters auth added: what a redirect to another
+    # origin takes off (DESIGN §7).
+    auth_headers: list[str] = field(default_factory=list)
+    auth_query: list[str] = field(default_factory=list)
 
     def header(self, name: str) -> str | None:
         """The last value of a header, case-insensitively."""
@@ -385,4 +389,6 @@ def render_request(
         settings=request.settings,
         name=request.name,
         request_id=request.id,
+        auth_headers=[name for name, _ in auth_headers],
+        auth_query=[name for name, _ in auth_query],
     )

@@ -37,6 +37,7 @@ from pigeon.exchange import (  # noqa: F401  (send is where callers have always 
     Timings,
     status_class,
 )
+from pigeon.redirects import RedirectCredentials
 from pigeon.render import RenderedRequest, control_character
 from pigeon.values import is_token
 
@@ -150,6 +151,7 @@ class _Attempt:
         self.request: httpx.Request | None = None
         self.response: httpx.Response | None = None
         self.redirects: list[tuple[int, str]] = []
+        self.warnings: list[str] = []
         self.buffer = bytearray()
         self.body_size = 0
         self.spool: IO[bytes] | None = None
@@ -227,6 +229,7 @@ class _Attempt:
             url=rendered.url,
             started_at=self.started_at,
             redirects=list(self.redirects),
+            warnings=list(self.warnings),
             error=self.error,
             error_kind=self.error_kind,
         )
@@ -426,6 +429,7 @@ class HttpSession:
         except (httpx.InvalidURL, ValueError, TypeError) as exc:
             attempt.fail("invalid", f"Invalid URL {rendered.url!r}: {exc}")
             return
+        credentials = RedirectCredentials(rendered)
         try:
             while True:
                 attempt.request = request
@@ -442,6 +446,9 @@ class HttpSession:
                 if len(attempt.redirects) > self.max_redirects:
                     attempt.fail("redirects", f"Too many redirects (max {self.max_redirects})")
                     return
+                note = credentials.follow(request, next_request)
+                if note:
+                    attempt.warnings.append(note)
                 request = next_request
             attempt.progress.phase = "receiving"
             length = response.headers.get("content-length", "")

@@ -14,8 +14,10 @@ from pigeon.model import Request
 from render_support import render_alone, render_written
 
 
-def one(command: str, base: Path | None = None) -> tuple[Request, list[str]]:
-    result = parse_curl(command, base=base)
+def one(
+    command: str, base: Path | None = None, allow_outside: bool = False
+) -> tuple[Request, list[str]]:
+    result = parse_curl(command, base=base, allow_outside=allow_outside)
     assert len(result.requests) == 1
     folder, req = result.requests[0]
     assert folder == ""
@@ -503,12 +505,18 @@ def test_relative_files_are_resolved_where_the_command_runs(
     (tmp_path / "d.txt").write_text("x=1", encoding="utf-8")
     command = "curl -F f=@./sub/rel.txt -F g=@sub/rel.txt -F 'h=@~/h.txt' -F i=@/abs/i.txt x.test"
     req, notes = one(command, tmp_path)
-    assert [f.value for f in req.body.fields] == [
-        str(tmp_path / "sub" / "rel.txt"),
-        str(tmp_path / "sub" / "rel.txt"),
-        "~/h.txt",
-        "/abs/i.txt",
+    assert [(f.value, f.enabled) for f in req.body.fields] == [
+        (str(tmp_path / "sub" / "rel.txt"), True),
+        (str(tmp_path / "sub" / "rel.txt"), True),
+        ("~/h.txt", False),  # outside the directory: kept as written, switched off
+        ("/abs/i.txt", False),
     ]
+    assert (
+        f"file {Path('/abs/i.txt')} is outside {tmp_path}; not read (use --allow-outside)" in notes
+    )
+    # With allow_outside: the absolute path, noted when there is no file there.
+    req, notes = one(command, tmp_path, allow_outside=True)
+    assert req.body.fields[3].value == "/abs/i.txt" and req.body.fields[3].enabled
     assert any(f"no file at {Path('/abs/i.txt')}" in n for n in notes)
     # Without a base: the current directory, as when the command is pasted into the app.
     monkeypatch.chdir(tmp_path)

@@ -217,6 +217,21 @@ async def test_timings_tab() -> None:
         assert str(app.query_one("#timings").render()).count("connection reused") == 2
 
 
+async def test_credentials_left_behind_by_a_redirect_are_shown() -> None:
+    warning = "credentials not sent on to http://localhost:1, another origin: Authorization"
+    exchange = make_exchange(
+        b"no", "text/plain", status=401, reason="Unauthorized",
+        redirects=[(302, "http://127.0.0.1:8000/users")], warnings=[warning],
+    )  # fmt: skip
+    app = ResponsePaneApp(exchange)
+    async with app.run_test(size=(200, 30)) as pilot:
+        await pilot.pause()
+        assert app.query_one(StatusLine).plain.endswith(f"1 redirect · ⚠ {warning}")
+        timings = str(app.query_one("#timings").render())
+        assert "Redirect 302 from http://127.0.0.1:8000/users" in timings
+        assert warning in timings
+
+
 async def test_copy_body_and_curl() -> None:
     exchange = make_exchange()
     app = ResponsePaneApp(exchange)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Input, TextArea
+from textual.widgets import Checkbox, Input, TextArea
 from tui_support import main_screen, open_request, replace_url, running, show_tab
 
 from pigeon.model import Request
@@ -152,3 +152,19 @@ async def test_multipart_field_becomes_a_file(app: PigeonApp) -> None:
         await pilot.press("k")
         await pilot.pause()
         assert field.kind == "file"
+
+
+async def test_keep_credentials_on_redirects_is_a_setting(app: PigeonApp, collection: Path) -> None:
+    async with running(app) as pilot:
+        request = await open_request(pilot, "users/list-users")
+        screen = await show_tab(pilot, "tab-settings")
+        box = screen.query_one("#setting-keep-auth", Checkbox)
+        assert box.value is False
+        box.focus()
+        await pilot.press("space")
+        await pilot.pause()
+        assert request.settings.keep_auth_on_redirect is True
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    text = (collection / "users" / "list-users.toml").read_text(encoding="utf-8")
+    assert "keep_auth_on_redirect = true" in text

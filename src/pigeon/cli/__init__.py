@@ -122,6 +122,11 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     imp.add_argument(
         "--into", metavar="COLLECTION_DIR", help="collection to write into (default: .)"
     )
+    imp.add_argument(
+        "--allow-outside",
+        action="store_true",
+        help="read files the source names outside its own directory (default: refuse, noted)",
+    )
 
     exp = argparse.ArgumentParser(prog="pigeon export", description="Export a rendered request.")
     exp.add_argument("kind", choices=("curl",))
@@ -167,7 +172,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     into = Path(args.into) if args.into else Path.cwd()
     source = sys.stdin.read() if args.source == "-" else args.source
-    written, notes = run_import(args.kind, source, into)
+    written, notes = run_import(args.kind, source, into, args.allow_outside)
     for path in written:
         print(f"wrote {printable(str(path))}")
     for note in notes:

@@ -82,7 +82,7 @@ def curl_argv(rendered: Any) -> list[str]:
         if not settings.verify_tls:
             argv.append("-k")
         if settings.follow_redirects:
-            argv.append("-L")
+            argv.append("--location-trusted" if settings.keep_auth_on_redirect else "-L")
         if settings.timeout != DEFAULT_TIMEOUT:
             argv += ["--max-time", _number(settings.timeout)]
         connect = settings.extra.get("connect_timeout")
@@ -92,7 +92,8 @@ def curl_argv(rendered: Any) -> list[str]:
     return argv
 
 
-_FLAGS = ("-k", "-L", "--head", "--globoff", "--compressed")  # options without a value
+# Options without a value.
+_FLAGS = ("-k", "-L", "--location-trusted", "--head", "--globoff", "--compressed")
 
 
 def _number(value: float) -> str:

@@ -42,8 +42,11 @@ def _read_source(source: str, kind: str) -> tuple[str, Path | None]:
     return source, None
 
 
-def parse(kind: str, source: str) -> ImportResult:
-    """Parse ``source`` (a path, ``-`` for stdin, or the text itself) as ``kind``."""
+def parse(kind: str, source: str, allow_outside: bool = False) -> ImportResult:
+    """Parse ``source`` (a path, ``-`` for stdin, or the text itself) as ``kind``.
+
+    The import reads no local file outside the source's directory (the current directory for
+    text), symlinks followed, unless ``allow_outside``; each file it leaves is noted."""
     if kind not in KINDS:
         raise ImportFailed(f"unknown import kind {kind!r} (one of: {', '.join(KINDS)})")
     if kind not in SUPPORTED:
@@ -52,15 +55,15 @@ def parse(kind: str, source: str) -> ImportResult:
     if kind == "curl":
         from pigeon.importers.curl import parse_curl
 
-        return parse_curl(text, base=path.parent if path else None)
+        return parse_curl(text, path.parent if path else None, allow_outside)
     if kind == "postman":
         from pigeon.importers.postman import parse_postman
 
-        return parse_postman(text, path)
+        return parse_postman(text, path, allow_outside)
     if kind == "http":
         from pigeon.importers.http_file import parse_http_file
 
-        return parse_http_file(text, path)
+        return parse_http_file(text, path, allow_outside)
     if kind == "openapi":
         from pigeon.importers.openapi import parse_openapi
 
@@ -69,16 +72,19 @@ def parse(kind: str, source: str) -> ImportResult:
 
     if path is None:
         raise ImportFailed("posting: give a collection directory or a .posting.yaml file")
-    return parse_posting(path)
+    return parse_posting(path, allow_outside)
 
 
-def run_import(kind: str, source: str, into: Path | None) -> tuple[list[Path], list[str]]:
+def run_import(
+    kind: str, source: str, into: Path | None, allow_outside: bool = False
+) -> tuple[list[Path], list[str]]:
     """Parse and write; returns (files written, notes on what was not carried over).
+    ``allow_outside``: see :func:`parse`.
 
     ``into`` defaults to the current directory. Raises :class:`ImportFailed` (a
     ``ValueError``) with a one-line message when the source cannot be imported.
     """
-    result = parse(kind, source)
+    result = parse(kind, source, allow_outside)
     if not result.requests and not result.environments:
         raise ImportFailed(
             f"{kind}: no requests found in {source if len(source) < 80 else 'the input'}"

@@ -6,10 +6,12 @@ No importer imports another importer: what two of them need lives here.
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
@@ -79,6 +81,44 @@ class ImportResult:
         self.environments.extend(other.environments)
         for n in other.notes:
             self.note(n)
+
+
+@dataclass
+class LocalFiles:
+    """Which local files an import may read: only those inside ``root`` (the source's own
+    directory, or the current directory for a command given as text), symlinks followed, unless
+    ``allow_outside``. Devices, FIFOs and directories are never read (a FIFO would block)."""
+
+    root: Path
+    allow_outside: bool = False
+
+    def __post_init__(self) -> None:
+        self.root = Path(os.path.realpath(self.root))
+
+    def allowed(self, path: Path | str, result: ImportResult) -> Path | None:
+        """``path`` resolved (relative to ``root``, ``~`` expanded, symlinks followed) if the
+        import may read or refer to it, else ``None`` and a note (one per file)."""
+        try:
+            real = Path(os.path.realpath(self.root / os.path.expanduser(path)))
+        except (ValueError, OSError):  # a NUL in the name, a symlink loop
+            result.note(f"file {str(path)!r} cannot be a file name; not read")
+            return None
+        if not self.allow_outside and not real.is_relative_to(self.root):
+            result.note(f"file {real} is outside {self.root}; not read (use --allow-outside)")
+            return None
+        return real
+
+    @staticmethod
+    def read(path: Path) -> bytes:
+        """The bytes of a regular file; ``OSError`` for anything else (a FIFO, a device, a
+        directory), checked before opening and again on what was opened."""
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise OSError(errno.EINVAL, "not a regular file")
+            return fh.read()
 
 
 @dataclass

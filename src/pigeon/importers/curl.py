@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote_plus, unquote_plus, urlsplit
 
-from pigeon.importers.common import ImportFailed, ImportResult, split_query
+from pigeon.importers.common import ImportFailed, ImportResult, LocalFiles, split_query
 from pigeon.importers.shell import (  # noqa: F401  (reached as pigeon.importers.curl.*)
     MARKERS,
     POWERSHELL_HINT,
@@ -227,6 +227,7 @@ class _Inputs:
     """Where a command's ``@file`` and ``@-`` data come from."""
 
     base: Path  # absolute: the directory relative paths are resolved against
+    files: LocalFiles  # which files may be read
     stdin: bytes | None = None  # what the shell feeds curl: a heredoc or here-string
     stdin_file: str | None = None  # ... or a file (< FILE), read when @- asks for it
 
@@ -254,8 +255,11 @@ def _read_file(ref: str, src: _Inputs, result: ImportResult, what: str) -> bytes
     else:
         what = f"{what} @{ref}:"
     path = _resolve(ref, src.base).expanduser()
+    real = src.files.allowed(path, result)
+    if real is None:
+        return None
     try:
-        return path.read_bytes()
+        return src.files.read(real)
     except OSError as exc:
         result.note(f"{what} cannot read {path} ({exc.strerror}); not carried over")
         return None
@@ -328,10 +332,14 @@ def _form_field(value: str, literal: bool, src: _Inputs, result: ImportResult) -
         # Pigeon reads a relative path from the collection's directory, curl from where it
         # runs: store where the file is, so the request still sends the same file.
         path = _resolve(content[1:], src.base)
-        if "{{" not in str(path) and not path.expanduser().is_file():
-            result.note(
-                f"-F {name}=@{content[1:]}: no file at {path}; sending fails until there is"
-            )
+        if "{{" not in str(path):
+            if src.files.allowed(path, result) is None:
+                # Kept as written but off: sending it would read a file the import may not.
+                return FormField(name, content[1:], False, "file", ctype)
+            if not path.expanduser().is_file():
+                result.note(
+                    f"-F {name}=@{content[1:]}: no file at {path}; sending fails until there is"
+                )
         return FormField(name=name, value=str(path), kind="file", content_type=ctype)
     if content.startswith("<"):
         raw = _read_file(content[1:], src, result, f"-F {name}=<")
@@ -422,8 +430,7 @@ def _apply(cmd: _Command, src: _Inputs, result: ImportResult) -> _State:
             s.settings.verify_tls = False
         elif long in ("location", "location-trusted"):
             s.settings.follow_redirects = True
-            if long == "location-trusted":
-                result.note("--location-trusted: credentials are not resent to other hosts")
+            s.settings.keep_auth_on_redirect = long == "location-trusted"
         elif long == "no-location":
             s.settings.follow_redirects = False
         elif long == "upload-file":
@@ -625,6 +632,7 @@ def _build(state: _State, url: str, result: ImportResult) -> Request:
             timeout=state.settings.timeout,
             follow_redirects=state.settings.follow_redirects,
             verify_tls=state.settings.verify_tls,
+            keep_auth_on_redirect=state.settings.keep_auth_on_redirect,
             extra=dict(state.settings.extra),
         ),
     )
@@ -751,12 +759,14 @@ def _is_cmd(text: str) -> bool:
     return first.endswith(" ^") or bool(_CMD_ESCAPES.search(re.sub(r"'[^']*'", "", first)))
 
 
-def parse_curl(command: str, base: Path | None = None) -> ImportResult:
+def parse_curl(command: str, base: Path | None = None, allow_outside: bool = False) -> ImportResult:
     """Turn one or more curl command lines into requests.
 
     ``base`` is the directory the command runs in: relative ``@file`` references are read
     from it, and a ``-F name=@file`` is stored as the absolute path (default: the current
-    directory). Text with several commands -- a script, or a shell history file (bash, or
+    directory). No file outside ``base`` (symlinks followed) is read, or kept as a ``-F`` file
+    to send (it is kept switched off), unless ``allow_outside``: each is noted instead. Text
+    with several commands -- a script, or a shell history file (bash, or
     zsh's ``: 1700000000:0;curl ...`` lines) -- gives one request per curl command; other
     commands are ignored, repeated commands are imported once, and a curl command that
     cannot be read is noted and skipped. Heredocs (``<<EOF``), here-strings (``<<<``) and
@@ -775,19 +785,21 @@ def parse_curl(command: str, base: Path | None = None) -> ImportResult:
         commands = _commands(words.words)
         if not commands:
             raise ImportFailed("curl: no curl command found")
-        _add(commands, base, result, lenient=len(commands) > 1, where="")
+        _add(
+            commands, base, result, lenient=len(commands) > 1, where="", allow_outside=allow_outside
+        )
         _finish(result, words)
         return result
     if len(_CURL_LINE.findall(command)) > 1:
         # Several commands: read each on its own, so a stray quote elsewhere (common in
         # history files) cannot swallow or garble the commands that follow it.
-        return _parse_lines(command, base)
+        return _parse_lines(command, base, allow_outside)
     try:
         words = shell_words(command)
     except ImportFailed:
         if "\n" not in command.strip():
             raise
-        return _parse_lines(command, base)
+        return _parse_lines(command, base, allow_outside)
     commands = _commands(words.words)
     if not commands:
         stripped = [w for w in words.words if w != SEPARATOR]
@@ -795,7 +807,7 @@ def parse_curl(command: str, base: Path | None = None) -> ImportResult:
             commands = [stripped]  # the arguments without the leading "curl"
         else:
             raise ImportFailed("curl: no curl command found")
-    _add(commands, base, result, lenient=len(commands) > 1, where="")
+    _add(commands, base, result, lenient=len(commands) > 1, where="", allow_outside=allow_outside)
     _finish(result, words)
     return result
 
@@ -813,7 +825,13 @@ def _invocations(args: list[str]) -> list[list[str]]:
 
 
 def _add(
-    commands: list[list[str]], base: Path | None, result: ImportResult, *, lenient: bool, where: str
+    commands: list[list[str]],
+    base: Path | None,
+    result: ImportResult,
+    *,
+    lenient: bool,
+    where: str,
+    allow_outside: bool = False,
 ) -> None:
     """Build the requests of ``commands``; with ``lenient``, a bad one is noted and skipped."""
     from pigeon.store import request_to_toml
@@ -821,10 +839,11 @@ def _add(
     seen = {request_to_toml(r) for _, r in result.requests}
     duplicates = 0
     directory = (base or Path.cwd()).absolute()
+    files = LocalFiles(directory, allow_outside)
     for args in (part for command in commands for part in _invocations(command)):
         try:
             cmd = _split_options(args, result)
-            src = _Inputs(directory)
+            src = _Inputs(directory, files)
             if cmd.stdin_text is not None:
                 src.stdin = cmd.stdin_text.encode("utf-8")
             elif cmd.stdin_file is not None:
@@ -876,7 +895,7 @@ _CURL_LINE = re.compile(r"(?m)^(?:.*[;&|(]\s*|\s*)(?:\S*/)?curl(?:\.exe)?\s")
 MAX_COMMAND_LINES = 200  # a quoted argument of a history entry may span lines; no further
 
 
-def _parse_lines(text: str, base: Path | None) -> ImportResult:
+def _parse_lines(text: str, base: Path | None, allow_outside: bool) -> ImportResult:
     """Text that does not split as a whole (a history file with a stray quote): read each
     command that mentions curl on its own, joining continuation and quoted lines, and the
     lines of its heredoc."""
@@ -914,7 +933,14 @@ def _parse_lines(text: str, base: Path | None) -> ImportResult:
             i += 1
             continue
         all_words.append(words)
-        _add(_commands(words.words), base, result, lenient=True, where=f"line {i + 1}: ")
+        _add(
+            _commands(words.words),
+            base,
+            result,
+            lenient=True,
+            where=f"line {i + 1}: ",
+            allow_outside=allow_outside,
+        )
         i = j + 1
     if not result.requests:
         raise ImportFailed("curl: no curl command that could be read")

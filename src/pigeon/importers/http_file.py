@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_plus
 
-from pigeon.importers.common import ImportFailed, ImportResult, env_name, split_query
+from pigeon.importers.common import (
+    ImportFailed,
+    ImportResult,
+    LocalFiles,
+    as_dict,
+    env_name,
+    split_query,
+)
 from pigeon.model import Auth, Body, Environment, FormField, Header, Request
 
 _METHODS = (
@@ -32,20 +39,26 @@ _HEADER = re.compile(r"^([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*:\s?(.*)$")
 _SYSTEM_VAR = re.compile(
     r"\{\{\s*\$(processEnv|dotenv|datetime|localDatetime|randomInt|random\.\w+)([^}]*)\}\}"
 )
+# "< file" (the body is the file), "<@ file" and "<@latin1 file" (with placeholders).
+_BODY_FILE = re.compile(r"^<(?:@\S*)?\s+(\S.*)$")
 _REQUEST_REF = re.compile(r"\{\{\s*[A-Za-z0-9_-]+\.(?:response|request)\.[^}]*\}\}")
 
 
-def parse_http_file(text: str, path: Path | None = None) -> ImportResult:
-    """Parse the text of a ``.http`` file; ``path`` locates ``< file`` bodies and env files."""
+def parse_http_file(
+    text: str, path: Path | None = None, allow_outside: bool = False
+) -> ImportResult:
+    """Parse the text of a ``.http`` file; ``path`` locates ``< file`` bodies and env files
+    (the current directory without it). No file outside that directory (symlinks followed)
+    is read unless ``allow_outside``: the body stays empty, with a note."""
     result = ImportResult(name=path.stem if path else "")
-    base = path.parent if path else None
+    files = LocalFiles(path.parent if path else Path.cwd(), allow_outside)
     blocks = _blocks(text)
     for title, lines, first_line in blocks:
-        req = _request(title, lines, first_line, base, result)
+        req = _request(title, lines, first_line, files, result)
         if req is not None:
             result.requests.append(("", req))
-    if base is not None:
-        _environments(base, result)
+    if path is not None:
+        _environments(path.parent, files, result)
     return result
 
 
@@ -69,7 +82,7 @@ def _is_comment(line: str) -> bool:
 
 
 def _request(
-    title: str, lines: list[str], first: int, base: Path | None, result: ImportResult
+    title: str, lines: list[str], first: int, files: LocalFiles, result: ImportResult
 ) -> Request | None:
     name = title
     i = 0
@@ -126,7 +139,7 @@ def _request(
         headers.append(Header(h.group(1), _convert(h.group(2).strip(), result)))
     body_lines = lines[i + 1 :] if i < len(lines) else []
     where = f"{name or method + ' ' + url} (line {first})"
-    body_text = _body_text(body_lines, base, result, where)
+    body_text = _body_text(body_lines, files, result, where)
     url, query = split_query(_convert(url, result))
     req = Request(
         name=name or _default_name(method, url),
@@ -158,7 +171,7 @@ def _default_name(method: str, url: str) -> str:
     return f"{method} {path}"
 
 
-def _body_text(lines: list[str], base: Path | None, result: ImportResult, where: str) -> str | None:
+def _body_text(lines: list[str], files: LocalFiles, result: ImportResult, where: str) -> str | None:
     # Response handlers and response references close the body.
     out: list[str] = []
     in_handler = False
@@ -180,13 +193,14 @@ def _body_text(lines: list[str], base: Path | None, result: ImportResult, where:
         out.pop(0)
     if not out:
         return None
-    if len(out) == 1 and out[0].startswith("< "):
-        ref = out[0][2:].strip()
-        target = Path(ref).expanduser()
-        if not target.is_absolute() and base is not None:
-            target = base / target
+    body_file = _BODY_FILE.match(out[0]) if len(out) == 1 else None
+    if body_file:
+        ref = body_file.group(1).strip()
+        target = files.allowed(ref, result)
+        if target is None:
+            return None
         try:
-            text = target.read_text(encoding="utf-8")
+            text = files.read(target).decode("utf-8")
         except (OSError, UnicodeDecodeError):
             result.note(
                 f"{where}: body from file {ref} is not carried over (file not readable here)"
@@ -273,9 +287,9 @@ def _body(text: str, req: Request, result: ImportResult) -> Body:
     return Body(type="text", content=text)
 
 
-def _environments(base: Path, result: ImportResult) -> None:
-    public = _env_json(base / "http-client.env.json", result)
-    private = _env_json(base / "http-client.private.env.json", result)
+def _environments(base: Path, files: LocalFiles, result: ImportResult) -> None:
+    public = _env_json(base / "http-client.env.json", files, result)
+    private = _env_json(base / "http-client.private.env.json", files, result)
     for name in dict.fromkeys([*public, *private]):
         values: dict[str, Any] = {}
         for key, value in (public.get(name) or {}).items():
@@ -292,12 +306,15 @@ def _environments(base: Path, result: ImportResult) -> None:
         result.environments.append(Environment(name=name, variables=values))
 
 
-def _env_json(path: Path, result: ImportResult) -> dict[str, dict[str, Any]]:
+def _env_json(path: Path, files: LocalFiles, result: ImportResult) -> dict[str, dict[str, Any]]:
     if not path.is_file():
         return {}
+    real = files.allowed(path, result)  # a symlink out of the directory is not followed
+    if real is None:
+        return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(files.read(real).decode("utf-8"))
     except (OSError, ValueError) as exc:
         result.note(f"{path.name}: not read ({exc})")
         return {}
-    return {k: v for k, v in data.items() if isinstance(v, dict) and not k.startswith("$")}
+    return {k: v for k, v in as_dict(data).items() if isinstance(v, dict) and not k.startswith("$")}

@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 from dotenv.parser import parse_stream
 
-from pigeon.importers.common import ImportFailed, ImportResult, Secret, as_text
+from pigeon.importers.common import ImportFailed, ImportResult, LocalFiles, Secret, as_text
 from pigeon.masking import secret_name
 from pigeon.model import Auth, Body, Environment, FormField, Header, QueryParam, Request
 
@@ -51,26 +51,32 @@ class PostingImport(ImportResult):
     secrets: list[Secret] = field(default_factory=list)
 
 
-def parse_posting(path: Path) -> PostingImport:
-    """Import a Posting collection directory, or a single ``.posting.yaml`` file."""
+def parse_posting(path: Path, allow_outside: bool = False) -> PostingImport:
+    """Import a Posting collection directory, or a single ``.posting.yaml`` file.
+
+    No file outside that directory is read (a request or ``.env`` file that is a symlink out
+    of it), or kept as a file field to send (it is kept switched off), unless
+    ``allow_outside``: each is noted instead."""
     path = Path(path)
+    root = path.parent if path.is_file() else path
+    local = LocalFiles(root, allow_outside)
+    result = PostingImport(name=root.name)
     if path.is_file():
-        root, files = path.parent, [path]
+        files = [path]
     elif path.is_dir():
-        root = path
         files = [
             p
             for p in path.rglob(f"*{SUFFIX}")
             if not any(part.startswith(".") for part in p.relative_to(path).parts)
+            and local.allowed(p, result)
         ]
     else:
         raise ImportFailed("no such file or directory", path)
-    result = PostingImport(name=root.name)
     loaded: list[tuple[str, Request]] = []
     for file in files:
         rel_dir = file.parent.relative_to(root).as_posix()
         folder = "" if rel_dir == "." else rel_dir
-        req = _request(file, root, result)
+        req = _request(file, root, local, result)
         if req is not None:
             loaded.append((folder, req))
     # Posting's own order: by folder, then method (GET, POST, PUT, PATCH, DELETE), then name.
@@ -78,7 +84,7 @@ def parse_posting(path: Path) -> PostingImport:
     result.requests.extend(loaded)
     if not files:
         raise ImportFailed(f"no {SUFFIX} files here", path)
-    if not _environments(root, result):
+    if not _environments(root, local, result):
         used = sorted(_used_variables(files))
         if used:
             where = f"beside {path.name}" if path.is_file() else f"in {root}"
@@ -93,17 +99,17 @@ def _used_variables(files: list[Path]) -> set[str]:
     names: set[str] = set()
     for file in files:
         try:
-            text = file.read_text(encoding="utf-8")
+            text = LocalFiles.read(file).decode("utf-8")
         except (OSError, UnicodeDecodeError):
             continue
         names.update(m.group(2) or m.group(3) for m in _TEMPLATE.finditer(text) if not m.group(1))
     return names
 
 
-def _request(file: Path, root: Path, result: ImportResult) -> Request | None:
+def _request(file: Path, root: Path, local: LocalFiles, result: ImportResult) -> Request | None:
     rel = file.relative_to(root).as_posix()
     try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+        data = yaml.safe_load(local.read(file).decode("utf-8"))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" line {mark.line + 1}" if mark is not None else ""
@@ -137,7 +143,7 @@ def _request(file: Path, root: Path, result: ImportResult) -> Request | None:
                     bool(p.get("enabled", True)),
                 )
             )
-    req.body = _body(data.get("body"), req, rel, result)
+    req.body = _body(data.get("body"), req, rel, local, result)
     req.auth = _auth(data.get("auth"), rel, result)
     req.settings.timeout = DEFAULT_TIMEOUT
     options = data.get("options") or {}
@@ -165,7 +171,7 @@ def _request(file: Path, root: Path, result: ImportResult) -> Request | None:
     return req
 
 
-def _body(body: Any, req: Request, rel: str, result: ImportResult) -> Body:
+def _body(body: Any, req: Request, rel: str, local: LocalFiles, result: ImportResult) -> Body:
     if not isinstance(body, dict):
         return Body()
     ctype_header = next(
@@ -184,11 +190,14 @@ def _body(body: Any, req: Request, rel: str, result: ImportResult) -> Body:
             if isinstance(f, dict) and f.get("name")
         ]
         for f in files:
+            file = as_text(f.get("path") or f.get("file_path") or f.get("value"))
+            # A file outside the collection is kept switched off: sending would read it.
+            outside = bool(file) and "{{" not in file and local.allowed(file, result) is None
             fields.append(
                 FormField(
                     convert(as_text(f.get("name"))),
-                    as_text(f.get("path") or f.get("file_path") or f.get("value")),
-                    bool(f.get("enabled", True)),
+                    file,
+                    bool(f.get("enabled", True)) and not outside,
                     kind="file",
                     content_type=as_text(f.get("content_type")),
                 )
@@ -252,17 +261,19 @@ def _auth(auth: Any, rel: str, result: ImportResult) -> Auth | None:
     return None
 
 
-def _environments(root: Path, result: PostingImport) -> bool:
+def _environments(root: Path, local: LocalFiles, result: PostingImport) -> bool:
     """Read the ``.env`` / ``*.env`` files in ``root`` as environments; whether there were any."""
     found: list[tuple[str, str, dict[str, str]]] = []  # (environment, file name, values)
     for file in sorted(root.iterdir()):
         if not file.is_file() or not (file.name == ".env" or file.name.endswith(".env")):
             continue
+        if local.allowed(file, result) is None:
+            continue
         name = (
             "default" if file.name == ".env" else file.name[: -len(".env")].lstrip(".") or "default"
         )
         try:
-            text = file.read_text(encoding="utf-8")
+            text = local.read(file).decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             result.note(f"{file.name}: cannot read ({exc}); not carried over")
             continue

@@ -23,7 +23,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_plus
 
-from pigeon.importers.common import ImportFailed, ImportResult, as_dict, as_list, as_text, env_name
+from pigeon.importers.common import (
+    ImportFailed,
+    ImportResult,
+    LocalFiles,
+    as_dict,
+    as_list,
+    as_text,
+    env_name,
+)
 from pigeon.model import Auth, Body, Environment, Folder, FormField, Header, QueryParam, Request
 
 # Postman's dynamic variables that Pigeon has under the same name.
@@ -67,8 +75,12 @@ _BEHAVIOR_WHY = {
 _PRUNED_METHODS = {"GET", "HEAD", "COPY", "PURGE", "UNLOCK"}
 
 
-def parse_postman(text: str, path: Path | None = None) -> ImportResult:
-    """Parse a Postman collection or environment export (JSON text)."""
+def parse_postman(text: str, path: Path | None = None, allow_outside: bool = False) -> ImportResult:
+    """Parse a Postman collection or environment export (JSON text).
+
+    A file field whose file is outside the export's directory (the current directory without
+    ``path``; symlinks followed) is kept switched off, with a note, unless ``allow_outside``:
+    sending it would read that file."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -83,7 +95,8 @@ def parse_postman(text: str, path: Path | None = None) -> ImportResult:
         data = data["collection"]  # the Postman API wraps exports in {"collection": ...}
     if not isinstance(data.get("item"), list):
         raise ImportFailed('not a Postman collection (no "item" list)', path)
-    return _Collection(data).result
+    files = LocalFiles(path.parent if path else Path.cwd(), allow_outside)
+    return _Collection(data, files).result
 
 
 def _description(value: Any) -> str:
@@ -212,7 +225,8 @@ def _variable_value(value: Any) -> Any:
 
 
 class _Collection:
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: dict[str, Any], files: LocalFiles) -> None:
+        self.files = files
         info = as_dict(data.get("info"))
         self.result = ImportResult(
             name=as_text(info.get("name")), description=_description(info.get("description"))
@@ -477,6 +491,10 @@ class _Collection:
                         self.result.note(
                             f"{where}: form field {f['key']} has no file chosen; set its path"
                         )
+                    elif "{{" not in as_text(src) and not self.files.allowed(
+                        as_text(src), self.result
+                    ):
+                        enabled = False
                     fields.append(
                         FormField(as_text(f["key"]), as_text(src), enabled, "file", ctype)
                     )

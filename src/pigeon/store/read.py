@@ -236,6 +236,7 @@ def _settings(table: Mapping[str, Any]) -> Settings:
         timeout=float(timeout),
         follow_redirects=_get_bool(data, "follow_redirects", at, True),
         verify_tls=_get_bool(data, "verify_tls", at, True),
+        keep_auth_on_redirect=_get_bool(data, "keep_auth_on_redirect", at, False),
         extra=_extra(data, SETTINGS_KEYS),
     )
 

@@ -130,6 +130,8 @@ def _settings(settings: Settings) -> dict[str, Any]:
         data["follow_redirects"] = False
     if not settings.verify_tls:
         data["verify_tls"] = False
+    if settings.keep_auth_on_redirect:
+        data["keep_auth_on_redirect"] = True
     return _with_extra(data, settings.extra, SETTINGS_KEYS)
 
 

@@ -256,6 +256,8 @@ class ResponsePane(Vertical):
         )
         for status, url in exchange.redirects:
             lines.append(f"[dim]Redirect {status} from {escape(url)}[/]")
+        for warning in exchange.warnings:
+            lines.append(f"[$warning]{escape(warning)}[/]")
         self.query_one("#timings", Static).update("\n".join(lines))
 
     @staticmethod

@@ -1,4 +1,4 @@
-"""Per-request settings: timeout, redirects, TLS verification."""
+"""Per-request settings: timeout, redirects (and credentials on them), TLS verification."""
 
 from __future__ import annotations
 
@@ -26,6 +26,9 @@ class SettingsEditor(VerticalScroll):
             yield Input(type="number", id="setting-timeout", compact=True)
         yield Label("", id="setting-error", classes="setting-error")
         yield Checkbox("Follow redirects", True, id="setting-redirects")
+        yield Checkbox(
+            "Keep credentials on redirects to another origin", False, id="setting-keep-auth"
+        )
         yield Checkbox("Verify TLS certificates", True, id="setting-verify")
 
     def show(self, settings: Settings) -> None:
@@ -33,6 +36,7 @@ class SettingsEditor(VerticalScroll):
         with self.prevent(Input.Changed, Checkbox.Changed):
             self.query_one("#setting-timeout", Input).value = f"{settings.timeout:g}"
             self.query_one("#setting-redirects", Checkbox).value = settings.follow_redirects
+            self.query_one("#setting-keep-auth", Checkbox).value = settings.keep_auth_on_redirect
             self.query_one("#setting-verify", Checkbox).value = settings.verify_tls
         self.query_one("#setting-error", Label).update("")
 
@@ -55,6 +59,8 @@ class SettingsEditor(VerticalScroll):
         event.stop()
         if event.checkbox.id == "setting-redirects":
             self._settings.follow_redirects = event.value
+        elif event.checkbox.id == "setting-keep-auth":
+            self._settings.keep_auth_on_redirect = event.value
         else:
             self._settings.verify_tls = event.value
         self.post_message(RequestEdited())

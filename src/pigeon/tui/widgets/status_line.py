@@ -154,6 +154,8 @@ class StatusLine(Widget):
             if exchange.redirects:
                 count = len(exchange.redirects)
                 text.append(f"{SEPARATOR}{count} redirect{'s' if count != 1 else ''}", muted)
+            for warning in exchange.warnings:
+                text.append(f"{SEPARATOR}⚠ {warning}", self._style("error"))
             if exchange.error:
                 text.append(f"{SEPARATOR}✖ {exchange.error}", self._style("error"))
             return text
