@@ -136,6 +136,16 @@ class RequestResult:
     def passed(self) -> bool:
         return not self.failed and not self.strict_failure
 
+    def settle(self) -> None:
+        """Keep only what the console and the reports read: status, timing, size, outcome.
+        A run calls it once the request's own scripts and callbacks are done, so a run of
+        any length holds the same memory per request, never the bodies."""
+        if self.exchange is not None:
+            self.exchange.release_body()
+        elif self.rendered is not None:
+            self.rendered.body = None
+            self.rendered.body_text = None
+
     def problems(self) -> list[str]:
         """One line per thing that went wrong, for the console and the reports."""
         out = []

@@ -189,6 +189,7 @@ async def run_collection(
             summary.results.append(result)
             if on_result is not None:
                 on_result(result)
+            result.settle()
             if bail and not result.passed:
                 summary.bailed = True
                 break
