@@ -517,22 +517,24 @@ def test_max_body_in_memory_mb_sets_the_run_sessions_cap(
     root = tmp_path / "c"
     write(root, "collection.toml", 'name = "x"\n')
     write(root, "big.toml", f'name = "big"\nurl = "{echo_url}/bytes/50000"\n')
-    kept = []  # the exchanges, kept alive so their spooled bodies stay on disk
+    seen = []  # what each exchange held when it came back from the send
     real_send = HttpSession.send
 
     async def send(self: HttpSession, rendered, progress=None):
         exchange = await real_send(self, rendered, progress)
-        kept.append(exchange)
+        with exchange.open_body() as fh:
+            whole = fh.read()
+        spooled = exchange.body_path is not None and os.path.getsize(exchange.body_path)
+        seen.append((exchange, exchange.truncated, exchange.body, spooled, whole))
         return exchange
 
     monkeypatch.setattr(HttpSession, "send", send)
     code, out, err = run(capsys, str(root), "--history")
     assert code == 0, out + err
-    [exchange] = kept
-    assert exchange.truncated and exchange.body_size == 50000 and len(exchange.body) == 1024
-    assert exchange.body_path is not None and os.path.getsize(exchange.body_path) == 50000
-    with exchange.open_body() as fh:
-        assert fh.read(1024) == exchange.body
+    [(exchange, truncated, body, spooled, whole)] = seen
+    assert truncated and exchange.body_size == 50000 and len(body) == 1024
+    assert spooled == 50000 and len(whole) == 50000 and whole[:1024] == body
     [entry] = list_entries(root)
-    assert entry.body == exchange.body and entry.body_truncated and entry.body_size == 50000
-    exchange.discard()
+    assert entry.body == body and entry.body_truncated and entry.body_size == 50000
+    # Once the request is done the run keeps none of its body, in memory or on disk.
+    assert exchange.body == b"" and exchange.body_path is None
