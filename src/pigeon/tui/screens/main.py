@@ -15,13 +15,12 @@ import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from pigeon.model import Request
@@ -29,6 +28,7 @@ from pigeon.tui.widgets.collection_pane import CollectionPane
 from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.pane import Pane
 from pigeon.tui.widgets.request_editor import Preview, RequestEditor
+from pigeon.tui.widgets.session_status import SessionStatus
 from pigeon.tui.widgets.variables_pane import VariablesPane
 
 if TYPE_CHECKING:
@@ -129,6 +129,7 @@ class MainScreen(Screen[None]):
             session, self.editor, self.guard_unsaved, id="tree-pane"
         )
         self.variables_pane = VariablesPane(session, self.editor, self._scopes_for, id="variables")
+        self.status = SessionStatus(id="status")
         self.response_pane: ResponsePane | None = None  # mounted just after the first paint
 
     # -- layout -------------------------------------------------------------------------------
@@ -140,7 +141,7 @@ class MainScreen(Screen[None]):
                 yield self.editor
             with Pane(id="vars-pane"):
                 yield self.variables_pane
-        yield Static("", id="status")
+        yield self.status
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -183,21 +184,8 @@ class MainScreen(Screen[None]):
         if self._tree_hidden_by_user is None:
             self.collection_pane.display = width >= 70
 
-    # -- status -------------------------------------------------------------------------------
-
     def update_status(self, extra: str = "") -> None:
-        s = self.session
-        parts = [Text.assemble(("env ", "dim"), (s.environment or "none", "bold"))]
-        if s.echo is not None:
-            parts.append(Text(f"echo server on {s.echo.url}", style="green"))
-        if len(s.runtime):
-            parts.append(Text(f"{len(s.runtime)} runtime var(s)", style="yellow"))
-        errors = sum(1 for e in s.log if e.error)
-        if errors:
-            parts.append(Text(f"{errors} script error(s): f2", style="red"))
-        if extra:
-            parts.append(Text(extra))
-        self.query_one("#status", Static).update(Text("  ·  ").join(parts))
+        self.status.show(self.session, extra)
 
     # -- scopes and preview -------------------------------------------------------------------
 
@@ -221,7 +209,8 @@ class MainScreen(Screen[None]):
         return Preview(rendered.url, rendered.unresolved, rendered.warnings)
 
     def _refresh_variables(self, unresolved: list[str] | None = None, force: bool = True) -> None:
-        """Show the open request's variables (``force=False``: only if what they are changed)."""
+        """Show the open request's variables (``force=False``: only when what the pane shows
+        for it changed)."""
         request = self.editor.request
         if unresolved is None:
             unresolved = self._preview(request).unresolved if request is not None else []

@@ -1,9 +1,9 @@
 """The history list: every recorded exchange of the collection, newest first.
 
 Like the tree, it mostly shows and reports: ``Open``, ``Resend``, ``Delete`` and ``Prune``
-messages go to the history pane that holds it. The one thing it does itself is drop the entries past the config's
-age limit when asked to prune, before reporting. Entries are read off the UI loop (a history
-of large bodies is many megabytes of JSON).
+messages go to the history pane that holds it. The one thing it does itself is drop the
+entries past the config's age limit when asked to prune, before reporting. Entries are read
+off the UI loop (a history of large bodies is many megabytes of JSON).
 """
 
 from __future__ import annotations
