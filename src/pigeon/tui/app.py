@@ -1,5 +1,5 @@
-"""The Pigeon app (DESIGN §9): themes, keys, config and quitting; the panes live in
-``screens/main.py``."""
+"""The Pigeon app (DESIGN §9): themes, keys, config and quitting; the main screen
+(``screens/main.py``) wires the panes (``widgets/``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
 """The main screen: tree | editor over response | variables, and what ties them together.
 
-Widgets report through messages; this screen turns them into store calls, renders and sends.
-State lives in the app's ``Session``; nothing here is module-level.
+Each pane owns its work: the collection pane (``widgets/collection_pane.py``) the tree's file
+commands and the environment, the variables pane its edits, the history pane its entries.
+They post typed messages up; this screen opens requests in the editor, saves them, keeps the
+preview and the variables in step with them, and sends. State lives in the app's ``Session``;
+nothing here is module-level.
 """
 
 from __future__ import annotations
@@ -9,57 +12,37 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rich.text import Text
-from textual import work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from pigeon.model import Request
-from pigeon.tui.screens.tree_commands import TreeCommands
-from pigeon.tui.screens.variable_commands import VariableCommands
+from pigeon.tui.widgets.collection_pane import CollectionPane
 from pigeon.tui.widgets.collection_tree import CollectionTree
-from pigeon.tui.widgets.environment_label import EnvironmentLabel
+from pigeon.tui.widgets.pane import Pane
 from pigeon.tui.widgets.request_editor import Preview, RequestEditor
-from pigeon.tui.widgets.variables_pane import VariablesPane, env_references, request_texts
+from pigeon.tui.widgets.session_status import SessionStatus
+from pigeon.tui.widgets.variables_pane import VariablesPane
 
 if TYPE_CHECKING:
+    from pigeon.exchange import Exchange
+    from pigeon.scopes import Scopes
     from pigeon.session import Session
+    from pigeon.tui.widgets.history_pane import HistoryPane
     from pigeon.tui.widgets.response_pane import ResponsePane
 
 # Dialogs and the renderer are imported where they are used: they are not needed for the
 # first paint, and start-up time is part of the product.
 
-NO_ENV = "__none__"
-TREE_HINT = "n new · r rename · d delete · f1"
-HISTORY_HINT = "f6 tree · f1 keys"
 
-
-def _masked_parts(request: Request) -> list[str]:
-    """Which parts of a request made from a history entry still carry the history's mask
-    (masked headers come back switched off, so they are not listed)."""
-    from pigeon.masking import MASK
-
-    parts = []
-    if MASK in request.url or any(MASK in q.value for q in request.query if q.enabled):
-        parts.append("URL")
-    if MASK in request.body.content:
-        parts.append("body")
-    return parts
-
-
-class Pane(Vertical):
-    """A titled, bordered pane that can be maximised; its border lights up when focused."""
-
-    ALLOW_MAXIMIZE = True
-
-
-class MainScreen(TreeCommands, VariableCommands, Screen[None]):
+class MainScreen(Screen[None]):
     # main.tcss is loaded by the app (see PigeonApp.CSS_PATH).
     AUTO_FOCUS = "CollectionTree"
 
@@ -135,35 +118,34 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
     def __init__(self, session: Session) -> None:
         super().__init__()
         self.session = session
-        self.last_exchange: Any = None  # the latest pigeon.send.Exchange shown
+        self.last_exchange: Exchange | None = None  # the latest exchange shown
         self.first_paint_at = 0.0  # wall-clock time the screen was first on display
         self.built_at = 0.0  # ... and when the editor's widgets and the response pane were in
-        self._vars_key: tuple[Any, ...] = ()
         self._trust_asked = False
         self._tree_hidden_by_user: bool | None = None
         self._vars_hidden_by_user: bool | None = None
+        self.editor = RequestEditor(self._scopes_for, self._preview, id="editor")
+        self.collection_pane = CollectionPane(
+            session, self.editor, self.guard_unsaved, id="tree-pane"
+        )
+        self.variables_pane = VariablesPane(session, self.editor, self._scopes_for, id="variables")
+        self.status = SessionStatus(id="status")
         self.response_pane: ResponsePane | None = None  # mounted just after the first paint
 
     # -- layout -------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="panes"):
-            with Pane(id="tree-pane"):
-                yield EnvironmentLabel(id="env")
-                yield CollectionTree(id="tree")
+            yield self.collection_pane
             with Vertical(id="centre"):
-                yield RequestEditor(self._scopes_for, self._preview, id="editor")
+                yield self.editor
             with Pane(id="vars-pane"):
-                yield VariablesPane(id="variables")
-        yield Static("", id="status")
+                yield self.variables_pane
+        yield self.status
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.query_one("#tree-pane").border_title = "Collection"
-        self.query_one("#tree-pane").border_subtitle = TREE_HINT
-        self.query_one(EnvironmentLabel).show(self.session.environment)
         self.query_one("#vars-pane").border_title = "Variables"
-        self.query_one(CollectionTree).show_collection(self.session.collection)
         self._apply_width(self.size.width)
         self.update_status()
         self.call_after_refresh(self._after_first_paint)
@@ -179,7 +161,7 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         once the screen is on display: the tree is what is needed first."""
         self.first_paint_at = time.time()
         self._refresh_variables()
-        await self.query_one(RequestEditor).build_body()
+        await self.editor.build_body()
         from pigeon.tui.widgets.response_pane import ResponsePane
 
         response = ResponsePane(id="response")
@@ -190,7 +172,7 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         if self.session.echo is not None:
             self.session.echo.start()
 
-    def on_resize(self, event: Any) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         self._apply_width(event.size.width)
 
     def _apply_width(self, width: int) -> None:
@@ -200,27 +182,14 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         if self._vars_hidden_by_user is None:
             self.query_one("#vars-pane").display = width >= 110
         if self._tree_hidden_by_user is None:
-            self.query_one("#tree-pane").display = width >= 70
-
-    # -- status -------------------------------------------------------------------------------
+            self.collection_pane.display = width >= 70
 
     def update_status(self, extra: str = "") -> None:
-        s = self.session
-        parts = [Text.assemble(("env ", "dim"), (s.environment or "none", "bold"))]
-        if s.echo is not None:
-            parts.append(Text(f"echo server on {s.echo.url}", style="green"))
-        if len(s.runtime):
-            parts.append(Text(f"{len(s.runtime)} runtime var(s)", style="yellow"))
-        errors = sum(1 for e in s.log if e.error)
-        if errors:
-            parts.append(Text(f"{errors} script error(s): f2", style="red"))
-        if extra:
-            parts.append(Text(extra))
-        self.query_one("#status", Static).update(Text("  ·  ").join(parts))
+        self.status.show(self.session, extra)
 
     # -- scopes and preview -------------------------------------------------------------------
 
-    def _scopes_for(self, request: Request | None) -> Any:
+    def _scopes_for(self, request: Request | None) -> Scopes | None:
         try:
             return self.session.scopes_for(request)
         except Exception:
@@ -240,85 +209,66 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         return Preview(rendered.url, rendered.unresolved, rendered.warnings)
 
     def _refresh_variables(self, unresolved: list[str] | None = None, force: bool = True) -> None:
-        """Redraw the variables pane; with ``force=False`` only when what it shows for the
-        request (unresolved names, ``$env`` names, request variables) changed -- typing in the
-        URL bar must not rebuild the pane on every key."""
-        editor = self.query_one(RequestEditor)
-        request = editor.request
+        """Show the open request's variables (``force=False``: only when what the pane shows
+        for it changed)."""
+        request = self.editor.request
         if unresolved is None:
             unresolved = self._preview(request).unresolved if request is not None else []
-        env_names: list[str] = []
-        if request is not None:
-            from pigeon.render import effective_auth
+        self.variables_pane.show_request(request, unresolved, force)
 
-            s = self.session
-            chain = s.chain_of(request)
-            headers = [*s.collection.headers, *(h for f in chain for h in f.headers)]
-            texts = request_texts(request, headers, effective_auth(s.collection, chain, request))
-            env_names = env_references(texts)
-        key = (
-            id(request),
-            tuple(unresolved),
-            tuple(env_names),
-            repr(request.variables) if request else "",
-        )
-        if not force and key == self._vars_key:
-            return
-        self._vars_key = key
-        self.query_one(VariablesPane).show_scopes(self._scopes_for(request), unresolved, env_names)
-
+    @on(VariablesPane.Changed)
+    @on(CollectionPane.EnvironmentChanged)
     def refresh_after_variables(self) -> None:
         """Variables changed (environment, runtime, an edit): preview and pane follow."""
-        self.query_one(RequestEditor).refresh_preview()
+        self.editor.refresh_preview()
         self._refresh_variables()
         self.update_status()
 
-    # -- tree ---------------------------------------------------------------------------------
+    def on_collection_pane_collection_changed(self) -> None:
+        self._refresh_variables()
 
-    def on_collection_tree_request_chosen(self, event: CollectionTree.RequestChosen) -> None:
-        editor = self.query_one(RequestEditor)
+    # -- the request in the editor ------------------------------------------------------------
+
+    @on(CollectionTree.RequestChosen)
+    @on(CollectionPane.RequestCreated)
+    def _open_request(
+        self, event: CollectionTree.RequestChosen | CollectionPane.RequestCreated
+    ) -> None:
+        editor = self.editor
         if editor.saved is event.request:
             editor.focus_url()
             return
 
         def open_it() -> None:
-            editor.load(event.request)
-            self._refresh_variables()
+            self._load(event.request)
             editor.focus_url()
 
         self.guard_unsaved(open_it)
 
-    def on_collection_tree_broken_chosen(self, event: CollectionTree.BrokenChosen) -> None:
-        broken = event.broken
+    def _load(self, request: Request) -> None:
+        self.editor.load(request)
+        self._refresh_variables()
 
+    def on_collection_tree_broken_chosen(self, event: CollectionTree.BrokenChosen) -> None:
         def show() -> None:
-            self.query_one(RequestEditor).show_message(
-                Text.assemble(
-                    ("⚠ This file could not be loaded\n\n", "bold red"),
-                    (str(broken), "red"),
-                    "\n\nFix it in an editor; Pigeon never overwrites a file it cannot read. "
-                    "The collection reloads when you save another request, or with the "
-                    "palette's “Reload collection”.",
-                )
-            )
+            self.editor.show_broken(event.broken)
             self._refresh_variables()
 
         self.guard_unsaved(show)
 
     def on_request_editor_changed(self, event: RequestEditor.Changed) -> None:
-        tree = self.query_one(CollectionTree)
-        editor = self.query_one(RequestEditor)
+        editor = self.editor
         if editor.saved is not None:
-            tree.mark_dirty(editor.saved.path, event.dirty)
+            self.collection_pane.collection_tree.mark_dirty(editor.saved.path, event.dirty)
         self._refresh_variables(
             editor.last_preview.unresolved if editor.last_preview else None, force=False
         )
 
-    def guard_unsaved(self, then: Any) -> None:
+    def guard_unsaved(self, then: Callable[[], object]) -> None:
         """Run ``then`` once unsaved edits are saved or discarded (or not at all: cancel)."""
         from pigeon.tui.dialogs.confirm import UnsavedScreen
 
-        editor = self.query_one(RequestEditor)
+        editor = self.editor
         if not editor.dirty or editor.request is None:
             then()
             return
@@ -336,9 +286,9 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
 
     def reload_collection(self) -> None:
         """The session reloaded from disk: rebuild the tree, reopen the request by path."""
-        editor = self.query_one(RequestEditor)
+        editor = self.editor
         path = editor.saved.path if editor.saved is not None else None
-        self._rebuild_tree(path)
+        self.collection_pane.reload(path)
         reopened = next(
             (r for r in self.session.collection.requests() if path is not None and r.path == path),
             None,
@@ -347,74 +297,22 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
             editor.load(reopened)
         else:
             editor.show_message("Choose a request in the collection.")
-        self.query_one(EnvironmentLabel).show(self.session.environment)
         self.refresh_after_variables()
 
     def _discard_current(self) -> None:
-        editor = self.query_one(RequestEditor)
+        editor = self.editor
         if editor.saved is not None:
-            self.query_one(CollectionTree).mark_dirty(editor.saved.path, False)
+            self.collection_pane.collection_tree.mark_dirty(editor.saved.path, False)
             editor.load(editor.saved)
 
-    def on_collection_tree_new_request_requested(
-        self, event: CollectionTree.NewRequestRequested
-    ) -> None:
-        self._tree_new_request(event.item)
-
-    def on_collection_tree_new_folder_requested(
-        self, event: CollectionTree.NewFolderRequested
-    ) -> None:
-        self._tree_new_folder(event.item)
-
-    def on_collection_tree_rename_requested(self, event: CollectionTree.RenameRequested) -> None:
-        self._tree_rename(event.item)
-
-    def on_collection_tree_duplicate_requested(
-        self, event: CollectionTree.DuplicateRequested
-    ) -> None:
-        self._tree_duplicate(event.item)
-
-    def on_collection_tree_move_requested(self, event: CollectionTree.MoveRequested) -> None:
-        self._tree_move(event.item)
-
-    def on_collection_tree_delete_requested(self, event: CollectionTree.DeleteRequested) -> None:
-        self._tree_delete(event.item)
-
-    # -- environment --------------------------------------------------------------------------
-
-    def _env_value(self) -> str:
-        return self.session.environment or NO_ENV
-
-    def on_environment_label_clicked(self, event: EnvironmentLabel.Clicked) -> None:
-        self.action_choose_environment()
-
-    def set_environment(self, name: str) -> None:
-        if name == self.session.environment:
-            return
-        self.session.environment = name
-        self.query_one(EnvironmentLabel).show(name)
-        self.refresh_after_variables()
-        self.notify(f"Environment: {name or 'none'}")
-
     def action_choose_environment(self) -> None:
-        from pigeon.tui.dialogs.choose import ChooseScreen
-
-        options = [
-            (NO_ENV, "(no environment)"),
-            *((n, n) for n in self.session.environment_names()),
-        ]
-
-        def chosen(value: str | None) -> None:
-            if value is not None:
-                self.set_environment("" if value == NO_ENV else value)
-
-        self.app.push_screen(ChooseScreen("Environment", options, self._env_value()), chosen)
+        self.collection_pane.choose_environment()
 
     # -- save ---------------------------------------------------------------------------------
 
     def save_current(self) -> bool:
         """Save the request being edited; ``False`` (with a message) when it could not be."""
-        editor = self.query_one(RequestEditor)
+        editor = self.editor
         if editor.request is None:
             self.notify("Nothing to save: choose a request first.", severity="warning")
             return False
@@ -424,7 +322,7 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
             self.notify(f"Not saved: {exc}", severity="error", timeout=10)
             return False
         editor.mark_saved(saved)
-        tree = self.query_one(CollectionTree)
+        tree = self.collection_pane.collection_tree
         tree.mark_dirty(saved.path, False)
         tree.update_request_label(saved)
         self.notify(f"Saved {saved.path.name if saved.path else saved.name}")
@@ -535,128 +433,47 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
     # -- history ------------------------------------------------------------------------------
 
     @work(group="history", exit_on_error=False)
-    async def _record(self, exchange: Any) -> None:
+    async def _record(self, exchange: Exchange) -> None:
         """Record a finished exchange, in a thread and outside the send worker (cancelling a
         send must not cancel its record). A failure is reported once per session."""
         problem = await asyncio.to_thread(self.session.record, exchange)
         if problem and not self.session.history_warned:
             self.session.history_warned = True
             self.notify(f"History not recorded: {problem}", severity="warning", timeout=8)
-        self._refresh_history()
-
-    def _history_list(self) -> Any:
-        from pigeon.tui.widgets.history_list import HistoryList
-
-        found = self.query(HistoryList)
-        return found.first() if found else None
-
-    def _left_widget(self) -> Any:
-        """What the left pane shows now: the collection tree or the history list."""
-        history = self._history_list()
-        return (
-            history if history is not None and history.display else self.query_one(CollectionTree)
-        )
-
-    def _refresh_history(self) -> None:
-        history = self._history_list()
-        if history is not None:
-            history.reload()
+        if self.collection_pane.history is not None:
+            self.collection_pane.history.reload()
 
     async def action_toggle_history(self) -> None:
         """Switch the left pane between the collection tree and the history (showing the pane
         if it was hidden)."""
-        from pigeon.tui.widgets.history_list import HistoryList
-
-        pane = self.query_one("#tree-pane")
-        history = self._history_list()
-        to_history = not (pane.display and history is not None and history.display)
-        if to_history:
-            if history is None:
-                history = HistoryList(self.session.root, id="history")
-                await pane.mount(history)
-            history.reload()
-        tree = self.query_one(CollectionTree)
-        tree.display = not to_history
-        if history is not None:
-            history.display = to_history
-        pane.border_title = "History" if to_history else "Collection"
-        pane.border_subtitle = HISTORY_HINT if to_history else TREE_HINT
+        pane = self.collection_pane
+        to_history = not (pane.display and pane.showing_history)
+        await pane.show_history(to_history)
         if not pane.display:
             self._toggle_side("#tree-pane", "#vars-pane")
         else:
-            (history if to_history else tree).focus()
+            pane.shown.focus()
 
-    def on_history_list_open(self, event: Any) -> None:
-        self._open_history(event.entry, send=False)
-
-    def on_history_list_resend(self, event: Any) -> None:
-        self._open_history(event.entry, send=True)
-
-    def _open_history(self, entry: Any, send: bool) -> None:
-        """Load an entry as an unsaved copy in the editor (ctrl+r re-sends it) and show its
-        stored exchange, or send it straight away."""
-        from pigeon.history import to_request
-        from pigeon.tui.widgets.history_list import entry_exchange
+    def on_history_pane_open_requested(self, event: HistoryPane.OpenRequested) -> None:
+        """Load the entry as an unsaved copy in the editor (ctrl+r re-sends it) and show its
+        stored exchange."""
 
         def open_it() -> None:
-            editor = self.query_one(RequestEditor)
-            request = to_request(entry)
-            editor.load(request)
-            self._refresh_variables()
-            masked = _masked_parts(request)
-            if send and masked:  # never send the mask in place of a secret
-                self.notify(
-                    f"Not sent: the {' and '.join(masked)} of this entry hold masked secrets "
-                    "(•••). Put the values back in the editor, then ctrl+r.",
-                    severity="warning",
-                    timeout=10,
-                )
-            elif send:
-                self._send(editor.request)
-                return
+            self._load(event.request)
+            if event.refused:
+                self.notify(event.refused, severity="warning", timeout=10)
             if self.response_pane is not None:
-                self.last_exchange = exchange = entry_exchange(entry)
-                self.response_pane.show_exchange(exchange)
+                self.last_exchange = event.exchange
+                self.response_pane.show_exchange(event.exchange)
 
         self.guard_unsaved(open_it)
 
-    def on_history_list_delete(self, event: Any) -> None:
-        from pigeon.history import delete_entry
+    def on_history_pane_send_requested(self, event: HistoryPane.SendRequested) -> None:
+        def send_it() -> None:
+            self._load(event.request)
+            self._send(self.editor.request)
 
-        try:
-            delete_entry(event.entry)
-        except OSError as exc:
-            self.notify(f"Not deleted: {exc}", severity="error", timeout=8)
-            return
-        self.notify("Deleted the history entry.")
-        self._refresh_history()
-
-    def on_history_list_prune(self, event: Any) -> None:
-        from pigeon.tui.dialogs.prompt import PromptScreen
-
-        default = self.session.config.history_keep
-
-        def check(value: str) -> str | None:
-            return None if value.isdigit() else "a whole number, 0 or more"
-
-        def answered(value: str | None) -> None:
-            if value is not None:
-                self._prune(int(value))
-
-        title = f"Keep the newest N of {event.count} history entries"
-        self.app.push_screen(PromptScreen(title, str(default), check=check), answered)
-
-    @work(group="history", exit_on_error=False)
-    async def _prune(self, keep: int) -> None:
-        from pigeon.history import prune
-
-        try:
-            removed = await asyncio.to_thread(prune, self.session.root, keep)
-        except (OSError, ValueError) as exc:
-            self.notify(f"Not pruned: {exc}", severity="error", timeout=8)
-            return
-        self.notify(f"Removed {removed} history entr{'y' if removed == 1 else 'ies'}.")
-        self._refresh_history()
+        self.guard_unsaved(send_it)
 
     # -- panes --------------------------------------------------------------------------------
 
@@ -685,11 +502,11 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
             if selector == "#vars-pane":
                 self._refresh_variables()
             if selector == "#tree-pane":
-                self._left_widget().focus()
+                self.collection_pane.shown.focus()
             else:
-                pane.query_one(VariablesPane).focus()
+                self.variables_pane.focus()
         elif focused is None or pane in focused.ancestors:
-            editor = self.query_one(RequestEditor)
+            editor = self.editor
             if editor.request is not None:
                 editor.focus_url()
             else:
@@ -702,13 +519,13 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
             self.maximize(self.focused)
 
     def action_focus_url(self) -> None:
-        editor = self.query_one(RequestEditor)
+        editor = self.editor
         if editor.request is None:
             self.notify("Choose a request first.", severity="warning")
         editor.focus_url()
 
     def action_new_request(self) -> None:
-        self._tree_new_request(None)
+        self.collection_pane.new_request()
 
     def action_show_log(self) -> None:
         from pigeon.tui.screens.log import LogScreen
@@ -718,7 +535,7 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
     def action_copy_curl(self) -> None:
         from pigeon.render import render_request
 
-        editor = self.query_one(RequestEditor)
+        editor = self.editor
         if editor.request is None:
             return
         try:
@@ -738,16 +555,6 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         self.app.copy_to_clipboard(command)
         self.notify("Copied the request as a curl command.")
 
-    # -- variables ----------------------------------------------------------------------------
-
-    def on_variables_pane_clear_runtime(self, event: VariablesPane.ClearRuntime) -> None:
-        self.clear_runtime()
-
     def clear_runtime(self) -> None:
-        count = len(self.session.runtime)
-        self.session.runtime.clear()
-        self.refresh_after_variables()
-        self.notify(f"Cleared {count} runtime variable(s).")
-
-    def on_variables_pane_edit_requested(self, event: VariablesPane.EditRequested) -> None:
-        self.edit_variable(event.name, event.value, event.scope)
+        """Forget every variable scripts have set (the palette's command)."""
+        self.variables_pane.clear_runtime()

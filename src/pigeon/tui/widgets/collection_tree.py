@@ -1,7 +1,8 @@
 """The collection tree: folders and requests in collection order, broken files flagged.
 
-The tree only shows and reports: it posts messages (``RequestChosen``, ``BrokenChosen``,
-``Command``) and the screen does the file work through the store.
+The tree only shows and reports: it posts one message class per choice or command
+(``RequestChosen``, ``BrokenChosen``, ``RenameRequested``...) and the collection pane that
+holds it does the file work through the store.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The history list: every recorded exchange of the collection, newest first.
 
 Like the tree, it mostly shows and reports: ``Open``, ``Resend``, ``Delete`` and ``Prune``
-messages go to the screen. The one thing it does itself is drop the entries past the config's
-age limit when asked to prune, before reporting. Entries are read off the UI loop (a history
-of large bodies is many megabytes of JSON).
+messages go to the history pane that holds it. The one thing it does itself is drop the
+entries past the config's age limit when asked to prune, before reporting. Entries are read
+off the UI loop (a history of large bodies is many megabytes of JSON).
 """
 
 from __future__ import annotations
@@ -45,11 +45,6 @@ def short_url(url: str, width: int) -> str:
     if len(text) <= width:
         return text
     return text[: max(width - 1, 0)] + "…"
-
-
-def entry_exchange(entry: HistoryEntry) -> Any:
-    """The exchange an entry recorded, for the response pane (``HistoryEntry.to_exchange``)."""
-    return entry.to_exchange()
 
 
 class HistoryList(OptionList):
@@ -212,7 +207,7 @@ class HistoryList(OptionList):
 
     def action_prune(self) -> None:
         """Drop the entries older than the config's ``history_max_age_days`` first (when set),
-        then let the screen ask how many of the rest to keep."""
+        then let the history pane ask how many of the rest to keep."""
         days = self.app.session.config.history_max_age_days  # type: ignore[attr-defined]
         if days:
             self._prune_by_age(days)

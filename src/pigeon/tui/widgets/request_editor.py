@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from pigeon.model import Request
+from pigeon.model import BrokenFile, Request
 from pigeon.scopes import Scopes
 from pigeon.tui.css import beside
 from pigeon.tui.widgets.messages import RequestEdited
@@ -85,6 +85,18 @@ class RequestEditor(Vertical):
         self.query_one("#editor-empty", Static).update(text)
         self.remove_class("-editing")
         self.border_title = "Request"
+
+    def show_broken(self, broken: BrokenFile) -> None:
+        """A file that does not load was chosen: say where and why, and what to do."""
+        self.show_message(
+            Text.assemble(
+                ("⚠ This file could not be loaded\n\n", "bold red"),
+                (str(broken), "red"),
+                "\n\nFix it in an editor; Pigeon never overwrites a file it cannot read. "
+                "The collection reloads when you save another request, or with the "
+                "palette's “Reload collection”.",
+            )
+        )
 
     def load(self, request: Request) -> None:
         """Edit a copy of ``request``."""

@@ -3,12 +3,19 @@
 Secrets are masked until revealed: ``$env`` values, and variables whose names say they are
 secret (token, secret, password, key...). Unresolved names of the current request are listed
 at the top so a typo is found without sending.
+
+The pane edits what it shows: ``e``/``a`` open the variable dialog on any scope the open
+request sees (``pigeon.tui.variable_targets``), starting on the scope whose definition wins, so
+editing a folder's variable changes the folder's file; a saved value that a higher scope still
+shadows is reported as such. ``x`` forgets the runtime variables. Either way the pane posts
+``Changed`` and the screen redraws what depends on variables.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.binding import Binding
@@ -21,7 +28,13 @@ from pigeon.model import Auth, Header, Request
 from pigeon.scopes import Definition, Scopes
 from pigeon.template import ENV, parse
 from pigeon.tui.css import beside
+from pigeon.tui.variable_targets import Target, shadowed_by, variable_targets
 from pigeon.values import kind_of, preview
+
+if TYPE_CHECKING:
+    from pigeon.session import Session
+    from pigeon.tui.dialogs.variable_edit import VariableValue
+    from pigeon.tui.widgets.request_editor import RequestEditor
 
 _SCOPE_TAG = {  # a short coloured tag first, so a narrow pane still shows who wins
     "collection": ("col", "cyan"),
@@ -67,6 +80,9 @@ class VariableRow:
 
 
 class VariablesPane(Tree[VariableRow | None]):
+    """Each name the open request sees, its winning value and scope, and under it the
+    definitions it shadows; then the ``$env`` names the request uses."""
+
     DEFAULT_CSS = beside(__file__)
     ALLOW_MAXIMIZE = True
 
@@ -79,27 +95,58 @@ class VariablesPane(Tree[VariableRow | None]):
 
     revealed: reactive[bool] = reactive(False)
 
-    @dataclass
-    class EditRequested(Message):
-        """Edit (or, with an empty name, add) a variable. ``scope`` names the layer of the
-        definition chosen (its label: ``collection``, ``folder users``...), so a shadowed row
-        is edited where it lives; ``None`` for a new or unresolved name."""
+    class Changed(Message):
+        """A variable was saved, or the runtime ones forgotten: previews and this pane follow."""
 
-        name: str
-        value: Any
-        scope: str | None
-
-    class ClearRuntime(Message):
-        """Forget every variable scripts have set."""
-
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        editor: RequestEditor,
+        scopes: Callable[[Request | None], Scopes | None],
+        *,
+        id: str | None = None,
+    ) -> None:
+        """``editor`` is the screen's request editor: its request is the one whose scopes are
+        edited, and its variables tab follows an edit of the request's own variables.
+        ``scopes`` gives a request's scopes (``None`` when they cannot be built)."""
         super().__init__("variables", id=id)
         self.show_root = False
         self.guide_depth = 2
+        self.session = session
+        self.editor = editor
+        self._scopes_for = scopes
+        self._shown_for: tuple[Any, ...] = ()
         self._scopes: Scopes | None = None
         self._unresolved: list[str] = []
         self._env_names: list[str] = []
         self.rows: dict[str, list[Definition]] = {}
+
+    def show_request(
+        self, request: Request | None, unresolved: list[str], force: bool = True
+    ) -> None:
+        """Show what ``request`` sees (``None``: no request open); ``unresolved`` are the names
+        its send would leave unresolved. With ``force=False`` only when what the pane shows for
+        it (unresolved names, ``$env`` names, request variables) changed -- typing in the URL
+        bar must not rebuild the pane on every key."""
+        env_names: list[str] = []
+        if request is not None:
+            from pigeon.render import effective_auth
+
+            s = self.session
+            chain = s.chain_of(request)
+            headers = [*s.collection.headers, *(h for f in chain for h in f.headers)]
+            texts = request_texts(request, headers, effective_auth(s.collection, chain, request))
+            env_names = env_references(texts)
+        key = (
+            id(request),
+            tuple(unresolved),
+            tuple(env_names),
+            repr(request.variables) if request else "",
+        )
+        if not force and key == self._shown_for:
+            return
+        self._shown_for = key
+        self.show_scopes(self._scopes_for(request), unresolved, env_names)
 
     def show_scopes(
         self, scopes: Scopes | None, unresolved: list[str], env_names: list[str] | None = None
@@ -179,15 +226,13 @@ class VariablesPane(Tree[VariableRow | None]):
             self.action_add()
             return
         d = row.definition
-        self.post_message(
-            self.EditRequested(row.name, d.value if d else "", d.label if d else None)
-        )
+        self.edit_variable(row.name, d.value if d else "", d.label if d else None)
 
     def action_add(self) -> None:
-        self.post_message(self.EditRequested("", "", None))
+        self.edit_variable("", "", None)
 
     def action_clear_runtime(self) -> None:
-        self.post_message(self.ClearRuntime())
+        self.clear_runtime()
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[VariableRow | None]) -> None:
         event.stop()
@@ -197,3 +242,58 @@ class VariablesPane(Tree[VariableRow | None]):
             and not event.node.children
         ):
             self.action_edit()
+
+    # -- editing ------------------------------------------------------------------------------
+
+    def edit_variable(self, name: str, value: Any, defined_in: str | None) -> None:
+        """Open the variable dialog for ``name`` (empty: a new variable). ``defined_in`` is the
+        layer label of the definition chosen in the pane (``folder users``); the dialog starts
+        on that scope when it is writable, else on the writable scope that wins for the name."""
+        from pigeon.tui.dialogs.variable_edit import VariableEditScreen
+
+        targets = variable_targets(self.session, self.editor.request, self.editor.saved)
+        by_layer = {t.layer: t for t in targets}
+        chosen = by_layer.get(defined_in or "")
+        if chosen is None and name:
+            chosen = next((t for t in reversed(targets) if name in t.variables), None)
+        scope = chosen.key if chosen is not None else "collection"
+        options = [
+            (t.key, f"{t.label} · defines it" if name and name in t.variables else t.label)
+            for t in targets
+        ]
+        title = f"Edit {name}" if name else "New variable"
+
+        def done(result: VariableValue | None) -> None:
+            if result is not None:
+                self._save_variable(result, {t.key: t for t in targets})
+
+        self.app.push_screen(VariableEditScreen(title, name, value, options, scope), done)
+
+    def _save_variable(self, v: VariableValue, targets: dict[str, Target]) -> None:
+        target = targets.get(v.scope)
+        if target is None:
+            return
+        error = target.save(v.name, v.value)
+        if error is not None:
+            self.notify(error, severity="error", timeout=8)
+            return
+        if target.key == "request":
+            self.editor.load_variables_tab()
+        self.post_message(self.Changed())
+        where = target.label.split(" (")[0]
+        shadow = shadowed_by(self.session, self.editor.request, v.name, target)
+        if shadow is None:
+            self.notify(f"{v.name} saved in {where}.")
+        else:
+            self.notify(
+                f"{v.name} saved in {where}, but that value is not used: {shadow}.",
+                severity="warning",
+                timeout=12,
+            )
+
+    def clear_runtime(self) -> None:
+        """Forget every variable scripts have set."""
+        count = len(self.session.runtime)
+        self.session.runtime.clear()
+        self.post_message(self.Changed())
+        self.notify(f"Cleared {count} runtime variable(s).")

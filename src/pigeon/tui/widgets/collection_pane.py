@@ -1,38 +1,199 @@
-"""Collection tree commands of the main screen: new, rename, duplicate, delete, move, for
-requests and folders alike.
+"""The left pane of the main screen: the environment over the collection tree, and (f6) the
+history of sends in the tree's place.
 
-Every file change goes through a ``pigeon.store`` helper; a refusal becomes a message and the
-model is left as the store left it. Renaming or moving a folder moves the files inside it, so
-unsaved edits of the request being edited there are saved or discarded first, and the editor
-follows that request to its new file.
+The pane does what the tree's keys ask (new, rename, duplicate, delete, move, for requests and
+folders alike) and what the environment label's click asks. Every file change goes through a
+``pigeon.store`` helper; a refusal becomes a message and the model is left as the store left
+it. Renaming or moving a folder moves the files inside it, so unsaved edits of the request
+being edited there are saved or discarded first, and the editor follows that request to its
+new file. What the screen must redo is posted up: ``RequestCreated``, ``CollectionChanged``,
+``EnvironmentChanged``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from textual.app import ComposeResult
+from textual.message import Message
+from textual.widget import Widget
 
 from pigeon.model import Folder, Request
 from pigeon.tui.widgets.collection_tree import CollectionTree
-from pigeon.tui.widgets.request_editor import RequestEditor
+from pigeon.tui.widgets.environment_label import EnvironmentLabel
+from pigeon.tui.widgets.pane import Pane
 
 if TYPE_CHECKING:
     from pigeon.session import Session
+    from pigeon.tui.widgets.history_pane import HistoryPane
+    from pigeon.tui.widgets.request_editor import RequestEditor
 
-FAILED: Any = object()  # what _store_call returns when the store refused
+# Dialogs and the store are imported where they are used: they are not needed for the first
+# paint, and start-up time is part of the product.
+
+NO_ENV = "__none__"
+TREE_HINT = "n new · r rename · d delete · f1"
+HISTORY_HINT = "f6 tree · f1 keys"
+
+T = TypeVar("T")
+Guard = Callable[[Callable[[], None]], None]
 
 
-class TreeCommands:
-    """Mixed into ``MainScreen``; uses its ``session``, queries and dialogs."""
+class _Failed(Enum):
+    FAILED = "failed"  # what _store_call returns when the store refused
 
-    session: Session
-    query_one: Any
-    notify: Any
-    app: Any
-    guard_unsaved: Any
-    _refresh_variables: Any
 
-    def _store_call(self, what: str, fn: Any, *args: Any) -> Any:
+FAILED = _Failed.FAILED
+
+
+class CollectionPane(Pane):
+    """The environment label and the collection tree (or the history list), and the file work
+    behind the tree's keys. ``editor`` is the screen's request editor, which follows a request
+    whose file moves; ``guard_unsaved`` is the screen's "save or discard unsaved edits, then"."""
+
+    @dataclass
+    class RequestCreated(Message):
+        """A new request was made (``n``, ctrl+n): open it in the editor."""
+
+        request: Request
+        """The collection's new request."""
+
+    class CollectionChanged(Message):
+        """A folder holding the edited request was renamed or moved, or a request or folder was
+        deleted: what the open request sees (its folders, its variables) may have changed."""
+
+    class EnvironmentChanged(Message):
+        """Another environment was chosen (it is the session's now): previews and variables
+        follow it."""
+
+    def __init__(
+        self,
+        session: Session,
+        editor: RequestEditor,
+        guard_unsaved: Guard,
+        *,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.session = session
+        self.editor = editor
+        self.guard_unsaved = guard_unsaved
+        self.environment_label = EnvironmentLabel(id="env")
+        self.collection_tree = CollectionTree(id="tree")
+        self.history: HistoryPane | None = None  # mounted the first time f6 shows it
+
+    def compose(self) -> ComposeResult:
+        yield self.environment_label
+        yield self.collection_tree
+
+    def on_mount(self) -> None:
+        self.border_title = "Collection"
+        self.border_subtitle = TREE_HINT
+        self.reload()
+
+    def reload(self, select: Path | None = None) -> None:
+        """Show the session's collection and environment again (``select``: what to
+        highlight)."""
+        self.environment_label.show(self.session.environment)
+        self._rebuild_tree(select)
+
+    def _rebuild_tree(self, select: Path | None = None) -> None:
+        self.collection_tree.show_collection(self.session.collection, select)
+
+    # -- history ------------------------------------------------------------------------------
+
+    @property
+    def showing_history(self) -> bool:
+        """Whether the history list is shown in the tree's place."""
+        return self.history is not None and self.history.display
+
+    @property
+    def shown(self) -> Widget:
+        """What takes the keys: the history list when it is shown, else the tree."""
+        history = self.history
+        return history.list if history is not None and history.display else self.collection_tree
+
+    async def show_history(self, show: bool) -> None:
+        """Show the history of sends in the tree's place (read again), or the tree."""
+        if show:
+            if self.history is None:
+                from pigeon.tui.widgets.history_pane import HistoryPane
+
+                self.history = HistoryPane(self.session)
+                await self.mount(self.history)
+            self.history.reload()
+        self.collection_tree.display = not show
+        if self.history is not None:
+            self.history.display = self.history.list.display = show
+        self.border_title = "History" if show else "Collection"
+        self.border_subtitle = HISTORY_HINT if show else TREE_HINT
+
+    # -- environment --------------------------------------------------------------------------
+
+    def on_environment_label_clicked(self, event: EnvironmentLabel.Clicked) -> None:
+        event.stop()
+        self.choose_environment()
+
+    def choose_environment(self) -> None:
+        from pigeon.tui.dialogs.choose import ChooseScreen
+
+        options = [
+            (NO_ENV, "(no environment)"),
+            *((n, n) for n in self.session.environment_names()),
+        ]
+
+        def chosen(value: str | None) -> None:
+            if value is not None:
+                self._set_environment("" if value == NO_ENV else value)
+
+        current = self.session.environment or NO_ENV
+        self.app.push_screen(ChooseScreen("Environment", options, current), chosen)
+
+    def _set_environment(self, name: str) -> None:
+        if name == self.session.environment:
+            return
+        self.session.environment = name
+        self.environment_label.show(name)
+        self.post_message(self.EnvironmentChanged())
+        self.notify(f"Environment: {name or 'none'}")
+
+    # -- the tree's commands ------------------------------------------------------------------
+
+    def on_collection_tree_new_request_requested(
+        self, event: CollectionTree.NewRequestRequested
+    ) -> None:
+        event.stop()
+        self.new_request()
+
+    def on_collection_tree_new_folder_requested(
+        self, event: CollectionTree.NewFolderRequested
+    ) -> None:
+        event.stop()
+        self._new_folder()
+
+    def on_collection_tree_rename_requested(self, event: CollectionTree.RenameRequested) -> None:
+        event.stop()
+        self._rename(event.item)
+
+    def on_collection_tree_duplicate_requested(
+        self, event: CollectionTree.DuplicateRequested
+    ) -> None:
+        event.stop()
+        self._duplicate(event.item)
+
+    def on_collection_tree_move_requested(self, event: CollectionTree.MoveRequested) -> None:
+        event.stop()
+        self._move(event.item)
+
+    def on_collection_tree_delete_requested(self, event: CollectionTree.DeleteRequested) -> None:
+        event.stop()
+        self._delete(event.item)
+
+    def _store_call(self, what: str, fn: Callable[..., T], *args: Any) -> T | _Failed:
         """Call a store helper; a failure becomes a message (and ``FAILED``), never a crash."""
         try:
             return fn(*args)
@@ -40,14 +201,12 @@ class TreeCommands:
             self.notify(f"{what} failed: {exc}", severity="error", timeout=8)
             return FAILED
 
-    def _rebuild_tree(self, select: Path | None = None) -> None:
-        self.query_one(CollectionTree).show_collection(self.session.collection, select)
-
-    def _tree_new_request(self, item: Folder | Request | None) -> None:
+    def new_request(self) -> None:
+        """Ask for a name, then make a request in the highlighted folder and open it."""
         from pigeon import store
         from pigeon.tui.dialogs.prompt import PromptScreen
 
-        folder = self.query_one(CollectionTree).folder_for_new()
+        folder = self.collection_tree.folder_for_new()
 
         def named(name: str | None) -> None:
             if not name:
@@ -57,22 +216,16 @@ class TreeCommands:
             )
             if req is not FAILED:
                 self._rebuild_tree(req.path)
-                self.guard_unsaved(lambda: self._open(req))
+                self.post_message(self.RequestCreated(req))
 
         where = f" in {folder.name}" if folder else ""
         self.app.push_screen(PromptScreen(f"New request{where}", placeholder="List users"), named)
 
-    def _open(self, req: Request) -> None:
-        editor = self.query_one(RequestEditor)
-        editor.load(req)
-        self._refresh_variables()
-        editor.focus_url()
-
-    def _tree_new_folder(self, item: Folder | Request | None) -> None:
+    def _new_folder(self) -> None:
         from pigeon import store
         from pigeon.tui.dialogs.prompt import PromptScreen
 
-        parent = self.query_one(CollectionTree).folder_for_new()
+        parent = self.collection_tree.folder_for_new()
 
         def named(name: str | None) -> None:
             if not name:
@@ -90,13 +243,13 @@ class TreeCommands:
 
     def _editing_inside(self, folder: Folder) -> bool:
         """Whether the request in the editor has its file inside ``folder``."""
-        editor = self.query_one(RequestEditor)
+        editor = self.editor
         path = editor.request.path if editor.request is not None else None
         return path is not None and folder.path is not None and folder.path in path.parents
 
     def _follow_saved(self) -> None:
         """The request being edited moved on disk: its working copy takes the new file."""
-        editor = self.query_one(RequestEditor)
+        editor = self.editor
         saved, work = editor.saved, editor.request
         if saved is None or work is None or work.path == saved.path:
             return
@@ -105,7 +258,7 @@ class TreeCommands:
             editor.mark_saved(saved)
         editor.refresh_preview()
 
-    def _change_folder(self, folder: Folder, what: str, fn: Any, *args: Any) -> None:
+    def _change_folder(self, folder: Folder, what: str, fn: Callable[..., Any], *args: Any) -> None:
         """Rename or move ``folder`` through the store, once unsaved edits of a request inside
         it are saved or discarded; then the editor, the tree and the variables follow."""
 
@@ -115,7 +268,7 @@ class TreeCommands:
             # order list not written): show the model as it is.
             self._follow_saved()
             self._rebuild_tree(folder.path)
-            self._refresh_variables()
+            self.post_message(self.CollectionChanged())
 
         if self._editing_inside(folder):
             self.guard_unsaved(change)
@@ -151,8 +304,7 @@ class TreeCommands:
         if contents is FAILED:
             return
         col = self.session.collection
-        editor = self.query_one(RequestEditor)
-        tree = self.query_one(CollectionTree)
+        editor, tree = self.editor, self.collection_tree
         inside = self._editing_inside(folder)
         unsaved = editor.request.name if inside and editor.dirty and editor.request else None
 
@@ -168,7 +320,7 @@ class TreeCommands:
                 tree.mark_dirty(editor.request.path, False)
                 editor.show_message("The folder holding this request was deleted.")
             self._rebuild_tree(neighbour)
-            self._refresh_variables()
+            self.post_message(self.CollectionChanged())
             self.notify(f"Deleted “{folder.name}”.")
 
         self.app.push_screen(DeleteFolderScreen(folder.name, contents, col.root, unsaved), answered)
@@ -182,7 +334,7 @@ class TreeCommands:
 
     # -- requests and folders -----------------------------------------------------------------
 
-    def _tree_rename(self, item: Folder | Request | None) -> None:
+    def _rename(self, item: Folder | Request | None) -> None:
         from pigeon import store
         from pigeon.tui.dialogs.prompt import PromptScreen
 
@@ -196,7 +348,7 @@ class TreeCommands:
         def named(name: str | None) -> None:
             if not name or name == item.name:
                 return
-            editor = self.query_one(RequestEditor)
+            editor = self.editor
             before = item.path
             renamed = self._store_call(
                 "Rename", store.rename_request, self.session.collection, item, name
@@ -216,7 +368,7 @@ class TreeCommands:
 
         self.app.push_screen(PromptScreen("Rename request", item.name), named)
 
-    def _tree_duplicate(self, item: Folder | Request | None) -> None:
+    def _duplicate(self, item: Folder | Request | None) -> None:
         from pigeon import store
 
         if isinstance(item, Folder):
@@ -231,7 +383,7 @@ class TreeCommands:
         self._rebuild_tree(new.path)
         self.notify(f"Duplicated as “{new.name}”.")
 
-    def _tree_delete(self, item: Folder | Request | None) -> None:
+    def _delete(self, item: Folder | Request | None) -> None:
         from pigeon import store
         from pigeon.tui.dialogs.confirm import ConfirmScreen
 
@@ -241,8 +393,7 @@ class TreeCommands:
         if not isinstance(item, Request):
             self.notify("Choose a request or folder to delete.", severity="warning")
             return
-        editor = self.query_one(RequestEditor)
-        tree = self.query_one(CollectionTree)
+        editor, tree = self.editor, self.collection_tree
         message = f"Delete “{item.name}” and its file?"
         if editor.saved is item and editor.dirty:
             message += " Its unsaved changes will be lost."
@@ -260,12 +411,12 @@ class TreeCommands:
                 tree.mark_dirty(item.path, False)
                 editor.show_message("The request was deleted.")
             self._rebuild_tree(neighbour)
-            self._refresh_variables()
+            self.post_message(self.CollectionChanged())
             self.notify(f"Deleted “{item.name}”.")
 
         self.app.push_screen(ConfirmScreen("Delete request", message, yes="Delete"), answered)
 
-    def _tree_move(self, item: Folder | Request | None) -> None:
+    def _move(self, item: Folder | Request | None) -> None:
         from pigeon import store
         from pigeon.tui.dialogs.choose import ChooseScreen
 
@@ -296,7 +447,7 @@ class TreeCommands:
             )
             # Even a refusal may come after the file moved (an order list not written).
             if moved is not FAILED or item.path != before:
-                editor = self.query_one(RequestEditor)
+                editor = self.editor
                 if editor.saved is item and editor.request is not None:
                     editor.request.path, editor.request.id = item.path, item.id
                 self._rebuild_tree(item.path)
