@@ -455,6 +455,7 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
         ]
 
     def action_cancel_send(self) -> None:
+        self.session.cancel_scripts()  # a script stops now, whatever it is doing
         for worker in self._sending_workers():
             worker.cancel()
 
