@@ -20,10 +20,9 @@ from pigeon.scripts import (
     AssertionFailure,
     ScriptError,
     ScriptOutcome,
-    ScriptWorker,
     has_scripts,
 )
-from pigeon.scripts.process import DEFAULT_MEMORY_MB
+from pigeon.scripts.process import DEFAULT_MEMORY_MB, ScriptWorker
 
 if TYPE_CHECKING:  # send is imported on the first send: `pigeon render` never loads httpx
     from pigeon.send import Exchange, HttpSession

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from collection_files import write
-from pigeon.model import Collection, Request, Scripts
+from pigeon.model import Collection, Folder, Request, Scripts
 from pigeon.pipeline import RunContext, execute
 from pigeon.scopes import RuntimeVars, build_scopes
 from pigeon.scripts import ScriptOutcome, ScriptWorker
@@ -316,3 +316,20 @@ async def test_output_is_capped_per_script_and_the_rest_counted(
     kept = "".join(line.text for line in outcome.log[:-1])
     assert kept == "y" * 1024 * 1024
     assert outcome.log[-1].text == f"... {3_000_001 + 6 - 1024 * 1024:,} more bytes not shown"
+
+
+async def test_a_stopped_phase_names_the_script_that_was_running(
+    worker: ScriptWorker, tmp_path: Path
+) -> None:
+    col, req = one_request(tmp_path, "pigeon.setVar('request', 1)\n")
+    col.scripts = Scripts(pre_request="pigeon.setVar('collection', 1)\n")
+    folder = Folder("f", id="f", scripts=Scripts(pre_request="import time\ntime.sleep(60)\n"))
+    runtime = RuntimeVars()
+    scopes = build_scopes(col, [folder], req, runtime=runtime)
+    outcome = await worker.run_scripts(
+        "pre_request", col, [folder], req, scopes, runtime, trusted=True, timeout=0.5
+    )
+    (error,) = outcome.errors
+    assert error.filename == "f/folder.toml [scripts.pre_request]" and error.type == "TimedOut"
+    assert outcome.ran == 2 and outcome.not_run == ["r"]
+    assert runtime.as_dict() == {"collection": 1}

@@ -18,16 +18,30 @@ The package, one module per question:
 * ``worker``: that process's loop; ``channel``: the pipe between the two.
 
 This module is the face: ``from pigeon.scripts import run_scripts`` and every other name
-below stay importable from here.
+below stay importable from here. ``ScriptWorker`` is imported on first use, so the worker
+process, which imports this package, does not load asyncio.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pigeon.scripts.api import EnvView, PigeonAPI, ResponseHeaders, ScriptResponse
 from pigeon.scripts.outcome import AssertionFailure, LogLine, ScriptError, ScriptOutcome
-from pigeon.scripts.process import ScriptWorker
 from pigeon.scripts.runner import run_scripts
 from pigeon.scripts.sources import PHASES, Phase, ScriptSource, has_scripts, script_sources
+
+if TYPE_CHECKING:
+    from pigeon.scripts.process import ScriptWorker
+
+
+def __getattr__(name: str) -> object:
+    if name == "ScriptWorker":
+        from pigeon.scripts.process import ScriptWorker
+
+        return ScriptWorker
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "PHASES",

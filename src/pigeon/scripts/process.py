@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -42,6 +43,7 @@ from pigeon.scripts.outcome import LogLine, ScriptOutcome, stopped_error
 from pigeon.scripts.sources import ScriptSource, check_phase, script_sources
 
 DEFAULT_MEMORY_MB = 1024.0
+MAX_MESSAGE = 2**31  # bytes; more than a worker within its memory limit can send
 START_TIMEOUT = 30.0  # seconds for a fresh worker to say it is ready (a loaded CI box)
 
 _BOOT = "import sys; sys.path[:0] = {path!r}; from pigeon.scripts.worker import main; main()"
@@ -201,7 +203,14 @@ class ScriptWorker:
         path = [str(Path(pigeon.__file__).resolve().parents[1])]
         try:
             proc = subprocess.Popen(
-                [sys.executable, "-P", "-c", _BOOT.format(path=path), f"{self.memory_mb:g}"],
+                [
+                    sys.executable,
+                    "-P",  # the collection's folder is not on sys.path: its files are not modules
+                    "-c",
+                    _BOOT.format(path=path),
+                    f"{self.memory_mb:g}",
+                    str(os.getpid()),
+                ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -237,6 +246,8 @@ class ScriptWorker:
             raise WorkerGone("the script worker has gone")
         try:
             (size,) = HEADER.unpack(await self._reader.readexactly(HEADER.size))
+            if size > MAX_MESSAGE:
+                raise WorkerFailed(f"the script worker sent a message of {size:,} bytes")
             data = await self._reader.readexactly(size)
         except asyncio.IncompleteReadError:
             raise WorkerGone("the script worker has gone") from None

@@ -17,6 +17,7 @@ that reads stdin or writes to the file descriptors cannot disturb the pipe.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
@@ -109,13 +110,18 @@ def run_job(job: Job, pipe: Pipe, memory_mb: float) -> Done:
         runtime,
         response,
         log=lambda line: pipe.send(("log", line)),
-        started=lambda index: pipe.send(("start", index)),
+        started=lambda index: _started(pipe, index),
     )
     for error in outcome.errors:
         if error.type == "MemoryError":
             _mark_out_of_memory(error, memory_mb)
     changed = outcome.request if outcome.request is not job.request else None
     return Done(outcome.errors, outcome.assertion_failures, outcome.ran, outcome.not_run, changed)
+
+
+def _started(pipe: Pipe, index: int) -> None:
+    if index:  # the parent assumes the first script until told otherwise
+        pipe.send(("start", index))
 
 
 def _mark_out_of_memory(error: ScriptError, memory_mb: float) -> None:
@@ -143,12 +149,28 @@ def _protocol_pipe() -> Pipe:
     return Pipe(os.fdopen(reader, "rb"), os.fdopen(writer, "wb"))
 
 
+def _die_with_parent(parent: int) -> None:
+    """On Linux, ask for SIGKILL when the parent dies, so a script stuck in a loop does not
+    outlive an app that was itself killed."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    if os.getppid() != parent:  # it died before we asked
+        os._exit(0)
+
+
 def main(argv: list[str] | None = None) -> None:
-    """The worker's life, with the memory limit in MB as its one argument. Ends when the
-    parent closes the pipe (or kills it)."""
+    """The worker's life; arguments: the memory limit in MB, and the parent's pid. Ends when
+    the parent closes the pipe (or kills it)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     args = sys.argv[1:] if argv is None else argv
     memory_mb = float(args[0]) if args else 0
+    if len(args) > 1:
+        _die_with_parent(int(args[1]))
     try:
         _limit_memory(memory_mb)
         _serve(_protocol_pipe(), memory_mb)
