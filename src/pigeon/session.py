@@ -4,9 +4,9 @@ front-end-neutral "open collection" object.
 
 The collection, the chosen environment, the runtime variables scripts set, the overrides that
 sit at the highest scope (the demo's echo server URL), the user's config, the shared HTTP
-session, the script worker process (started on the first script, killed by
-``cancel_scripts`` and ``close``) and the script log. The app owns exactly one ``Session``; widgets ask it for scopes
-instead of keeping copies.
+session, the script worker (its process started on the first script, killed by
+``cancel_scripts`` and ``close``) and the script log. The app owns exactly one ``Session``;
+widgets ask it for scopes instead of keeping copies.
 """
 
 from __future__ import annotations
