@@ -30,7 +30,7 @@ APP_NAME = "pigeon"
 TRUST_FILE = "trusted.toml"
 CONFIG_FILE = "config.toml"
 DEFAULT_MAX_BODY_IN_MEMORY_MB = 32  # pigeon.send.DEFAULT_MAX_BODY_IN_MEMORY, in MiB
-DEFAULT_SCRIPT_MEMORY_MB = 1024.0  # pigeon.scripts.process.DEFAULT_MEMORY_MB
+DEFAULT_SCRIPT_MEMORY_MB = 1024.0  # the script worker's address-space limit
 
 
 def _xdg(variable: str, fallback: tuple[str, ...], environ: Mapping[str, str] | None) -> Path:

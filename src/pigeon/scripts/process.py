@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pigeon
+from pigeon.config import DEFAULT_SCRIPT_MEMORY_MB
 from pigeon.model import Collection, Folder, Request
 from pigeon.scopes import Layer, RuntimeVars, Scopes
 from pigeon.scripts.api import _elapsed_ms
@@ -42,7 +43,7 @@ from pigeon.scripts.channel import (
 from pigeon.scripts.outcome import LogLine, ScriptOutcome, stopped_error
 from pigeon.scripts.sources import ScriptSource, check_phase, script_sources
 
-DEFAULT_MEMORY_MB = 1024.0
+DEFAULT_MEMORY_MB = DEFAULT_SCRIPT_MEMORY_MB  # config.toml's script_memory_mb
 MAX_MESSAGE = 2**31  # bytes; more than a worker within its memory limit can send
 START_TIMEOUT = 30.0  # seconds for a fresh worker to say it is ready (a loaded CI box)
 
