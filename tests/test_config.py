@@ -289,6 +289,19 @@ def test_history_age_and_body_memory_keys(home: Path) -> None:
     assert cfg.max_body_in_memory == 512 * 1024
 
 
+def test_script_memory_limit_defaults_to_a_gigabyte_and_may_be_set(home: Path) -> None:
+    from pigeon.scripts.process import DEFAULT_MEMORY_MB
+
+    assert load_config().script_memory_mb == DEFAULT_MEMORY_MB == 1024
+    config_file(home).write_text("script_memory_mb = 512\n", encoding="utf-8")
+    cfg = load_config()
+    assert cfg.problems == [] and cfg.extra == {} and cfg.script_memory_mb == 512
+    config_file(home).write_text("script_memory_mb = 8\n", encoding="utf-8")
+    cfg = load_config()
+    assert cfg.script_memory_mb == 1024
+    assert "script_memory_mb must be a number of megabytes >= 64, not 8" in cfg.problems[0]
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [

@@ -62,7 +62,7 @@ def test_execute_shares_runtime_variables_and_stops_runaway_scripts(
     assert first.rendered.url.endswith("/count/1") and second.rendered.url.endswith("/count/2")
     assert ctx.runtime.get("n") == 2 and first.passed and second.passed
     assert not stuck.passed and stuck.exchange is None
-    assert "longer than 0.3 s" in stuck.problems()[1]
+    assert "pre_request script timed out after 0.3 s; stopped" in stuck.problems()[1]
 
 
 async def test_reused_scopes_see_runtime_variables_set_between_sends(col: Path) -> None:

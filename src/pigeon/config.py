@@ -30,6 +30,7 @@ APP_NAME = "pigeon"
 TRUST_FILE = "trusted.toml"
 CONFIG_FILE = "config.toml"
 DEFAULT_MAX_BODY_IN_MEMORY_MB = 32  # pigeon.send.DEFAULT_MAX_BODY_IN_MEMORY, in MiB
+DEFAULT_SCRIPT_MEMORY_MB = 1024.0  # the script worker's address-space limit
 
 
 def _xdg(variable: str, fallback: tuple[str, ...], environ: Mapping[str, str] | None) -> Path:
@@ -175,7 +176,8 @@ class AppConfig:
     ``echo_port`` is the demo echo server's port (0: any free port). ``history_keep`` is how
     many exchanges the history keeps per collection, ``history_max_age_days`` how old they may
     grow (0: any age). ``max_body_in_memory_mb`` is how much of a response body is kept in
-    memory (and shown); the rest goes to a temporary file.
+    memory (and shown); the rest goes to a temporary file. ``script_memory_mb`` is the
+    address-space limit of the process that runs a collection's scripts.
 
     Loading is lenient: a value of the wrong type is reported in ``problems`` (with file and
     line) and its default used, so one typo does not lose the other settings. Saving writes
@@ -190,6 +192,7 @@ class AppConfig:
     history_keep: int = 100
     history_max_age_days: float = 0
     max_body_in_memory_mb: float = DEFAULT_MAX_BODY_IN_MEMORY_MB
+    script_memory_mb: float = DEFAULT_SCRIPT_MEMORY_MB
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys, kept on save
     path: Path | None = field(default=None, compare=False)
     problems: list[str] = field(default_factory=list, compare=False)
@@ -249,6 +252,7 @@ _FIELDS = (
     "history_keep",
     "history_max_age_days",
     "max_body_in_memory_mb",
+    "script_memory_mb",
 )
 _SCALARS = tuple(name for name in _FIELDS if name != "keys")
 
@@ -269,6 +273,7 @@ def _settings(cfg: AppConfig) -> dict[str, Any]:
         "history_keep": cfg.history_keep,
         "history_max_age_days": cfg.history_max_age_days,
         "max_body_in_memory_mb": cfg.max_body_in_memory_mb,
+        "script_memory_mb": cfg.script_memory_mb,
         "extra": dict(cfg.extra),
     }
 
@@ -330,6 +335,15 @@ def _apply(cfg: AppConfig, data: Mapping[str, Any], text: str, file: Path) -> No
             problem(
                 "max_body_in_memory_mb",
                 f"max_body_in_memory_mb must be a number of megabytes > 0, not {body_mb!r}",
+            )
+    script_mb = data.get("script_memory_mb")
+    if script_mb is not None:
+        if _is_number(script_mb) and script_mb >= 64:
+            cfg.script_memory_mb = script_mb
+        else:
+            problem(
+                "script_memory_mb",
+                f"script_memory_mb must be a number of megabytes >= 64, not {script_mb!r}",
             )
     keys = data.get("keys")
     if keys is not None:

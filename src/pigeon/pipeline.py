@@ -7,8 +7,6 @@ script does: every outcome lands in a ``RequestResult``.
 
 from __future__ import annotations
 
-import asyncio
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -23,8 +21,8 @@ from pigeon.scripts import (
     ScriptError,
     ScriptOutcome,
     has_scripts,
-    run_scripts,
 )
+from pigeon.scripts.process import DEFAULT_MEMORY_MB, ScriptWorker
 
 if TYPE_CHECKING:  # send is imported on the first send: `pigeon render` never loads httpx
     from pigeon.send import Exchange, HttpSession
@@ -44,9 +42,13 @@ class RunContext:
     http: HttpSession | None = None  # created on first send
     trusted: bool = False
     strict: bool = False
-    # All scripts of one phase together; a script stuck in a loop fails its request instead
-    # of hanging a CI job. ``None``: no limit.
+    # All scripts of one phase together, wall-clock: the script worker is killed when it
+    # passes, so a stuck script fails its request instead of hanging a CI job. ``None``: none.
     script_timeout: float | None = 30.0
+    # The worker that runs the scripts, started on first need; the app's Session passes its
+    # own, which outlives each send. ``script_memory_mb`` limits one made here.
+    scripts: ScriptWorker | None = None
+    script_memory_mb: float = DEFAULT_MEMORY_MB
     # Reuse Scopes (and so their render caches) while the files cannot change, as in
     # `pigeon run`: one per request, or one per folder chain for the requests that define no
     # variables of their own. The app edits variables in place, so it leaves this off.
@@ -71,7 +73,15 @@ class RunContext:
                 self.http = HttpSession()
         return self.http
 
+    def script_worker(self) -> ScriptWorker:
+        if self.scripts is None:
+            self.scripts = ScriptWorker(self.collection.root, self.script_memory_mb)
+        return self.scripts
+
     async def aclose(self) -> None:
+        """Kill the script worker and close the HTTP session."""
+        if self.scripts is not None:
+            self.scripts.kill()
         if self.http is not None:
             await self.http.aclose()
             self.http = None
@@ -166,29 +176,19 @@ async def _scripts(
     scopes: Scopes,
     exchange: Exchange | None = None,
 ) -> ScriptOutcome:
-    """Run one phase's scripts in a thread, so a slow script never blocks the event loop.
-
-    Cancelling the awaiting task (the app's cancel key) also stops the script itself at its
-    next line; without that the thread would run on, and still set variables, unseen.
-    """
-    cancel = threading.Event()
-    try:
-        return await asyncio.to_thread(
-            run_scripts,
-            phase,
-            ctx.collection,
-            chain,
-            request,
-            scopes,
-            ctx.runtime,
-            trusted=ctx.trusted,
-            exchange=exchange,
-            timeout=ctx.script_timeout,
-            cancel=cancel,
-        )
-    except asyncio.CancelledError:
-        cancel.set()
-        raise
+    """Run one phase's scripts in the script worker, so a slow script never blocks the event
+    loop, and the time limit or cancelling the awaiting task (escape, ctrl+c) kills it."""
+    return await ctx.script_worker().run_scripts(
+        phase,
+        ctx.collection,
+        chain,
+        request,
+        scopes,
+        ctx.runtime,
+        trusted=ctx.trusted,
+        exchange=exchange,
+        timeout=ctx.script_timeout,
+    )
 
 
 def _scopes(ctx: RunContext, chain: list[Folder], request: Request, reuse: bool = True) -> Scopes:

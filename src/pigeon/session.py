@@ -4,8 +4,9 @@ front-end-neutral "open collection" object.
 
 The collection, the chosen environment, the runtime variables scripts set, the overrides that
 sit at the highest scope (the demo's echo server URL), the user's config, the shared HTTP
-session and the script log. The app owns exactly one ``Session``; widgets ask it for scopes
-instead of keeping copies.
+session, the script worker (its process started on the first script, killed by
+``cancel_scripts`` and ``close``) and the script log. The app owns exactly one ``Session``;
+widgets ask it for scopes instead of keeping copies.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pigeon.model import Collection, Folder, Request
 from pigeon.scopes import RuntimeVars, Scopes, build_scopes
 
 if TYPE_CHECKING:
+    from pigeon.scripts.process import ScriptWorker
     from pigeon.send import HttpSession
 
 
@@ -103,6 +105,7 @@ class Session:
     config: AppConfig = field(default_factory=AppConfig)  # never None: defaults if broken
     echo: DemoEcho | None = None  # the demo's own echo server
     history_warned: bool = False  # a failure to record history is reported once
+    scripts: ScriptWorker | None = None  # made on the first send; a process on first script
 
     @classmethod
     def open(cls, root: Path, environment: str | None = None) -> Session:
@@ -203,6 +206,20 @@ class Session:
             self.http = HttpSession(max_body_in_memory=self.config.max_body_in_memory)
         return self.http
 
+    def script_worker(self) -> ScriptWorker:
+        """The collection's script worker handle (its process starts on the first script)."""
+        if self.scripts is None:
+            from pigeon.scripts.process import ScriptWorker
+
+            self.scripts = ScriptWorker(self.root, self.config.script_memory_mb)
+        return self.scripts
+
+    def cancel_scripts(self) -> None:
+        """Kill a running script at once (the send's cancel); the next script starts a new
+        worker."""
+        if self.scripts is not None:
+            self.scripts.kill()
+
     async def send(self, request: Request, trusted: bool) -> SendOutcome:
         """Send through ``pigeon.pipeline.execute``, the pipeline ``pigeon run`` uses, with this
         session's environment, runtime variables, overrides and HTTP session; script output
@@ -216,6 +233,7 @@ class Session:
             cli_vars=self.overrides,
             http=self.http_session(),
             trusted=trusted,
+            scripts=self.script_worker(),
         )
         result = await execute(ctx, self.chain_of(request), request)
         source = request.id or request.name
@@ -251,7 +269,9 @@ class Session:
         return None
 
     async def close(self) -> None:
-        """Close the HTTP session and stop the echo server the app started."""
+        """Kill the script worker, close the HTTP session and stop the echo server the app
+        started. Never waits on a script."""
+        self.cancel_scripts()
         http, self.http = self.http, None
         if http is not None:
             await http.aclose()

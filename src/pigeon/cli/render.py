@@ -93,7 +93,14 @@ def prepare_request(
         collection, env, RuntimeVars(), dict(cli_vars or {}), environ, trusted=is_trusted
     )
     result = RequestResult(request, chain)
-    request, _ = asyncio.run(build(ctx, chain, request, result))
+
+    async def go() -> Request:
+        try:
+            return (await build(ctx, chain, request, result))[0]
+        finally:
+            await ctx.aclose()
+
+    request = asyncio.run(go())
     if result.script_errors:
         raise SendFailure(f"script error: {result.script_errors[0].summary()}")
     if result.rendered is None:

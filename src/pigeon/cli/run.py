@@ -124,6 +124,7 @@ def cli_run(args: argparse.Namespace) -> int:
         reuse_scopes=True,
         max_body_in_memory=config.max_body_in_memory,
         history=history,
+        script_memory_mb=config.script_memory_mb,
     )
     width = max((len(r.id or r.name) for _, r in chosen), default=0)
     console = Console(sys.stdout, getattr(args, "color", None), width)

@@ -11,19 +11,37 @@ The package, one module per question:
 
 * ``sources``: which scripts run, in what order (``script_sources``, ``has_scripts``);
 * ``api``: the ``pigeon`` object a script programs against, the documented contract;
-* ``runner``: ``run_scripts``, the namespace, the log writer and the time limit;
-* ``outcome``: what a phase did (``ScriptOutcome``) and how a failure is told.
+* ``runner``: ``run_scripts``, the namespace and the log writer, in the calling process;
+* ``outcome``: what a phase did (``ScriptOutcome``) and how a failure is told;
+* ``process``: ``ScriptWorker``, the parent's handle on the worker process that runs a
+  collection's scripts so that a time limit, escape and ctrl+c can kill them;
+* ``worker``: that process's loop; ``channel``: the pipe between the two.
 
 This module is the face: ``from pigeon.scripts import run_scripts`` and every other name
-below stay importable from here.
+below stay importable from here. ``ScriptWorker`` is imported on first use, so the worker
+process, which imports this package, does not load asyncio.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pigeon.scripts.api import EnvView, PigeonAPI, ResponseHeaders, ScriptResponse
 from pigeon.scripts.outcome import AssertionFailure, LogLine, ScriptError, ScriptOutcome
-from pigeon.scripts.runner import ScriptInterrupted, run_scripts
+from pigeon.scripts.runner import run_scripts
 from pigeon.scripts.sources import PHASES, Phase, ScriptSource, has_scripts, script_sources
+
+if TYPE_CHECKING:
+    from pigeon.scripts.process import ScriptWorker
+
+
+def __getattr__(name: str) -> object:
+    if name == "ScriptWorker":
+        from pigeon.scripts.process import ScriptWorker
+
+        return ScriptWorker
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "PHASES",
@@ -34,10 +52,10 @@ __all__ = [
     "PigeonAPI",
     "ResponseHeaders",
     "ScriptError",
-    "ScriptInterrupted",
     "ScriptOutcome",
     "ScriptResponse",
     "ScriptSource",
+    "ScriptWorker",
     "has_scripts",
     "run_scripts",
     "script_sources",

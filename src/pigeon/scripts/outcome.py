@@ -30,10 +30,13 @@ class ScriptError:
     message: str
     line: int | None  # the script's own line number (1 = its first line)
     traceback: str  # Python's format, limited to the script's frames
+    stopped: bool = False  # killed from outside (time limit, cancel, memory): no traceback
 
     def summary(self) -> str:
         """One line for a status bar or stderr."""
         where = f"{self.filename} line {self.line}" if self.line else self.filename
+        if self.stopped:
+            return f"{where}: {self.message}"
         message = self.message.strip().splitlines()[0] if self.message.strip() else ""
         return f"{where}: {self.type}: {message}" if message else f"{where}: {self.type}"
 
@@ -148,6 +151,21 @@ def script_error(source: ScriptSource, exc: BaseException, lines: list[str]) -> 
         message=_message(exc),
         line=frames[-1].lineno if frames else None,
         traceback=_format(exc, frames),
+    )
+
+
+def stopped_error(source: ScriptSource, kind: str, message: str) -> ScriptError:
+    """``source`` was stopped from outside: ``kind`` names why (``"TimedOut"``,
+    ``"Cancelled"``, ``"OutOfMemory"``, ``"WorkerDied"``), ``message`` says it in one line."""
+    return ScriptError(
+        source=source.label,
+        phase=source.phase,
+        filename=source.filename,
+        type=kind,
+        message=message,
+        line=None,
+        traceback=message,
+        stopped=True,
     )
 
 

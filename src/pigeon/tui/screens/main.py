@@ -353,6 +353,7 @@ class MainScreen(Screen[None]):
         ]
 
     def action_cancel_send(self) -> None:
+        self.session.cancel_scripts()  # a script stops now, whatever it is doing
         for worker in self._sending_workers():
             worker.cancel()
 
