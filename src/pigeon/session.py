@@ -26,6 +26,7 @@ from pigeon.scopes import RuntimeVars, Scopes, build_scopes
 
 if TYPE_CHECKING:
     from pigeon.send import HttpSession
+    from pigeon.trust import Need
 
 
 def demo_collection_dir() -> Path | None:
@@ -88,6 +89,7 @@ class SendOutcome:
     exchange: Exchange | None = None
     error: str | None = None  # the request could not be built
     errors: list[str] = field(default_factory=list)  # script errors and failed asserts
+    scripts_skipped: list[str] = field(default_factory=list)  # phases not run (untrusted)
 
 
 @dataclass
@@ -189,10 +191,20 @@ class Session:
 
         TrustStore().trust(self.root)
 
-    def has_scripts(self, request: Request) -> bool:
-        from pigeon.scripts.sources import has_scripts
+    def trust_key(self) -> str:
+        """The collection as the trust store records it (and the trust prompt shows it)."""
+        from pigeon.config import TrustStore
 
-        return has_scripts(self.collection, self.chain_of(request), request)
+        return TrustStore.key(self.root)
+
+    def needs(self, request: Request | None = None) -> list[Need]:
+        """What needs trust (DESIGN §8): of one request, or of the whole collection."""
+        from pigeon.trust import needs
+
+        selection = (
+            self.collection.walk() if request is None else [(self.chain_of(request), request)]
+        )
+        return needs(self.collection, selection, self.environment, cli_vars=self.overrides)
 
     def http_session(self) -> HttpSession:
         """The collection's shared HTTP session (connections, cookies), made on first use with
@@ -221,7 +233,7 @@ class Session:
         source = request.id or request.name
         for line in result.log:
             self.add_log(source, line)
-        outcome = SendOutcome(exchange=result.exchange)
+        outcome = SendOutcome(exchange=result.exchange, scripts_skipped=result.scripts_skipped)
         for problem in [*result.script_errors, *result.assertion_failures]:
             self.add_log(source, problem.traceback or problem.summary(), error=True)
             outcome.errors.append(problem.summary())

@@ -64,7 +64,18 @@ def _add_common(p: argparse.ArgumentParser) -> None:
         metavar="NAME=TEXT|NAME:=JSON",
         help="set a variable at the highest scope (repeatable)",
     )
-    p.add_argument("--trust", action="store_true", help="run the collection's scripts this time")
+    p.add_argument(
+        "--trust",
+        action="store_true",
+        help="trust the collection this time: its scripts run, and it may read the process "
+        "environment and files outside its directory",
+    )
+    p.add_argument(
+        "--no-scripts",
+        action="store_true",
+        help="do not run the collection's scripts (a request whose assertions are skipped is "
+        "reported as skipped)",
+    )
 
 
 def build_parser() -> dict[str, argparse.ArgumentParser]:

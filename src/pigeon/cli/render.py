@@ -76,9 +76,11 @@ def prepare_request(
     env: str | None = None,
     cli_vars: Mapping[str, Any] | None = None,
     trust: bool = False,
+    no_scripts: bool = False,
     environ: Mapping[str, str] | None = None,
 ) -> Prepared:
-    """Load, locate, run pre-request scripts (if trusted) and render one request."""
+    """Load, locate, run pre-request scripts (if trusted) and render one request; an
+    untrusted collection whose request needs trust is refused first (exit 2)."""
     collection = load(root)
     chain, request = locate(collection, ref)
     if env is not None:
@@ -88,9 +90,18 @@ def prepare_request(
             raise UsageError(f"broken environment file: {broken}")
         if env not in collection.environments:
             raise UsageError(str(UnknownEnvironment(env, sorted(collection.environments))))
-    is_trusted = trusted(collection, trust, [(chain, request)], "pre_request")
+    options = argparse.Namespace(
+        trust=trust, env=env, no_scripts=no_scripts, vars=dict(cli_vars or {})
+    )
+    is_trusted = trusted(collection, options, [(chain, request)], ("pre_request",))
     ctx = RunContext(
-        collection, env, RuntimeVars(), dict(cli_vars or {}), environ, trusted=is_trusted
+        collection,
+        env,
+        RuntimeVars(),
+        dict(cli_vars or {}),
+        environ,
+        trusted=is_trusted,
+        scripts=not no_scripts,
     )
     result = RequestResult(request, chain)
     request, _ = asyncio.run(build(ctx, chain, request, result))
@@ -105,7 +116,12 @@ def prepare_request(
 def _rendered(args: argparse.Namespace) -> RenderedRequest:
     """The request the arguments name, rendered (``args.vars``: the parsed ``--var``s)."""
     return prepare_request(
-        Path(args.collection), args.request, env=args.env, cli_vars=args.vars, trust=args.trust
+        Path(args.collection),
+        args.request,
+        env=args.env,
+        cli_vars=args.vars,
+        trust=args.trust,
+        no_scripts=args.no_scripts,
     ).rendered
 
 
