@@ -78,6 +78,14 @@ class Gate:
     def __post_init__(self) -> None:
         self.root = os.path.realpath(self.collection.root)
         self.own_dotenv = _inside(self.collection.root / DOTENV_FILE, self.root)
+        self._outside: dict[Path, str | None] = {}  # a run's files stay where they are
+
+    def _loaded_from(self, path: Path) -> str | None:
+        """Where a collection file really is, when that is outside the collection."""
+        if path not in self._outside:
+            real = os.path.realpath(path)
+            self._outside[path] = None if _inside(real, self.root) else real
+        return self._outside[path]
 
     def _refuse(self, kind: str, what: str, thing: str) -> None:
         if not self.record:
@@ -111,9 +119,9 @@ class Gate:
         if request.path is not None:
             files.append(request.path)
         for path in files:
-            if path.exists() and not _inside(path, self.root):
+            real = self._loaded_from(path)
+            if real is not None:
                 rel = os.path.relpath(path, col.root)
-                real = os.path.realpath(path)
                 self._refuse("file", real, f"{rel} is loaded from {real}, outside the collection")
 
 
