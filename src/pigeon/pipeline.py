@@ -46,7 +46,7 @@ class RunContext:
     # Trusted by its user (DESIGN §8); untrusted, a ``pigeon.trust.Gate`` refuses what the
     # collection does not hold itself, and no script runs.
     trusted: bool = False
-    # ``--no-scripts``: a trusted run without its scripts.
+    # ``False`` (``--no-scripts``): no script runs, trusted or not.
     scripts: bool = True
     strict: bool = False
     # All scripts of one phase together; a script stuck in a loop fails its request instead
@@ -135,7 +135,7 @@ class RequestResult:
     unresolved: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     strict_failure: bool = False
-    scripts_skipped: list[str] = field(default_factory=list)  # phases not run (untrusted)
+    scripts_skipped: list[str] = field(default_factory=list)  # phases whose scripts did not run
     duration_ms: float = 0.0
 
     @property

@@ -89,7 +89,7 @@ class SendOutcome:
     exchange: Exchange | None = None
     error: str | None = None  # the request could not be built
     errors: list[str] = field(default_factory=list)  # script errors and failed asserts
-    scripts_skipped: list[str] = field(default_factory=list)  # phases not run (untrusted)
+    scripts_skipped: list[str] = field(default_factory=list)  # phases whose scripts did not run
 
 
 @dataclass

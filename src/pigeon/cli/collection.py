@@ -3,9 +3,9 @@ and trusted or refused (DESIGN §6 exit 2 for a broken collection; §8 trust and
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from pigeon.cli.stderr import say
 from pigeon.errors import UsageError
@@ -27,25 +27,23 @@ def load(root: Path) -> Collection:
 
 def trusted(
     collection: Collection,
-    args: argparse.Namespace,
     requests: Iterable[tuple[list[Folder], Request]],
+    *,
+    trust: bool,
+    env: str | None,
+    cli_vars: Mapping[str, Any] | None,
+    no_scripts: bool,
     phases: tuple[str, ...] = PHASES,
 ) -> bool:
     """Whether the collection is trusted: ``--trust``, or its user trusted it in the app.
 
     Untrusted, a selection that wants anything the collection does not hold itself (DESIGN
-    §8: scripts unless ``--no-scripts``, ``$env`` beyond its ``.env``, files outside it) is
-    refused before anything is sent: each need on its own line, then exit 2.
+    §8: scripts of ``phases`` unless ``--no-scripts``, ``$env`` beyond its ``.env``, files
+    outside it) is refused before anything is sent: each need on its own line, then exit 2.
     """
-    if args.trust or TrustStore().is_trusted(collection.root):
+    if trust or TrustStore().is_trusted(collection.root):
         return True
-    found = needs(
-        collection,
-        requests,
-        args.env,
-        phases=() if args.no_scripts else phases,
-        cli_vars=getattr(args, "vars", None),
-    )
+    found = needs(collection, requests, env, phases=() if no_scripts else phases, cli_vars=cli_vars)
     for need in found:
         say(f"needs trust: {need}")
     if found:

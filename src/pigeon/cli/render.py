@@ -90,10 +90,15 @@ def prepare_request(
             raise UsageError(f"broken environment file: {broken}")
         if env not in collection.environments:
             raise UsageError(str(UnknownEnvironment(env, sorted(collection.environments))))
-    options = argparse.Namespace(
-        trust=trust, env=env, no_scripts=no_scripts, vars=dict(cli_vars or {})
+    is_trusted = trusted(
+        collection,
+        [(chain, request)],
+        trust=trust,
+        env=env,
+        cli_vars=cli_vars,
+        no_scripts=no_scripts,
+        phases=("pre_request",),  # render runs no post-response script
     )
-    is_trusted = trusted(collection, options, [(chain, request)], ("pre_request",))
     ctx = RunContext(
         collection,
         env,

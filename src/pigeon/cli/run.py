@@ -109,7 +109,16 @@ def cli_run(args: argparse.Namespace) -> int:
     chosen = select(collection, args.requests or None)
     check_report_paths(specs)
 
-    is_trusted = trusted(collection, args, chosen)
+    cli_vars = dict(getattr(args, "vars", {}) or {})
+    no_scripts = bool(getattr(args, "no_scripts", False))
+    is_trusted = trusted(
+        collection,
+        chosen,
+        trust=bool(args.trust),
+        env=args.env,
+        cli_vars=cli_vars,
+        no_scripts=no_scripts,
+    )
     config = _user_config()
     history = None
     if getattr(args, "history", False):
@@ -122,9 +131,9 @@ def cli_run(args: argparse.Namespace) -> int:
     ctx = RunContext(
         collection,
         environment=args.env,
-        cli_vars=dict(getattr(args, "vars", {}) or {}),
+        cli_vars=cli_vars,
         trusted=is_trusted,
-        scripts=not args.no_scripts,
+        scripts=not no_scripts,
         strict=bool(args.strict),
         reuse_scopes=True,
         max_body_in_memory=config.max_body_in_memory,
