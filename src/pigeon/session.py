@@ -146,11 +146,20 @@ class Session:
                 return req
         return None
 
-    def scopes_for(self, request: Request | None) -> Scopes:
+    def scopes_for(self, request: Request | None, leaving: bool = False) -> Scopes:
+        """The request's scopes; ``leaving``: for a render that leaves the app (a copied curl
+        command), which an untrusted collection renders behind the trust gate, as a send."""
         chain = self.chain_of(request) if request is not None else []
-        return self.scopes_for_chain(chain, request)
+        return self.scopes_for_chain(chain, request, leaving)
 
-    def scopes_for_chain(self, chain: list[Folder], request: Request | None) -> Scopes:
+    def scopes_for_chain(
+        self, chain: list[Folder], request: Request | None, leaving: bool = False
+    ) -> Scopes:
+        gate = None
+        if leaving and not self.is_trusted():
+            from pigeon.trust import Gate
+
+            gate = Gate(self.collection)
         return build_scopes(
             self.collection,
             chain,
@@ -159,6 +168,7 @@ class Session:
             runtime=self.runtime,
             cli_vars=self.overrides or None,
             cli_label=self.overrides_label,
+            gate=gate,
         )
 
     # -- edits --------------------------------------------------------------------------------

@@ -66,6 +66,13 @@ async def test_prompt_lists_the_needs_and_not_now_refuses_the_send(
         assert server.connections == 0
         assert not TrustStore().is_trusted(linked)
 
+        copied: list[str] = []
+        app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
+        await press_and_settle(pilot, "f3")  # a copied curl command leaves the app too
+        assert copied == []
+        messages = [n.message for n in app._notifications]
+        assert any(m.startswith("Cannot export: needs trust: reads $env") for m in messages)
+
         await open_request(pilot, "scripted")  # sent without its script, and the app says so
         await press_and_settle(pilot, "ctrl+r")
         assert not isinstance(app.screen, TrustScreen)  # asked once

@@ -736,7 +736,7 @@ class MainScreen(TreeCommands, VariableCommands, Screen[None]):
                 s.collection,
                 s.chain_of(editor.request),
                 editor.request,
-                s.scopes_for(editor.request),
+                s.scopes_for(editor.request, leaving=True),
             )
             command = to_curl(rendered)
         except Exception as exc:
