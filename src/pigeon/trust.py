@@ -18,6 +18,7 @@ value set at run time) is refused too, as a ``Refused`` render error that names 
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -57,8 +58,8 @@ class Need:
         return f"{self.request}: {self.thing}"
 
 
-def _inside(path: Path | str, root: str) -> bool:
-    real = os.path.realpath(path)
+def _within(real: str, root: str) -> bool:
+    """Whether a resolved path is ``root`` (resolved too) or under it."""
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
@@ -77,14 +78,14 @@ class Gate:
 
     def __post_init__(self) -> None:
         self.root = os.path.realpath(self.collection.root)
-        self.own_dotenv = _inside(self.collection.root / DOTENV_FILE, self.root)
+        self.own_dotenv = _within(os.path.realpath(self.collection.root / DOTENV_FILE), self.root)
         self._outside: dict[Path, str | None] = {}  # a run's files stay where they are
 
     def _loaded_from(self, path: Path) -> str | None:
         """Where a collection file really is, when that is outside the collection."""
         if path not in self._outside:
             real = os.path.realpath(path)
-            self._outside[path] = None if _inside(real, self.root) else real
+            self._outside[path] = None if _within(real, self.root) else real
         return self._outside[path]
 
     def _refuse(self, kind: str, what: str, thing: str) -> None:
@@ -102,7 +103,7 @@ class Gate:
 
     def file(self, path: Path, what: str) -> Path | None:
         real = os.path.realpath(path)
-        if not _inside(real, self.root):
+        if not _within(real, self.root):
             self._refuse("file", real, f"{what} reads {real}, outside the collection")
         return None if self.record else Path(real)
 
@@ -140,20 +141,21 @@ def needs(
     it. ``phases`` are the script phases that would run (none for ``--no-scripts``).
     """
     out: list[Need] = []
+    gate = Gate(collection, record=True)
     for chain, request in selection:
         rid = request.id or request.name
         for phase in phases:
             for source in script_sources(collection, chain, request, phase):
                 out.append(Need(rid, "script", source.filename, f"runs {source.filename}"))
-        gate = Gate(collection, record=True)
+        gate.found = []
         gate.sources(chain, request, environment)
-        try:
+        # A request that cannot render (a bad header, an unknown environment) is never sent
+        # either; what it reads up to there is listed.
+        with contextlib.suppress(Exception):
             scopes = build_scopes(
                 collection, chain, request, environment, cli_vars=cli_vars, gate=gate
             )
             render_request(collection, chain, request, scopes)
-        except Exception:  # noqa: S110 -- a request that cannot render is never sent either
-            pass
         out += [Need(rid, kind, what, thing) for kind, what, thing in gate.found]
     return out
 
