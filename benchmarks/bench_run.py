@@ -38,6 +38,7 @@ from pigeon.echo import EchoServer
 from pigeon.run import RequestResult, RunContext, build, run_collection
 from pigeon.send import HttpSession
 from pigeon.store import load_collection
+from pigeon.trust import needs
 
 
 def free_port() -> int:
@@ -157,10 +158,11 @@ async def one_round(
     return {name: n / seconds for name, seconds in spent.items()}
 
 
-async def build_cost(root: Path, n: int = 2000) -> float:
-    """Microseconds to build one request without sending it: scopes, render, result."""
+async def build_cost(root: Path, n: int = 2000, trusted: bool = False) -> float:
+    """Microseconds to build one request without sending it: scopes, render, result (and,
+    untrusted, the trust gate's checks)."""
     collection = load_collection(root)
-    ctx = RunContext(collection, reuse_scopes=True)  # as `pigeon run` does
+    ctx = RunContext(collection, reuse_scopes=True, trusted=trusted)  # as `pigeon run` does
     chain, request = collection.walk()[0]
     best = float("inf")
     for _ in range(5):
@@ -168,6 +170,19 @@ async def build_cost(root: Path, n: int = 2000) -> float:
         for _ in range(n):
             await build(ctx, chain, request, RequestResult(request, chain))
         best = min(best, (time.perf_counter() - start) / n)
+    return best * 1e6
+
+
+def needs_cost(root: Path) -> float:
+    """Microseconds per request of the static trust check an untrusted `pigeon run` makes
+    before sending (``pigeon.trust.needs``: one recording render of each request)."""
+    collection = load_collection(root)
+    selection = collection.walk()
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        needs(collection, selection)
+        best = min(best, (time.perf_counter() - start) / len(selection))
     return best * 1e6
 
 
@@ -189,6 +204,8 @@ def main() -> None:
             ).items():
                 rates[name].append(rate)
         build_us = asyncio.run(build_cost(root))
+        trusted_us = asyncio.run(build_cost(root, trusted=True))
+        needs_us = needs_cost(root)
     pigeon, send, bare = rates["pigeon"], rates["send"], rates["httpx"]
     ratios = [p / b for p, b in zip(pigeon, bare, strict=True)]
     ratio = statistics.median(ratios)
@@ -216,6 +233,8 @@ def main() -> None:
     print(f"  pigeon overhead     : {(1 / ratio - 1) * 100:7.1f}% (target <= 15%)")
     print(f"    of which sending  : {(1 / send_ratio - 1) * 100:7.1f}% (HttpSession.send vs httpx)")
     print(f"  building one request: {build_us:7.1f} us (scopes, render, result; no network)")
+    print(f"    trusted (no gate) : {trusted_us:7.1f} us (ratio {build_us / trusted_us:.2f})")
+    print(f"  trust check (needs) : {needs_us:7.1f} us per request, once before a run")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("dialogs", ("pigeon.tui.dialogs",)),
     ("the app's services", ("pigeon.tui",)),
     ("commands", ("pigeon.run", "pigeon.reports", "pigeon.importers", "pigeon.exporters")),
-    ("one request", ("pigeon.session", "pigeon.pipeline")),
+    ("one request", ("pigeon.session", "pigeon.pipeline", "pigeon.trust")),
     (
         "services",
         ("pigeon.history", "pigeon.scripts", "pigeon.send", "pigeon.redirects", "pigeon.echo"),

@@ -76,13 +76,14 @@ def _read_toml(path: Path) -> dict[str, Any] | None:
 # -- trust ----------------------------------------------------------------------------------
 
 _TRUST_HEADER = """\
-# Collections whose Python scripts Pigeon runs. Scripts are ordinary Python with your
-# permissions. Remove an entry to stop running them.
+# Collections you trust: Pigeon runs their Python scripts (ordinary Python with your
+# permissions) and lets them read your environment and files outside their directory.
+# Remove an entry to take that back.
 """
 
 
 class TrustStore:
-    """Which collection directories the user allowed to run scripts, kept in ``trusted.toml``.
+    """Which collection directories the user trusted (``pigeon.trust``), kept in ``trusted.toml``.
 
     Trust is recorded per directory (its resolved absolute path) and nothing else: once a
     collection is trusted, later changes to its scripts -- a ``git pull`` included -- run

@@ -23,6 +23,7 @@ from pigeon.scripts import (
     has_scripts,
 )
 from pigeon.scripts.process import DEFAULT_MEMORY_MB, ScriptWorker
+from pigeon.trust import Gate
 
 if TYPE_CHECKING:  # send is imported on the first send: `pigeon render` never loads httpx
     from pigeon.send import Exchange, HttpSession
@@ -40,7 +41,11 @@ class RunContext:
     cli_vars: Mapping[str, Any] = field(default_factory=dict)
     environ: Mapping[str, str] | None = None
     http: HttpSession | None = None  # created on first send
+    # Trusted by its user (DESIGN §8); untrusted, a ``pigeon.trust.Gate`` refuses what the
+    # collection does not hold itself, and no script runs.
     trusted: bool = False
+    # ``False`` (``--no-scripts``): no script runs, trusted or not.
+    scripts: bool = True
     strict: bool = False
     # All scripts of one phase together, wall-clock: the script worker is killed when it
     # passes, so a stuck script fails its request instead of hanging a CI job. ``None``: none.
@@ -62,6 +67,15 @@ class RunContext:
     _scopes: dict[tuple[int, ...], tuple[tuple[Any, ...], Scopes]] = field(
         default_factory=dict, repr=False
     )
+    _gate: Gate | None = field(default=None, repr=False)
+
+    def gate(self) -> Gate | None:
+        """The trust rule's gate for this run, ``None`` when the collection is trusted."""
+        if self.trusted:
+            return None
+        if self._gate is None:
+            self._gate = Gate(self.collection)
+        return self._gate
 
     def session(self) -> HttpSession:
         if self.http is None:
@@ -131,6 +145,7 @@ class RequestResult:
     unresolved: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     strict_failure: bool = False
+    scripts_skipped: list[str] = field(default_factory=list)  # phases whose scripts did not run
     duration_ms: float = 0.0
 
     @property
@@ -143,8 +158,13 @@ class RequestResult:
         return bool(self.error or self.script_errors or self.assertion_failures)
 
     @property
+    def skipped(self) -> bool:
+        """Sent, but its post-response scripts (its assertions) did not run: not a pass."""
+        return not self.failed and "post_response" in self.scripts_skipped
+
+    @property
     def passed(self) -> bool:
-        return not self.failed and not self.strict_failure
+        return not self.failed and not self.strict_failure and not self.skipped
 
     def settle(self) -> None:
         """Keep only what the console and the reports read: status, timing, size, outcome.
@@ -166,6 +186,18 @@ class RequestResult:
         if self.strict_failure:
             out.append("unresolved placeholders: " + ", ".join(self.unresolved))
         return out
+
+
+def _scripts_run(
+    ctx: RunContext, chain: list[Folder], request: Request, phase: str, result: RequestResult
+) -> bool:
+    """Whether a phase's scripts run; scripts that exist but may not are noted as skipped."""
+    if not has_scripts(ctx.collection, chain, request, phase):
+        return False
+    if ctx.trusted and ctx.scripts:
+        return True
+    result.scripts_skipped.append(phase)
+    return False
 
 
 async def _scripts(
@@ -200,7 +232,14 @@ def _scopes(ctx: RunContext, chain: list[Folder], request: Request, reuse: bool 
     """
     if not (reuse and ctx.reuse_scopes):
         return build_scopes(
-            ctx.collection, chain, request, ctx.environment, ctx.runtime, ctx.cli_vars, ctx.environ
+            ctx.collection,
+            chain,
+            request,
+            ctx.environment,
+            ctx.runtime,
+            ctx.cli_vars,
+            ctx.environ,
+            gate=ctx.gate(),
         )
     own = request if request.variables else None
     owners: tuple[Any, ...] = (*chain, own)
@@ -209,7 +248,14 @@ def _scopes(ctx: RunContext, chain: list[Folder], request: Request, reuse: bool 
     if hit is not None and all(a is b for a, b in zip(hit[0], owners, strict=True)):
         return hit[1]
     scopes = build_scopes(
-        ctx.collection, chain, own, ctx.environment, ctx.runtime, ctx.cli_vars, ctx.environ
+        ctx.collection,
+        chain,
+        own,
+        ctx.environment,
+        ctx.runtime,
+        ctx.cli_vars,
+        ctx.environ,
+        gate=ctx.gate(),
     )
     ctx._scopes[key] = (owners, scopes)
     return scopes
@@ -224,7 +270,14 @@ async def build(
     ``pigeon render`` stops here; a send goes on.
     """
     scopes = _scopes(ctx, chain, request)
-    if ctx.trusted and has_scripts(ctx.collection, chain, request, "pre_request"):
+    gate = ctx.gate()
+    if gate is not None:
+        try:
+            gate.sources(chain, request, ctx.environment)
+        except RenderError as exc:
+            result.error = f"not sent: {exc}"
+            return request, scopes
+    if _scripts_run(ctx, chain, request, "pre_request", result):
         outcome = await _scripts(ctx, "pre_request", chain, request, scopes)
         result.log += outcome.output
         result.script_errors += outcome.errors
@@ -267,7 +320,7 @@ async def execute(ctx: RunContext, chain: list[Folder], request: Request) -> Req
         if exchange.error:
             result.error = exchange.error
             return result
-        if ctx.trusted and has_scripts(ctx.collection, chain, request, "post_response"):
+        if _scripts_run(ctx, chain, request, "post_response", result):
             outcome = await _scripts(ctx, "post_response", chain, request, scopes, exchange)
             result.log += outcome.output
             result.script_errors += outcome.errors

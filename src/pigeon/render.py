@@ -282,7 +282,9 @@ def _form_data_quote(text: str) -> str:
     return text.replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def _multipart(fields: list[tuple[str, str, str, str]], root: Path | None) -> tuple[bytes, str]:
+def _multipart(
+    fields: list[tuple[str, str, str, str]], root: Path | None, scopes: Scopes
+) -> tuple[bytes, str]:
     """Encode multipart/form-data ourselves so the body is known before sending."""
     boundary = "pigeon-" + uuid.uuid4().hex
     parts: list[bytes] = []
@@ -297,8 +299,11 @@ def _multipart(fields: list[tuple[str, str, str, str]], root: Path | None) -> tu
             path = Path(value).expanduser()
             if not path.is_absolute() and root is not None:
                 path = root / path
+            source = path
+            if scopes.gate is not None:
+                source = scopes.gate.file(path, f"multipart field {name!r}")
             try:
-                data = path.read_bytes()
+                data = b"" if source is None else source.read_bytes()
             except OSError as exc:
                 raise RenderError(
                     f"multipart field {name!r}: cannot read {path}: {exc.strerror}"
@@ -369,7 +374,7 @@ def render_request(
             for f in request.body.fields
             if f.enabled and f.name
         ]
-        body, content_type = _multipart(fields, collection.root)
+        body, content_type = _multipart(fields, collection.root, scopes)
         body_text = body.decode("utf-8", errors="replace")
     elif btype != "none":
         raise RenderError(f"unknown body type {btype!r}")

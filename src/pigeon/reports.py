@@ -4,12 +4,13 @@ atomically (a reader never sees half a report).
 JSON (``schema`` 1)::
 
     {"schema": 1, "collection": NAME, "finished_at": ISO-8601 UTC,
-     "totals": {"requests", "passed", "failed", "assertion_failures", "time_ms", "bailed",
-                "interrupted", "exit_code"},
+     "totals": {"requests", "passed", "failed", "skipped", "assertion_failures", "time_ms",
+                "bailed", "interrupted", "exit_code"},
      "requests": [{"id": "users/create-user", "name", "method", "url" (as sent, or null when
                    it could not be built), "status" (or null when nothing came back),
                    "status_class" ("Successful", ...), "time_ms", "size" (bytes),
-                   "passed", "error" (could not be built or sent, or null),
+                   "passed", "skipped" (sent, its post-response scripts not run),
+                   "scripts_skipped": [phases], "error" (could not be built or sent, or null),
                    "script_errors": [str], "assertion_failures": [str],
                    "unresolved": [names], "warnings": [str], "log": [script output lines]}]}
 
@@ -18,7 +19,8 @@ New keys may be added; existing ones keep their meaning.
 JUnit mapping: one ``<testcase>`` per request (``classname`` is its folder's path, or the
 collection name at the top level); a failed post-response assertion is a ``<failure>``;
 a request that could not be built or sent, or a script error, is an ``<error>``;
-unresolved placeholders under ``--strict`` are a ``<failure>``. A 4xx or 5xx response is not
+unresolved placeholders under ``--strict`` are a ``<failure>``; a request whose post-response
+scripts did not run (``--no-scripts``) is ``<skipped>``, never a pass. A 4xx or 5xx response is not
 a failure by itself: assert on the status in a script to make it one. Script output goes to
 ``<system-out>``.
 """
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
     from pigeon.pipeline import RequestResult
 
 KINDS = ("json", "junit")
+SKIPPED = "post-response scripts not run (--no-scripts): no assertion checked"
 
 
 class ReportOptionError(UsageError, ValueError):
@@ -64,6 +67,9 @@ class Summary(Protocol):
 
     @property
     def failed(self) -> int: ...
+
+    @property
+    def skipped(self) -> int: ...
 
     @property
     def exit_code(self) -> int: ...
@@ -144,6 +150,8 @@ def _result_json(r: RequestResult, mask: Masker) -> dict[str, Any]:
         "time_ms": round(ex.elapsed_ms, 3) if ex is not None and ex.status else None,
         "size": ex.size if ex is not None and ex.status else None,
         "passed": r.passed,
+        "skipped": r.skipped,
+        "scripts_skipped": list(r.scripts_skipped),
         "error": mask.text(r.error) if r.error else None,
         "script_errors": [mask.text(e.summary()) for e in r.script_errors],
         "assertion_failures": [mask.text(a.summary()) for a in r.assertion_failures],
@@ -164,6 +172,7 @@ def json_report(summary: Summary) -> dict[str, Any]:
             "requests": len(summary.results),
             "passed": summary.passed,
             "failed": summary.failed,
+            "skipped": summary.skipped,
             "assertion_failures": sum(len(r.assertion_failures) for r in summary.results),
             "time_ms": round(summary.duration_ms, 3),
             "bailed": summary.bailed,
@@ -188,7 +197,9 @@ def junit_tree(summary: Summary) -> ET.Element:
     """JUnit XML in the widely read Surefire/Jenkins shape."""
     mask = _masker(summary)
     results = summary.results
-    failures = sum(1 for r in results if not r.error and not r.script_errors and not r.passed)
+    failures = sum(
+        1 for r in results if not r.error and not r.script_errors and not r.passed and not r.skipped
+    )
     errors = sum(1 for r in results if r.error or r.script_errors)
     seconds = f"{summary.duration_ms / 1000:.3f}"
     root = ET.Element(
@@ -206,7 +217,7 @@ def junit_tree(summary: Summary) -> ET.Element:
         tests=str(len(results)),
         failures=str(failures),
         errors=str(errors),
-        skipped="0",
+        skipped=str(summary.skipped),
         time=seconds,
         timestamp=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"),
     )
@@ -228,6 +239,8 @@ def junit_tree(summary: Summary) -> ET.Element:
             kind = "AssertionError" if r.assertion_failures else "UnresolvedPlaceholders"
             el = ET.SubElement(case, "failure", message=message, type=kind)
             el.text = mask.text("\n\n".join(a.traceback for a in r.assertion_failures) or message)
+        elif r.skipped:
+            ET.SubElement(case, "skipped", message=SKIPPED)
         out = [mask.text(line) for line in r.log]
         ex, rendered = r.exchange, r.rendered
         if ex is not None and ex.status is not None and rendered is not None:

@@ -69,8 +69,13 @@ class RunSummary:
         return sum(r.passed for r in self.results)
 
     @property
+    def skipped(self) -> int:
+        """Sent, but their assertions did not run (``--no-scripts``): neither passed nor failed."""
+        return sum(r.skipped for r in self.results)
+
+    @property
     def failed(self) -> int:
-        return len(self.results) - self.passed
+        return len(self.results) - self.passed - self.skipped
 
     @property
     def exit_code(self) -> int:

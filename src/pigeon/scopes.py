@@ -2,7 +2,8 @@
 
 Lowest to highest: collection < environment < folder (outer -> inner) < request < runtime <
 command line. ``$env`` is a separate namespace: the process environment, then the
-collection's ``.env`` for names the environment lacks.
+collection's ``.env`` for names the environment lacks -- unless a ``Gate`` (``pigeon.trust``,
+DESIGN §8) stands in front of it for a collection its user has not trusted.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from pigeon.errors import UsageError
 from pigeon.model import Collection, Folder, Request
@@ -90,6 +92,19 @@ class RuntimeVars:
         return self._vars
 
 
+class Gate(Protocol):
+    """What an untrusted collection may read while it renders (``pigeon.trust.Gate``)."""
+
+    def env(self, name: str, dotenv: Mapping[str, str]) -> str | None:
+        """``$env.NAME``'s value, or ``None``; raises ``RenderError`` when refused."""
+        ...
+
+    def file(self, path: Path, what: str) -> Path | None:
+        """The path to read for ``what`` (symlinks followed), ``None`` to read nothing;
+        raises ``RenderError`` when refused."""
+        ...
+
+
 @dataclass(frozen=True)
 class Definition:
     """One definition of a name: its scope, its value, and a label such as ``folder users``."""
@@ -119,12 +134,14 @@ class Scopes:
         environ: Mapping[str, str] | None = None,
         dotenv: Mapping[str, str] | None = None,
         runtime: RuntimeVars | None = None,
+        gate: Gate | None = None,
     ) -> None:
         self.layers = layers  # lowest -> highest
         self._lookup_order = [layer.variables for layer in reversed(layers)]
         self.environ = os.environ if environ is None else environ
         self.dotenv = dotenv or {}
         self.runtime = runtime
+        self.gate = gate  # None: a trusted collection, or a render that is only shown
         self._cache: dict[Any, Any] = {}
         self._cache_version = runtime.version if runtime is not None else 0
 
@@ -146,7 +163,10 @@ class Scopes:
         return MISSING
 
     def env(self, name: str) -> str | None:
-        """``$env.NAME``: the process environment first (so CI secrets win), then ``.env``."""
+        """``$env.NAME``: the process environment first (so CI secrets win), then ``.env``;
+        behind a gate, what the gate allows."""
+        if self.gate is not None:
+            return self.gate.env(name, self.dotenv)
         value = self.environ.get(name)
         if value is None:
             value = self.dotenv.get(name)
@@ -177,6 +197,7 @@ def build_scopes(
     cli_vars: Mapping[str, Any] | None = None,
     environ: Mapping[str, str] | None = None,
     cli_label: str = "command line --var",
+    gate: Gate | None = None,
 ) -> Scopes:
     """Assemble the scopes for a request. ``environment=None`` picks the collection's default;
     ``""`` means no environment. ``cli_vars`` sit above everything; ``cli_label`` says where
@@ -198,4 +219,4 @@ def build_scopes(
         layers.append(Layer("runtime", "runtime (scripts)", runtime.mapping))
     if cli_vars:
         layers.append(Layer("cli", cli_label, dict(cli_vars)))
-    return Scopes(layers, environ, collection.dotenv, runtime)
+    return Scopes(layers, environ, collection.dotenv, runtime, gate)

@@ -28,6 +28,7 @@ from pigeon.scopes import RuntimeVars, Scopes, build_scopes
 if TYPE_CHECKING:
     from pigeon.scripts.process import ScriptWorker
     from pigeon.send import HttpSession
+    from pigeon.trust import Need
 
 
 def demo_collection_dir() -> Path | None:
@@ -90,6 +91,7 @@ class SendOutcome:
     exchange: Exchange | None = None
     error: str | None = None  # the request could not be built
     errors: list[str] = field(default_factory=list)  # script errors and failed asserts
+    scripts_skipped: list[str] = field(default_factory=list)  # phases whose scripts did not run
 
 
 @dataclass
@@ -147,11 +149,20 @@ class Session:
                 return req
         return None
 
-    def scopes_for(self, request: Request | None) -> Scopes:
+    def scopes_for(self, request: Request | None, leaving: bool = False) -> Scopes:
+        """The request's scopes; ``leaving``: for a render that leaves the app (a copied curl
+        command), which an untrusted collection renders behind the trust gate, as a send."""
         chain = self.chain_of(request) if request is not None else []
-        return self.scopes_for_chain(chain, request)
+        return self.scopes_for_chain(chain, request, leaving)
 
-    def scopes_for_chain(self, chain: list[Folder], request: Request | None) -> Scopes:
+    def scopes_for_chain(
+        self, chain: list[Folder], request: Request | None, leaving: bool = False
+    ) -> Scopes:
+        gate = None
+        if leaving and not self.is_trusted():
+            from pigeon.trust import Gate
+
+            gate = Gate(self.collection)
         return build_scopes(
             self.collection,
             chain,
@@ -160,6 +171,7 @@ class Session:
             runtime=self.runtime,
             cli_vars=self.overrides or None,
             cli_label=self.overrides_label,
+            gate=gate,
         )
 
     # -- edits --------------------------------------------------------------------------------
@@ -192,10 +204,20 @@ class Session:
 
         TrustStore().trust(self.root)
 
-    def has_scripts(self, request: Request) -> bool:
-        from pigeon.scripts.sources import has_scripts
+    def trust_key(self) -> str:
+        """The collection as the trust store records it (and the trust prompt shows it)."""
+        from pigeon.config import TrustStore
 
-        return has_scripts(self.collection, self.chain_of(request), request)
+        return TrustStore.key(self.root)
+
+    def needs(self, request: Request | None = None) -> list[Need]:
+        """What needs trust (DESIGN §8): of one request, or of the whole collection."""
+        from pigeon.trust import needs
+
+        selection = (
+            self.collection.walk() if request is None else [(self.chain_of(request), request)]
+        )
+        return needs(self.collection, selection, self.environment, cli_vars=self.overrides)
 
     def http_session(self) -> HttpSession:
         """The collection's shared HTTP session (connections, cookies), made on first use with
@@ -239,7 +261,7 @@ class Session:
         source = request.id or request.name
         for line in result.log:
             self.add_log(source, line)
-        outcome = SendOutcome(exchange=result.exchange)
+        outcome = SendOutcome(exchange=result.exchange, scripts_skipped=result.scripts_skipped)
         for problem in [*result.script_errors, *result.assertion_failures]:
             self.add_log(source, problem.traceback or problem.summary(), error=True)
             outcome.errors.append(problem.summary())

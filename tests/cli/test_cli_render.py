@@ -209,9 +209,11 @@ pigeon.setVar("meta", {"tags": ["x", "y"]})
 def test_scripts_run_only_when_trusted(col: Path, capsys) -> None:
     write(col, "scripted.toml", SCRIPTED)
     code, out, err = render(capsys, str(col), "scripted")
-    assert code == 0
+    assert code == 2 and out == ""
+    assert "needs trust: scripted: runs scripted.toml [scripts.pre_request]" in err
+    code, out, err = render(capsys, str(col), "scripted", "--no-scripts")
+    assert code == 0, err
     assert json.loads(out)["unresolved"] == ["when", "meta.tags[1]"]
-    assert "not trusted" in err
     code, out, err = render(capsys, str(col), "scripted", "--trust")
     assert code == 0, err
     assert json.loads(out)["url"] == "http://127.0.0.1:8000/2024-01-02T03:04:05.678Z/y"

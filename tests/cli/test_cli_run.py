@@ -103,6 +103,7 @@ def test_runtime_variables_carry_and_order_is_collection_order(col: Path, capsys
         "requests": 2,
         "passed": 2,
         "failed": 0,
+        "skipped": 0,
         "assertion_failures": 0,
         "time_ms": report["totals"]["time_ms"],
         "bailed": False,
@@ -182,10 +183,14 @@ def test_bail_stops_after_first_failure(col: Path, capsys) -> None:
     assert "misc/a-count" not in out and "stopped after the first failure" in out
 
 
-def test_untrusted_scripts_do_not_run_but_requests_send(col: Path, capsys) -> None:
+def test_untrusted_scripts_refuse_the_run_naming_each(col: Path, capsys) -> None:
     code, out, err = run(capsys, str(col), "misc")
-    assert "not trusted" in err
-    assert code == 0 and "2 passed" in out
+    assert code == 2 and out == ""
+    assert err.splitlines()[:2] == [
+        "pigeon: needs trust: misc/a-count: runs misc/a-count.toml [scripts.pre_request]",
+        "pigeon: needs trust: misc/b-count: runs misc/b-count.toml [scripts.pre_request]",
+    ]
+    assert "not trusted" in err and "--no-scripts" in err
     TrustStore().trust(col)
     code, out, err = run(capsys, str(col), "misc", "--report", f"json:{col}/r.json")
     assert code == 0 and "not trusted" not in err
@@ -193,8 +198,8 @@ def test_untrusted_scripts_do_not_run_but_requests_send(col: Path, capsys) -> No
     assert urls[-1].endswith("/count/2")
 
 
-def test_untrusted_run_leaves_script_variables_unresolved(col: Path, capsys) -> None:
-    code, _, _ = run(capsys, str(col), "misc", "--report", f"json:{col}/r.json")
+def test_no_scripts_run_leaves_script_variables_unresolved(col: Path, capsys) -> None:
+    code, _, _ = run(capsys, str(col), "misc", "--no-scripts", "--report", f"json:{col}/r.json")
     assert code == 0
     report = json.loads((col / "r.json").read_text())
     assert [r["unresolved"] for r in report["requests"]] == [["n"], ["n"]]

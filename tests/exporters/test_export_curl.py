@@ -324,14 +324,19 @@ def test_export_names_unresolved_placeholders(
 ) -> None:
     monkeypatch.delenv("PIGEON_TEST_UNSET_KEY", raising=False)
     code, out, err = export(capsys, str(collection), "loose")
+    assert code == 2 and out == ""  # $env beyond the collection's .env needs trust
+    assert "needs trust: loose: reads $env.PIGEON_TEST_UNSET_KEY" in err
+    code, out, err = export(capsys, str(collection), "loose", "--trust")
     assert code == 0
     assert out.startswith("curl --globoff --url 'https://x.test/{{nope}}'")  # as it would be sent
     assert err.count("\n") == 1 and "warning" in err
     assert "nope" in err and "$env.PIGEON_TEST_UNSET_KEY" in err
-    code, out, err = export(capsys, str(collection), "loose", "--strict")
+    code, out, err = export(capsys, str(collection), "loose", "--strict", "--trust")
     assert code == 3 and out == ""
     assert err == "pigeon: unresolved placeholders: nope, $env.PIGEON_TEST_UNSET_KEY\n"
-    code, out, err = export(capsys, str(collection), "loose", "--var", "nope=n", "--strict")
+    code, out, err = export(
+        capsys, str(collection), "loose", "--var", "nope=n", "--strict", "--trust"
+    )
     assert code == 3 and "nope" not in err
 
 

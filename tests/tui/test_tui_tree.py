@@ -328,6 +328,8 @@ async def test_dialog_messages_wrap_inside_the_dialog(app: PigeonApp, collection
         await pilot.press("n")
         await pilot.pause()
 
-        app.push_screen(TrustScreen(collection / ("a-long-directory-name-" * 3)))
+        app.push_screen(
+            TrustScreen(str(collection / ("a-long-directory-name-" * 3)), ["Python scripts: a"])
+        )
         await pilot.pause()
         message_fits()

@@ -64,7 +64,18 @@ def _add_common(p: argparse.ArgumentParser) -> None:
         metavar="NAME=TEXT|NAME:=JSON",
         help="set a variable at the highest scope (repeatable)",
     )
-    p.add_argument("--trust", action="store_true", help="run the collection's scripts this time")
+    p.add_argument(
+        "--trust",
+        action="store_true",
+        help="trust the collection this time: its scripts run, and it may read the process "
+        "environment and files outside its directory",
+    )
+    p.add_argument(
+        "--no-scripts",
+        action="store_true",
+        help="do not run the collection's scripts (a request whose assertions are skipped is "
+        "reported as skipped)",
+    )
 
 
 def build_parser() -> dict[str, argparse.ArgumentParser]:
@@ -79,7 +90,8 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
 
     render = argparse.ArgumentParser(
         prog="pigeon render",
-        description="Render a request (pre-request scripts run) without sending it.",
+        description="Render a request (pre-request scripts run in a trusted collection) "
+        "without sending it.",
     )
     render.add_argument("collection", help="collection directory")
     render.add_argument("request", help="request file relative to the collection (.toml optional)")
@@ -88,7 +100,11 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     render.add_argument("--strict", action="store_true", help="exit 3 on unresolved placeholders")
 
     run = argparse.ArgumentParser(
-        prog="pigeon run", description="Send a collection's requests in order."
+        prog="pigeon run",
+        description="Send a collection's requests in order.",
+        epilog="exit codes: 0 every request passed or was skipped (--no-scripts), 1 a request "
+        "failed, 2 bad usage, a broken collection, or an untrusted collection whose requests "
+        "need trust (each need named), 3 unresolved placeholders with --strict",
     )
     run.add_argument("collection", help="collection directory")
     run.add_argument("requests", nargs="*", metavar="REQUEST_OR_FOLDER")

@@ -1,17 +1,18 @@
 """The collection a command names: loaded, refused when its ``collection.toml`` is broken,
-and trusted or not (DESIGN §6 exit 2 for a broken collection; §8 trust and ``--trust``)."""
+and trusted or refused (DESIGN §6 exit 2 for a broken collection; §8 trust and ``--trust``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
-from pigeon.cli.stderr import warn
-from pigeon.config import TrustStore
+from pigeon.cli.stderr import say
 from pigeon.errors import UsageError
 from pigeon.model import Collection, Folder, Request
-from pigeon.scripts import has_scripts
+from pigeon.scripts.sources import PHASES
 from pigeon.store import load_collection
+from pigeon.trust import TrustStore, needs
 
 
 def load(root: Path) -> Collection:
@@ -26,20 +27,30 @@ def load(root: Path) -> Collection:
 
 def trusted(
     collection: Collection,
-    trust: bool,
     requests: Iterable[tuple[list[Folder], Request]],
-    phase: str | None = None,
+    *,
+    trust: bool,
+    env: str | None,
+    cli_vars: Mapping[str, Any] | None,
+    no_scripts: bool,
+    phases: tuple[str, ...] = PHASES,
 ) -> bool:
-    """Whether the collection's scripts run: ``--trust``, or its user trusted it in the app.
+    """Whether the collection is trusted: ``--trust``, or its user trusted it in the app.
 
-    Untrusted, the requests still go (DESIGN §8); when any of ``requests`` has scripts (of
-    ``phase``, or of either), one warning says they will not run.
+    Untrusted, a selection that wants anything the collection does not hold itself (DESIGN
+    §8: scripts of ``phases`` unless ``--no-scripts``, ``$env`` beyond its ``.env``, files
+    outside it) is refused before anything is sent: each need on its own line, then exit 2.
     """
     if trust or TrustStore().is_trusted(collection.root):
         return True
-    if any(has_scripts(collection, chain, request, phase) for chain, request in requests):
-        warn(
-            f"{collection.root} is not trusted; its scripts will not run "
-            f"(trust it in the app, or pass --trust)"
+    found = needs(collection, requests, env, phases=() if no_scripts else phases, cli_vars=cli_vars)
+    for need in found:
+        say(f"needs trust: {need}")
+    if found:
+        scripts = any(need.kind == "script" for need in found)
+        more = "; --no-scripts runs without the scripts" if scripts else ""
+        raise UsageError(
+            f"{collection.root} is not trusted and the requests above need it "
+            f"(pass --trust, or trust it in the app{more})"
         )
     return False

@@ -76,9 +76,11 @@ def prepare_request(
     env: str | None = None,
     cli_vars: Mapping[str, Any] | None = None,
     trust: bool = False,
+    no_scripts: bool = False,
     environ: Mapping[str, str] | None = None,
 ) -> Prepared:
-    """Load, locate, run pre-request scripts (if trusted) and render one request."""
+    """Load, locate, run pre-request scripts (if trusted) and render one request; an
+    untrusted collection whose request needs trust is refused first (exit 2)."""
     collection = load(root)
     chain, request = locate(collection, ref)
     if env is not None:
@@ -88,9 +90,23 @@ def prepare_request(
             raise UsageError(f"broken environment file: {broken}")
         if env not in collection.environments:
             raise UsageError(str(UnknownEnvironment(env, sorted(collection.environments))))
-    is_trusted = trusted(collection, trust, [(chain, request)], "pre_request")
+    is_trusted = trusted(
+        collection,
+        [(chain, request)],
+        trust=trust,
+        env=env,
+        cli_vars=cli_vars,
+        no_scripts=no_scripts,
+        phases=("pre_request",),  # render runs no post-response script
+    )
     ctx = RunContext(
-        collection, env, RuntimeVars(), dict(cli_vars or {}), environ, trusted=is_trusted
+        collection,
+        env,
+        RuntimeVars(),
+        dict(cli_vars or {}),
+        environ,
+        trusted=is_trusted,
+        scripts=not no_scripts,
     )
     result = RequestResult(request, chain)
 
@@ -112,7 +128,12 @@ def prepare_request(
 def _rendered(args: argparse.Namespace) -> RenderedRequest:
     """The request the arguments name, rendered (``args.vars``: the parsed ``--var``s)."""
     return prepare_request(
-        Path(args.collection), args.request, env=args.env, cli_vars=args.vars, trust=args.trust
+        Path(args.collection),
+        args.request,
+        env=args.env,
+        cli_vars=args.vars,
+        trust=args.trust,
+        no_scripts=args.no_scripts,
     ).rendered
 
 

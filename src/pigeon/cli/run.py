@@ -60,11 +60,17 @@ class Console:
             figures = f"{ex.elapsed_ms:.0f} ms  {human_size(ex.size)}"
         else:
             status, figures = self._c("—", "2"), f"{r.duration_ms:.0f} ms"
-        mark = self._c("✔", "32") if r.passed else self._c("✘", "31")
+        if r.skipped:
+            mark, figures = self._c("○", "33"), f"{figures}  {self._c('skipped', '33')}"
+        else:
+            mark = self._c("✔", "32") if r.passed else self._c("✘", "31")
         print(
             f"{mark} {method} {printable(r.id).ljust(self.width)}  {status}  {figures}",
             file=self.out,
         )
+        if r.scripts_skipped:
+            phases = " and ".join(p.replace("_", "-") for p in r.scripts_skipped)
+            print(f"    {self._c(f'{phases} scripts not run (--no-scripts)', '33')}", file=self.out)
         for line in r.problems():
             print(f"    {self._c(printable(line), '31')}", file=self.out)
         if r.unresolved and not r.strict_failure:
@@ -77,12 +83,13 @@ class Console:
         self.out.flush()  # live in a CI log too, where stdout is a pipe
 
     def summary(self, s: RunSummary) -> None:
-        """One line: requests, passed, failed, assertion failures, total time."""
+        """One line: requests, passed, failed, skipped (if any), assertion failures, time."""
         failures = sum(len(r.assertion_failures) for r in s.results)
         parts = [
             _count(len(s.results), "request"),
             self._c(f"{s.passed} passed", "32"),
             self._c(f"{s.failed} failed", "31" if s.failed else "2"),
+            *([self._c(f"{s.skipped} skipped", "33")] if s.skipped else []),
             _count(failures, "assertion failure"),
             f"{s.duration_ms / 1000:.2f} s",
         ]
@@ -105,7 +112,16 @@ def cli_run(args: argparse.Namespace) -> int:
     chosen = select(collection, args.requests or None)
     check_report_paths(specs)
 
-    is_trusted = trusted(collection, bool(args.trust), chosen)
+    cli_vars = dict(getattr(args, "vars", {}) or {})
+    no_scripts = bool(getattr(args, "no_scripts", False))
+    is_trusted = trusted(
+        collection,
+        chosen,
+        trust=bool(args.trust),
+        env=args.env,
+        cli_vars=cli_vars,
+        no_scripts=no_scripts,
+    )
     config = _user_config()
     history = None
     if getattr(args, "history", False):
@@ -118,8 +134,9 @@ def cli_run(args: argparse.Namespace) -> int:
     ctx = RunContext(
         collection,
         environment=args.env,
-        cli_vars=dict(getattr(args, "vars", {}) or {}),
+        cli_vars=cli_vars,
         trusted=is_trusted,
+        scripts=not no_scripts,
         strict=bool(args.strict),
         reuse_scopes=True,
         max_body_in_memory=config.max_body_in_memory,

@@ -1,36 +1,42 @@
-"""Ask once whether to run a collection's scripts."""
+"""Ask once whether to trust a collection, listing what it wants (DESIGN §8)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Button, Label
 
+from pigeon.terminal import printable
 from pigeon.tui.dialogs.form_modal import YesNoModal, button_row
 
 
 class TrustScreen(YesNoModal):
-    """``True``: trust the collection (recorded); ``False``: not now (scripts skipped)."""
+    """``True``: trust the collection (recorded); ``False``: not now (its scripts are skipped,
+    its reads of the environment and of files outside it refused)."""
 
     BINDINGS = [
         Binding("escape,n", "answer(False)", "Not now", id="dialog.not_now"),
         Binding("t", "answer(True)", "Trust", id="dialog.trust"),
     ]
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, key: str, wants: list[str]) -> None:
+        """``key``: the collection as the trust store records it; ``wants``: one line per
+        kind of thing it asks for (``pigeon.trust.summary``)."""
         super().__init__()
-        self._root = root
+        self._key = key
+        self._wants = wants
 
     def compose(self) -> ComposeResult:
+        wants = "\n".join(f"• {printable(line)}" for line in self._wants)
         with Vertical(classes="dialog"):
-            yield Label("Run this collection's scripts?", classes="title")
+            yield Label("Trust this collection?", classes="title")
+            yield Label(printable(self._key), id="trust-path", classes="message")
+            yield Label(f"It wants:\n{wants}", id="trust-wants", classes="message")
             yield Label(
-                f"{self._root}\n\nIts requests have Python scripts. Scripts run with your "
-                "permissions: trust only collections you wrote or have read. The answer is "
-                "remembered.",
+                "Scripts run with your permissions, and the environment and files go to the "
+                "servers it names: trust only collections you wrote or have read. The answer "
+                "is remembered. Not now: its scripts are skipped and those reads refused.",
                 classes="message",
             )
             yield button_row(

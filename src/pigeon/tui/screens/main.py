@@ -395,6 +395,10 @@ class MainScreen(Screen[None]):
             return
         for line in outcome.errors:
             self.notify(line, title="Script error", severity="error", timeout=8)
+        status = ""  # why a send of an untrusted collection went without something
+        if outcome.scripts_skipped:
+            phases = " and ".join(p.replace("_", "-") for p in outcome.scripts_skipped)
+            status = f"{phases} scripts skipped: the collection is not trusted"
         if outcome.exchange is not None:
             self.last_exchange = outcome.exchange
             pane.show_exchange(outcome.exchange)
@@ -402,7 +406,10 @@ class MainScreen(Screen[None]):
         else:  # not sent: the pane must not keep saying it is waiting
             pane.clear()
             self.notify(outcome.error or "Not sent", severity="error", timeout=8)
+            status = outcome.error or "Not sent"
         self.refresh_after_variables()
+        if status:
+            self.update_status(status)
 
     async def _wait_for_response_pane(self) -> ResponsePane:
         """The response pane, waiting (boundedly) for a send pressed in the first instant."""
@@ -413,22 +420,22 @@ class MainScreen(Screen[None]):
         raise RuntimeError("the response pane was not built")
 
     async def _ensure_trust(self, request: Request) -> bool:
-        """Ask once per session whether to run scripts; record a yes in the trust store."""
+        """Ask once per session, when a request needs trust, whether to trust the collection,
+        listing what all of it wants; record a yes in the trust store. Untrusted, the
+        pipeline skips the scripts and refuses the rest (``pigeon.trust``)."""
         s = self.session
-        if not s.has_scripts(request):
-            return False
         if s.is_trusted():
             return True
-        if self._trust_asked:
+        if self._trust_asked or not s.needs(request):
             return False
         self._trust_asked = True
+        from pigeon.trust import summary
         from pigeon.tui.dialogs.trust import TrustScreen
 
-        yes = await self.app.push_screen_wait(TrustScreen(s.root))
-        if yes:
+        wants = summary(await asyncio.to_thread(s.needs))  # renders every request: off the loop
+        if await self.app.push_screen_wait(TrustScreen(s.trust_key(), wants)):
             s.trust()
             return True
-        self.notify("Scripts skipped: the collection is not trusted.", severity="warning")
         return False
 
     # -- history ------------------------------------------------------------------------------
@@ -547,7 +554,7 @@ class MainScreen(Screen[None]):
                 s.collection,
                 s.chain_of(editor.request),
                 editor.request,
-                s.scopes_for(editor.request),
+                s.scopes_for(editor.request, leaving=True),
             )
             command = to_curl(rendered)
         except Exception as exc:

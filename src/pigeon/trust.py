@@ -1,0 +1,173 @@
+"""The trust rule (DESIGN §8): an untrusted collection renders and sends only what it holds.
+
+A collection is trusted by its user -- ``--trust`` once, or a "yes" in the app recorded in
+``pigeon.config.TrustStore`` -- never by anything in its own directory. Until then it gets:
+
+- no scripts (of any phase or level);
+- ``{{$env.NAME}}`` only for a NAME in its own ``.env``, and then only the ``.env`` value,
+  never the process environment's (else listing ``CI_DEPLOY_KEY=`` in ``.env`` would read the
+  real one); a ``.env`` that links outside the directory counts as absent;
+- no file read outside its directory, symlinks followed: multipart file fields, and the
+  request, folder, environment and collection files it loads from.
+
+``needs`` says what a selection wants, statically (nothing sent, no script run, no file read),
+for the app's prompt and the command line's refusal; ``Gate`` enforces the same rule while a
+request renders, so what the static check cannot see (a placeholder inside a file path, a
+value set at run time) is refused too, as a ``Refused`` render error that names the thing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pigeon.config import TrustStore
+from pigeon.errors import RenderError
+from pigeon.model import Collection, Folder, Request
+from pigeon.render import render_request
+from pigeon.scopes import build_scopes
+from pigeon.scripts.sources import PHASES, script_sources
+from pigeon.store.schema import COLLECTION_FILE, DOTENV_FILE, FOLDER_FILE
+
+__all__ = ["KINDS", "Gate", "Need", "Refused", "TrustStore", "needs", "summary"]
+
+# What needs trust, in the order the prompt lists it.
+KINDS = ("script", "env", "file")
+HOW = "pass --trust, or trust the collection in the app"
+
+
+class Refused(RenderError):
+    """A render that reads what only a trusted collection may: nothing is sent."""
+
+
+@dataclass(frozen=True)
+class Need:
+    """One thing a request wants that needs trust: ``kind`` is one of ``KINDS``, ``what`` the
+    script, environment variable name or path, ``thing`` the sentence that names it."""
+
+    request: str
+    kind: str
+    what: str
+    thing: str
+
+    def __str__(self) -> str:
+        return f"{self.request}: {self.thing}"
+
+
+def _within(real: str, root: str) -> bool:
+    """Whether a resolved path is ``root`` (resolved too) or under it."""
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+@dataclass
+class Gate:
+    """The rule applied while a request renders (``pigeon.scopes.Gate``).
+
+    Enforcing (the default), a refused read raises ``Refused``; recording, it is noted in
+    ``found`` and rendering goes on without reading any file, which is how ``needs`` sees
+    everything a request would read without reading it.
+    """
+
+    collection: Collection
+    record: bool = False
+    found: list[tuple[str, str, str]] = field(default_factory=list)  # kind, what, thing
+
+    def __post_init__(self) -> None:
+        self.root = os.path.realpath(self.collection.root)
+        self.own_dotenv = _within(os.path.realpath(self.collection.root / DOTENV_FILE), self.root)
+        self._outside: dict[Path, str | None] = {}  # a run's files stay where they are
+
+    def _loaded_from(self, path: Path) -> str | None:
+        """Where a collection file really is, when that is outside the collection."""
+        if path not in self._outside:
+            real = os.path.realpath(path)
+            self._outside[path] = None if _within(real, self.root) else real
+        return self._outside[path]
+
+    def _refuse(self, kind: str, what: str, thing: str) -> None:
+        if not self.record:
+            raise Refused(f"needs trust: {thing} ({HOW})")
+        if (kind, what, thing) not in self.found:
+            self.found.append((kind, what, thing))
+
+    def env(self, name: str, dotenv: Mapping[str, str]) -> str | None:
+        if self.own_dotenv and name in dotenv:
+            return dotenv[name]
+        why = "not in the collection's .env" if self.own_dotenv else ".env links out of it"
+        self._refuse("env", name, f"reads $env.{name} from the process environment ({why})")
+        return None
+
+    def file(self, path: Path, what: str) -> Path | None:
+        real = os.path.realpath(path)
+        if not _within(real, self.root):
+            self._refuse("file", real, f"{what} reads {real}, outside the collection")
+        return None if self.record else Path(real)
+
+    def sources(self, chain: Iterable[Folder], request: Request, environment: str | None) -> None:
+        """The files a request's variables and settings were loaded from: a symlink in the
+        collection that points out of it would read another file into the request."""
+        col = self.collection
+        files = [col.root / COLLECTION_FILE]
+        env_name = col.default_environment if environment is None else environment
+        env = col.environments.get(env_name or "")
+        if env is not None and env.path is not None:
+            files.append(env.path)
+        files += [f.path / FOLDER_FILE for f in chain if f.path is not None and f.has_file]
+        if request.path is not None:
+            files.append(request.path)
+        for path in files:
+            real = self._loaded_from(path)
+            if real is not None:
+                rel = os.path.relpath(path, col.root)
+                self._refuse("file", real, f"{rel} is loaded from {real}, outside the collection")
+
+
+def needs(
+    collection: Collection,
+    selection: Iterable[tuple[list[Folder], Request]],
+    environment: str | None = None,
+    *,
+    phases: Iterable[str] = PHASES,
+    cli_vars: Mapping[str, Any] | None = None,
+) -> list[Need]:
+    """What the selected requests want that needs trust, in order, each once per request.
+
+    Each request is rendered with a recording ``Gate`` (no file is read, nothing is sent), so
+    a ``$env`` reached through any chain of variables is found exactly as a send would reach
+    it. ``phases`` are the script phases that would run (none for ``--no-scripts``).
+    """
+    out: list[Need] = []
+    gate = Gate(collection, record=True)
+    for chain, request in selection:
+        rid = request.id or request.name
+        for phase in phases:
+            for source in script_sources(collection, chain, request, phase):
+                out.append(Need(rid, "script", source.filename, f"runs {source.filename}"))
+        gate.found = []
+        gate.sources(chain, request, environment)
+        # A request that cannot render (a bad header, an unknown environment) is never sent
+        # either; what it reads up to there is listed.
+        with contextlib.suppress(Exception):
+            scopes = build_scopes(
+                collection, chain, request, environment, cli_vars=cli_vars, gate=gate
+            )
+            render_request(collection, chain, request, scopes)
+        out += [Need(rid, kind, what, thing) for kind, what, thing in gate.found]
+    return out
+
+
+def summary(found: Iterable[Need]) -> list[str]:
+    """The needs of a whole collection as the prompt lists them: one line per kind."""
+    by_kind: dict[str, dict[str, None]] = {kind: {} for kind in KINDS}
+    for need in found:
+        by_kind[need.kind][need.what] = None
+    labels = {
+        "script": "Python scripts",
+        "env": "environment variables",
+        "file": "files outside the collection",
+    }
+    return [f"{labels[kind]}: {', '.join(names)}" for kind, names in by_kind.items() if names]

@@ -1,0 +1,390 @@
+"""The trust rule (DESIGN §8) against hostile collections: every way a collection tries to read
+the process environment, a file outside it, or run code, run untrusted, is refused before
+anything is sent (exit 2, the need named); with ``--trust`` or the user's recorded trust it
+works. A real loopback server counts what reaches it."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from collection_files import write
+from pigeon.cli import main
+from pigeon.config import TrustStore
+from pigeon.pipeline import RunContext, execute
+from pigeon.scopes import RuntimeVars
+from pigeon.store import load_collection
+from pigeon.trust import Gate, Refused, needs, summary
+from servers import RecordingServer, recording_server
+
+SECRET = "s3cret-from-the-environment"
+FILE_SECRET = "s3cret-from-a-file-outside"
+
+
+@dataclass
+class World:
+    root: Path  # the hostile collection
+    outside: Path  # a directory beside it, with the user's private file
+    url: str  # the collection's "own server"
+
+
+@dataclass
+class Case:
+    """A hostile collection (``make`` writes it), what the refusal names, and what a trusted
+    run puts on the wire (or, for scripts, leaves in ``World.outside``)."""
+
+    make: Callable[[World], None]
+    named: str
+    sent: str = SECRET
+    request: str = "r"
+
+
+def req(world: World, rel: str, body: str) -> None:
+    write(world.root, rel, f'name = "x"\nmethod = "POST"\n{body}')
+
+
+def url_req(world: World, rel: str, url_tail: str, extra: str = "") -> None:
+    req(world, rel, f'url = "{world.url}/{url_tail}"\n{extra}')
+
+
+FILE_FIELD = (
+    '[body]\ntype = "multipart"\n[[body.fields]]\nname = "key"\nkind = "file"\nvalue = "{}"\n'
+)
+
+CASES: dict[str, Case] = {
+    "url": Case(lambda w: url_req(w, "r.toml", "{{$env.PIGEON_SECRET}}"), "$env.PIGEON_SECRET"),
+    "process.env alias": Case(
+        lambda w: url_req(w, "r.toml", "{{ process.env.PIGEON_SECRET }}"), "$env.PIGEON_SECRET"
+    ),
+    "header value": Case(
+        lambda w: url_req(
+            w, "r.toml", "", '[[headers]]\nname = "X-K"\nvalue = "{{$env.PIGEON_SECRET}}"\n'
+        ),
+        "$env.PIGEON_SECRET",
+    ),
+    "header name": Case(
+        lambda w: url_req(w, "r.toml", "", '[[headers]]\nname = "{{$env.PIGEON_SECRET}}"\n'),
+        "$env.PIGEON_SECRET",
+    ),
+    "query": Case(
+        lambda w: url_req(
+            w, "r.toml", "", '[[query]]\nname = "q"\nvalue = "{{$env.PIGEON_SECRET}}"\n'
+        ),
+        "$env.PIGEON_SECRET",
+    ),
+    "json body": Case(
+        lambda w: url_req(
+            w,
+            "r.toml",
+            "",
+            '[body]\ntype = "json"\ncontent = \'{"k": "{{$env.PIGEON_SECRET}}"}\'\n',
+        ),
+        "$env.PIGEON_SECRET",
+    ),
+    "form body": Case(
+        lambda w: url_req(
+            w,
+            "r.toml",
+            "",
+            '[body]\ntype = "form"\n[[body.fields]]\nname = "k"\nvalue = "{{$env.PIGEON_SECRET}}"\n',
+        ),
+        "$env.PIGEON_SECRET",
+    ),
+    "multipart text field": Case(
+        lambda w: url_req(
+            w,
+            "r.toml",
+            "",
+            '[body]\ntype = "multipart"\n[[body.fields]]\nname = "k"\n'
+            'value = "{{$env.PIGEON_SECRET}}"\n',
+        ),
+        "$env.PIGEON_SECRET",
+    ),
+    "bearer token": Case(
+        lambda w: url_req(
+            w, "r.toml", "", '[auth]\ntype = "bearer"\ntoken = "{{$env.PIGEON_SECRET}}"\n'
+        ),
+        "$env.PIGEON_SECRET",
+        sent=f"Bearer {SECRET}",
+    ),
+    "api key in the query": Case(
+        lambda w: url_req(
+            w,
+            "r.toml",
+            "",
+            '[auth]\ntype = "api_key"\nkey = "k"\nvalue = "{{$env.PIGEON_SECRET}}"\n'
+            'location = "query"\n',
+        ),
+        "$env.PIGEON_SECRET",
+    ),
+    "collection auth, basic password": Case(
+        lambda w: (
+            write(
+                w.root,
+                "collection.toml",
+                '[auth]\ntype = "basic"\nusername = "u"\npassword = "{{$env.PIGEON_SECRET}}"\n',
+            ),
+            url_req(w, "r.toml", ""),
+        ),
+        "$env.PIGEON_SECRET",
+        sent="Authorization: Basic " + base64.b64encode(f"u:{SECRET}".encode()).decode(),
+    ),
+    "a collection variable": Case(
+        lambda w: (
+            write(w.root, "collection.toml", '[variables]\nk = "{{$env.PIGEON_SECRET}}"\n'),
+            url_req(w, "r.toml", "{{k}}"),
+        ),
+        "$env.PIGEON_SECRET",
+    ),
+    "nested in an environment's object": Case(
+        lambda w: (
+            write(w.root, "collection.toml", 'default_environment = "dev"\n'),
+            write(
+                w.root,
+                "environments/dev.toml",
+                '[variables]\ncfg = { keys = ["x", "{{$env.PIGEON_SECRET}}"] }\n',
+            ),
+            url_req(w, "r.toml", "{{cfg.keys[1]}}"),
+        ),
+        "$env.PIGEON_SECRET",
+    ),
+    "indirect through folder and request variables": Case(
+        lambda w: (
+            write(
+                w.root, "f/folder.toml", '[variables]\nb = "x{{c}}"\nc = "{{$env.PIGEON_SECRET}}"\n'
+            ),
+            url_req(w, "f/r.toml", "{{a}}", '[variables]\na = "{{b}}"\n'),
+        ),
+        "$env.PIGEON_SECRET",
+        request="f/r",
+    ),
+    ".env that links outside": Case(
+        lambda w: (
+            write(w.outside, "real.env", f"PIGEON_OTHER={SECRET}\n"),
+            (w.root / ".env").symlink_to(w.outside / "real.env"),
+            url_req(w, "r.toml", "{{$env.PIGEON_OTHER}}"),
+        ),
+        ".env links out of it",
+    ),
+    "absolute file path": Case(
+        lambda w: url_req(w, "r.toml", "", FILE_FIELD.format(w.outside / "id_rsa")),
+        "reads {outside}/id_rsa, outside the collection",
+        sent=FILE_SECRET,
+    ),
+    "../ file path": Case(
+        lambda w: url_req(w, "r.toml", "", FILE_FIELD.format("../outside/id_rsa")),
+        "reads {outside}/id_rsa, outside the collection",
+        sent=FILE_SECRET,
+    ),
+    "symlink inside pointing out": Case(
+        lambda w: (
+            (w.root / "key").symlink_to(w.outside / "id_rsa"),
+            url_req(w, "r.toml", "", FILE_FIELD.format("key")),
+        ),
+        "reads {outside}/id_rsa, outside the collection",
+        sent=FILE_SECRET,
+    ),
+    "placeholder that renders to an outside path": Case(
+        lambda w: (
+            write(w.root, "collection.toml", '[variables]\nd = ".."\n'),
+            url_req(w, "r.toml", "", FILE_FIELD.format("{{d}}/outside/id_rsa")),
+        ),
+        "reads {outside}/id_rsa, outside the collection",
+        sent=FILE_SECRET,
+    ),
+    "request file that links outside": Case(
+        lambda w: (
+            write(w.outside, "r.toml", f'name = "x"\nurl = "{w.url}/{FILE_SECRET}"\n'),
+            (w.root / "r.toml").symlink_to(w.outside / "r.toml"),
+        ),
+        "r.toml is loaded from {outside}/r.toml, outside the collection",
+        sent=FILE_SECRET,
+    ),
+    "environment file that links outside": Case(
+        lambda w: (
+            write(w.root, "collection.toml", 'default_environment = "dev"\n'),
+            write(w.outside, "dev.toml", f'[variables]\nk = "{FILE_SECRET}"\n'),
+            (w.root / "environments").mkdir(),
+            (w.root / "environments" / "dev.toml").symlink_to(w.outside / "dev.toml"),
+            url_req(w, "r.toml", "{{k}}"),
+        ),
+        "environments/dev.toml is loaded from {outside}/dev.toml, outside the collection",
+        sent=FILE_SECRET,
+    ),
+}
+
+SCRIPT = "open({marker!r}, 'a').write('ran')\n"
+LEVELS = {"collection": "collection.toml", "folder": "f/folder.toml", "request": "f/r.toml"}
+
+
+def script_case(level: str, phase: str) -> Case:
+    def make(w: World) -> None:
+        code = SCRIPT.format(marker=str(w.outside / "marker"))
+        text = f"[scripts]\n{phase} = '''\n{code}'''\n"
+        if level == "request":
+            url_req(w, "f/r.toml", "", text)
+        else:
+            write(w.root, LEVELS[level], text)
+            url_req(w, "f/r.toml", "")
+
+    return Case(make, f"runs {LEVELS[level]} [scripts.{phase}]", sent="", request="f/r")
+
+
+for _level in LEVELS:
+    for _phase in ("pre_request", "post_response"):
+        CASES[f"{_phase} script of the {_level}"] = script_case(_level, _phase)
+
+
+@pytest.fixture
+def server() -> Iterator[RecordingServer]:
+    with recording_server() as s:
+        yield s
+
+
+@pytest.fixture
+def world(tmp_path: Path, server: RecordingServer, monkeypatch: pytest.MonkeyPatch) -> World:
+    monkeypatch.setenv("PIGEON_SECRET", SECRET)
+    monkeypatch.delenv("PIGEON_OTHER", raising=False)  # only in the .env that links out
+    w = World(tmp_path / "col", tmp_path / "outside", server.url)
+    w.root.mkdir()
+    write(w.outside, "id_rsa", FILE_SECRET)
+    return w
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["run", *argv, "--no-color"])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def sent(server: RecordingServer) -> bytes:
+    return b"\n".join(server.requests)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_untrusted_is_refused_and_trusted_works(
+    name: str, world: World, server: RecordingServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    case = CASES[name]
+    case.make(world)
+    named = case.named.format(outside=os.path.realpath(world.outside))
+
+    code, out, err = run(capsys, str(world.root))
+    assert code == 2, (out, err)
+    assert server.connections == 0 and not (world.outside / "marker").exists()
+    need = next(line for line in err.splitlines() if named in line)
+    assert need.startswith(f"pigeon: needs trust: {case.request}: "), err
+    assert "is not trusted" in err.splitlines()[-1]
+
+    def works(*argv: str, runs: str) -> None:
+        before = len(server.requests)
+        code, out, err = run(capsys, str(world.root), *argv)
+        assert code == 0 and "trust" not in err, (out, err)
+        if case.sent:
+            assert len(server.requests) == before + 1
+            assert case.sent.encode() in server.requests[-1]
+        else:
+            assert (world.outside / "marker").read_text() == runs
+
+    works("--trust", runs="ran")  # trusted this time
+    TrustStore().trust(world.root)  # trusted for good, as the app records it
+    works(runs="ranran")
+
+
+def test_a_dotenv_name_reads_the_dotenv_value_never_the_environment(
+    world: World, server: RecordingServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A collection lists the name of a variable it wants in its own .env, hoping the process
+    # environment wins: untrusted, only the .env's own value is read.
+    write(world.root, ".env", "PIGEON_SECRET=decoy\n")
+    url_req(world, "r.toml", "{{$env.PIGEON_SECRET}}")
+    code, out, err = run(capsys, str(world.root))
+    assert code == 0, (out, err)
+    assert b"/decoy " in sent(server) and SECRET.encode() not in sent(server)
+    code, _, _ = run(capsys, str(world.root), "--trust")
+    assert code == 0 and f"/{SECRET} ".encode() in server.requests[-1]  # the environment wins
+
+
+def test_files_inside_the_collection_need_no_trust(
+    world: World, server: RecordingServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(world.root, "data/upload.bin", "mine")
+    (world.root / "link").symlink_to(world.root / "data")
+    url_req(world, "r.toml", "", FILE_FIELD.format("link/upload.bin"))
+    code, out, err = run(capsys, str(world.root))
+    assert code == 0, (out, err)
+    assert b"mine" in sent(server)
+
+
+def test_render_and_export_are_refused_too(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url_req(world, "r.toml", "{{$env.PIGEON_SECRET}}")
+    for argv in (["render", str(world.root), "r"], ["export", "curl", str(world.root), "r"]):
+        assert main(argv) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and SECRET not in err
+        assert "needs trust: r: reads $env.PIGEON_SECRET from the process environment" in err
+        assert main([*argv, "--trust"]) == 0
+        assert SECRET in capsys.readouterr().out
+
+
+def test_needs_are_named_without_control_characters(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(world.root, "collection.toml", '[variables]\nd = "../\\u001b]0;owned\\u0007"\n')
+    url_req(world, "r.toml", "", FILE_FIELD.format("{{d}}/id_rsa"))
+    assert main(["run", str(world.root)]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\\x1b]0;owned\\x07" in err
+
+
+def test_the_gate_refuses_what_the_static_check_cannot_see(
+    world: World, server: RecordingServer
+) -> None:
+    # A path made of a runtime variable: no static check knows it, rendering refuses it.
+    url_req(world, "r.toml", "", FILE_FIELD.format("{{where}}"))
+    collection = load_collection(world.root)
+    assert needs(collection, collection.walk()) == []
+    runtime = RuntimeVars({"where": str(world.outside / "id_rsa")})
+    ctx = RunContext(collection, runtime=runtime)
+    chain, request = collection.walk()[0]
+
+    async def go() -> str | None:
+        try:
+            return (await execute(ctx, chain, request)).error
+        finally:
+            await ctx.aclose()
+
+    error = asyncio.run(go())
+    assert error is not None and error.startswith("not sent: needs trust: multipart field 'key'")
+    assert os.path.realpath(world.outside / "id_rsa") in error
+    assert server.connections == 0
+
+
+def test_the_gate_raises_a_render_error_naming_the_thing(world: World) -> None:
+    gate = Gate(load_collection(world.root))
+    with pytest.raises(Refused, match=r"needs trust: reads \$env.HOME from the process"):
+        gate.env("HOME", {})
+    with pytest.raises(Refused, match="outside the collection"):
+        gate.file(world.outside / "id_rsa", "multipart field 'k'")
+    assert gate.file(world.root / "x", "multipart field 'k'") == world.root.resolve() / "x"
+
+
+def test_summary_lists_each_kind_once(world: World) -> None:
+    CASES["pre_request script of the folder"].make(world)
+    url_req(world, "a.toml", "{{$env.PIGEON_SECRET}}", FILE_FIELD.format(world.outside / "id_rsa"))
+    url_req(world, "b.toml", "", '[[headers]]\nname = "K"\nvalue = "{{$env.PIGEON_SECRET}}"\n')
+    collection = load_collection(world.root)
+    found = needs(collection, collection.walk())
+    assert summary(found) == [
+        "Python scripts: f/folder.toml [scripts.pre_request]",
+        "environment variables: PIGEON_SECRET",
+        f"files outside the collection: {os.path.realpath(world.outside / 'id_rsa')}",
+    ]
