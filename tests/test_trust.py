@@ -198,14 +198,6 @@ CASES: dict[str, Case] = {
         "reads {outside}/id_rsa, outside the collection",
         sent=FILE_SECRET,
     ),
-    "request file that links outside": Case(
-        lambda w: (
-            write(w.outside, "r.toml", f'name = "x"\nurl = "{w.url}/{FILE_SECRET}"\n'),
-            (w.root / "r.toml").symlink_to(w.outside / "r.toml"),
-        ),
-        "r.toml is loaded from {outside}/r.toml, outside the collection",
-        sent=FILE_SECRET,
-    ),
     "environment file that links outside": Case(
         lambda w: (
             write(w.root, "collection.toml", 'default_environment = "dev"\n'),
@@ -388,3 +380,20 @@ def test_summary_lists_each_kind_once(world: World) -> None:
         "environment variables: PIGEON_SECRET",
         f"files outside the collection: {os.path.realpath(world.outside / 'id_rsa')}",
     ]
+
+
+def test_a_request_file_that_links_out_is_skipped_trusted_or_not(
+    world: World, server: RecordingServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The loader follows no request or folder link out of the collection (a named, skipped
+    # entry), so trust has nothing to allow here: the file is never read.
+    write(world.outside, "r.toml", f'name = "x"\nurl = "{world.url}/{FILE_SECRET}"\n')
+    (world.root / "r.toml").symlink_to(world.outside / "r.toml")
+    url_req(world, "ok.toml", "fine")
+    for argv in ((), ("--trust",)):
+        code, out, err = run(capsys, str(world.root), *argv)
+        assert code == 0, (out, err)
+        assert "1 request · 1 passed" in out
+        real = os.path.realpath(world.outside / "r.toml")
+        assert f"r.toml: a link out of the collection (to {real}); skipped" in err
+        assert FILE_SECRET.encode() not in b"".join(server.requests)

@@ -45,7 +45,7 @@ class RunContext:
     # collection does not hold itself, and no script runs.
     trusted: bool = False
     # ``False`` (``--no-scripts``): no script runs, trusted or not.
-    scripts: bool = True
+    allow_scripts: bool = True
     strict: bool = False
     # All scripts of one phase together, wall-clock: the script worker is killed when it
     # passes, so a stuck script fails its request instead of hanging a CI job. ``None``: none.
@@ -194,7 +194,7 @@ def _scripts_run(
     """Whether a phase's scripts run; scripts that exist but may not are noted as skipped."""
     if not has_scripts(ctx.collection, chain, request, phase):
         return False
-    if ctx.trusted and ctx.scripts:
+    if ctx.trusted and ctx.allow_scripts:
         return True
     result.scripts_skipped.append(phase)
     return False

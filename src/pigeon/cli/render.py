@@ -106,7 +106,7 @@ def prepare_request(
         dict(cli_vars or {}),
         environ,
         trusted=is_trusted,
-        scripts=not no_scripts,
+        allow_scripts=not no_scripts,
     )
     result = RequestResult(request, chain)
 

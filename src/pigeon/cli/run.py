@@ -136,7 +136,7 @@ def cli_run(args: argparse.Namespace) -> int:
         environment=args.env,
         cli_vars=cli_vars,
         trusted=is_trusted,
-        scripts=not no_scripts,
+        allow_scripts=not no_scripts,
         strict=bool(args.strict),
         reuse_scopes=True,
         max_body_in_memory=config.max_body_in_memory,

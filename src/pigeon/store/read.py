@@ -419,7 +419,8 @@ def _load_items(
         if entry.name.startswith("."):
             continue
         path = Path(entry.path)
-        if entry.is_symlink() and _link_skipped(col, path, seen):
+        loads = entry.is_dir() or entry.name.endswith(".toml")
+        if loads and entry.is_symlink() and _link_skipped(col, path, seen):
             continue
         if entry.is_dir():
             if directory == col.root and entry.name == ENVIRONMENTS_DIR:
