@@ -245,6 +245,37 @@ def test_binary_body_with_real_curl(shared_echo_server: EchoServer) -> None:
     assert echo["method"] == "PUT" and echo["size"] == len(data)
 
 
+@pytest.mark.skipif(CURL is None, reason="curl is not installed")
+@pytest.mark.parametrize("shell", ["sh", "bash"])
+def test_a_binary_multipart_body_survives_the_exported_command(
+    shell: str, tmp_path: Path, shared_echo_server: EchoServer
+) -> None:
+    # The body starts with "--boundary": a printf format that starts with "-" is an option.
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} is not installed")
+    from render_support import render_written
+
+    blob = bytes(range(256)) * 4
+    (tmp_path / "blob.bin").write_bytes(blob)
+    (tmp_path / "up.toml").write_text(
+        f'method = "POST"\nurl = "{shared_echo_server.url}/post"\n[body]\ntype = "multipart"\n'
+        '[[body.fields]]\nname = "f"\nkind = "file"\nvalue = "blob.bin"\n'
+        '[[body.fields]]\nname = "t"\nvalue = "hi"\n',
+        encoding="utf-8",
+    )
+    rendered = render_written(tmp_path, "up")
+    assert rendered.body is not None and rendered.body.startswith(b"--")
+    proc = subprocess.run(
+        [shell, "-c", to_curl(rendered) + " -s"], capture_output=True, timeout=20, check=True
+    )
+    echo = json.loads(proc.stdout)
+    assert echo["size"] == len(rendered.body)
+    assert echo["form"] == {"t": ["hi"]}
+    assert [(f["name"], f["size"], f["filename"]) for f in echo["files"]] == [
+        ("f", len(blob), "blob.bin")
+    ]
+
+
 # -- compression -----------------------------------------------------------------------------
 
 

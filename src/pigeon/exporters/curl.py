@@ -101,11 +101,13 @@ def _number(value: float) -> str:
 
 
 def _printf(data: bytes) -> str:
-    """A ``printf`` command that writes exactly ``data`` (octal escapes, POSIX printf)."""
+    """A ``printf`` command that writes exactly ``data`` (octal escapes, POSIX printf). A
+    leading ``-`` is escaped too: a format starting with one (a multipart body's ``--boundary``)
+    would be read as an option."""
     out = []
-    for b in data:
+    for i, b in enumerate(data):
         c = chr(b)
-        if 0x20 <= b < 0x7F and c not in "'\\%":
+        if 0x20 <= b < 0x7F and c not in "'\\%" and not (i == 0 and c == "-"):
             out.append(c)
         else:
             out.append(f"\\{b:03o}")
