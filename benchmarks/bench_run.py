@@ -35,7 +35,7 @@ from pathlib import Path
 import httpx
 
 from pigeon.echo import EchoServer
-from pigeon.run import RequestResult, RunContext, build, run_collection
+from pigeon.run import RequestResult, ResultRecord, RunContext, build, run_collection
 from pigeon.send import HttpSession
 from pigeon.store import load_collection
 from pigeon.trust import needs
@@ -97,8 +97,8 @@ def make_collection(root: Path, base_url: str, n: int, block: int) -> list[str]:
     return folders
 
 
-def check(result: RequestResult) -> None:
-    assert result.exchange is not None and result.exchange.status == 200, result.error
+def check(result: ResultRecord) -> None:
+    assert result.status == 200, result.error
 
 
 async def one_round(

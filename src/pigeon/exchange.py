@@ -231,15 +231,6 @@ class Exchange:
             self._cleanup()
         self.body_path = None
 
-    def release_body(self) -> None:
-        """Forget the body (in memory and on disk) and what was parsed from it, keeping its
-        size, status, headers and timings: what a long run keeps of a finished request."""
-        self.discard()
-        self.body = b""
-        self._json = None
-        self.request.body = None
-        self.request.body_text = None
-
 
 def status_kind(status: int | None) -> str:
     """A short, style-friendly name for a status code's class (``"success"``, ``"client-error"``

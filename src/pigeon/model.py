@@ -15,7 +15,7 @@ BODY_TYPES = ("none", "json", "text", "form", "multipart")
 AUTH_TYPES = ("none", "basic", "bearer", "api_key")
 
 
-@dataclass
+@dataclass(slots=True)
 class Header:
     name: str
     value: str = ""
@@ -23,7 +23,7 @@ class Header:
     extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
 
 
-@dataclass
+@dataclass(slots=True)
 class QueryParam:
     name: str
     value: str = ""
@@ -31,7 +31,7 @@ class QueryParam:
     extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
 
 
-@dataclass
+@dataclass(slots=True)
 class FormField:
     """A field of a ``form`` or ``multipart`` body; ``file`` fields name a path to upload."""
 
@@ -43,7 +43,7 @@ class FormField:
     extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
 
 
-@dataclass
+@dataclass(slots=True)
 class Body:
     type: str = "none"  # one of BODY_TYPES
     content: str = ""  # json / text
@@ -51,7 +51,7 @@ class Body:
     extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
 
 
-@dataclass
+@dataclass(slots=True)
 class Auth:
     """``None`` on a request or folder means "inherit"; ``type = "none"`` disables auth."""
 
@@ -65,7 +65,7 @@ class Auth:
     extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
 
 
-@dataclass
+@dataclass(slots=True)
 class Scripts:
     pre_request: str = ""
     post_response: str = ""
@@ -75,7 +75,7 @@ class Scripts:
 DEFAULT_TIMEOUT = 30.0  # seconds for a whole exchange, unless [settings] says otherwise
 
 
-@dataclass
+@dataclass(slots=True)
 class Settings:
     timeout: float = DEFAULT_TIMEOUT
     follow_redirects: bool = True
@@ -86,7 +86,7 @@ class Settings:
     extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
 
 
-@dataclass
+@dataclass(slots=True)
 class Request:
     name: str
     method: str = "GET"

@@ -8,11 +8,12 @@ script does: every outcome lands in a ``RequestResult``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pigeon.exchange import status_class
 from pigeon.model import Collection, Folder, Request
 from pigeon.render import RenderedRequest, RenderError, render_request
 from pigeon.scopes import RuntimeVars, Scopes, build_scopes
@@ -28,7 +29,7 @@ from pigeon.trust import Gate
 if TYPE_CHECKING:  # send is imported on the first send: `pigeon render` never loads httpx
     from pigeon.send import Exchange, HttpSession
 
-__all__ = ["RequestResult", "RunContext", "RunHistory", "build", "execute"]
+__all__ = ["RequestResult", "ResultRecord", "RunContext", "RunHistory", "build", "execute"]
 
 
 @dataclass
@@ -130,8 +131,46 @@ class RunHistory:
                     self.warn(f"{type(exc).__name__}: {exc}")
 
 
+class Outcome:
+    """What a request's outcome is, read the same way from a ``RequestResult`` and from the
+    ``ResultRecord`` a run keeps of it."""
+
+    __slots__ = ()
+    error: str | None
+    script_errors: Sequence[ScriptError]
+    assertion_failures: Sequence[AssertionFailure]
+    unresolved: Sequence[str]
+    strict_failure: bool
+    scripts_skipped: Sequence[str]
+
+    @property
+    def failed(self) -> bool:
+        """Could not be built or sent, a script failed, or an assertion failed."""
+        return bool(self.error or self.script_errors or self.assertion_failures)
+
+    @property
+    def skipped(self) -> bool:
+        """Sent, but its post-response scripts (its assertions) did not run: not a pass."""
+        return not self.failed and "post_response" in self.scripts_skipped
+
+    @property
+    def passed(self) -> bool:
+        return not self.failed and not self.strict_failure and not self.skipped
+
+    def problems(self) -> list[str]:
+        """One line per thing that went wrong, for the console and the reports."""
+        out = []
+        if self.error:
+            out.append(self.error)
+        out += [f"script error: {e.summary()}" for e in self.script_errors]
+        out += [a.summary() for a in self.assertion_failures]  # says "assertion failed"
+        if self.strict_failure:
+            out.append("unresolved placeholders: " + ", ".join(self.unresolved))
+        return out
+
+
 @dataclass
-class RequestResult:
+class RequestResult(Outcome):
     """Everything one request of a run produced."""
 
     request: Request
@@ -152,40 +191,66 @@ class RequestResult:
     def id(self) -> str:
         return self.request.id or self.request.name
 
-    @property
-    def failed(self) -> bool:
-        """Could not be built or sent, a script failed, or an assertion failed."""
-        return bool(self.error or self.script_errors or self.assertion_failures)
+    def record(self) -> ResultRecord:
+        """What a run keeps once the request is done: status, timing, size, outcome. Its
+        scripts have seen the body and nothing later reads it, so a run of any length holds
+        the same small record per request, never bodies, headers or the rendered request;
+        the exchange's spooled body file is removed."""
+        ex, rendered = self.exchange, self.rendered
+        if ex is not None:
+            ex.discard()
+        sent = ex is not None and ex.status is not None
+        return ResultRecord(
+            id=self.id,
+            name=self.request.name,
+            folder=self.chain[-1].id if self.chain else None,
+            method=rendered.method if rendered else self.request.method,
+            url=rendered.url if rendered else None,
+            status=ex.status if ex is not None else None,
+            reason=ex.reason if sent else "",
+            elapsed_ms=ex.elapsed_ms if sent else None,
+            size=ex.size if sent else None,
+            error_kind=ex.error_kind if ex is not None else None,
+            error=self.error,
+            script_errors=tuple(self.script_errors),
+            assertion_failures=tuple(self.assertion_failures),
+            log=tuple(self.log),
+            unresolved=tuple(self.unresolved),
+            warnings=tuple(self.warnings),
+            strict_failure=self.strict_failure,
+            scripts_skipped=tuple(self.scripts_skipped),
+            duration_ms=self.duration_ms,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRecord(Outcome):
+    """One finished request as the console line and the reports read it (a few hundred
+    bytes): ``pigeon run`` keeps one per request, whatever the count."""
+
+    id: str
+    name: str
+    folder: str | None  # the id of the innermost folder, None at the collection's top
+    method: str
+    url: str | None  # as rendered (unmasked); None when it could not be rendered
+    status: int | None
+    reason: str
+    elapsed_ms: float | None  # None when no response came
+    size: int | None
+    error_kind: str | None
+    error: str | None
+    script_errors: tuple[ScriptError, ...]
+    assertion_failures: tuple[AssertionFailure, ...]
+    log: tuple[str, ...]
+    unresolved: tuple[str, ...]
+    warnings: tuple[str, ...]
+    strict_failure: bool
+    scripts_skipped: tuple[str, ...]
+    duration_ms: float
 
     @property
-    def skipped(self) -> bool:
-        """Sent, but its post-response scripts (its assertions) did not run: not a pass."""
-        return not self.failed and "post_response" in self.scripts_skipped
-
-    @property
-    def passed(self) -> bool:
-        return not self.failed and not self.strict_failure and not self.skipped
-
-    def settle(self) -> None:
-        """Keep only what the console and the reports read: status, timing, size, outcome.
-        A run calls it once the request's own scripts and callbacks are done, so a run of
-        any length holds the same memory per request, never the bodies."""
-        if self.exchange is not None:
-            self.exchange.release_body()
-        elif self.rendered is not None:
-            self.rendered.body = None
-            self.rendered.body_text = None
-
-    def problems(self) -> list[str]:
-        """One line per thing that went wrong, for the console and the reports."""
-        out = []
-        if self.error:
-            out.append(self.error)
-        out += [f"script error: {e.summary()}" for e in self.script_errors]
-        out += [a.summary() for a in self.assertion_failures]  # says "assertion failed"
-        if self.strict_failure:
-            out.append("unresolved placeholders: " + ", ".join(self.unresolved))
-        return out
+    def status_class(self) -> str:
+        return status_class(self.status)
 
 
 def _scripts_run(

@@ -41,7 +41,7 @@ from pigeon.masking import Masker
 
 if TYPE_CHECKING:
     from pigeon.model import Collection
-    from pigeon.pipeline import RequestResult
+    from pigeon.pipeline import ResultRecord
 
 KINDS = ("json", "junit")
 SKIPPED = "post-response scripts not run (--no-scripts): no assertion checked"
@@ -57,7 +57,7 @@ class Summary(Protocol):
     that the reports need not import the runner."""
 
     collection: Collection
-    results: list[RequestResult]
+    results: list[ResultRecord]
     duration_ms: float
     bailed: bool
     interrupted: bool
@@ -138,17 +138,17 @@ def _masker(summary: Summary) -> Masker:
     return Masker(summary.collection.dotenv.values())
 
 
-def _result_json(r: RequestResult, mask: Masker) -> dict[str, Any]:
-    ex = r.exchange
+def _result_json(r: ResultRecord, mask: Masker) -> dict[str, Any]:
+    sent = r.status is not None
     return {
         "id": r.id,
-        "name": r.request.name,
-        "method": r.rendered.method if r.rendered else r.request.method,
-        "url": mask.url(r.rendered.url) if r.rendered else None,
-        "status": ex.status if ex is not None else None,
-        "status_class": ex.status_class if ex is not None and ex.status else None,
-        "time_ms": round(ex.elapsed_ms, 3) if ex is not None and ex.status else None,
-        "size": ex.size if ex is not None and ex.status else None,
+        "name": r.name,
+        "method": r.method,
+        "url": mask.url(r.url) if r.url is not None else None,
+        "status": r.status,
+        "status_class": r.status_class if sent else None,
+        "time_ms": round(r.elapsed_ms, 3) if r.elapsed_ms is not None else None,
+        "size": r.size,
         "passed": r.passed,
         "skipped": r.skipped,
         "scripts_skipped": list(r.scripts_skipped),
@@ -222,12 +222,11 @@ def junit_tree(summary: Summary) -> ET.Element:
         timestamp=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"),
     )
     for r in results:
-        folder = r.chain[-1].id if r.chain else summary.collection.name
         case = ET.SubElement(
             suite,
             "testcase",
-            classname=folder,
-            name=r.request.name or r.id,
+            classname=r.folder or summary.collection.name,
+            name=r.name or r.id,
             time=f"{r.duration_ms / 1000:.3f}",
         )
         message = mask.text("; ".join(r.problems()))
@@ -242,9 +241,8 @@ def junit_tree(summary: Summary) -> ET.Element:
         elif r.skipped:
             ET.SubElement(case, "skipped", message=SKIPPED)
         out = [mask.text(line) for line in r.log]
-        ex, rendered = r.exchange, r.rendered
-        if ex is not None and ex.status is not None and rendered is not None:
-            out.insert(0, f"{rendered.method} {mask.url(rendered.url)} -> {ex.status} {ex.reason}")
+        if r.status is not None and r.url is not None:
+            out.insert(0, f"{r.method} {mask.url(r.url)} -> {r.status} {r.reason}")
         if out:
             ET.SubElement(case, "system-out").text = "\n".join(out)
     for el in root.iter():
@@ -255,13 +253,13 @@ def junit_tree(summary: Summary) -> ET.Element:
     return root
 
 
-def _error_type(r: RequestResult) -> str:
+def _error_type(r: ResultRecord) -> str:
     """What kind of error a JUnit reader shows: the script's exception class, the transport
     failure (``connect``, ``timeout``, ``tls``...), or a request that could not be built."""
     if r.script_errors:
         return r.script_errors[0].type
-    if r.exchange is not None and r.exchange.error_kind:
-        return f"SendError.{r.exchange.error_kind}"
+    if r.error_kind:
+        return f"SendError.{r.error_kind}"
     return "RenderError"
 
 

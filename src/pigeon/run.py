@@ -22,7 +22,7 @@ from pigeon.errors import (
     UsageError,
 )
 from pigeon.model import BrokenFile, Collection, Folder, Request, normalize_ref
-from pigeon.pipeline import RequestResult, RunContext, RunHistory, build, execute
+from pigeon.pipeline import RequestResult, ResultRecord, RunContext, RunHistory, build, execute
 from pigeon.scopes import UnknownEnvironment
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "EXIT_UNRESOLVED",
     "EXIT_USAGE",
     "RequestResult",
+    "ResultRecord",
     "RunContext",
     "RunHistory",
     "RunSummary",
@@ -56,7 +57,7 @@ class RunSummary:
     """
 
     collection: Collection
-    results: list[RequestResult] = field(default_factory=list)
+    results: list[ResultRecord] = field(default_factory=list)
     duration_ms: float = 0.0
     bailed: bool = False
     interrupted: bool = False
@@ -177,7 +178,7 @@ async def run_collection(
     *,
     strict: bool | None = None,
     bail: bool = False,
-    on_result: Callable[[RequestResult], None] | None = None,
+    on_result: Callable[[ResultRecord], None] | None = None,
 ) -> RunSummary:
     """Send the selected requests one after another, sharing runtime variables.
 
@@ -190,12 +191,11 @@ async def run_collection(
     started = time.perf_counter()
     try:
         for chain, request in select(ctx.collection, selection):
-            result = await execute(ctx, chain, request)
-            summary.results.append(result)
+            record = (await execute(ctx, chain, request)).record()
+            summary.results.append(record)
             if on_result is not None:
-                on_result(result)
-            result.settle()
-            if bail and not result.passed:
+                on_result(record)
+            if bail and not record.passed:
                 summary.bailed = True
                 break
     finally:

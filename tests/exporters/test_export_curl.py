@@ -11,6 +11,7 @@ import json
 import shlex
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
@@ -121,11 +122,8 @@ def render_request_as_request(req: Request, environ: dict[str, str], root: Path)
         "{{$env.TOKEN}}", environ["TOKEN"]
     )
     values = json.loads(text)
-    out = Request(**{**req.__dict__})
-    out.url = values["u"]
+    out = replace(req, url=values["u"])
     if req.auth is not None:
-        from dataclasses import replace
-
         out.auth = replace(req.auth, token=values["t"])
     return out
 

@@ -20,7 +20,7 @@ from pigeon.cli.collection import load, trusted
 from pigeon.cli.stderr import say, warn
 from pigeon.config import AppConfig, ConfigError
 from pigeon.errors import EXIT_FAILED, SendFailure
-from pigeon.pipeline import RequestResult, RunContext, RunHistory
+from pigeon.pipeline import ResultRecord, RunContext, RunHistory
 from pigeon.reports import check_report_paths, parse_report_specs, write_reports
 from pigeon.run import RunSummary, check_broken, run_collection, select
 from pigeon.terminal import printable
@@ -43,21 +43,20 @@ class Console:
     def _c(self, text: str, code: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
 
-    def result(self, r: RequestResult) -> None:
-        method = (r.rendered.method if r.rendered else r.request.method).ljust(6)
-        ex = r.exchange
-        if ex is not None and ex.status is not None:
+    def result(self, r: ResultRecord) -> None:
+        method = r.method.ljust(6)
+        if r.status is not None and r.elapsed_ms is not None and r.size is not None:
             code = (
                 "32"
-                if ex.status < 300
+                if r.status < 300
                 else "36"
-                if ex.status < 400
+                if r.status < 400
                 else "33"
-                if ex.status < 500
+                if r.status < 500
                 else "31"
             )
-            status = self._c(f"{ex.status} {ex.status_class}", code)
-            figures = f"{ex.elapsed_ms:.0f} ms  {human_size(ex.size)}"
+            status = self._c(f"{r.status} {r.status_class}", code)
+            figures = f"{r.elapsed_ms:.0f} ms  {human_size(r.size)}"
         else:
             status, figures = self._c("—", "2"), f"{r.duration_ms:.0f} ms"
         if r.skipped:
@@ -146,9 +145,9 @@ def cli_run(args: argparse.Namespace) -> int:
     width = max((len(r.id or r.name) for _, r in chosen), default=0)
     console = Console(sys.stdout, getattr(args, "color", None), width)
 
-    done: list[RequestResult] = []
+    done: list[ResultRecord] = []
 
-    def on_result(result: RequestResult) -> None:
+    def on_result(result: ResultRecord) -> None:
         done.append(result)
         console.result(result)
 

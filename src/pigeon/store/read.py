@@ -23,6 +23,7 @@ from pigeon.errors import LoadError
 from pigeon.model import (
     AUTH_TYPES,
     BODY_TYPES,
+    DEFAULT_TIMEOUT,
     METHODS,
     Auth,
     Body,
@@ -227,7 +228,7 @@ def _body(table: Mapping[str, Any]) -> Body:
 def _settings(table: Mapping[str, Any]) -> Settings:
     data = _get_table(table, "settings", ()) or {}
     at = ("settings",)
-    timeout = data.get("timeout", Settings.timeout)
+    timeout = data.get("timeout", DEFAULT_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
         raise Invalid((*at, "timeout"), f"expected a number of seconds, got {describe(timeout)}")
     if not math.isfinite(timeout) or timeout <= 0:

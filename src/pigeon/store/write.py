@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from pigeon.errors import LoadError, SaveError
 from pigeon.files import atomic_write
 from pigeon.model import (
+    DEFAULT_TIMEOUT,
     Auth,
     Body,
     Collection,
@@ -124,7 +125,7 @@ def _body(body: Body) -> dict[str, Any]:
 
 def _settings(settings: Settings) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    if settings.timeout != Settings.timeout:
+    if settings.timeout != DEFAULT_TIMEOUT:
         data["timeout"] = float(settings.timeout)
     if not settings.follow_redirects:
         data["follow_redirects"] = False
