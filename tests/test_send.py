@@ -231,7 +231,7 @@ async def test_read_timeout(session: HttpSession) -> None:
         start = time.perf_counter()
         ex = await session.send(req(url, timeout=0.3))
         elapsed = time.perf_counter() - start
-    assert ex.error == "Timed out after 0.3 s (read)"
+    assert ex.error == "Timed out after 0.3 s waiting for the response headers"
     assert ex.error_kind == "timeout"
     assert 0.25 < elapsed < 2
 

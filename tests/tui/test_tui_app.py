@@ -443,7 +443,7 @@ async def test_a_timeout_is_shown_in_the_response_pane(app: PigeonApp, echo: Ech
         assert pane.state == "error"
         assert pane.exchange.error_kind == "timeout"
         shown = str(pane.status_line.render()) + str(pane.body_view.render())
-        assert "Timed out after 0.3 s (read)" in shown
+        assert "Timed out after 0.3 s waiting for the response headers" in shown
 
 
 async def test_a_tls_failure_is_shown_in_the_response_pane(app: PigeonApp) -> None:
