@@ -98,6 +98,18 @@ def silent_server() -> Iterator[str]:
         yield f"http://{HOST}:{acceptor.port}"
 
 
+def _never_read(conn: socket.socket, stop: threading.Event) -> None:
+    stop.wait()
+
+
+@contextlib.contextmanager
+def deaf_server() -> Iterator[str]:
+    """A server that accepts connections and never reads from them: a large request body
+    fills the socket buffers and sending it stalls."""
+    with _Acceptor(_never_read) as acceptor:
+        yield f"http://{HOST}:{acceptor.port}"
+
+
 @contextlib.contextmanager
 def free_port() -> Iterator[int]:
     """A loopback port with nothing listening on it (for connection refused)."""
@@ -406,6 +418,17 @@ def headers_a_byte_at_a_time() -> Iterable[bytes]:
 def processing_forever() -> Iterable[bytes]:
     """``102 Processing`` again and again, never the final response."""
     return itertools.repeat(PROCESSING)
+
+
+def redirect_body_a_byte_at_a_time() -> Iterable[bytes]:
+    """A redirect whose body never ends arriving."""
+    head = b"HTTP/1.1 302 Found\r\nLocation: /next\r\nContent-Length: 1000\r\n\r\n"
+    return itertools.chain([head], itertools.repeat(b"x"))
+
+
+def body_in_chunks() -> Iterable[bytes]:
+    """A 200 whose body arrives 4 KiB at a time and never ends."""
+    return itertools.chain([HEAD.replace(b"100000", b"100000000")], itertools.repeat(b"x" * 4096))
 
 
 def redirect_again() -> Iterable[bytes]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import re
+import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
+from pathlib import Path
 
 import pytest
 
@@ -16,9 +18,12 @@ from servers import (
     HEAD,
     SlowServer,
     body_a_byte_at_a_time,
+    body_in_chunks,
+    deaf_server,
     headers_a_byte_at_a_time,
     processing_forever,
     redirect_again,
+    redirect_body_a_byte_at_a_time,
     silent_server,
     slow_server,
     unanswered_port,
@@ -66,6 +71,36 @@ async def test_a_body_trickling_a_byte_at_a_time_stops_at_the_deadline(
     assert ex.status == 200 and ex.cut_off and not ex.ok
     after = await session.send(req(f"{echo_server.url}/x"))
     assert after.status == 200 and after.error is None
+
+
+async def test_a_cut_off_body_too_big_for_memory_is_kept_on_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    async with HttpSession(max_body_in_memory=1024) as session:
+        with slow_server(body_in_chunks, interval=0.1) as server:
+            ex, _ = await timed_send(session, server.url)
+    assert ex.error_kind == "timeout" and ex.cut_off and ex.truncated
+    assert ex.error == f"Timed out after 1.0 s while reading the body, {ex.body_size} bytes in"
+    assert ex.body_path is not None and ex.body_path.read_bytes() == b"x" * ex.body_size
+    assert ex.body == b"x" * 1024
+
+
+async def test_a_redirect_whose_body_never_ends(session: HttpSession) -> None:
+    with slow_server(redirect_body_a_byte_at_a_time) as server:
+        ex, elapsed = await timed_send(session, server.url)
+    assert DEADLINE <= elapsed < DEADLINE + MARGIN
+    assert ex.error == "Timed out after 1.0 s while reading a redirect's body, after 1 redirect"
+    assert not ex.cut_off  # the body shown is the final response's, and none came
+
+
+async def test_a_request_body_the_server_never_reads(session: HttpSession) -> None:
+    with deaf_server() as url:
+        start = time.perf_counter()
+        ex = await session.send(req(url, "POST", body=b"x" * 64 * 1024 * 1024, timeout=DEADLINE))
+        elapsed = time.perf_counter() - start
+    assert DEADLINE <= elapsed < DEADLINE + MARGIN
+    assert ex.error == "Timed out after 1.0 s while sending the request"
 
 
 @pytest.mark.parametrize(
