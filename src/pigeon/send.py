@@ -143,7 +143,8 @@ _TRACED = frozenset(
     }
 )
 
-# Where a send is, for the message of a timeout: set from trace events and by ``_transfer``.
+# Where a send is, for the message of a timeout: set from these trace events and by the loop
+# over the hops (``HttpSession._exchange``).
 _STAGES = {
     "connect_tcp.started": "connecting",
     "start_tls.started": "tls",
@@ -191,7 +192,7 @@ class _Attempt:
             self.t_headers_sent = now
             self.progress.phase = "waiting"
         elif step == "receive_response_headers.started":
-            return
+            return  # the stage is all it tells
         elif step == "receive_response_headers.complete":
             self.t_headers_received = now
         elif step.endswith(".started"):
