@@ -1,17 +1,22 @@
 """The request's timeout is one deadline for the whole exchange (DESIGN §7): servers that
-trickle, stall or loop are stopped at it, with a message naming where the time ran out."""
+trickle, stall or loop are stopped at it, with a message naming where the time ran out, in
+the app's core and in `pigeon run` and its reports."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import tempfile
 import time
+import xml.etree.ElementTree as ET
 from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 
 import pytest
 
+from collection_files import write
+from pigeon.cli import main
 from pigeon.echo import EchoServer
 from pigeon.send import Exchange, HttpSession
 from servers import (
@@ -196,3 +201,27 @@ async def test_cancel_still_wins_over_the_deadline(session: HttpSession) -> None
         assert await hung_up(server)
     assert ex.error == "Cancelled" and ex.error_kind == "cancelled"
     assert ex.cut_off and ex.body.startswith(b"x")
+
+
+def test_pigeon_run_prints_a_timeout_as_one_line_and_reports_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", 'name = "x"\n')
+    json_report, junit = tmp_path / "r.json", tmp_path / "j.xml"
+    with slow_server(body_a_byte_at_a_time) as server:
+        settings = "[settings]\ntimeout = 1.0\n"
+        write(root, "slow.toml", f'name = "slow"\nurl = "{server.url}/"\n\n{settings}')
+        code = main(
+            ["run", str(root), "--no-color", "--report", f"json:{json_report}"]
+            + ["--report", f"junit:{junit}"]
+        )
+    out = capsys.readouterr().out
+    assert code == 1
+    lines = [line.strip() for line in out.splitlines() if "Timed out" in line]
+    assert len(lines) == 1
+    assert re.fullmatch(r"Timed out after 1\.0 s while reading the body, \d+ bytes in", lines[0])
+    assert json.loads(json_report.read_text())["requests"][0]["error"] == lines[0]
+    error = ET.parse(junit).getroot().find("testsuite/testcase/error")
+    assert error is not None and error.get("message") == lines[0]
+    assert error.get("type") == "SendError.timeout"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 import time
@@ -15,7 +14,7 @@ import pytest
 from collection_files import write
 from pigeon.cli import main
 from pigeon.config import TrustStore
-from servers import body_a_byte_at_a_time, free_port, slow_server
+from servers import free_port
 
 LOGIN = """\
 name = "Log in"
@@ -537,23 +536,3 @@ def test_max_body_in_memory_mb_sets_the_run_sessions_cap(
     [entry] = list_entries(root)
     assert entry.body == exchange.body and entry.body_truncated and entry.body_size == 50000
     exchange.discard()
-
-
-def test_a_timeout_is_one_line_and_in_both_reports(tmp_path: Path, capsys) -> None:
-    root = tmp_path / "c"
-    write(root, "collection.toml", 'name = "x"\n')
-    json_report, junit = tmp_path / "r.json", tmp_path / "j.xml"
-    with slow_server(body_a_byte_at_a_time) as server:
-        settings = "[settings]\ntimeout = 1.0\n"
-        write(root, "slow.toml", f'name = "slow"\nurl = "{server.url}/"\n\n{settings}')
-        code, out, _ = run(
-            capsys, str(root), "--report", f"json:{json_report}", "--report", f"junit:{junit}"
-        )
-    assert code == 1
-    lines = [line.strip() for line in out.splitlines() if "Timed out" in line]
-    assert len(lines) == 1
-    assert re.fullmatch(r"Timed out after 1\.0 s while reading the body, \d+ bytes in", lines[0])
-    assert json.loads(json_report.read_text())["requests"][0]["error"] == lines[0]
-    error = ET.parse(junit).getroot().find("testsuite/testcase/error")
-    assert error is not None and error.get("message") == lines[0]
-    assert error.get("type") == "SendError.timeout"
