@@ -70,7 +70,9 @@ async def test_a_body_trickling_a_byte_at_a_time_stops_at_the_deadline(
         assert await hung_up(server)
     assert DEADLINE <= elapsed < DEADLINE + MARGIN
     assert ex.error_kind == "timeout"
-    match = re.fullmatch(r"Timed out after 1\.0 s while reading the body, (\d+) bytes in", ex.error)
+    match = re.fullmatch(
+        r"Timed out after 1\.0 s while reading the body, (\d+) bytes? in", ex.error
+    )
     assert match, ex.error
     assert int(match[1]) > 0 and ex.body == b"x" * int(match[1])  # what arrived is kept
     assert ex.status == 200 and ex.cut_off and not ex.ok
@@ -189,7 +191,7 @@ async def test_no_timeout_means_no_deadline(session: HttpSession, timeout: float
     assert ex.error is None and ex.body == b"x"
 
 
-async def test_cancel_still_wins_over_the_deadline(session: HttpSession) -> None:
+async def test_cancel_still_stops_a_send_under_a_deadline(session: HttpSession) -> None:
     with slow_server(body_a_byte_at_a_time) as server:
         handle = session.send_cancellable(req(server.url, timeout=30))
         for _ in range(200):  # wait (bounded) until the body is coming
@@ -220,7 +222,7 @@ def test_pigeon_run_prints_a_timeout_as_one_line_and_reports_it(
     assert code == 1
     lines = [line.strip() for line in out.splitlines() if "Timed out" in line]
     assert len(lines) == 1
-    assert re.fullmatch(r"Timed out after 1\.0 s while reading the body, \d+ bytes in", lines[0])
+    assert re.fullmatch(r"Timed out after 1\.0 s while reading the body, \d+ bytes? in", lines[0])
     assert json.loads(json_report.read_text())["requests"][0]["error"] == lines[0]
     error = ET.parse(junit).getroot().find("testsuite/testcase/error")
     assert error is not None and error.get("message") == lines[0]

@@ -513,6 +513,10 @@ def _unsupported_scheme(url: str) -> str:
     return f"Unsupported URL scheme {scheme!r}: use http or https"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _timed_out(attempt: _Attempt) -> str:
     """The deadline's message: the stage it fell in, what had arrived, the hops followed."""
     url = str(attempt.request.url) if attempt.request is not None else attempt.rendered.url
@@ -522,10 +526,10 @@ def _timed_out(attempt: _Attempt) -> str:
         "sending": "while sending the request",
         "waiting": "waiting for the response headers",
         "redirect": "while reading a redirect's body",
-        "receiving": f"while reading the body, {attempt.body_size} bytes in",
+        "receiving": f"while reading the body, {_count(attempt.body_size, 'byte')} in",
     }[attempt.stage]
     hops = len(attempt.redirects)
-    after = f", after {hops} redirect{'s' if hops != 1 else ''}" if hops else ""
+    after = f", after {_count(hops, 'redirect')}" if hops else ""
     seconds = _format_seconds(attempt.rendered.settings.timeout)
     return f"Timed out after {seconds} s {where}{after}"
 

@@ -461,7 +461,7 @@ async def test_a_body_cut_off_by_the_timeout_is_shown_with_the_error(app: Pigeon
             line = pane.status_line.plain
             assert line.startswith("200 OK")
             assert (
-                f"Timed out after 1.0 s while reading the body, {exchange.body_size} bytes" in line
+                f"Timed out after 1.0 s while reading the body, {exchange.body_size} byte" in line
             )
             assert pane.body_view.text == "x" * exchange.body_size  # what arrived, shown
 
