@@ -47,9 +47,9 @@ async def session() -> AsyncIterator[HttpSession]:
         yield s
 
 
-async def timed_send(session: HttpSession, url: str, **settings: object) -> tuple[Exchange, float]:
+async def timed_send(session: HttpSession, url: str) -> tuple[Exchange, float]:
     start = time.perf_counter()
-    ex = await session.send(req(url, timeout=DEADLINE, **settings))
+    ex = await session.send(req(url, timeout=DEADLINE))
     return ex, time.perf_counter() - start
 
 
