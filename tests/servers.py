@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import contextlib
 import http.server
+import itertools
 import json
 import socket
 import ssl
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import trustme
 
@@ -94,6 +95,18 @@ def closing_server() -> Iterator[str]:
 def silent_server() -> Iterator[str]:
     """A server that accepts connections and never answers (for read timeouts)."""
     with _Acceptor(_never_answer) as acceptor:
+        yield f"http://{HOST}:{acceptor.port}"
+
+
+def _never_read(conn: socket.socket, stop: threading.Event) -> None:
+    stop.wait()
+
+
+@contextlib.contextmanager
+def deaf_server() -> Iterator[str]:
+    """A server that accepts connections and never reads from them: a large request body
+    fills the socket buffers and sending it stalls."""
+    with _Acceptor(_never_read) as acceptor:
         yield f"http://{HOST}:{acceptor.port}"
 
 
@@ -286,3 +299,138 @@ def hop_server(ssl_context: ssl.SSLContext | None = None) -> Iterator[HopServer]
         httpd.shutdown()
         httpd.server_close()
         thread.join(timeout=5)
+
+
+@contextlib.contextmanager
+def unanswered_port() -> Iterator[int]:
+    """A loopback port whose listen queue is full: the kernel drops a new connection's SYN, so
+    connecting hangs as it does to a host that never answers."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind((HOST, 0))
+        listener.listen(0)
+        port = listener.getsockname()[1]
+        fillers = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(3)]
+        try:
+            for filler in fillers:
+                filler.setblocking(False)
+                filler.connect_ex((HOST, port))
+            yield port
+        finally:
+            for filler in fillers:
+                filler.close()
+
+
+class SlowServer:
+    """What a :func:`slow_server` saw: how many connections it took and how many the client
+    hung up on (a client that gives up must let go of its connection)."""
+
+    def __init__(self, acceptor: _Acceptor) -> None:
+        self.url = f"http://{HOST}:{acceptor.port}"
+        self._acceptor = acceptor
+        self._lock = threading.Lock()
+        self.hung_up = 0
+
+    @property
+    def connections(self) -> int:
+        return self._acceptor.accepted
+
+    def _hang_up(self) -> None:
+        with self._lock:
+            self.hung_up += 1
+
+
+def _read_head(conn: socket.socket, stop: threading.Event) -> bool:
+    """Read a request up to its blank line (enough for a GET); False once the client is gone."""
+    conn.settimeout(0.05)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        if stop.is_set():
+            return False
+        try:
+            chunk = conn.recv(65536)
+        except TimeoutError:
+            continue
+        except OSError:
+            return False
+        if not chunk:
+            return False
+        data += chunk
+    return True
+
+
+def _client_gone(conn: socket.socket) -> bool:
+    try:
+        return conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except (BlockingIOError, TimeoutError):  # nothing to read: still there
+        return False
+    except OSError:
+        return True
+
+
+@contextlib.contextmanager
+def slow_server(
+    pieces: Callable[[], Iterable[bytes]], interval: float = 0.2
+) -> Iterator[SlowServer]:
+    """A server that answers each request with ``pieces()``, one piece every ``interval``
+    seconds, until they run out (then it reads the next request on the connection), the client
+    hangs up or the test is over. ``pieces`` may never end: that is what it is for."""
+
+    def answer(conn: socket.socket, stop: threading.Event) -> None:
+        while _read_head(conn, stop):
+            for piece in pieces():
+                if stop.wait(interval):
+                    return
+                if _client_gone(conn):
+                    server._hang_up()
+                    return
+                try:
+                    conn.sendall(piece)
+                except OSError:
+                    server._hang_up()
+                    return
+        if not stop.is_set():
+            server._hang_up()
+
+    acceptor = _Acceptor(answer)
+    server = SlowServer(acceptor)
+    with acceptor:
+        yield server
+
+
+# Answers for slow_server.
+HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n"
+STATUS_LINE = b"HTTP/1.1 200 OK\r\n"
+PROCESSING = b"HTTP/1.1 102 Processing\r\n\r\n"
+REDIRECT = b"HTTP/1.1 302 Found\r\nLocation: /again\r\nContent-Length: 0\r\n\r\n"
+
+
+def body_a_byte_at_a_time() -> Iterable[bytes]:
+    """A 200 whose 100000-byte body never ends arriving."""
+    return itertools.chain([HEAD], itertools.repeat(b"x"))
+
+
+def headers_a_byte_at_a_time() -> Iterable[bytes]:
+    """A status line, then a header that never ends."""
+    head = STATUS_LINE + b"X-Slow: "
+    return itertools.chain((head[i : i + 1] for i in range(len(head))), itertools.repeat(b"a"))
+
+
+def processing_forever() -> Iterable[bytes]:
+    """``102 Processing`` again and again, never the final response."""
+    return itertools.repeat(PROCESSING)
+
+
+def redirect_body_a_byte_at_a_time() -> Iterable[bytes]:
+    """A redirect whose body never ends arriving."""
+    head = b"HTTP/1.1 302 Found\r\nLocation: /next\r\nContent-Length: 1000\r\n\r\n"
+    return itertools.chain([head], itertools.repeat(b"x"))
+
+
+def body_in_chunks() -> Iterable[bytes]:
+    """A 200 whose body arrives 4 KiB at a time and never ends."""
+    return itertools.chain([HEAD.replace(b"100000", b"100000000")], itertools.repeat(b"x" * 4096))
+
+
+def redirect_again() -> Iterable[bytes]:
+    """A redirect to another path of the same server, which redirects again."""
+    return [REDIRECT]

@@ -97,6 +97,9 @@ class Exchange:
     body_size: int = 0  # always the full (decoded) body size
     body_path: Path | None = None  # the complete body on disk when it was too big for memory
     truncated: bool = False
+    # The body stopped before its end (a timeout, a dropped connection, a cancel): ``error``
+    # says why, and the body holds what had arrived.
+    cut_off: bool = False
     wire_body_size: int = 0  # bytes on the wire (before Content-Encoding was undone)
     headers_size: int = 0
     charset: str | None = None

@@ -4,6 +4,11 @@ Transport failures never raise: a refused connection, a failed DNS lookup, a TLS
 timeout or a connection dropped mid-body all become an ``Exchange`` whose ``error`` is one
 clear line, so the app and ``pigeon run`` show the failure like any other result.
 
+The request's timeout is one deadline for the whole exchange (connect, TLS, 1xx responses,
+every redirect hop and the body), kept by ``asyncio.timeout`` around the transfer: httpx's own
+limits are per read, so a server trickling a byte at a time would stretch them forever. The
+message names the stage the deadline fell in, tracked from httpcore's trace events.
+
 Bodies are streamed. The first ``max_body_in_memory`` bytes stay in memory; the rest is
 spooled to a temporary file, so a 1 GB download never sits whole in memory.
 """
@@ -133,9 +138,19 @@ _TRACED = frozenset(
         "start_tls.started",
         "start_tls.complete",
         "send_request_headers.started",
+        "receive_response_headers.started",
         "receive_response_headers.complete",
     }
 )
+
+# Where a send is, for the message of a timeout: set from these trace events and by the loop
+# over the hops (``HttpSession._exchange``).
+_STAGES = {
+    "connect_tcp.started": "connecting",
+    "start_tls.started": "tls",
+    "send_request_headers.started": "sending",
+    "receive_response_headers.started": "waiting",
+}
 
 
 class _Attempt:
@@ -158,6 +173,7 @@ class _Attempt:
         self.spool_path: str | None = None
         self.error: str | None = None
         self.error_kind: ErrorKind | None = None
+        self.stage = "connecting"  # connecting, tls, sending, waiting, redirect, receiving
         # Timing marks from httpcore's trace extension.
         self.connect_ms: float | None = None
         self.tls_ms: float | None = None
@@ -166,14 +182,17 @@ class _Attempt:
         self.t_headers_received: float | None = None
 
     async def trace(self, event: str, info: dict[str, Any]) -> None:
-        """httpcore calls this about ten times a request: only four events matter here."""
+        """httpcore calls this about ten times a request: only a few events matter here."""
         step = event[event.find(".") + 1 :]  # "http11.send_request_headers.started" -> ...
         if step not in _TRACED:
             return
         now = time.perf_counter()
+        self.stage = _STAGES.get(step, self.stage)
         if step == "send_request_headers.started":
             self.t_headers_sent = now
             self.progress.phase = "waiting"
+        elif step == "receive_response_headers.started":
+            return  # the stage is all it tells
         elif step == "receive_response_headers.complete":
             self.t_headers_received = now
         elif step.endswith(".started"):
@@ -267,6 +286,7 @@ class _Attempt:
         ex.body = bytes(self.buffer)
         ex.body_size = self.body_size
         ex.truncated = self.body_size > len(self.buffer)
+        ex.cut_off = self.error is not None and self.stage == "receiving"
         if self.spool_path is not None:
             ex.body_path = Path(self.spool_path)
             ex._cleanup = weakref.finalize(ex, _unlink_quietly, self.spool_path)
@@ -390,7 +410,7 @@ class HttpSession:
         except Exception as exc:  # anything unforeseen still becomes an Exchange
             attempt.fail("other", f"{type(exc).__name__}: {exc}")
         attempt.t_end = time.perf_counter()
-        await attempt.close(keep_spool=attempt.error is None)
+        await attempt.close(keep_spool=True)  # a body cut off by an error is kept whole too
         attempt.progress.phase = "done"
         return attempt.exchange()
 
@@ -420,6 +440,7 @@ class HttpSession:
                 rendered.url,
                 headers=_encode_headers(rendered.headers),
                 content=rendered.body,
+                # httpx's per-phase limits stay as a backstop; the deadline below comes first.
                 timeout=httpx.Timeout(timeout),
                 extensions={"trace": attempt.trace},
             )
@@ -429,18 +450,31 @@ class HttpSession:
         except (httpx.InvalidURL, ValueError, TypeError) as exc:
             attempt.fail("invalid", f"Invalid URL {rendered.url!r}: {exc}")
             return
-        credentials = RedirectCredentials(rendered)
+        try:
+            async with asyncio.timeout(timeout):
+                await self._exchange(attempt, client, request)
+        except TimeoutError:
+            attempt.fail("timeout", _timed_out(attempt))
+
+    async def _exchange(
+        self, attempt: _Attempt, client: httpx.AsyncClient, request: httpx.Request
+    ) -> None:
+        """Every hop and the final body, recorded in ``attempt``; the deadline is the caller's."""
+        follow = attempt.rendered.settings.follow_redirects
+        credentials = RedirectCredentials(attempt.rendered)
         try:
             while True:
                 attempt.request = request
                 attempt.progress.phase = "connecting"
+                attempt.stage = "connecting"
                 response = await client.send(request, stream=True, follow_redirects=False)
                 attempt.response = response
                 attempt.progress.status = response.status_code
                 next_request = response.next_request
-                if not settings.follow_redirects or next_request is None:
+                if not follow or next_request is None:
                     break
                 attempt.redirects.append((response.status_code, str(response.url)))
+                attempt.stage = "redirect"
                 await _drain(response)
                 await response.aclose()
                 if len(attempt.redirects) > self.max_redirects:
@@ -451,6 +485,7 @@ class HttpSession:
                     attempt.warnings.append(note)
                 request = next_request
             attempt.progress.phase = "receiving"
+            attempt.stage = "receiving"
             length = response.headers.get("content-length", "")
             attempt.progress.content_length = int(length) if length.isdigit() else None
             async for chunk in response.aiter_bytes():
@@ -478,6 +513,27 @@ def _unsupported_scheme(url: str) -> str:
     return f"Unsupported URL scheme {scheme!r}: use http or https"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _timed_out(attempt: _Attempt) -> str:
+    """The deadline's message: the stage it fell in, what had arrived, the hops followed."""
+    url = str(attempt.request.url) if attempt.request is not None else attempt.rendered.url
+    where = {
+        "connecting": f"while connecting to {_host_port(url)}",
+        "tls": f"during the TLS handshake with {_host_port(url)}",
+        "sending": "while sending the request",
+        "waiting": "waiting for the response headers",
+        "redirect": "while reading a redirect's body",
+        "receiving": f"while reading the body, {_count(attempt.body_size, 'byte')} in",
+    }[attempt.stage]
+    hops = len(attempt.redirects)
+    after = f", after {_count(hops, 'redirect')}" if hops else ""
+    seconds = _format_seconds(attempt.rendered.settings.timeout)
+    return f"Timed out after {seconds} s {where}{after}"
+
+
 def _describe(exc: httpx.HTTPError, attempt: _Attempt) -> tuple[ErrorKind, str]:
     """One clear line for a transport failure, and its kind."""
     url = str(attempt.request.url) if attempt.request is not None else attempt.rendered.url
@@ -485,14 +541,7 @@ def _describe(exc: httpx.HTTPError, attempt: _Attempt) -> tuple[ErrorKind, str]:
     received = attempt.response.num_bytes_downloaded if attempt.response is not None else 0
 
     if isinstance(exc, httpx.TimeoutException):
-        seconds = attempt.rendered.settings.timeout
-        phase = {
-            httpx.ConnectTimeout: "connect",
-            httpx.ReadTimeout: "read",
-            httpx.WriteTimeout: "write",
-            httpx.PoolTimeout: "pool",
-        }.get(type(exc), "read")
-        return "timeout", f"Timed out after {_format_seconds(seconds)} s ({phase})"
+        return "timeout", _timed_out(attempt)
 
     if isinstance(exc, httpx.ConnectError | httpx.ProxyError):
         for cause in _causes(exc):

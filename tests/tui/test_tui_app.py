@@ -443,7 +443,27 @@ async def test_a_timeout_is_shown_in_the_response_pane(app: PigeonApp, echo: Ech
         assert pane.state == "error"
         assert pane.exchange.error_kind == "timeout"
         shown = str(pane.status_line.render()) + str(pane.body_view.render())
-        assert "Timed out after 0.3 s (read)" in shown
+        assert "Timed out after 0.3 s waiting for the response headers" in shown
+
+
+async def test_a_body_cut_off_by_the_timeout_is_shown_with_the_error(app: PigeonApp) -> None:
+    from servers import body_a_byte_at_a_time, slow_server
+
+    with slow_server(body_a_byte_at_a_time) as server:
+        async with running(app, "users/list-users") as pilot:
+            request = main_screen(app).query_one(RequestEditor).request
+            request.settings.timeout = 1.0
+            await replace_url(pilot, server.url)
+            await press_and_settle(pilot, "ctrl+r")
+            pane = main_screen(app).query_one("#response")
+            exchange = pane.exchange
+            assert exchange.status == 200 and exchange.cut_off and exchange.body_size > 0
+            line = pane.status_line.plain
+            assert line.startswith("200 OK")
+            assert (
+                f"Timed out after 1.0 s while reading the body, {exchange.body_size} byte" in line
+            )
+            assert pane.body_view.text == "x" * exchange.body_size  # what arrived, shown
 
 
 async def test_a_tls_failure_is_shown_in_the_response_pane(app: PigeonApp) -> None:
