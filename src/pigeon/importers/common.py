@@ -6,12 +6,10 @@ No importer imports another importer: what two of them need lives here.
 
 from __future__ import annotations
 
-import errno
 import io
 import json
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
@@ -20,6 +18,7 @@ from urllib.parse import unquote_plus
 
 from dotenv.parser import parse_stream
 
+from pigeon.files import read_capped
 from pigeon.model import Auth, Environment, Folder, Header, QueryParam, Request
 from pigeon.store import (
     DOTENV_FILE,
@@ -83,6 +82,9 @@ class ImportResult:
             self.note(n)
 
 
+FILE_LIMIT = 10_000_000  # the largest local file an import reads (it is copied into a request)
+
+
 @dataclass
 class LocalFiles:
     """Which local files an import may read: only those inside ``root`` (the source's own
@@ -110,15 +112,10 @@ class LocalFiles:
 
     @staticmethod
     def read(path: Path) -> bytes:
-        """The bytes of a regular file; ``OSError`` for anything else (a FIFO, a device, a
-        directory), checked before opening and again on what was opened."""
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                raise OSError(errno.EINVAL, "not a regular file")
-            return fh.read()
+        """The bytes of a regular file of at most ``FILE_LIMIT`` (it is copied into the
+        collection); ``OSError`` for anything else (a FIFO, a device, a directory, a file
+        over the limit), checked before opening and again on what was opened."""
+        return read_capped(path, FILE_LIMIT)
 
 
 @dataclass
