@@ -13,9 +13,12 @@ from pathlib import Path
 import pytest
 
 from measured import pigeon
-from pigeon.importers.common import FILE_LIMIT
+from pigeon.importers import write_import
+from pigeon.importers.common import FILE_LIMIT, ImportResult
 from pigeon.importers.documents import ALIAS_BUDGET, MAX_NESTING, load_json, load_yaml
 from pigeon.importers.openapi import EXAMPLE_BUDGET, TOTAL_BUDGET
+from pigeon.model import Request
+from pigeon.values import MAX_DEPTH
 
 LAUGHS = """\
 openapi: 3.0.0
@@ -139,6 +142,21 @@ def test_deep_json_and_yaml_in_process() -> None:
     with pytest.raises(ValueError, match="nest more than") as caught:
         load_yaml("x: " + "[" * (MAX_NESTING + 5) + "]" * (MAX_NESTING + 5))
     assert (caught.value.line, caught.value.column) == (1, 3 + MAX_NESTING)
+
+
+def test_variable_nested_past_max_depth_is_dropped_with_a_note(tmp_path: Path) -> None:
+    deep: object = "leaf"
+    for _ in range(MAX_DEPTH + 10):
+        deep = [deep]
+    result = ImportResult(variables={"deep": deep, "fine": [[1]]})
+    result.requests.append(("", Request(name="one", url="http://x.test/")))
+    write_import(result, tmp_path)
+    assert (
+        f"variable deep: objects and arrays nest more than {MAX_DEPTH} levels deep; "
+        'its value is dropped (imported as "")'
+    ) in result.notes
+    text = (tmp_path / "collection.toml").read_text()
+    assert 'deep = ""' in text and "fine = [[1]]" in text
 
 
 # -- local files an import reads ----------------------------------------------------------------

@@ -18,7 +18,7 @@ from urllib.parse import unquote_plus
 
 from dotenv.parser import parse_stream
 
-from pigeon.files import read_capped
+from pigeon.files import create_exclusive, read_capped
 from pigeon.model import Auth, Environment, Folder, Header, QueryParam, Request
 from pigeon.store import (
     DOTENV_FILE,
@@ -229,7 +229,15 @@ def write_dotenv(result: ImportResult, into: Path) -> list[Path]:
     for secret in secrets:
         if secret.note in result.notes:
             result.notes.remove(secret.note)
-    if dotenv.exists():
+    ignore = into / ".gitignore"
+    if ignore.is_symlink():
+        for secret in secrets:
+            result.note(
+                f"{secret.name} (from {secret.source}) not written: {ignore} is a link, so "
+                f"Pigeon cannot make sure git ignores {dotenv}; add {secret.name}=... yourself"
+            )
+        return []
+    if os.path.lexists(dotenv):
         existing = _dotenv_values(dotenv)
         for secret in secrets:
             if existing.get(secret.name) == secret.value:
@@ -240,7 +248,7 @@ def write_dotenv(result: ImportResult, into: Path) -> list[Path]:
                 f"{have}; add {secret.name}=... there yourself"
             )
         return []
-    written = _ignore_dotenv(into)
+    written = _ignore_dotenv(ignore)
     fd = os.open(dotenv, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
         fh.write("# Secrets of the imported environments (git-ignored).\n")
@@ -260,18 +268,20 @@ def _dotenv_values(path: Path) -> dict[str, str]:
     }
 
 
-def _ignore_dotenv(into: Path) -> list[Path]:
-    """Make the collection's ``.gitignore`` ignore ``.env``; the file written, if any."""
-    ignore = into / ".gitignore"
+def _ignore_dotenv(ignore: Path) -> list[Path]:
+    """Make the collection's ``.gitignore`` (not a link) ignore ``.env``; the file written, if
+    any. A new one is an exclusive create; an existing one is appended to, never followed."""
     try:
-        text = ignore.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        ignore.write_text(
-            "# Secrets and per-user state never go into git.\n.env\n.pigeon/\n", encoding="utf-8"
+        create_exclusive(
+            ignore, "# Secrets and per-user state never go into git.\n.env\n.pigeon/\n"
         )
         return [ignore]
-    if _ignores_dotenv(text):
-        return []
-    with ignore.open("a", encoding="utf-8") as fh:
+    except FileExistsError:
+        pass
+    fd = os.open(ignore, os.O_RDWR | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "r+", encoding="utf-8", newline="") as fh:
+        text = fh.read()
+        if _ignores_dotenv(text):
+            return []
         fh.write(("\n" if text and not text.endswith("\n") else "") + ".env\n")
     return [ignore]
