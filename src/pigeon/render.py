@@ -22,6 +22,7 @@ from urllib.parse import quote, urlencode
 
 from pigeon.errors import RenderError
 from pigeon.expand import MAX_DEPTH, Renderer
+from pigeon.files import read_capped
 from pigeon.model import Auth, Collection, Folder, Header, Request, Settings
 from pigeon.scopes import Scopes
 from pigeon.template import Placeholder, parse
@@ -282,6 +283,9 @@ def _form_data_quote(text: str) -> str:
     return text.replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
 
 
+SEND_FILE_LIMIT = 100_000_000  # the largest file a multipart field sends: it is read into memory
+
+
 def _multipart(fields: list[tuple[str, str, str, str]], root: Path | None) -> tuple[bytes, str]:
     """Encode multipart/form-data ourselves so the body is known before sending."""
     boundary = "pigeon-" + uuid.uuid4().hex
@@ -298,7 +302,7 @@ def _multipart(fields: list[tuple[str, str, str, str]], root: Path | None) -> tu
             if not path.is_absolute() and root is not None:
                 path = root / path
             try:
-                data = path.read_bytes()
+                data = read_capped(path, SEND_FILE_LIMIT)
             except OSError as exc:
                 raise RenderError(
                     f"multipart field {name!r}: cannot read {path}: {exc.strerror}"
