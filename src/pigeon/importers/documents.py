@@ -136,7 +136,8 @@ def _check_graph(root: yaml.Node, path: Path | None) -> None:
         if finished:
             kids = _children(node)
             size[key] = _weight(node) + sum(size[id(k)] for k in kids)
-            height[key] = 1 + max((height[id(k)] for k in kids), default=0)
+            own = 0 if isinstance(node, yaml.ScalarNode) else 1
+            height[key] = own + max((height[id(k)] for k in kids), default=0)
             open_.discard(key)
             continue
         if key in size:  # an alias: everything under it is built again where it is used
@@ -161,7 +162,7 @@ def _check_graph(root: yaml.Node, path: Path | None) -> None:
         open_.add(key)
         stack.append((node, True))
         stack.extend((kid, False) for kid in reversed(_children(node)))
-    if height[id(root)] > MAX_NESTING + 1:  # scalars count one level
+    if height[id(root)] > MAX_NESTING:
         node = root
         for _ in range(MAX_NESTING):
             node = max(_children(node), key=lambda k: height[id(k)])
