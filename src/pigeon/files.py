@@ -1,4 +1,5 @@
-"""Writing files so that nothing is lost (DESIGN §2): atomic replaces, exclusive creates, moves.
+"""Writing files so that nothing is lost (DESIGN §2): atomic replaces, exclusive creates, moves;
+and reading a file someone else named without being made to read forever.
 
 A reader sees the old file or the new one, never half of one; a create or a move never
 replaces what is there; a rename is made durable by syncing its directory.
@@ -6,6 +7,7 @@ replaces what is there; a rename is made durable by syncing its directory.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
@@ -126,6 +128,56 @@ def rename_dir_exclusive(src: Path, dst: Path) -> None:
             raise
     fsync_dir(dst.parent)
     fsync_dir(src.parent)
+
+
+# -- reading a file someone else named ------------------------------------------------------
+
+
+def size_text(size: int) -> str:
+    """``1.2 GB``, ``100 MB``, ``512 bytes``: a size as a message shows it."""
+    if size < 1000:
+        return f"{size} bytes"
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if size >= scale:
+            return f"{size / scale:.1f}".removesuffix(".0") + f" {unit}"
+    raise AssertionError("unreachable")
+
+
+class TooLarge(OSError):
+    """A file over the limit of what may be read into memory; the message names both sizes."""
+
+    def __init__(self, path: Path | str, size: int | None, limit: int) -> None:
+        over = f"over the {size_text(limit)} limit"
+        text = over if size is None else f"{size_text(size)}, {over}"
+        super().__init__(errno.EFBIG, text, str(path))
+
+    def __str__(self) -> str:
+        return f"file {self.filename} is {self.strerror}"
+
+
+def _regular(mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        raise OSError(errno.EINVAL, "not a regular file (a device, FIFO or directory)")
+
+
+def read_capped(path: Path | str, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, else ``OSError``.
+
+    A FIFO, a device or a directory is refused before it is opened (a FIFO would block,
+    ``/dev/zero`` never ends); a file over ``limit`` is ``TooLarge``, checked by its size
+    before reading and again by reading at most one byte more (it may grow meanwhile).
+    """
+    _regular(os.stat(path).st_mode)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fh.fileno())
+        _regular(info.st_mode)  # the name may have been swapped since
+        if info.st_size > limit:
+            raise TooLarge(path, info.st_size, limit)
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise TooLarge(path, None, limit)  # it grew while read
+    return data
 
 
 # -- the collection's own folder ------------------------------------------------------------

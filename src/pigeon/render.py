@@ -22,6 +22,7 @@ from urllib.parse import quote, urlencode
 
 from pigeon.errors import RenderError
 from pigeon.expand import MAX_DEPTH, Renderer
+from pigeon.files import read_capped
 from pigeon.model import Auth, Collection, Folder, Header, Request, Settings
 from pigeon.scopes import Scopes
 from pigeon.template import Placeholder, parse
@@ -282,6 +283,9 @@ def _form_data_quote(text: str) -> str:
     return text.replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
 
 
+SEND_FILE_LIMIT = 100_000_000  # the largest file a multipart field sends: it is read into memory
+
+
 def _multipart(
     fields: list[tuple[str, str, str, str]], root: Path | None, scopes: Scopes
 ) -> tuple[bytes, str]:
@@ -303,7 +307,7 @@ def _multipart(
             if scopes.gate is not None:
                 source = scopes.gate.file(path, f"multipart field {name!r}")
             try:
-                data = b"" if source is None else source.read_bytes()
+                data = b"" if source is None else read_capped(source, SEND_FILE_LIMIT)
             except OSError as exc:
                 raise RenderError(
                     f"multipart field {name!r}: cannot read {path}: {exc.strerror}"

@@ -185,9 +185,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from pigeon.importers import run_import
+    from pigeon.importers.documents import read_stream
 
     into = Path(args.into) if args.into else Path.cwd()
-    source = sys.stdin.read() if args.source == "-" else args.source
+    source = read_stream(sys.stdin) if args.source == "-" else args.source
     written, notes = run_import(args.kind, source, into, args.allow_outside)
     for path in written:
         print(f"wrote {printable(str(path))}")

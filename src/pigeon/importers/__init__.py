@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pigeon.errors import SaveError
 from pigeon.importers.common import ImportFailed, ImportResult, Secret, write_dotenv
+from pigeon.importers.documents import read_document, read_stream
 from pigeon.importers.write import sanitize, write_import
 
 KINDS = ("curl", "postman", "http", "posting", "openapi")
@@ -25,16 +26,11 @@ SUPPORTED = KINDS
 def _read_source(source: str, kind: str) -> tuple[str, Path | None]:
     """The text to import and the file it came from (``None`` for inline text or stdin)."""
     if source == "-":
-        return sys.stdin.read(), None
+        return read_stream(sys.stdin), None
     if "\n" not in source and len(source) < 4096:
         path = Path(source).expanduser()
         if path.is_file():
-            try:
-                return path.read_text(encoding="utf-8-sig"), path
-            except UnicodeDecodeError as exc:
-                raise ImportFailed(f"{path}: not UTF-8 text ({exc.reason})") from exc
-            except OSError as exc:
-                raise ImportFailed(f"{path}: cannot read: {exc.strerror}") from exc
+            return read_document(path), path
         if path.is_dir() and kind == "posting":
             return "", path
         if kind != "curl" and not source.lstrip().startswith(("{", "[")):
@@ -84,7 +80,10 @@ def run_import(
     ``into`` defaults to the current directory. Raises :class:`ImportFailed` (a
     ``ValueError``) with a one-line message when the source cannot be imported.
     """
-    result = parse(kind, source, allow_outside)
+    try:
+        result = parse(kind, source, allow_outside)
+    except RecursionError:  # every reader bounds nesting; this is the net under them
+        raise ImportFailed(f"{kind}: the source nests too deeply to import") from None
     if not result.requests and not result.environments:
         raise ImportFailed(
             f"{kind}: no requests found in {source if len(source) < 80 else 'the input'}"

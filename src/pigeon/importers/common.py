@@ -6,12 +6,10 @@ No importer imports another importer: what two of them need lives here.
 
 from __future__ import annotations
 
-import errno
 import io
 import json
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
@@ -20,6 +18,7 @@ from urllib.parse import unquote_plus
 
 from dotenv.parser import parse_stream
 
+from pigeon.files import create_exclusive, read_capped
 from pigeon.model import Auth, Environment, Folder, Header, QueryParam, Request
 from pigeon.store import (
     DOTENV_FILE,
@@ -83,6 +82,9 @@ class ImportResult:
             self.note(n)
 
 
+FILE_LIMIT = 10_000_000  # the largest local file an import reads (it is copied into a request)
+
+
 @dataclass
 class LocalFiles:
     """Which local files an import may read: only those inside ``root`` (the source's own
@@ -110,15 +112,10 @@ class LocalFiles:
 
     @staticmethod
     def read(path: Path) -> bytes:
-        """The bytes of a regular file; ``OSError`` for anything else (a FIFO, a device, a
-        directory), checked before opening and again on what was opened."""
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                raise OSError(errno.EINVAL, "not a regular file")
-            return fh.read()
+        """The bytes of a regular file of at most ``FILE_LIMIT`` (it is copied into the
+        collection); ``OSError`` for anything else (a FIFO, a device, a directory, a file
+        over the limit), checked before opening and again on what was opened."""
+        return read_capped(path, FILE_LIMIT)
 
 
 @dataclass
@@ -232,7 +229,15 @@ def write_dotenv(result: ImportResult, into: Path) -> list[Path]:
     for secret in secrets:
         if secret.note in result.notes:
             result.notes.remove(secret.note)
-    if dotenv.exists():
+    ignore = into / ".gitignore"
+    if ignore.is_symlink():
+        for secret in secrets:
+            result.note(
+                f"{secret.name} (from {secret.source}) not written: {ignore} is a link, so "
+                f"Pigeon cannot make sure git ignores {dotenv}; add {secret.name}=... yourself"
+            )
+        return []
+    if os.path.lexists(dotenv):
         existing = _dotenv_values(dotenv)
         for secret in secrets:
             if existing.get(secret.name) == secret.value:
@@ -243,7 +248,7 @@ def write_dotenv(result: ImportResult, into: Path) -> list[Path]:
                 f"{have}; add {secret.name}=... there yourself"
             )
         return []
-    written = _ignore_dotenv(into)
+    written = _ignore_dotenv(ignore)
     fd = os.open(dotenv, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
         fh.write("# Secrets of the imported environments (git-ignored).\n")
@@ -263,18 +268,20 @@ def _dotenv_values(path: Path) -> dict[str, str]:
     }
 
 
-def _ignore_dotenv(into: Path) -> list[Path]:
-    """Make the collection's ``.gitignore`` ignore ``.env``; the file written, if any."""
-    ignore = into / ".gitignore"
+def _ignore_dotenv(ignore: Path) -> list[Path]:
+    """Make the collection's ``.gitignore`` (not a link) ignore ``.env``; the file written, if
+    any. A new one is an exclusive create; an existing one is appended to, never followed."""
     try:
-        text = ignore.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        ignore.write_text(
-            "# Secrets and per-user state never go into git.\n.env\n.pigeon/\n", encoding="utf-8"
+        create_exclusive(
+            ignore, "# Secrets and per-user state never go into git.\n.env\n.pigeon/\n"
         )
         return [ignore]
-    if _ignores_dotenv(text):
-        return []
-    with ignore.open("a", encoding="utf-8") as fh:
+    except FileExistsError:
+        pass
+    fd = os.open(ignore, os.O_RDWR | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "r+", encoding="utf-8", newline="") as fh:
+        text = fh.read()
+        if _ignores_dotenv(text):
+            return []
         fh.write(("\n" if text and not text.endswith("\n") else "") + ".env\n")
     return [ignore]

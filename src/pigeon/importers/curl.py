@@ -680,7 +680,7 @@ def _is_json_document(text: str) -> bool:
 def _is_json(text: str) -> bool:
     try:
         json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return True
 

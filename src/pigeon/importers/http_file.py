@@ -23,6 +23,7 @@ from pigeon.importers.common import (
     env_name,
     split_query,
 )
+from pigeon.importers.documents import load_json
 from pigeon.model import Auth, Body, Environment, FormField, Header, Request
 
 _METHODS = (
@@ -201,10 +202,9 @@ def _body_text(lines: list[str], files: LocalFiles, result: ImportResult, where:
             return None
         try:
             text = files.read(target).decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            result.note(
-                f"{where}: body from file {ref} is not carried over (file not readable here)"
-            )
+        except (OSError, UnicodeDecodeError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+            result.note(f"{where}: body from file {ref} is not carried over ({why})")
             return None
         result.note(f"{where}: body file {ref} was copied into the request")
         return text
@@ -313,7 +313,7 @@ def _env_json(path: Path, files: LocalFiles, result: ImportResult) -> dict[str, 
     if real is None:
         return {}
     try:
-        data = json.loads(files.read(real).decode("utf-8"))
+        data = load_json(files.read(real).decode("utf-8"), real)
     except (OSError, ValueError) as exc:
         result.note(f"{path.name}: not read ({exc})")
         return {}

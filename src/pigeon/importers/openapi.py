@@ -5,14 +5,18 @@ placeholders (``/users/{id}`` -> ``/users/{{id}}``) whose example values, or val
 from their schema, are collection variables; required query, header and cookie parameters
 are enabled, optional ones are kept disabled. A body is built from the request body's
 examples or, failing that, from its schema (``$ref``, ``allOf``, ``oneOf``, enums and
-formats; nesting is depth-limited; ``readOnly`` properties are left out): JSON as JSON, forms
+formats; nesting is depth-limited and each example holds at most ``EXAMPLE_BUDGET`` values, the
+whole import ``TOTAL_BUDGET``; ``readOnly`` properties are left out): JSON as JSON, forms
 and multipart as fields, any other media type as text sent with its Content-Type. Each
 server becomes an environment holding ``base_url``; security schemes become auth whose
 secrets are ``{{token}}``-style variables. Whatever is not carried over is named in the
 notes.
 
 Why one module: references, parameters, bodies, schema examples and security all walk the
-same resolved document and the same budget of ``$ref`` expansions, held by one ``_OpenAPI``.
+same resolved document and the same budget of ``$ref`` expansions, held by one ``_OpenAPI``:
+each ``$ref`` is followed once (memoised), and a document whose schemas refer to each other
+dozens of times over (12 properties by 9 levels is 12^9 values) is cut short with a note
+rather than expanded.
 """
 
 from __future__ import annotations
@@ -25,14 +29,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-import yaml
-
 from pigeon.importers.common import ImportFailed, ImportResult, as_dict, as_list, as_text
+from pigeon.importers.documents import load_json, load_yaml
 from pigeon.model import Auth, Body, Environment, FormField, Header, QueryParam, Request
 from pigeon.store import slugify
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 MAX_DEPTH = 8
+EXAMPLE_BUDGET = 1_000  # values in one example built from a schema
+TOTAL_BUDGET = 50_000  # values built from schemas in one import
 _FORMAT_EXAMPLES = {
     "date-time": "2024-01-01T00:00:00Z",
     "date": "2024-01-01",
@@ -51,18 +56,7 @@ _FORMAT_EXAMPLES = {
 
 
 def _load(text: str, path: Path | None) -> dict[str, Any]:
-    stripped = text.lstrip()
-    try:
-        data = json.loads(text) if stripped.startswith("{") else yaml.safe_load(text)
-    except json.JSONDecodeError as exc:
-        raise ImportFailed(f"not JSON: {exc.msg}", path, exc.lineno, exc.colno) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        column = mark.column + 1 if mark is not None else None
-        raise ImportFailed(
-            f"not YAML: {getattr(exc, 'problem', None) or exc}", path, line, column
-        ) from None
+    data = load_json(text, path) if text.lstrip().startswith("{") else load_yaml(text, path)
     if not isinstance(data, dict):
         raise ImportFailed("not an OpenAPI description (expected an object)", path)
     if "swagger" in data:
@@ -130,6 +124,10 @@ class _OpenAPI:
         self.schemes = as_dict(as_dict(doc.get("components")).get("securitySchemes"))
         self.auth_variables = self._auth_variable_names()
         self.made_up: set[str] = set()  # path variables whose value comes from a schema alone
+        self._targets: dict[str, Any] = {}  # each $ref followed once
+        self._props: dict[int, dict[str, Any]] = {}  # each schema's properties, allOf merged
+        self._left = 0  # values the example being built may still hold
+        self._total = TOTAL_BUDGET
         self._servers(as_list(doc.get("servers")))
         self.global_security = doc.get("security")
         self.global_parts = self._security(self.global_security, "the API")
@@ -156,7 +154,16 @@ class _OpenAPI:
     # -- references --
 
     def resolve(self, node: Any) -> Any:
-        """Follow ``$ref`` within the document; an external, broken or looping one gives ``{}``."""
+        """Follow ``$ref`` within the document; an external, broken or looping one gives ``{}``.
+        Each reference is followed once: its target is remembered."""
+        if isinstance(node, dict) and isinstance(node.get("$ref"), str):
+            ref = node["$ref"]
+            if ref not in self._targets:
+                self._targets[ref] = self._follow(node)
+            return self._targets[ref]
+        return self._follow(node)
+
+    def _follow(self, node: Any) -> Any:
         seen: tuple[str, ...] = ()
         while isinstance(node, dict) and "$ref" in node:
             ref = node["$ref"]
@@ -248,7 +255,7 @@ class _OpenAPI:
         for (pname, where_in), p in params.items():
             if where_in == "path":
                 continue
-            value, _ = self._param_value(p)
+            value, _ = self._param_value(p, where)
             value = "" if value is None else value
             required = bool(p.get("required"))
             explode = p.get("explode")
@@ -314,7 +321,7 @@ class _OpenAPI:
 
     # -- parameters --
 
-    def _param_value(self, p: dict[str, Any]) -> tuple[Any, bool]:
+    def _param_value(self, p: dict[str, Any], where: str) -> tuple[Any, bool]:
         """A parameter's value and whether the document gives it (rather than its type
         alone); ``None`` when there is nothing to go on."""
         if "example" in p:
@@ -328,7 +335,7 @@ class _OpenAPI:
         content = as_dict(p.get("content"))
         if content:  # a parameter serialized as a media type (JSON, mostly)
             media = self.resolve(next(iter(content.values())))
-            value = self._media_example(media, media.get("schema"))
+            value = self._media_example(media, media.get("schema"), where)
             return (None if value is None else as_text(value)), True
         raw = p.get("schema")
         schema = self.resolve(raw)
@@ -337,7 +344,7 @@ class _OpenAPI:
         for key in ("example", "default", "const"):
             if key in schema:
                 return _plain(schema[key]), True
-        value = self.example(raw)
+        value = self.example(raw, where)
         numeric = schema.get("type") in ("integer", "number")
         if numeric and value == 0 and "minimum" not in schema:
             value = 1  # an id, most likely: 0 rarely names anything
@@ -360,7 +367,7 @@ class _OpenAPI:
             p = declared.get(pname)
             style = as_text(p.get("style")) if p else ""
             explode = bool(p and p.get("explode") is True)
-            value, given = self._param_value(p) if p else (None, False)
+            value, given = self._param_value(p, where) if p else (None, False)
             if p is None:
                 self.result.note(
                     f"{where}: path parameter {pname} is not declared; "
@@ -441,7 +448,9 @@ class _OpenAPI:
         if _JSON_TYPE.match(chosen):
             if lowered != "application/json":
                 req.headers.append(Header("Content-Type", chosen))
-            example = self._without_read_only(self._media_example(media, raw_schema), raw_schema)
+            example = self._without_read_only(
+                self._media_example(media, raw_schema, where), raw_schema
+            )
             return Body(type="json", content=json.dumps(example, indent=2, ensure_ascii=False))
         if lowered.startswith(("application/x-www-form-urlencoded", _MULTIPART)):
             return self._form(media, raw_schema, lowered.startswith(_MULTIPART), where)
@@ -468,7 +477,7 @@ class _OpenAPI:
     def _form(self, media: dict[str, Any], raw_schema: Any, multipart: bool, where: str) -> Body:
         """Form or multipart fields: one per property (``readOnly`` ones left out), each with
         its example; a multipart part's ``encoding`` content type is kept."""
-        example = self._without_read_only(self._media_example(media, raw_schema), raw_schema)
+        example = self._without_read_only(self._media_example(media, raw_schema, where), raw_schema)
         values = example if isinstance(example, dict) else {}
         props = self._properties(raw_schema)
         encoding = as_dict(media.get("encoding"))
@@ -503,7 +512,7 @@ class _OpenAPI:
                 fields.append(FormField(key, as_text(value), content_type=ctype))
         return Body(type="multipart" if multipart else "form", fields=fields)
 
-    def _media_example(self, media: dict[str, Any], schema: Any) -> Any:
+    def _media_example(self, media: dict[str, Any], schema: Any, where: str) -> Any:
         if "example" in media:
             return _plain(media["example"])
         examples = media.get("examples")
@@ -512,7 +521,7 @@ class _OpenAPI:
                 ex = self.resolve(ex)
                 if isinstance(ex, dict) and "value" in ex:
                     return _plain(ex["value"])
-        return self.example(schema)
+        return self.example(schema, where)
 
     def _without_read_only(self, value: Any, schema: Any, depth: int = 0) -> Any:
         """``value`` less the properties its schema marks ``readOnly``: an example written for
@@ -535,21 +544,50 @@ class _OpenAPI:
         return value
 
     def _properties(self, schema: Any, depth: int = 0) -> dict[str, Any]:
-        """A schema's properties, ``allOf`` parts included (as written: refs unresolved)."""
+        """A schema's properties, ``allOf`` parts included (as written: refs unresolved);
+        worked out once per schema (a part that includes itself adds nothing)."""
         schema = self.resolve(schema)
-        if not isinstance(schema, dict) or depth > MAX_DEPTH:
+        if not schema or depth > MAX_DEPTH:
             return {}
-        props: dict[str, Any] = {}
-        for part in as_list(schema.get("allOf")):
-            props.update(self._properties(part, depth + 1))
-        props.update(as_dict(schema.get("properties")))
-        return {str(k): v for k, v in props.items()}
+        key = id(schema)
+        if key not in self._props:
+            self._props[key] = {}  # while being worked out: a part including itself adds nothing
+            props: dict[str, Any] = {}
+            for part in as_list(schema.get("allOf")):
+                props.update(self._properties(part, depth + 1))
+            props.update(as_dict(schema.get("properties")))
+            self._props[key] = {str(k): v for k, v in props.items()}
+        return self._props[key]
 
-    def example(self, schema: Any, depth: int = 0, seen: tuple[str, ...] = ()) -> Any:
+    def example(self, schema: Any, where: str) -> Any:
+        """An example value for ``schema`` (see :meth:`_example`) of at most ``EXAMPLE_BUDGET``
+        values, and none once the import has built ``TOTAL_BUDGET``; a cut is noted."""
+        budget = self._left = min(EXAMPLE_BUDGET, self._total)
+        value = self._example(schema)
+        if self._left >= 0:
+            self._total -= budget - self._left
+            return value
+        self._total -= budget
+        if budget == EXAMPLE_BUDGET:
+            self.result.note(
+                f"{where}: the example built from its schema is cut at {budget:,} values "
+                "(its $refs expand further); finish it by hand"
+            )
+        else:
+            self.result.note(
+                f"{where}: example cut short: this document's schemas have expanded to "
+                f"{TOTAL_BUDGET:,} values, the most one import builds"
+            )
+        return value
+
+    def _example(self, schema: Any, depth: int = 0, seen: tuple[str, ...] = ()) -> Any:
         """An example value for ``schema``: its own examples first, else one built from it.
 
         Built objects leave ``readOnly`` properties out: the value is for a request.
         """
+        self._left -= 1
+        if self._left < 0:
+            return None
         if isinstance(schema, dict) and "$ref" in schema:
             ref = schema["$ref"]
             if ref in seen:
@@ -568,20 +606,20 @@ class _OpenAPI:
         if as_list(schema.get("allOf")):
             merged: dict[str, Any] = {}
             for part in schema["allOf"]:
-                value = self.example(part, depth + 1, seen)
+                value = self._example(part, depth + 1, seen)
                 if isinstance(value, dict):
                     merged.update(value)
                 elif value is not None and not merged:
                     return value
             own = {k: v for k, v in schema.items() if k != "allOf"}
             if own.get("properties"):
-                value = self.example(own, depth + 1, seen)
+                value = self._example(own, depth + 1, seen)
                 if isinstance(value, dict):
                     merged.update(value)
             return merged
         for key in ("oneOf", "anyOf"):
             if as_list(schema.get(key)):
-                return self.example(schema[key][0], depth + 1, seen)
+                return self._example(schema[key][0], depth + 1, seen)
         kind = schema.get("type")
         if isinstance(kind, list):
             kind = next((k for k in kind if k != "null"), "null")
@@ -591,10 +629,10 @@ class _OpenAPI:
                 if as_dict(prop).get("$ref") in seen:
                     continue  # a schema inside itself: left out rather than sent as null
                 if not _read_only(prop, self.resolve(prop)):
-                    out[str(name)] = self.example(prop, depth + 1, seen)
+                    out[str(name)] = self._example(prop, depth + 1, seen)
             return out
         if kind == "array":
-            item = self.example(as_dict(schema.get("items")), depth + 1, seen)
+            item = self._example(as_dict(schema.get("items")), depth + 1, seen)
             return [] if item is None else [item]
         if kind == "string":
             return _FORMAT_EXAMPLES.get(as_text(schema.get("format")), "string")

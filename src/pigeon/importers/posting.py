@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from dotenv.parser import parse_stream
 
 from pigeon.importers.common import ImportFailed, ImportResult, LocalFiles, Secret, as_text
+from pigeon.importers.documents import load_yaml
 from pigeon.masking import secret_name
 from pigeon.model import Auth, Body, Environment, FormField, Header, QueryParam, Request
 
@@ -109,11 +109,11 @@ def _used_variables(files: list[Path]) -> set[str]:
 def _request(file: Path, root: Path, local: LocalFiles, result: ImportResult) -> Request | None:
     rel = file.relative_to(root).as_posix()
     try:
-        data = yaml.safe_load(local.read(file).decode("utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark is not None else ""
-        result.note(f"{rel}:{line} not valid YAML; skipped")
+        data = load_yaml(local.read(file).decode("utf-8"))
+    except ImportFailed as exc:
+        line = f" line {exc.line}" if exc.line is not None else ""
+        why = "not valid YAML" if exc.message.startswith("not YAML") else exc.message
+        result.note(f"{rel}:{line} {why}; skipped")
         return None
     except (OSError, UnicodeDecodeError) as exc:
         result.note(f"{rel}: cannot read ({exc}); skipped")
@@ -232,7 +232,7 @@ def _body(body: Any, req: Request, rel: str, local: LocalFiles, result: ImportRe
     if not ctype:
         try:
             json.loads(re.sub(r"\{\{[^{}]*\}\}", "0", content))
-        except ValueError:
+        except (ValueError, RecursionError):
             result.note(f"{rel}: body has no Content-Type header; Pigeon sends it as text/plain")
             return Body(type="text", content=content)
         result.note(

@@ -32,6 +32,7 @@ from pigeon.importers.common import (
     as_text,
     env_name,
 )
+from pigeon.importers.documents import load_json
 from pigeon.model import Auth, Body, Environment, Folder, FormField, Header, QueryParam, Request
 
 # Postman's dynamic variables that Pigeon has under the same name.
@@ -81,10 +82,7 @@ def parse_postman(text: str, path: Path | None = None, allow_outside: bool = Fal
     A file field whose file is outside the export's directory (the current directory without
     ``path``; symlinks followed) is kept switched off, with a note, unless ``allow_outside``:
     sending it would read that file."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ImportFailed(f"not JSON: {exc.msg}", path, exc.lineno, exc.colno) from None
+    data = load_json(text, path)
     if not isinstance(data, dict):
         raise ImportFailed("not a Postman collection (expected a JSON object)", path)
     if "item" not in data and isinstance(data.get("values"), list):
@@ -512,7 +510,7 @@ class _Collection:
             variables = gql.get("variables") or "{}"
             try:
                 parsed = json.loads(variables) if isinstance(variables, str) else variables
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):
                 parsed = None
             if parsed is None:
                 self.result.note(f"{where}: GraphQL variables are not JSON; not carried over")

@@ -1,14 +1,25 @@
 """Writing an import as collection files: names made safe, settings carried to the right level,
-and never a file replaced, so importing twice, or into a collection in use, loses nothing."""
+and never a file replaced, so importing twice, or into a collection in use, loses nothing.
+
+Every file is made by an exclusive create (``files.create_exclusive``), never by a check and a
+write: two imports into one directory at once each keep their own files (the second takes
+``name-2.toml``), and only the one that created ``collection.toml`` or a ``folder.toml`` fills
+in its order afterwards. Nothing is written through a link that leads out of the target
+directory: such a folder is passed over for a new one, with a note.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pigeon.errors import LoadError, SaveError
+from pigeon.files import create_exclusive
 from pigeon.importers.common import ImportFailed, ImportResult
 from pigeon.model import Auth, Collection, Environment, Folder, Header, Request
 from pigeon.store import (
@@ -16,15 +27,19 @@ from pigeon.store import (
     ENVIRONMENTS_DIR,
     FOLDER_FILE,
     RESERVED_STEMS,
+    collection_to_toml,
+    environment_to_toml,
+    folder_to_toml,
     load_collection,
+    request_from_toml,
+    request_to_toml,
     save_collection_file,
-    save_environment,
     save_folder_file,
-    save_request,
     slugify,
 )
+from pigeon.store.write import check_collection, check_environment, check_folder
 from pigeon.tomltext import value_text
-from pigeon.values import check_value
+from pigeon.values import MAX_DEPTH, check_value, too_deep
 
 # -- names and values TOML can hold ---------------------------------------------------------
 
@@ -32,7 +47,8 @@ _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 def _writable(value: Any) -> Any:
-    """A variable value as TOML can store it: null becomes "", anything odd becomes JSON text."""
+    """A variable value as TOML can store it: null becomes "", anything odd becomes JSON text
+    (objects and arrays nested past ``values.MAX_DEPTH`` are refused by the caller)."""
     if value is None:
         return ""
     try:
@@ -57,6 +73,12 @@ def sanitize(result: ImportResult) -> None:
                     result.note(
                         f"variable {name!r} renamed to {new!r} (names are letters, digits, _ . -)"
                     )
+            if too_deep(value):
+                result.note(
+                    f"variable {new}: objects and arrays nest more than {MAX_DEPTH} levels deep; "
+                    'its value is dropped (imported as "")'
+                )
+                value = ""
             out[new] = _writable(value)
         return out
 
@@ -114,14 +136,58 @@ def _segment(name: str, fallback: str) -> str:
     return f"{stem}-1" if stem in RESERVED_STEMS else stem
 
 
-def _free_file(directory: Path, stem: str, taken: set[Path]) -> Path:
-    """``stem.toml``, else ``stem-2.toml``, ``stem-3.toml``... (never an existing file)."""
-    n = 1
+def _create(path: Path, text: str, parse: Callable[[str, Path], object]) -> None:
+    """Create ``path`` holding ``text`` (``FileExistsError`` if anything, a link included, has
+    that name); text that would not load back is refused."""
+    try:
+        parse(text, path)
+    except LoadError as exc:
+        raise SaveError(f"not saved, the result would not load back: {exc}") from exc
+    create_exclusive(path, text)
+
+
+def _create_free(
+    directory: Path, stem: str, text: str, parse: Callable[[str, Path], object], taken: set[Path]
+) -> Path:
+    """Create ``stem.toml``, else ``stem-2.toml``, ``stem-3.toml``... : the first name free at
+    the moment of the exclusive create, so a name taken meanwhile is passed over."""
+    n = 0
     while True:
-        candidate = directory / (f"{stem}.toml" if n == 1 else f"{stem}-{n}.toml")
-        if candidate not in taken and not candidate.exists():
-            return candidate
         n += 1
+        candidate = directory / (f"{stem}.toml" if n == 1 else f"{stem}-{n}.toml")
+        if candidate in taken or os.path.lexists(candidate):
+            continue
+        try:
+            _create(candidate, text, parse)
+        except FileExistsError:
+            continue
+        taken.add(candidate)
+        return candidate
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return Path(os.path.realpath(path)).is_relative_to(root)
+
+
+def _directory(parent: Path, name: str, root: Path, result: ImportResult) -> tuple[Path, bool]:
+    """The directory ``parent/name`` (``name-2``... when that name is a file or a link out of
+    ``root``) and whether this import made it."""
+    n = 0
+    while True:
+        n += 1
+        d = parent / (name if n == 1 else f"{name}-{n}")
+        try:
+            d.mkdir()
+            return d, True
+        except FileExistsError:
+            pass
+        if not _inside(d, root):
+            result.note(
+                f"{d} is a link to {os.path.realpath(d)}, outside {root}; "
+                "nothing is written through it"
+            )
+        elif d.is_dir():
+            return d, False
 
 
 def _toml_key(key: str) -> str:
@@ -215,19 +281,13 @@ def write_import(result: ImportResult, into: Path) -> list[Path]:
     """
     into = Path(into)
     into.mkdir(parents=True, exist_ok=True)
+    root = Path(os.path.realpath(into))
     sanitize(result)
     written: list[Path] = []
     taken: set[Path] = set()
     col_path = into / COLLECTION_FILE
-    new_collection = not col_path.exists()
-    # What is on disk already: only read when it is a collection (``into`` may be any folder).
-    existing = Collection(name="", root=into) if new_collection else load_collection(into)
-    if any(b.path == col_path for b in existing.broken):
-        raise ImportFailed(f"{col_path} does not load; fix it before importing into it")
-    folder_settings = {f.id.strip("/"): f for f in result.folders}
-
     col = Collection(
-        name=result.name or into.resolve().name,
+        name=result.name or root.name,
         root=into,
         variables=dict(result.variables),
         headers=list(result.headers),
@@ -235,6 +295,19 @@ def write_import(result: ImportResult, into: Path) -> list[Path]:
     )
     if result.description:
         col.extra["description"] = result.description
+    try:  # claimed now, its order filled in at the end: the collection is this import's
+        _create(col_path, collection_to_toml(col), check_collection)
+        new_collection = True
+    except FileExistsError:
+        new_collection = False
+    # What is on disk already: only read when it is a collection (``into`` may be any folder).
+    existing = Collection(name="", root=into) if new_collection else load_collection(into)
+    if any(b.path == col_path for b in existing.broken) or (
+        not new_collection and not col_path.is_file()
+    ):
+        raise ImportFailed(f"{col_path} does not load; fix it before importing into it")
+    folder_settings = {f.id.strip("/"): f for f in result.folders}
+
     if not new_collection:
         _variable_notes(result, result.variables, existing.variables, COLLECTION_FILE)
     top = _Level(
@@ -253,6 +326,7 @@ def write_import(result: ImportResult, into: Path) -> list[Path]:
     orders: dict[Path, list[str]] = {}
     created_dirs: dict[str, Path] = {"": into}
     new_dirs: set[Path] = set()
+    claimed: set[Path] = set()  # directories whose folder.toml this import created
     levels: dict[str, _Level] = {}
 
     def directory_for(folder_path: str) -> Path:
@@ -261,11 +335,11 @@ def write_import(result: ImportResult, into: Path) -> list[Path]:
             return created_dirs[folder_path]
         parent_path, _, name = folder_path.rpartition("/")
         parent = directory_for(parent_path)
-        d = parent / _segment(name, "folder")
-        if d.name == ENVIRONMENTS_DIR and parent == into:
-            d = parent / f"{ENVIRONMENTS_DIR}-1"
-        if not d.exists():
-            d.mkdir(parents=True)
+        segment = _segment(name, "folder")
+        if segment == ENVIRONMENTS_DIR and parent == into:
+            segment = f"{ENVIRONMENTS_DIR}-1"
+        d, made = _directory(parent, segment, root, result)
+        if made:
             new_dirs.add(d)
         created_dirs[folder_path] = d
         (orders.setdefault(parent, top_order if parent == into else [])).append(d.name)
@@ -282,7 +356,14 @@ def write_import(result: ImportResult, into: Path) -> list[Path]:
         directory = directory_for(key)
         rel = directory.relative_to(into).as_posix()
         label = f"{rel}/{FOLDER_FILE}"
-        writable = not (directory / FOLDER_FILE).exists()
+        folder = _folder(key, directory, settings)
+        try:  # claimed now: the requests under it rely on it holding these settings
+            _create(directory / FOLDER_FILE, folder_to_toml(folder), check_folder)
+            writable = True
+            written.append(directory / FOLDER_FILE)
+            claimed.add(directory)
+        except FileExistsError:
+            writable = False
         on_disk = existing.find_folder(rel)
         level = _Level(
             label,
@@ -308,10 +389,11 @@ def write_import(result: ImportResult, into: Path) -> list[Path]:
         segments = folder_path.strip("/").split("/") if folder_path.strip("/") else []
         chain = [level_for("/".join(segments[:depth])) for depth in range(len(segments), 0, -1)]
         _carry(req, [lv for lv in chain if lv is not None] + [top], result)
-        target = _free_file(directory, _segment(req.name, "request"), taken)
-        taken.add(target)
         req.path = None
-        written.append(save_request(req, target))
+        stem = _segment(req.name, "request")
+        target = _create_free(directory, stem, request_to_toml(req), request_from_toml, taken)
+        req.path = target
+        written.append(target)
         bucket = orders.setdefault(directory, top_order if directory == into else [])
         if directory == into:
             bucket = top_order
@@ -321,40 +403,54 @@ def write_import(result: ImportResult, into: Path) -> list[Path]:
             level_for(key)
 
     for key, directory in created_dirs.items():
-        if not key or (directory / FOLDER_FILE).exists():
+        if not key or directory not in new_dirs:
+            continue  # the top, or an existing folder: its folder.toml was claimed, or not
+        folder = _folder(key, directory, folder_settings.get(key))
+        folder.order = _dedupe(orders.get(directory, []))
+        if directory in claimed:  # this import's own file, holding its settings already
+            save_folder_file(folder)
             continue
-        settings = folder_settings.get(key)
-        if directory not in new_dirs and settings is None:
-            continue  # an existing folder: nothing of the import's to keep in it
-        name = key.rsplit("/", 1)[-1]
-        order = _dedupe(orders.get(directory, [])) if directory in new_dirs else []
-        folder = Folder(name=name, path=directory, order=order)
-        if settings is not None:
-            folder.auth = settings.auth
-            folder.headers = list(settings.headers)
-            folder.variables = dict(settings.variables)
-            folder.scripts = settings.scripts
-            folder.extra = dict(settings.extra)
-        written.append(save_folder_file(folder))
+        try:
+            _create(directory / FOLDER_FILE, folder_to_toml(folder), check_folder)
+            written.append(directory / FOLDER_FILE)
+        except FileExistsError:
+            result.note(f"{directory / FOLDER_FILE} was made meanwhile; its order is not written")
 
     if new_collection:
         col.order = _dedupe(top_order)
         written.insert(0, save_collection_file(col))
 
     env_dir = into / ENVIRONMENTS_DIR
+    if result.environments and not _inside(env_dir, root):
+        result.note(
+            f"environments not written: {env_dir} is a link to {os.path.realpath(env_dir)}, "
+            f"outside {root}"
+        )
+        return written
     for env in result.environments:
         stem = _segment(env.name, "environment")
         target = env_dir / f"{stem}.toml"
-        if target.exists() and target not in taken:
+        if os.path.lexists(target) and target not in taken:
             on_disk = existing.environments.get(stem)
             label = f"{ENVIRONMENTS_DIR}/{target.name}"
             _variable_notes(result, env.variables, on_disk.variables if on_disk else {}, label)
             continue
         env_dir.mkdir(exist_ok=True)
-        target = _free_file(env_dir, stem, taken)
-        taken.add(target)
-        written.append(save_environment(Environment(env.name, dict(env.variables), target)))
+        text = environment_to_toml(Environment(env.name, dict(env.variables)))
+        written.append(_create_free(env_dir, stem, text, check_environment, taken))
     return written
+
+
+def _folder(key: str, directory: Path, settings: Folder | None) -> Folder:
+    """The folder file's content: its name and the import's settings for it, if any."""
+    folder = Folder(name=key.rsplit("/", 1)[-1], path=directory)
+    if settings is not None:
+        folder.auth = settings.auth
+        folder.headers = list(settings.headers)
+        folder.variables = dict(settings.variables)
+        folder.scripts = settings.scripts
+        folder.extra = dict(settings.extra)
+    return folder
 
 
 def _dedupe(items: list[str]) -> list[str]:
