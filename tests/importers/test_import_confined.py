@@ -89,7 +89,7 @@ def test_threads_importing_into_one_directory_keep_every_request(tmp_path: Path)
     assert not errors
     assert _urls(tmp_path) == sorted(f"http://{t}.test/{i}" for t in tags for i in range(40))
     envs = sorted(p.name for p in (tmp_path / "environments").iterdir())
-    assert envs[0] == "dev.toml" and len(envs) >= 1  # the others noted what dev.toml lacks
+    assert "dev.toml" in envs  # made by one import; the others wrote beside it or noted it
 
 
 @pytest.fixture
