@@ -8,7 +8,8 @@ answered with 1 MB. For each it prints the peak RSS of the `pigeon run` process 
 rusage for that child alone), the microseconds per request, and the time from the last
 request's line to the process's exit. The baseline, measured in the same run, is a bare
 ``httpx.Client`` loop in its own process sending as many requests to the same server: the
-ratios show what Pigeon adds. The figures to hold: peak RSS flat in the count (<= 80 MB at
+ratios show what Pigeon adds. Each process is measured through ``tests/measured.py``, which
+starts it from a small helper: on Linux a child's peak RSS starts from its parent's size. The figures to hold: peak RSS flat in the count (<= 80 MB at
 20,000 small requests, <= 150 MB for 1,500 x 1 MB), exit within 1 s of the last request, and
 the cost per request the same at every size.
 """
@@ -16,15 +17,16 @@ the cost per request the same at every size.
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_run import echo_server  # noqa: E402  (the benchmarks share one echo helper)
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
+# The benchmarks share one echo helper; the tests' measuring helper gives a child's own peak.
+from bench_run import echo_server  # noqa: E402
+
+from measured import measure  # noqa: E402
 
 BASELINE = """
 import sys, httpx
@@ -48,39 +50,22 @@ def make_collection(root: Path, base_url: str, n: int, path: str) -> None:
         )
 
 
-def measure(argv: list[str]) -> tuple[float, float, float, int]:
-    """Run ``argv``; (wall seconds, seconds from its last output line to exit, peak RSS in MB,
-    lines read)."""
-    started = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    assert proc.stdout is not None
-    last_line = started
-    lines = 0
-    for line in proc.stdout:
-        if not line.startswith(b"\xe2\x9c\x94") and not line.startswith(b"\xe2\x9c\x98"):
-            continue  # only result lines (a check or a cross) mark a request done
-        last_line = time.perf_counter()
-        lines += 1
-    _, status, usage = os.wait4(proc.pid, 0)
-    ended = time.perf_counter()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise SystemExit(f"{argv[:3]} exited {proc.returncode}")
-    return ended - started, ended - last_line, usage.ru_maxrss / 1024, lines
-
-
 def one(base: str, n: int, path: str, label: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "c"
         root.mkdir()
         make_collection(root, base, n, path)
-        wall, tail, rss, lines = measure([sys.executable, "-m", "pigeon", "run", str(root)])
-        assert lines == n, f"{lines} results for {n} requests"
-    b_wall, _, b_rss, _ = measure([sys.executable, "-c", BASELINE, base + path, str(n)])
+        run = measure([sys.executable, "-m", "pigeon", "run", str(root)], root)
+        if run.code != 0 or run.out.count("\n") != n + 1:
+            raise SystemExit(f"pigeon run exited {run.code}: {run.err or run.out[-300:]}")
+        bare = measure([sys.executable, "-c", BASELINE, base + path, str(n)], root)
+        if bare.code != 0:
+            raise SystemExit(f"the httpx loop exited {bare.code}: {bare.err}")
     print(
-        f"{label:>18}: peak RSS {rss:6.1f} MB ({rss / b_rss:4.2f}x bare httpx's {b_rss:5.1f}) · "
-        f"{wall / n * 1e6:6.0f} µs/request ({wall / b_wall:4.2f}x bare {b_wall / n * 1e6:5.0f}) · "
-        f"exit {tail * 1000:5.0f} ms after the last request",
+        f"{label:>18}: peak RSS {run.mb:6.1f} MB ({run.mb / bare.mb:4.2f}x bare httpx's "
+        f"{bare.mb:5.1f}) · {run.seconds / n * 1e6:6.0f} µs/request "
+        f"({run.seconds / bare.seconds:4.2f}x bare {bare.seconds / n * 1e6:5.0f}) · "
+        f"exit {run.after_last * 1000:5.0f} ms after the last request",
         flush=True,
     )
 

@@ -11,8 +11,10 @@ import errno
 import os
 import stat
 import tempfile
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import TextIO
 
 
 def _default_mode() -> int:
@@ -34,13 +36,14 @@ def fsync_dir(directory: Path) -> None:
             os.close(fd)
 
 
-def _write_temp(path: Path, text: str, durable: bool = True) -> str:
-    """Write ``text`` to a temporary file beside ``path`` (synced when ``durable``); return
-    its name."""
+@contextmanager
+def _temp_beside(path: Path, durable: bool = True) -> Iterator[tuple[TextIO, str]]:
+    """A text file open for writing beside ``path`` (synced when ``durable``), and its name;
+    removed again if the block fails."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+            yield fh, tmp
             if durable:
                 fh.flush()
                 os.fsync(fh.fileno())
@@ -53,7 +56,31 @@ def _write_temp(path: Path, text: str, durable: bool = True) -> str:
         with suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _write_temp(path: Path, text: str, durable: bool = True) -> str:
+    """Write ``text`` to a temporary file beside ``path``; return its name."""
+    with _temp_beside(path, durable) as (fh, tmp):
+        fh.write(text)
     return tmp
+
+
+@contextmanager
+def atomic_writer(path: Path | str, *, durable: bool = True) -> Iterator[TextIO]:
+    """Write ``path`` piece by piece and replace it all at once when the block ends, as
+    ``atomic_write`` does: for a file too large to build in memory first (a long run's
+    report). On any failure the old file is left as it was."""
+    path = Path(path)
+    with _temp_beside(path, durable) as (fh, tmp):
+        yield fh
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
+    if durable:
+        fsync_dir(path.parent)
 
 
 def atomic_write(path: Path | str, text: str, *, durable: bool = True) -> None:
@@ -63,16 +90,8 @@ def atomic_write(path: Path | str, text: str, *, durable: bool = True) -> None:
     ``durable=False`` skips the fsyncs, for files that may be lost in a crash (history) but
     are written often enough that the syncs would cost.
     """
-    path = Path(path)
-    tmp = _write_temp(path, text, durable)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(tmp)
-        raise
-    if durable:
-        fsync_dir(path.parent)
+    with atomic_writer(path, durable=durable) as fh:
+        fh.write(text)
 
 
 def create_exclusive(path: Path, text: str) -> None:

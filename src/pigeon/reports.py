@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pigeon.errors import UsageError
-from pigeon.files import atomic_write
+from pigeon.files import atomic_writer
 from pigeon.masking import Masker
 
 if TYPE_CHECKING:
@@ -164,6 +164,11 @@ def _result_json(r: ResultRecord, mask: Masker) -> dict[str, Any]:
 def json_report(summary: Summary) -> dict[str, Any]:
     """The JSON report as a dict (schema version 1)."""
     mask = _masker(summary)
+    return {**_json_head(summary), "requests": [_result_json(r, mask) for r in summary.results]}
+
+
+def _json_head(summary: Summary) -> dict[str, Any]:
+    """The JSON report but its requests."""
     return {
         "schema": 1,
         "collection": summary.collection.name,
@@ -179,77 +184,99 @@ def json_report(summary: Summary) -> dict[str, Any]:
             "interrupted": summary.interrupted,
             "exit_code": summary.exit_code,
         },
-        "requests": [_result_json(r, mask) for r in summary.results],
     }
 
 
-def write_json_report(summary: Summary, path: Path) -> None:
-    report = json_report(summary)
-    text = json.dumps(report, indent=2, ensure_ascii=False)
+def _json_text(value: Any, indent: str) -> str:
+    """``value`` as indented JSON; all escaped when a lone surrogate from a script would not
+    encode as UTF-8."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
     try:
         text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate from a script: escape everything instead
-        text = json.dumps(report, indent=2)
-    atomic_write(path, text + "\n")
+    except UnicodeEncodeError:
+        text = json.dumps(value, indent=2)
+    return text.replace("\n", "\n" + indent)
 
 
-def junit_tree(summary: Summary) -> ET.Element:
-    """JUnit XML in the widely read Surefire/Jenkins shape."""
+def write_json_report(summary: Summary, path: Path) -> None:
+    """The JSON report, written one request at a time: a run of any length never holds the
+    whole report in memory."""
     mask = _masker(summary)
+    with atomic_writer(path) as fh:
+        fh.write(_json_text(_json_head(summary), "")[:-2] + ',\n  "requests": [')
+        for number, r in enumerate(summary.results):
+            fh.write(("," if number else "") + "\n    " + _json_text(_result_json(r, mask), "    "))
+        fh.write("\n  ]\n}\n" if summary.results else "]\n}\n")
+
+
+def _counts(summary: Summary) -> dict[str, str]:
+    """The attributes a JUnit suite counts its cases with."""
     results = summary.results
     failures = sum(
         1 for r in results if not r.error and not r.script_errors and not r.passed and not r.skipped
     )
     errors = sum(1 for r in results if r.error or r.script_errors)
-    seconds = f"{summary.duration_ms / 1000:.3f}"
-    root = ET.Element(
-        "testsuites",
-        name="pigeon run",
-        tests=str(len(results)),
-        failures=str(failures),
-        errors=str(errors),
-        time=seconds,
+    return {
+        "tests": str(len(results)),
+        "failures": str(failures),
+        "errors": str(errors),
+        "time": f"{summary.duration_ms / 1000:.3f}",
+    }
+
+
+def _testcase(r: ResultRecord, mask: Masker, suite_name: str) -> ET.Element:
+    case = ET.Element(
+        "testcase",
+        classname=r.folder or suite_name,
+        name=r.name or r.id,
+        time=f"{r.duration_ms / 1000:.3f}",
     )
-    suite = ET.SubElement(
-        root,
-        "testsuite",
-        name=summary.collection.name,
-        tests=str(len(results)),
-        failures=str(failures),
-        errors=str(errors),
-        skipped=str(summary.skipped),
-        time=seconds,
-        timestamp=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"),
-    )
-    for r in results:
-        case = ET.SubElement(
-            suite,
-            "testcase",
-            classname=r.folder or summary.collection.name,
-            name=r.name or r.id,
-            time=f"{r.duration_ms / 1000:.3f}",
-        )
-        message = mask.text("; ".join(r.problems()))
-        if r.error or r.script_errors:
-            detail = "\n\n".join([*(e.traceback for e in r.script_errors)]) or message
-            el = ET.SubElement(case, "error", message=message, type=_error_type(r))
-            el.text = mask.text(detail)
-        elif r.assertion_failures or r.strict_failure:
-            kind = "AssertionError" if r.assertion_failures else "UnresolvedPlaceholders"
-            el = ET.SubElement(case, "failure", message=message, type=kind)
-            el.text = mask.text("\n\n".join(a.traceback for a in r.assertion_failures) or message)
-        elif r.skipped:
-            ET.SubElement(case, "skipped", message=SKIPPED)
-        out = [mask.text(line) for line in r.log]
-        if r.status is not None and r.url is not None:
-            out.insert(0, f"{r.method} {mask.url(r.url)} -> {r.status} {r.reason}")
-        if out:
-            ET.SubElement(case, "system-out").text = "\n".join(out)
-    for el in root.iter():
+    message = mask.text("; ".join(r.problems()))
+    if r.error or r.script_errors:
+        detail = "\n\n".join([*(e.traceback for e in r.script_errors)]) or message
+        el = ET.SubElement(case, "error", message=message, type=_error_type(r))
+        el.text = mask.text(detail)
+    elif r.assertion_failures or r.strict_failure:
+        kind = "AssertionError" if r.assertion_failures else "UnresolvedPlaceholders"
+        el = ET.SubElement(case, "failure", message=message, type=kind)
+        el.text = mask.text("\n\n".join(a.traceback for a in r.assertion_failures) or message)
+    elif r.skipped:
+        ET.SubElement(case, "skipped", message=SKIPPED)
+    out = [mask.text(line) for line in r.log]
+    if r.status is not None and r.url is not None:
+        out.insert(0, f"{r.method} {mask.url(r.url)} -> {r.status} {r.reason}")
+    if out:
+        ET.SubElement(case, "system-out").text = "\n".join(out)
+    for el in case.iter():
         if el.text:
             el.text = xml_text(el.text)
         for key, value in el.attrib.items():
             el.attrib[key] = xml_text(value)
+    return case
+
+
+def _suites(summary: Summary) -> tuple[ET.Element, ET.Element]:
+    counts = _counts(summary)
+    root = ET.Element("testsuites", name="pigeon run", **counts)
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        name=xml_text(summary.collection.name),
+        tests=counts["tests"],
+        failures=counts["failures"],
+        errors=counts["errors"],
+        skipped=str(summary.skipped),
+        time=counts["time"],
+        timestamp=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"),
+    )
+    return root, suite
+
+
+def junit_tree(summary: Summary) -> ET.Element:
+    """JUnit XML in the widely read Surefire/Jenkins shape."""
+    mask = _masker(summary)
+    root, suite = _suites(summary)
+    suite.extend(_testcase(r, mask, summary.collection.name) for r in summary.results)
     return root
 
 
@@ -264,7 +291,17 @@ def _error_type(r: ResultRecord) -> str:
 
 
 def write_junit_report(summary: Summary, path: Path) -> None:
-    tree = junit_tree(summary)
-    ET.indent(tree)
-    text = '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(tree, encoding="unicode") + "\n"
-    atomic_write(path, text)
+    """The JUnit report, written one test case at a time, as ``junit_tree`` lays it out."""
+    mask = _masker(summary)
+    root, suite = _suites(summary)
+    ET.indent(root)
+    # The two opening tags as ElementTree writes them, then each case in its place.
+    head, _, tail = ET.tostring(root, encoding="unicode").partition("<testsuite ")
+    suite_tag = ET.tostring(suite, encoding="unicode").strip().removesuffix(" />")
+    with atomic_writer(path) as fh:
+        fh.write('<?xml version="1.0" encoding="UTF-8"?>\n' + head + suite_tag + ">\n")
+        for r in summary.results:
+            case = _testcase(r, mask, summary.collection.name)
+            ET.indent(case, level=2)
+            fh.write("    " + ET.tostring(case, encoding="unicode").rstrip() + "\n")
+        fh.write("  </testsuite>\n</testsuites>\n")
