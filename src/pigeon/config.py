@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -293,6 +293,24 @@ def _line_of(text: str, key: str) -> int | None:
     return None
 
 
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# The numeric settings of config.toml: key, what a valid value is, and that rule in words.
+_NUMBERS: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
+    ("echo_port", lambda v: _whole(v) and 0 <= v <= 65535, "a port number 0-65535"),
+    ("history_keep", lambda v: _whole(v) and v >= 0, "a whole number >= 0"),
+    (
+        "history_max_age_days",
+        lambda v: _is_number(v) and v >= 0,
+        "a number of days >= 0 (0: any age)",
+    ),
+    ("max_body_in_memory_mb", lambda v: _is_number(v) and v > 0, "a number of megabytes > 0"),
+    ("script_memory_mb", lambda v: _is_number(v) and v >= 64, "a number of megabytes >= 64"),
+)
+
+
 def _apply(cfg: AppConfig, data: Mapping[str, Any], text: str, file: Path) -> None:
     """Fill ``cfg`` from parsed TOML; report wrong types in ``cfg.problems``."""
 
@@ -307,45 +325,14 @@ def _apply(cfg: AppConfig, data: Mapping[str, Any], text: str, file: Path) -> No
             cfg.theme = theme.strip()
         else:
             problem("theme", 'theme must be a theme name such as "pigeon-dark"')
-    port = data.get("echo_port")
-    if port is not None:
-        if isinstance(port, int) and not isinstance(port, bool) and 0 <= port <= 65535:
-            cfg.echo_port = port
+    for key, valid, rule in _NUMBERS:
+        value = data.get(key)
+        if value is None:
+            continue
+        if valid(value):
+            setattr(cfg, key, value)
         else:
-            problem("echo_port", f"echo_port must be a port number 0-65535, not {port!r}")
-    keep = data.get("history_keep")
-    if keep is not None:
-        if isinstance(keep, int) and not isinstance(keep, bool) and keep >= 0:
-            cfg.history_keep = keep
-        else:
-            problem("history_keep", f"history_keep must be a whole number >= 0, not {keep!r}")
-    age = data.get("history_max_age_days")
-    if age is not None:
-        if _is_number(age) and age >= 0:
-            cfg.history_max_age_days = age
-        else:
-            problem(
-                "history_max_age_days",
-                f"history_max_age_days must be a number of days >= 0 (0: any age), not {age!r}",
-            )
-    body_mb = data.get("max_body_in_memory_mb")
-    if body_mb is not None:
-        if _is_number(body_mb) and body_mb > 0:
-            cfg.max_body_in_memory_mb = body_mb
-        else:
-            problem(
-                "max_body_in_memory_mb",
-                f"max_body_in_memory_mb must be a number of megabytes > 0, not {body_mb!r}",
-            )
-    script_mb = data.get("script_memory_mb")
-    if script_mb is not None:
-        if _is_number(script_mb) and script_mb >= 64:
-            cfg.script_memory_mb = script_mb
-        else:
-            problem(
-                "script_memory_mb",
-                f"script_memory_mb must be a number of megabytes >= 64, not {script_mb!r}",
-            )
+            problem(key, f"{key} must be {rule}, not {value!r}")
     keys = data.get("keys")
     if keys is not None:
         if isinstance(keys, dict):

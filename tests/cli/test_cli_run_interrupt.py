@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from collection_files import write
+from processes import gone
 
 STOP_BOUND = 1.5
 
@@ -27,14 +28,6 @@ RUNAWAYS = {
     "catastrophic regex": "import re\nre.match(r'(a+)+$', 'a' * 40 + 'b')\n",
     "C call": "import hashlib\nhashlib.pbkdf2_hmac('sha256', b'x', b'y', 10**9)\n",
 }
-
-
-def gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
 
 
 @pytest.mark.parametrize("kind", RUNAWAYS)

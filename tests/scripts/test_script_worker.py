@@ -9,7 +9,6 @@ runner never stops the C call or the sleep at all, so the bound still tells the 
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -23,6 +22,7 @@ from pigeon.pipeline import RunContext, execute
 from pigeon.scopes import RuntimeVars, build_scopes
 from pigeon.scripts import ScriptOutcome, ScriptWorker
 from pigeon.store import load_collection
+from processes import gone
 
 STOP_BOUND = 1.5  # seconds: the promised 0.5 s plus a 1.0 s margin
 
@@ -59,14 +59,6 @@ async def run(
     return await worker.run_scripts(
         phase, col, [], req, scopes, runtime, trusted=trusted, exchange=exchange, timeout=timeout
     )
-
-
-def gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
 
 
 @pytest.fixture(name="worker")

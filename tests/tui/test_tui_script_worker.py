@@ -7,7 +7,6 @@ Deadlines: the worker is gone within ``STOP_BOUND`` of escape (the promised 0.5 
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
@@ -15,17 +14,10 @@ from tui_support import main_screen, running, wait_for
 
 from pigeon.config import TrustStore
 from pigeon.tui.app import PigeonApp
+from processes import gone
 
 STOP_BOUND = 1.5
 SLEEPER = "pigeon.setVar('started', True)\nimport time\ntime.sleep(60)\n"
-
-
-def gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
 
 
 def add_sleeper(collection: Path) -> None:
