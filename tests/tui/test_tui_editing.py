@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import Checkbox, Input, TextArea
-from tui_support import main_screen, open_request, replace_url, running, show_tab
+from tui_support import main_screen, open_request, replace_url, running, show_tab, wait_for
 
 from pigeon.model import Request
 from pigeon.store import load_collection
@@ -122,13 +122,13 @@ async def test_auth_and_settings_edits(app: PigeonApp, collection: Path) -> None
         assert "more than 0" in str(screen.query_one("#setting-error").render())
         await show_tab(pilot, "tab-auth")
         screen.query_one("#auth-type").value = "bearer"
-        await pilot.pause()
+        # The Select's change is a message: on a busy machine it lands after a pause or two.
+        await wait_for(pilot, lambda: request.auth is not None and request.auth.type == "bearer")
         token = screen.query_one("#auth-token", Input)
         token.focus()
         await pilot.press(*"{{tok")
-        await pilot.pause()
-        assert request.auth is not None and request.auth.type == "bearer"
-        assert request.auth.token == "{{tok"
+        await wait_for(pilot, lambda: request.auth is not None and request.auth.token == "{{tok")
+        assert request.auth.type == "bearer"
         await pilot.press("ctrl+s")
         await pilot.pause()
     saved = load_collection(collection).find("users/list-users")[1]

@@ -90,9 +90,8 @@ async def test_script_error_shows_toast_and_log(collection: Path, echo: EchoServ
 async def test_escape_cancels_a_slow_send(app: PigeonApp) -> None:
     async with running(app, "responses/slow") as pilot:
         await pilot.press("ctrl+r")
-        await pilot.pause(0.3)
         screen = main_screen(app)
-        assert screen._sending_workers()
+        await wait_for(pilot, screen._sending_workers)  # the slow request is in flight
         await press_and_settle(pilot, "escape")
         assert not screen._sending_workers()
         assert screen.last_exchange is None
