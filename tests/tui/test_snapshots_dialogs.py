@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import pytest
 from test_tui_snapshots import demo_app, open_create_user
+from textual.screen import ModalScreen
+from textual.widgets import Input
+from tui_support import wait_for
 
 from pigeon.model import Folder, Request
 from pigeon.tui.widgets.collection_tree import CollectionTree
@@ -33,51 +36,63 @@ async def highlight(pilot, ref: str) -> None:
     await pilot.pause()
 
 
-def then(*keys: str, ref: str = "users/list-users"):
+async def dialog_shown(pilot) -> None:
+    """Wait for the dialog a key opens (a busy machine takes a moment), then for it to draw,
+    with its text cursors steady: a blinking one is in the picture or not by chance."""
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, ModalScreen))
+    for field in pilot.app.screen.query(Input):
+        field.cursor_blink = False
+    await pilot.pause(0.2)
+
+
+def then(*keys: str, ref: str = "users/list-users", dialog: bool = True):
     """A ``run_before`` that highlights ``ref`` in the tree and presses ``keys``."""
 
     async def run(pilot) -> None:
         await highlight(pilot, ref)
         await pilot.press(*keys)
-        await pilot.pause(0.2)
+        if dialog:
+            await dialog_shown(pilot)
+        else:
+            await pilot.pause(0.2)
 
     return run
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
-def test_new_request_prompt(snap_compare, size) -> None:
-    assert snap_compare(demo_app(), terminal_size=size, run_before=then("n"))
+def test_new_request_prompt(snap_compare, tmp_path, size) -> None:
+    assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=then("n"))
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
-def test_rename_prompt(snap_compare, size) -> None:
-    assert snap_compare(demo_app(), terminal_size=size, run_before=then("r"))
+def test_rename_prompt(snap_compare, tmp_path, size) -> None:
+    assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=then("r"))
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
-def test_delete_folder_confirmation(snap_compare, size) -> None:
-    assert snap_compare(demo_app(), terminal_size=size, run_before=then("d", ref="users"))
+def test_delete_folder_confirmation(snap_compare, tmp_path, size) -> None:
+    assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=then("d", ref="users"))
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
-def test_environment_chooser(snap_compare, size) -> None:
-    assert snap_compare(demo_app(), terminal_size=size, run_before=then("f4"))
+def test_environment_chooser(snap_compare, tmp_path, size) -> None:
+    assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=then("f4"))
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
-def test_header_edit_form(snap_compare, size) -> None:
+def test_header_edit_form(snap_compare, tmp_path, size) -> None:
     async def run(pilot) -> None:
         await open_create_user(pilot)
         table = pilot.app.screen.query_one("#headers")
         table.focus()
         await pilot.press("a")
-        await pilot.pause(0.2)
+        await dialog_shown(pilot)
 
-    assert snap_compare(demo_app(), terminal_size=size, run_before=run)
+    assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=run)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
-def test_variable_edit_dialog(snap_compare, size) -> None:
+def test_variable_edit_dialog(snap_compare, tmp_path, size) -> None:
     async def run(pilot) -> None:
         await open_create_user(pilot)
         pane = pilot.app.screen.query_one(VariablesPane)
@@ -85,25 +100,25 @@ def test_variable_edit_dialog(snap_compare, size) -> None:
         pane.focus()
         await pilot.pause()
         await pilot.press("e")
-        await pilot.pause(0.2)
+        await dialog_shown(pilot)
 
-    assert snap_compare(demo_app(), terminal_size=size, run_before=run)
+    assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=run)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
-def test_variables_pane(snap_compare, size) -> None:
+def test_variables_pane(snap_compare, tmp_path, size) -> None:
     async def run(pilot) -> None:
         await open_create_user(pilot)
         pilot.app.screen.query_one(VariablesPane).display = True
         await pilot.pause()
 
-    assert snap_compare(demo_app(), terminal_size=size, run_before=run)
+    assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=run)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
-def test_history_pane_empty(snap_compare, size) -> None:
-    assert snap_compare(demo_app(), terminal_size=size, run_before=then("f6"))
+def test_history_pane_empty(snap_compare, tmp_path, size) -> None:
+    assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=then("f6", dialog=False))
 
 
-def test_help_screen_80x24(snap_compare) -> None:
-    assert snap_compare(demo_app(), terminal_size=(80, 24), press=["f1"])
+def test_help_screen_80x24(snap_compare, tmp_path) -> None:
+    assert snap_compare(demo_app(tmp_path), terminal_size=(80, 24), press=["f1"])

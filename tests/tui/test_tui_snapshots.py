@@ -7,6 +7,9 @@ change, and look at the new SVGs before committing them.
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from pigeon.model import Request
@@ -22,9 +25,13 @@ def _private_config(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
 
 
-def demo_app() -> PigeonApp:
-    root = demo_collection_dir()
-    assert root is not None
+def demo_app(tmp_path: Path) -> PigeonApp:
+    """The app on a copy of the demo: what a run of the app left in the demo (its history, a
+    remembered choice) never shows in a picture."""
+    demo = demo_collection_dir()
+    assert demo is not None
+    root = tmp_path / "demo"
+    shutil.copytree(demo, root, ignore=shutil.ignore_patterns(".pigeon"))
     return PigeonApp(Session.open(root), theme_dirs=bundled_theme_dirs(), remember_theme=False)
 
 
@@ -43,13 +50,13 @@ async def open_create_user(pilot) -> None:
     await pilot.pause()
 
 
-def test_main_screen_80x24(snap_compare) -> None:
-    assert snap_compare(demo_app(), terminal_size=(80, 24), run_before=open_create_user)
+def test_main_screen_80x24(snap_compare, tmp_path) -> None:
+    assert snap_compare(demo_app(tmp_path), terminal_size=(80, 24), run_before=open_create_user)
 
 
-def test_main_screen_120x40(snap_compare) -> None:
-    assert snap_compare(demo_app(), terminal_size=(120, 40), run_before=open_create_user)
+def test_main_screen_120x40(snap_compare, tmp_path) -> None:
+    assert snap_compare(demo_app(tmp_path), terminal_size=(120, 40), run_before=open_create_user)
 
 
-def test_help_screen_120x40(snap_compare) -> None:
-    assert snap_compare(demo_app(), terminal_size=(120, 40), press=["f1"])
+def test_help_screen_120x40(snap_compare, tmp_path) -> None:
+    assert snap_compare(demo_app(tmp_path), terminal_size=(120, 40), press=["f1"])
