@@ -18,7 +18,7 @@ from pathlib import Path
 from pigeon.model import Body, Collection, Header, QueryParam, Request
 from pigeon.render import Renderer, render_request
 from pigeon.scopes import build_scopes
-from pigeon.template import _parse_inner, parse
+from pigeon.template import _parse_inner, _placeholder, parse
 
 
 def typical() -> tuple[Collection, Request]:
@@ -128,6 +128,7 @@ def bench_large(rounds: int = 7) -> tuple[float, float, float]:
     for _ in range(3):
         parse.cache_clear()
         _parse_inner.cache_clear()
+        _placeholder.cache_clear()
         scopes = build_scopes(collection)
         start = time.perf_counter()
         Renderer(scopes).render_text(text)
