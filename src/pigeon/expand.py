@@ -175,6 +175,11 @@ class Renderer:
 
     def lookup(self, ph: Placeholder) -> Any:
         kind = ph.kind
+        if kind == PATH:  # the common case first
+            value, path = self._walk(ph)
+            if value is MISSING or value is _CYCLE:
+                return value
+            return self.expand_at(value, path)
         if kind == LITERAL:
             return ph.name
         if kind == ENV:
@@ -204,9 +209,14 @@ class Renderer:
         for step in ph.steps:
             if value is MISSING:
                 break
-            value, path = self._follow(value, path)
-            if value is MISSING or value is _CYCLE:
-                break
+            if value.__class__ is str:
+                value, path = self._follow(value, path)
+                if value is MISSING or value is _CYCLE:
+                    break
+            if value.__class__ is dict and step.__class__ is str:  # the common step, inline
+                value = value.get(step, MISSING)
+                path = (*path, step)
+                continue
             value, concrete = _step(value, step)
             path = (*path, concrete)
         return value, path
