@@ -106,9 +106,12 @@ class Renderer:
 
     def expand_at(self, value: Any, path: tuple[str | int, ...]) -> Any:
         """Render the placeholders inside a value found at ``path`` (nested strings too)."""
-        if value.__class__ is str:
+        cls = value.__class__
+        if cls is str:
             if "{{" not in value:
                 return value
+        elif cls is int or cls is float or cls is bool or value is None:
+            return value
         elif isinstance(value, (dict, list)):
             key = ("v", path)
             hit = self._shared.get(key, MISSING)
