@@ -179,6 +179,8 @@ class Renderer:
     def lookup(self, ph: Placeholder) -> Any:
         kind = ph.kind
         if kind == PATH:  # the common case first
+            if not ph.steps:  # a whole variable
+                return self.variable(ph.name)
             value, path = self._walk(ph)
             if value is MISSING or value is _CYCLE:
                 return value
