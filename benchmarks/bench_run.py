@@ -1,16 +1,23 @@
 """Pigeon's send overhead: sequential requests through `pigeon run`'s pipeline
-(``run_collection``: selection, scopes, render, send, Exchange, result) against a bare
-``httpx.AsyncClient`` loop, same server, same process.
+(``run_collection``: selection, scopes, render, send, Exchange, result) against a bare sync
+``httpx.Client`` loop (the cheapest way to send them in Python), same server.
 
-The collection holds ``--requests`` copies of one GET (placeholders in the URL, a collection
-header, a request header) in folders of ``--block``; each round runs every folder through
-``run_collection`` and sends as many requests through httpx, interleaved folder by folder
-(the side that goes first rotates), so a busy machine slows every side alike. The figure to
-read is the median of the per-round ratios. A third side, ``HttpSession.send`` of an already
-rendered request, splits Pigeon's overhead into sending and building; building alone is also
-timed without the network.
+In-process: the collection holds ``--requests`` copies of one GET (placeholders in the URL, a
+collection header, a request header) in folders of ``--block``; each round runs every folder
+through ``run_collection`` (on ``ThreadedSession``, as `pigeon run` sends) and sends as many
+requests through each bare loop, interleaved folder by folder (the side that goes first
+rotates), so a busy machine slows every side alike. The figure to read is the median of the
+per-round ratios. ``ThreadedSession.send`` and the app's async ``HttpSession.send`` of an
+already rendered request split Pigeon's overhead into sending and building, and a bare
+``httpx.AsyncClient`` loop shows what the async stack costs; building alone is also timed
+without the network.
 
-Run: python benchmarks/bench_run.py [--requests 1000] [--rounds 7] [--server process|thread]
+Whole processes (``--processes`` rounds): ``pigeon run`` of the same collection, as a user
+runs it (untrusted, so the trust check renders every request first), against a Python process
+running the bare sync loop, interleaved; start-up, imports and loading included.
+
+Run: python benchmarks/bench_run.py [--requests 1000] [--rounds 7] [--processes 5]
+     [--server process|thread]
 
 ``--server process`` (default) runs the echo server in its own process so it does not share
 the client's GIL; ``--server thread`` runs it in a thread of this process, which adds the
@@ -37,6 +44,7 @@ import httpx
 from pigeon.echo import EchoServer
 from pigeon.run import RequestResult, ResultRecord, RunContext, build, run_collection
 from pigeon.send import HttpSession
+from pigeon.send_thread import ThreadedSession
 from pigeon.store import load_collection
 from pigeon.trust import needs
 
@@ -106,14 +114,18 @@ async def one_round(
 ) -> dict[str, float]:
     """Requests per second of each side, interleaved folder by folder.
 
-    ``pigeon``: ``run_collection``. ``send``: ``HttpSession.send`` of an already rendered
-    request (the send layer alone). ``httpx``: a bare client. pigeon/send splits Pigeon's
-    overhead into building the request and sending it.
+    ``pigeon``: ``run_collection``. ``send``: ``ThreadedSession.send`` of an already rendered
+    request (the send layer alone); ``async send``: the app's ``HttpSession.send``.
+    ``httpx``: a bare sync client; ``async httpx``: a bare async one. pigeon/send splits
+    Pigeon's overhead into building the request and sending it.
     """
     collection = load_collection(root)
     assert not collection.broken, collection.broken
-    ctx = RunContext(collection, reuse_scopes=True)  # as `pigeon run` does
-    session = HttpSession()
+    # As `pigeon run` does: scopes reused, sends on the sync client in a worker thread.
+    ctx = RunContext(collection, reuse_scopes=True, http=ThreadedSession())
+    session = ThreadedSession()
+    async_session = HttpSession()
+    sync_client = httpx.Client(http2=True)
     chain, request = collection.walk()[0]
     probe = RequestResult(request, chain)
     await build(ctx, chain, request, probe)
@@ -132,13 +144,30 @@ async def one_round(
             exchange = await session.send(rendered)
             assert exchange.status == 200, exchange.error
 
+    async def async_send_block(folder: str, k: int, client: httpx.AsyncClient) -> None:
+        for _ in range(k):
+            exchange = await async_session.send(rendered)
+            assert exchange.status == 200, exchange.error
+
     async def httpx_block(folder: str, k: int, client: httpx.AsyncClient) -> None:
+        for _ in range(k):
+            response = sync_client.get(url, headers=headers)
+            response.read()
+            assert response.status_code == 200
+
+    async def async_httpx_block(folder: str, k: int, client: httpx.AsyncClient) -> None:
         for _ in range(k):
             response = await client.get(url, headers=headers)
             await response.aread()
             assert response.status_code == 200
 
-    sides = {"pigeon": pigeon_block, "send": send_block, "httpx": httpx_block}
+    sides = {
+        "pigeon": pigeon_block,
+        "send": send_block,
+        "async send": async_send_block,
+        "httpx": httpx_block,
+        "async httpx": async_httpx_block,
+    }
     spent = dict.fromkeys(sides, 0.0)
     names = list(sides)
     try:
@@ -155,6 +184,8 @@ async def one_round(
     finally:
         await ctx.aclose()
         await session.aclose()
+        await async_session.aclose()
+        sync_client.close()
     return {name: n / seconds for name, seconds in spent.items()}
 
 
@@ -186,14 +217,51 @@ def needs_cost(root: Path) -> float:
     return best * 1e6
 
 
+BARE_SCRIPT = """import sys
+import httpx
+url, n = sys.argv[1], int(sys.argv[2])
+headers = {"X-Api-Key": "k-123", "Accept": "application/json"}
+with httpx.Client() as client:
+    for _ in range(n):
+        response = client.get(url, headers=headers)
+        response.read()
+        assert response.status_code == 200
+"""
+
+
+def process_rounds(root: Path, base_url: str, n: int, rounds: int) -> dict[str, list[float]]:
+    """Seconds of whole processes: `pigeon run` of the collection and a bare sync loop of as
+    many GETs, interleaved (who goes first alternates)."""
+    commands = {
+        "pigeon run": [sys.executable, "-m", "pigeon", "run", str(root), "--no-color"],
+        "bare loop": [sys.executable, "-c", BARE_SCRIPT, f"{base_url}/users/7?name=Ada", str(n)],
+    }
+    spent: dict[str, list[float]] = {name: [] for name in commands}
+    names = list(commands)
+    for i in range(rounds):
+        for name in names[i % 2 :] + names[: i % 2]:
+            start = time.perf_counter()
+            subprocess.run(commands[name], stdout=subprocess.DEVNULL, check=True)
+            spent[name].append(time.perf_counter() - start)
+    return spent
+
+
+def line(label: str, values: list[float], unit: str = "req/s", fmt: str = ".0f") -> str:
+    return (
+        f"  {label:<22}: {statistics.median(values):8{fmt}} {unit} (median)   "
+        f"rounds: {', '.join(f'{x:{fmt}}' for x in values)}"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--requests", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--processes", type=int, default=5, help="rounds of whole processes")
     ap.add_argument("--block", type=int, default=50)
     ap.add_argument("--server", choices=("process", "thread"), default="process")
     args = ap.parse_args()
-    rates: dict[str, list[float]] = {"pigeon": [], "send": [], "httpx": []}
+    rates: dict[str, list[float]] = {}
     with echo_server(args.server) as base_url, tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         folders = make_collection(root, base_url, args.requests, args.block)
@@ -202,39 +270,43 @@ def main() -> None:
             for name, rate in asyncio.run(
                 one_round(root, folders, base_url, args.block, i)
             ).items():
-                rates[name].append(rate)
+                rates.setdefault(name, []).append(rate)
         build_us = asyncio.run(build_cost(root))
         trusted_us = asyncio.run(build_cost(root, trusted=True))
         needs_us = needs_cost(root)
+        procs = process_rounds(root, base_url, args.requests, args.processes)
     pigeon, send, bare = rates["pigeon"], rates["send"], rates["httpx"]
-    ratios = [p / b for p, b in zip(pigeon, bare, strict=True)]
+    ratios = [b / p for p, b in zip(pigeon, bare, strict=True)]
     ratio = statistics.median(ratios)
-    send_ratio = statistics.median(s / b for s, b in zip(send, bare, strict=True))
+    send_ratio = statistics.median(b / s for s, b in zip(send, bare, strict=True))
+    async_ratio = statistics.median(b / a for a, b in zip(rates["async httpx"], bare, strict=True))
     print(
         f"{args.requests} sequential GETs each way per round, {args.rounds} rounds, "
         f"echo server in a {args.server}"
     )
+    print(line("pigeon run pipeline", pigeon))
+    print(line("ThreadedSession.send", send))
+    print(line("HttpSession.send (app)", rates["async send"]))
+    print(line("bare httpx.Client loop", bare))
+    print(line("bare AsyncClient loop", rates["async httpx"]))
     print(
-        f"  pigeon run pipeline : {statistics.median(pigeon):8.0f} req/s (median)   "
-        f"rounds: {', '.join(f'{x:.0f}' for x in pigeon)}"
+        f"  time pigeon / bare    : {ratio:8.3f}x (median of per-round ratios: "
+        f"{', '.join(f'{x:.2f}' for x in ratios)}; goal <= 1.3x, then 1.15x)"
     )
+    print(f"    sending alone       : {send_ratio:8.3f}x (ThreadedSession.send vs the bare loop)")
+    print(f"    async httpx alone   : {async_ratio:8.3f}x (what the async stack costs)")
+    print(f"  building one request  : {build_us:7.1f} us (scopes, render, result; no network)")
+    print(f"    trusted (no gate)   : {trusted_us:7.1f} us (ratio {build_us / trusted_us:.2f})")
+    print(f"  trust check (needs)   : {needs_us:7.1f} us per request, once before a run")
+    run, loop = procs["pigeon run"], procs["bare loop"]
+    proc_ratios = [r / b for r, b in zip(run, loop, strict=True)]
+    print(f"whole processes, {args.processes} interleaved rounds ({args.requests} GETs each)")
+    print(line("pigeon run <collection>", run, "s", ".3f"))
+    print(line("python bare sync loop", loop, "s", ".3f"))
     print(
-        f"  HttpSession.send    : {statistics.median(send):8.0f} req/s (median)   "
-        f"rounds: {', '.join(f'{x:.0f}' for x in send)}"
+        f"  time pigeon / bare    : {statistics.median(proc_ratios):8.3f}x (median of per-round "
+        f"ratios: {', '.join(f'{x:.2f}' for x in proc_ratios)}; goal <= 1.3x, then 1.15x)"
     )
-    print(
-        f"  bare httpx loop     : {statistics.median(bare):8.0f} req/s (median)   "
-        f"rounds: {', '.join(f'{x:.0f}' for x in bare)}"
-    )
-    print(
-        f"  ratio pigeon/httpx  : {ratio:8.3f} (median of per-round ratios: "
-        f"{', '.join(f'{x:.2f}' for x in ratios)})"
-    )
-    print(f"  pigeon overhead     : {(1 / ratio - 1) * 100:7.1f}% (target <= 15%)")
-    print(f"    of which sending  : {(1 / send_ratio - 1) * 100:7.1f}% (HttpSession.send vs httpx)")
-    print(f"  building one request: {build_us:7.1f} us (scopes, render, result; no network)")
-    print(f"    trusted (no gate) : {trusted_us:7.1f} us (ratio {build_us / trusted_us:.2f})")
-    print(f"  trust check (needs) : {needs_us:7.1f} us per request, once before a run")
 
 
 if __name__ == "__main__":

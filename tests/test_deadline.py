@@ -19,6 +19,7 @@ from collection_files import write
 from pigeon.cli import main
 from pigeon.echo import EchoServer
 from pigeon.send import Exchange, HttpSession
+from pigeon.send_thread import ThreadedSession
 from servers import (
     HEAD,
     SlowServer,
@@ -41,9 +42,10 @@ DEADLINE = 1.0
 MARGIN = 2.0
 
 
-@pytest.fixture
-async def session() -> AsyncIterator[HttpSession]:
-    async with HttpSession() as s:
+@pytest.fixture(params=[HttpSession, ThreadedSession])
+async def session(request: pytest.FixtureRequest) -> AsyncIterator[HttpSession]:
+    """The app's async session, and `pigeon run`'s sync client in a worker thread."""
+    async with request.param() as s:
         yield s
 
 

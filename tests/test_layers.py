@@ -28,7 +28,14 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("one request", ("pigeon.session", "pigeon.pipeline", "pigeon.trust")),
     (
         "services",
-        ("pigeon.history", "pigeon.scripts", "pigeon.send", "pigeon.redirects", "pigeon.echo"),
+        (
+            "pigeon.history",
+            "pigeon.scripts",
+            "pigeon.send",
+            "pigeon.send_thread",
+            "pigeon.redirects",
+            "pigeon.echo",
+        ),
     ),
     ("the exchange", ("pigeon.exchange", "pigeon.masking")),
     ("rendering", ("pigeon.render", "pigeon.expand", "pigeon.scopes")),

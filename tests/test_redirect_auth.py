@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import ssl
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from pigeon.cli import main
 from pigeon.model import Auth, Header, Request, Settings
 from pigeon.redirects import origin
 from pigeon.send import Exchange, HttpSession
+from pigeon.send_thread import ThreadedSession
 from render_support import render_alone
 from servers import HopServer, hop_server, server_tls_context
 
@@ -53,6 +55,15 @@ CASES = {
         ("header", "Proxy-Authorization", "Basic cHJveHk="),
     ),
 }
+
+
+@pytest.fixture(autouse=True, params=["async", "threaded"])
+def session_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every case on the app's async session and on `pigeon run`'s sync client in a worker
+    thread: the tests' ``HttpSession`` is that session."""
+    if request.param == "threaded":
+        monkeypatch.setattr(sys.modules[__name__], "HttpSession", ThreadedSession)
+    return request.param
 
 
 @pytest.fixture(scope="module")

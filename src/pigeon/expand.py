@@ -106,9 +106,12 @@ class Renderer:
 
     def expand_at(self, value: Any, path: tuple[str | int, ...]) -> Any:
         """Render the placeholders inside a value found at ``path`` (nested strings too)."""
-        if value.__class__ is str:
+        cls = value.__class__
+        if cls is str:
             if "{{" not in value:
                 return value
+        elif cls is int or cls is float or cls is bool or value is None:
+            return value
         elif isinstance(value, (dict, list)):
             key = ("v", path)
             hit = self._shared.get(key, MISSING)
@@ -175,6 +178,13 @@ class Renderer:
 
     def lookup(self, ph: Placeholder) -> Any:
         kind = ph.kind
+        if kind == PATH:  # the common case first
+            if not ph.steps:  # a whole variable
+                return self.variable(ph.name)
+            value, path = self._walk(ph)
+            if value is MISSING or value is _CYCLE:
+                return value
+            return self.expand_at(value, path)
         if kind == LITERAL:
             return ph.name
         if kind == ENV:
@@ -204,9 +214,14 @@ class Renderer:
         for step in ph.steps:
             if value is MISSING:
                 break
-            value, path = self._follow(value, path)
-            if value is MISSING or value is _CYCLE:
-                break
+            if value.__class__ is str:
+                value, path = self._follow(value, path)
+                if value is MISSING or value is _CYCLE:
+                    break
+            if value.__class__ is dict and step.__class__ is str:  # the common step, inline
+                value = value.get(step, MISSING)
+                path = (*path, step)
+                continue
             value, concrete = _step(value, step)
             path = (*path, concrete)
         return value, path

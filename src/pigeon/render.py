@@ -143,14 +143,18 @@ _SCHEME_AUTHORITY = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*")
 _NAMED_CONTROLS = {"\r": "CR", "\n": "LF", "\0": "NUL", "\x1b": "ESC", "\x7f": "DEL"}
 
 
+_CONTROLS = re.compile("[\x00-\x08\x0a-\x1f\x7f]")
+_CONTROLS_OR_TAB = re.compile("[\x00-\x1f\x7f]")
+
+
 def control_character(text: str, allow_tab: bool = True) -> str | None:
     """The first control character in ``text`` that a header may not hold, named
     (``"CR"``, ``"DEL"``, ``"0x01"``), or ``None``."""
-    for ch in text:
-        code = ord(ch)
-        if (code < 0x20 and not (allow_tab and ch == "\t")) or code == 0x7F:
-            return _NAMED_CONTROLS.get(ch, f"0x{code:02x}")
-    return None
+    m = (_CONTROLS if allow_tab else _CONTROLS_OR_TAB).search(text)
+    if m is None:
+        return None
+    ch = m.group()
+    return _NAMED_CONTROLS.get(ch, f"0x{ord(ch):02x}")
 
 
 def effective_auth(

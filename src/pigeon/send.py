@@ -11,6 +11,10 @@ message names the stage the deadline fell in, tracked from httpcore's trace even
 
 Bodies are streamed. The first ``max_body_in_memory`` bytes stay in memory; the rest is
 spooled to a temporary file, so a 1 GB download never sits whole in memory.
+
+Why one module: the checks before a send, the record of one attempt (trace marks, body,
+spool) and the one-line messages for its failures are one exchange's life, which
+``send_thread`` (the same send on httpx's sync client) reuses whole.
 """
 
 from __future__ import annotations
@@ -182,6 +186,10 @@ class _Attempt:
         self.t_headers_received: float | None = None
 
     async def trace(self, event: str, info: dict[str, Any]) -> None:
+        """httpcore's async trace hook."""
+        self.on_trace(event, info)
+
+    def on_trace(self, event: str, info: dict[str, Any]) -> None:
         """httpcore calls this about ten times a request: only a few events matter here."""
         step = event[event.find(".") + 1 :]  # "http11.send_request_headers.started" -> ...
         if step not in _TRACED:
@@ -231,6 +239,10 @@ class _Attempt:
         if self.response is not None:
             with contextlib.suppress(Exception):
                 await self.response.aclose()
+        self.drop_spool(keep_spool=keep_spool)
+
+    def drop_spool(self, *, keep_spool: bool) -> None:
+        """Close the spooled body's file; unless it is kept, remove it."""
         if self.spool is not None:
             with contextlib.suppress(OSError):
                 self.spool.close()
@@ -415,22 +427,37 @@ class HttpSession:
         return attempt.exchange()
 
     async def _transfer(self, attempt: _Attempt) -> None:
+        prepared = self._prepare(attempt, attempt.trace)
+        if prepared is None:
+            return
+        client, request, timeout = prepared
+        try:
+            async with asyncio.timeout(timeout):
+                await self._exchange(attempt, client, request)
+        except TimeoutError:
+            attempt.fail("timeout", _timed_out(attempt))
+
+    def _prepare(
+        self, attempt: _Attempt, trace: Any
+    ) -> tuple[Any, httpx.Request, float | None] | None:
+        """The client, the first request and the deadline in seconds (``None``: none); or
+        ``None`` when the request cannot be sent (``attempt`` says why)."""
         rendered = attempt.rendered
         settings = rendered.settings
         if not rendered.url.strip():
             attempt.fail("invalid", "The request has no URL")
-            return
+            return None
         problem = _check_headers(rendered.headers)
         if problem:
             attempt.fail("invalid", problem)
-            return
+            return None
         scheme = urlsplit(rendered.url).scheme.lower() if "://" in rendered.url else ""
         if scheme not in ("http", "https"):
             attempt.fail("invalid", _unsupported_scheme(rendered.url))
-            return
+            return None
         if self._closed:
             attempt.fail("other", "The HTTP session is closed")
-            return
+            return None
         timeout = settings.timeout if settings.timeout and settings.timeout > 0 else None
         client = self._client(settings.verify_tls)
         attempt.t0 = time.perf_counter()  # creating a client (TLS setup) is not the request's time
@@ -442,19 +469,15 @@ class HttpSession:
                 content=rendered.body,
                 # httpx's per-phase limits stay as a backstop; the deadline below comes first.
                 timeout=httpx.Timeout(timeout),
-                extensions={"trace": attempt.trace},
+                extensions={"trace": trace},
             )
         except httpx.UnsupportedProtocol:
             attempt.fail("invalid", _unsupported_scheme(rendered.url))
-            return
+            return None
         except (httpx.InvalidURL, ValueError, TypeError) as exc:
             attempt.fail("invalid", f"Invalid URL {rendered.url!r}: {exc}")
-            return
-        try:
-            async with asyncio.timeout(timeout):
-                await self._exchange(attempt, client, request)
-        except TimeoutError:
-            attempt.fail("timeout", _timed_out(attempt))
+            return None
+        return client, request, timeout
 
     async def _exchange(
         self, attempt: _Attempt, client: httpx.AsyncClient, request: httpx.Request

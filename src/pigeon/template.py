@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 # A candidate: ``{{`` + inner text without braces (quoted literals may hold anything but their
-# own quote) + ``}}``. The alternatives start with different characters, so matching is linear.
-_CANDIDATE = re.compile(r"""\{\{((?:'[^']*'|"[^"]*"|[^{}'"])*?)\}\}""")
+# own quote) + ``}}``. The alternatives start with different characters and each takes all it
+# can at once (a brace or quote ends a run of plain text), so matching is linear; splitting on
+# the whole candidate gives literal text and candidates in turn.
+_CANDIDATE = re.compile(r"""(\{\{(?:[^{}'"]++|'[^']*+'|"[^"]*+")*?\}\})""")
 
 _NAME = r"[A-Za-z0-9_-]+"
 _STEP = r"""\.[A-Za-z0-9_-]+|\[\s*-?\d+\s*\]|\[\s*"[^"]*"\s*\]|\[\s*'[^']*'\s*\]"""
@@ -21,6 +23,7 @@ _STEPS = re.compile(
     r"""\.(?P<key>[A-Za-z0-9_-]+)|\[\s*(?:(?P<index>-?\d+)|"(?P<dq>[^"]*)"|'(?P<sq>[^']*)')\s*\]"""
 )
 _FLAT = re.compile(r"[A-Za-z0-9_.-]+")
+_DOTTED = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*")  # the common case, parsed by split
 _ENV = re.compile(r"(?:\$env|process\.env)\.([A-Za-z0-9_.-]+)")
 _DYNAMIC = re.compile(r"\$([A-Za-z][A-Za-z0-9_]*)")
 _LITERAL = re.compile(r"""'([^']*)'|"([^"]*)\"""")
@@ -80,6 +83,11 @@ def _parse_inner(expr: str, raw: str) -> Placeholder | None:
         if m and m.group(1) in DYNAMIC_NAMES:
             return Placeholder(raw, expr, DYNAMIC, m.group(1))
         return None  # `$foo` is no expression: plain text
+    if _DOTTED.fullmatch(expr):
+        if "." not in expr:
+            return Placeholder(raw, expr, PATH, expr)
+        name, *keys = expr.split(".")
+        return Placeholder(raw, expr, PATH, name, tuple(keys), expr)
     m = _PATH.fullmatch(expr)
     if not m:
         return None
@@ -97,19 +105,27 @@ def _parse_inner(expr: str, raw: str) -> Placeholder | None:
     return Placeholder(raw, expr, PATH, m.group(1), tuple(steps), flat)
 
 
+@lru_cache(maxsize=16384)
+def _placeholder(raw: str) -> Placeholder | None:
+    """The placeholder a candidate ``{{ ... }}`` is, or ``None``."""
+    return _parse_inner(raw[2:-2].strip(), raw)
+
+
 def _segments(text: str) -> list[str | Placeholder]:
+    parts = _CANDIDATE.split(text)  # literal, candidate, literal, ..., literal
     out: list[str | Placeholder] = []
-    pos = 0
-    for m in _CANDIDATE.finditer(text):
-        ph = parse_expr(m.group(0), m.group(1))
-        if ph is None:
-            continue  # not a placeholder: stays part of the surrounding literal text
-        if m.start() > pos:
-            out.append(text[pos : m.start()])
+    literal = parts[0]
+    for i in range(1, len(parts), 2):
+        ph = _placeholder(parts[i])
+        if ph is None:  # not a placeholder: stays part of the surrounding literal text
+            literal += parts[i] + parts[i + 1]
+            continue
+        if literal:
+            out.append(literal)
         out.append(ph)
-        pos = m.end()
-    if pos < len(text):
-        out.append(text[pos:])
+        literal = parts[i + 1]
+    if literal:
+        out.append(literal)
     return out
 
 

@@ -149,6 +149,8 @@ def to_text(value: Any) -> str:
     """A value in a text place: URL, header, form field, text body, auth field."""
     if isinstance(value, str):
         return value
+    if value.__class__ is int:
+        return str(value)
     if value is True:
         return "true"
     if value is False:
@@ -175,6 +177,8 @@ def to_json_value(value: Any) -> str:
     """A value in a JSON value place; strings go in as is so a string may carry JSON text."""
     if isinstance(value, str):
         return value
+    if value.__class__ is int:
+        return str(value)
     if isinstance(value, (datetime, date)):
         return '"' + format_date(value) + '"'
     return to_text(value)

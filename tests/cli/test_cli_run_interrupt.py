@@ -19,6 +19,7 @@ import pytest
 
 from collection_files import write
 from processes import gone
+from servers import body_a_byte_at_a_time, slow_server
 
 STOP_BOUND = 1.5
 
@@ -64,6 +65,43 @@ def test_ctrl_c_kills_the_script_and_ends_the_run(tmp_path: Path, kind: str) -> 
     finally:
         proc.kill()
         proc.wait()
+    assert proc.returncode == 130, out + err
+    assert err == "pigeon: interrupted\n"
+    assert "0 requests" in out and "interrupted" in out
+
+
+def test_ctrl_c_during_a_send_lets_go_of_the_connection_and_ends_the_run(tmp_path: Path) -> None:
+    """A send blocked on a server that trickles its body for ever (timeout 60 s): ctrl+c ends
+    the run at once with exit 130, and the client hangs up on the server."""
+    root = tmp_path / "c"
+    write(root, "collection.toml", 'name = "x"\n')
+    with slow_server(body_a_byte_at_a_time, interval=0.05) as server:
+        write(
+            root, "slow.toml", f'name = "slow"\nurl = "{server.url}/"\n[settings]\ntimeout = 60\n'
+        )
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "pigeon", "run", str(root), "--no-color"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while server.connections == 0:
+                assert time.monotonic() < deadline and proc.poll() is None, "nothing was sent"
+                time.sleep(0.02)
+            time.sleep(0.3)  # into the body
+            os.killpg(proc.pid, signal.SIGINT)
+            out, err = proc.communicate(timeout=10)
+        finally:
+            proc.kill()
+            proc.wait()
+        for _ in range(100):  # bounded wait for the server to see the hang-up
+            if server.hung_up:
+                break
+            time.sleep(0.02)
+        assert server.hung_up == 1
     assert proc.returncode == 130, out + err
     assert err == "pigeon: interrupted\n"
     assert "0 requests" in out and "interrupted" in out

@@ -23,6 +23,7 @@ from pigeon.errors import EXIT_FAILED, SendFailure
 from pigeon.pipeline import ResultRecord, RunContext, RunHistory
 from pigeon.reports import check_report_paths, parse_report_specs, write_reports
 from pigeon.run import RunSummary, check_broken, run_collection, select
+from pigeon.send_thread import ThreadedSession
 from pigeon.terminal import printable
 
 
@@ -138,7 +139,8 @@ def cli_run(args: argparse.Namespace) -> int:
         allow_scripts=not no_scripts,
         strict=bool(args.strict),
         reuse_scopes=True,
-        max_body_in_memory=config.max_body_in_memory,
+        # One exchange at a time: httpx's sync client in a worker thread costs less per request.
+        http=ThreadedSession(max_body_in_memory=config.max_body_in_memory),
         history=history,
         script_memory_mb=config.script_memory_mb,
     )
