@@ -4,7 +4,7 @@ Each case starts a fresh interpreter on a pseudo-terminal (the stdlib ``pty``, 1
 ``TERM=xterm-256color``) and reads every byte it writes; a moment counts when the bytes that
 show it have been written (escape sequences are stripped before looking for the text).
 
-* first usable screen: from spawning ``python -m pigeon`` (the demo and its echo server) to
+* first usable screen: from spawning ``pigeon`` (on a copy of the demo, with its echo server) to
   the first frame whose tree shows the demo's requests (its last request, "Large JSON");
   the anchor is a minimal Textual app with a Tree and a Footer, timed to its first frame the
   same way. Runs interleave; goal: within 1.3x the minimal app.
@@ -27,6 +27,7 @@ import os
 import pty
 import re
 import select
+import shutil
 import signal
 import statistics
 import struct
@@ -82,7 +83,17 @@ class Floor(App):
 Floor().run()
 """
 
-PIGEON = "import runpy; runpy.run_module('pigeon', run_name='__main__')"
+# `pigeon` with no arguments (the demo and its echo server), on a copy of the demo: the
+# sends' history is written beside the collection, and the checkout's demo must stay clean.
+PIGEON = r"""
+import os, runpy
+from pathlib import Path
+import pigeon.tui.app
+
+demo = Path(os.environ["BENCH_DEMO"])
+pigeon.tui.app.demo_collection_dir = lambda: demo
+runpy.run_module("pigeon", run_name="__main__")
+"""
 
 CTRL_R = b"\x12"
 CTRL_Q = b"\x11"
@@ -173,7 +184,9 @@ def environment(home: str) -> dict[str, str]:
         XDG_DATA_HOME=os.path.join(home, ".local", "share"),
         PYTHONPATH=os.pathsep.join(filter(None, [str(src), env.get("PYTHONPATH")])),
         PYTHONPYCACHEPREFIX=os.path.join(home, "pycache"),  # compiled once, as installed
+        BENCH_DEMO=os.path.join(home, "demo"),
     )
+    shutil.copytree(src.parent / "collections" / "demo", env["BENCH_DEMO"])
     return env
 
 
@@ -256,9 +269,11 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as home:
         env = environment(home)
-        startup(max(3, args.runs), env, home)
-        send_to_status(max(3, args.sends), env, home)
-    if not args.no_headless:
+        if args.runs:
+            startup(max(3, args.runs), env, home)
+        if args.sends:
+            send_to_status(max(3, args.sends), env, home)
+    if args.runs and not args.no_headless:
         headless(max(5, args.runs))
 
 

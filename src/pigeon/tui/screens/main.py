@@ -20,12 +20,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from pigeon.model import Request
 from pigeon.tui.widgets.collection_pane import CollectionPane
 from pigeon.tui.widgets.collection_tree import CollectionTree
+from pigeon.tui.widgets.key_footer import KeyFooter
 from pigeon.tui.widgets.pane import Pane
 from pigeon.tui.widgets.request_editor import Preview, RequestEditor
 from pigeon.tui.widgets.session_status import SessionStatus
@@ -142,7 +142,7 @@ class MainScreen(Screen[None]):
             with Pane(id="vars-pane"):
                 yield self.variables_pane
         yield self.status
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#vars-pane").border_title = "Variables"
