@@ -3,6 +3,7 @@ failed send; a spinner with the elapsed time while a request is in flight."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any, ClassVar, Literal
 
@@ -50,6 +51,15 @@ class StatusLine(Widget):
         self._frame = 0
         self._timer: Timer | None = None
         self._progress: Any = None
+        self._painted: list[asyncio.Future[None]] = []
+
+    async def painted(self, timeout: float = 0.1) -> None:
+        """Return once the line has been drawn as it is now (or after ``timeout`` seconds: a
+        hidden line is not drawn)."""
+        painted = asyncio.get_running_loop().create_future()
+        self._painted.append(painted)
+        self.refresh()
+        await asyncio.wait([painted], timeout=timeout)
 
     # -- updates ------------------------------------------------------------------------------
 
@@ -118,6 +128,10 @@ class StatusLine(Widget):
         return self.get_component_rich_style(f"status-line--{name}", partial=True)
 
     def render(self) -> Text:
+        for painted in self._painted:  # the frame being drawn holds the line as it is now
+            if not painted.done():
+                painted.set_result(None)
+        self._painted.clear()
         muted = self._style("muted")
         if self.state == "pending":
             spinner = SPINNER[self._frame % len(SPINNER)]
