@@ -150,7 +150,8 @@ class MainScreen(Screen[None]):
         self.query_one("#vars-pane").border_title = "Variables"
         self._apply_width(self.size.width)
         self.update_status()
-        self.call_after_refresh(self._after_first_paint)
+        # In a worker: waiting for the first frame must not hold this screen's messages.
+        self.run_worker(self._after_first_paint(), group="build")
         broken = self.session.collection.broken
         if broken:
             self.notify(
@@ -161,6 +162,9 @@ class MainScreen(Screen[None]):
     async def _after_first_paint(self) -> None:
         """The variables, the editor's widgets and the response pane are filled or mounted
         once the screen is on display: the tree is what is needed first."""
+        # Building in the same turn as the mount put the first frame out only once all was
+        # built: wait until the tree has been drawn (the frame is written as it is drawn).
+        await self.collection_pane.collection_tree.painted()
         self.first_paint_at = time.time()
         self._refresh_variables()
         await self.editor.build_body()

@@ -3,7 +3,6 @@ failed send; a spinner with the elapsed time while a request is in flight."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any, ClassVar, Literal
 
@@ -16,6 +15,7 @@ from textual.widget import Widget
 from pigeon.bodyformat import human_size
 from pigeon.tui.css import beside
 from pigeon.tui.format import duration, status_kind, status_parts
+from pigeon.tui.painted import Painted
 
 State = Literal["empty", "pending", "done", "error", "cancelled"]
 
@@ -51,15 +51,11 @@ class StatusLine(Widget):
         self._frame = 0
         self._timer: Timer | None = None
         self._progress: Any = None
-        self._painted: list[asyncio.Future[None]] = []
+        self._painted = Painted()
 
     async def painted(self, timeout: float = 0.1) -> None:
-        """Return once the line has been drawn as it is now (or after ``timeout`` seconds: a
-        hidden line is not drawn)."""
-        painted = asyncio.get_running_loop().create_future()
-        self._painted.append(painted)
-        self.refresh()
-        await asyncio.wait([painted], timeout=timeout)
+        """Return once the line has been drawn as it is now (at most ``timeout`` seconds)."""
+        await self._painted.wait(self, timeout)
 
     # -- updates ------------------------------------------------------------------------------
 
@@ -128,10 +124,7 @@ class StatusLine(Widget):
         return self.get_component_rich_style(f"status-line--{name}", partial=True)
 
     def render(self) -> Text:
-        for painted in self._painted:  # the frame being drawn holds the line as it is now
-            if not painted.done():
-                painted.set_result(None)
-        self._painted.clear()
+        self._painted.resolve()  # the frame being drawn holds the line as it is now
         muted = self._style("muted")
         if self.state == "pending":
             spinner = SPINNER[self._frame % len(SPINNER)]
