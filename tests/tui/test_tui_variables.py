@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import Select
-from tui_support import main_screen, running
+from tui_support import main_screen, press_and_settle, running
 
 from pigeon.echo import EchoServer
 from pigeon.model import Folder
@@ -255,3 +255,18 @@ async def test_editing_a_shadowed_row_starts_on_its_own_scope(app: PigeonApp) ->
         dialog = app.screen
         assert isinstance(dialog, VariableEditScreen)
         assert dialog.query_one("#var-scope", Select).value == "collection"
+
+
+async def test_a_send_that_changes_no_variable_keeps_the_pane_as_it_is(app: PigeonApp) -> None:
+    """A send refreshes the pane; when the rows are the same the tree stays (its nodes, what
+    is expanded); a change of value rebuilds it."""
+    async with running(app, "users/list-users") as pilot:
+        pane = main_screen(app).query_one(VariablesPane)
+        first = pane.root.children[0]
+        await press_and_settle(pilot, "ctrl+r")
+        assert pane.root.children[0] is first
+        app.session.runtime.set("page", 2)  # a runtime value now wins over the file's
+        main_screen(app).refresh_after_variables()
+        await pilot.pause()
+        assert pane.root.children[0] is not first
+        assert any(str(node.label).startswith("run page = 2") for node in pane.root.children)

@@ -20,12 +20,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from pigeon.model import Request
 from pigeon.tui.widgets.collection_pane import CollectionPane
 from pigeon.tui.widgets.collection_tree import CollectionTree
+from pigeon.tui.widgets.key_footer import KeyFooter
 from pigeon.tui.widgets.pane import Pane
 from pigeon.tui.widgets.request_editor import Preview, RequestEditor
 from pigeon.tui.widgets.session_status import SessionStatus
@@ -34,9 +34,11 @@ from pigeon.tui.widgets.variables_pane import VariablesPane
 if TYPE_CHECKING:
     from pigeon.exchange import Exchange
     from pigeon.scopes import Scopes
-    from pigeon.session import Session
+    from pigeon.session import SendOutcome, Session
     from pigeon.tui.widgets.history_pane import HistoryPane
     from pigeon.tui.widgets.response_pane import ResponsePane
+
+PENDING_AFTER = 0.05  # seconds before a send in flight replaces the last response
 
 # Dialogs and the renderer are imported where they are used: they are not needed for the
 # first paint, and start-up time is part of the product.
@@ -142,13 +144,14 @@ class MainScreen(Screen[None]):
             with Pane(id="vars-pane"):
                 yield self.variables_pane
         yield self.status
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#vars-pane").border_title = "Variables"
         self._apply_width(self.size.width)
         self.update_status()
-        self.call_after_refresh(self._after_first_paint)
+        # In a worker: waiting for the first frame must not hold this screen's messages.
+        self.run_worker(self._after_first_paint(), group="build")
         broken = self.session.collection.broken
         if broken:
             self.notify(
@@ -159,6 +162,9 @@ class MainScreen(Screen[None]):
     async def _after_first_paint(self) -> None:
         """The variables, the editor's widgets and the response pane are filled or mounted
         once the screen is on display: the tree is what is needed first."""
+        # Building in the same turn as the mount put the first frame out only once all was
+        # built: wait until the tree has been drawn (the frame is written as it is drawn).
+        await self.collection_pane.collection_tree.painted()
         self.first_paint_at = time.time()
         self._refresh_variables()
         await self.editor.build_body()
@@ -372,7 +378,8 @@ class MainScreen(Screen[None]):
             if self.response_pane is not None:
                 self.response_pane.show_cancelled()
             self.update_status("send cancelled")
-        self.refresh_bindings()
+        if event.state not in (WorkerState.PENDING, WorkerState.RUNNING):
+            self.refresh_bindings()  # a send in flight shows esc when it shows as pending
 
     @work(exclusive=True, group="send", exit_on_error=False)
     async def _send(self, request: Request) -> None:
@@ -383,11 +390,8 @@ class MainScreen(Screen[None]):
             pane = await self._wait_for_response_pane()
         snapshot = copy.deepcopy(request)  # edits made while it flies do not change it
         trusted = await self._ensure_trust(snapshot)
-        preview = self._preview(snapshot)
-        pane.show_pending(snapshot.method, preview.url or snapshot.url)
-        self.refresh_bindings()
         try:
-            outcome = await self.session.send(snapshot, trusted)
+            outcome = await self._exchange(pane, snapshot, trusted)
         except Exception as exc:
             self.session.add_log("send", traceback.format_exc(), error=True)
             self.notify(f"Send failed: {exc}", severity="error", timeout=8)
@@ -401,6 +405,8 @@ class MainScreen(Screen[None]):
             status = f"{phases} scripts skipped: the collection is not trusted"
         if outcome.exchange is not None:
             self.last_exchange = outcome.exchange
+            pane.show_status(outcome.exchange)
+            await pane.status_line.painted()  # the status first; the body and the rest after
             pane.show_exchange(outcome.exchange)
             self._record(outcome.exchange)
         else:  # not sent: the pane must not keep saying it is waiting
@@ -410,6 +416,20 @@ class MainScreen(Screen[None]):
         self.refresh_after_variables()
         if status:
             self.update_status(status)
+
+    async def _exchange(self, pane: ResponsePane, request: Request, trusted: bool) -> SendOutcome:
+        """Send ``request``. The exchange starts before any drawing: the pane shows it in
+        flight (and drops the last response) only when it is not back within a frame or two,
+        so a fast exchange never waits behind a redraw, nor flickers."""
+        sending = asyncio.ensure_future(self.session.send(request, trusted))
+        try:
+            await asyncio.wait([sending], timeout=PENDING_AFTER)
+            if not sending.done():
+                pane.show_pending(request.method, self._preview(request).url or request.url)
+                self.refresh_bindings()  # esc cancels it
+            return await sending
+        finally:
+            sending.cancel()  # the worker was cancelled (escape, a new send): so is the send
 
     async def _wait_for_response_pane(self) -> ResponsePane:
         """The response pane, waiting (boundedly) for a send pressed in the first instant."""

@@ -195,7 +195,8 @@ class BodyPanel(Vertical):
 
     def _set_hint(self, text: str | Text, *, error: bool = False) -> None:
         hint = self.hint
-        hint.update(text)
+        if text != hint.content:  # an update costs a relayout; a reset mostly changes nothing
+            hint.update(text)
         hint.set_class(error, "-error")
         hint.display = bool(text)
 

@@ -13,13 +13,16 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.binding import Binding
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from pigeon.model import BrokenFile, Collection, Folder, Request
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
+from pigeon.tui.painted import Painted
 from pigeon.tui.themes import method_colour
 
 NodeData = Folder | Request | BrokenFile | None
@@ -87,6 +90,16 @@ class CollectionTree(Tree[NodeData]):
         self.show_root = False
         self.guide_depth = 2
         self._dirty: set[Path] = set()
+        self._painted = Painted()
+
+    async def painted(self, timeout: float = 1.0) -> None:
+        """Return once the tree has been drawn as it is now (at most ``timeout`` seconds)."""
+        await self._painted.wait(self, timeout)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        lines = super().render_lines(crop)
+        self._painted.resolve()  # the frame being drawn holds the tree as it is now
+        return lines
 
     # -- building -----------------------------------------------------------------------------
 

@@ -66,6 +66,8 @@ class RequestEditor(Vertical):
             "Choose a request in the collection (enter), or press ctrl+n for a new one."
         )
 
+    _body_ready = False  # the editing widgets are mounted (``build_body``)
+
     async def build_body(self) -> None:
         """Import and mount the editing widgets (TextAreas with syntax highlighting, tables,
         tabs). The screen calls this after its first paint: the tree is usable sooner, and the
@@ -75,6 +77,7 @@ class RequestEditor(Vertical):
         from pigeon.tui.widgets.editor_body import EditorBody
 
         await self.mount(EditorBody(lambda: self._scopes(self.request), id="editor-body"))
+        self._body_ready = True
 
     # -- loading ------------------------------------------------------------------------------
 
@@ -100,7 +103,7 @@ class RequestEditor(Vertical):
 
     def load(self, request: Request) -> None:
         """Edit a copy of ``request``."""
-        if not self.query("#editor-body"):  # still being mounted: right after start-up
+        if not self._body_ready:  # still being mounted: right after start-up
             self.call_after_refresh(self._load_later, request)
             return
         self.saved = request

@@ -162,13 +162,17 @@ class ResponsePane(Vertical):
         self.status_line.clear()
         self.body_view.show_message("No response yet.")
 
+    def show_status(self, exchange: Exchange) -> None:
+        """The status line of a finished exchange, alone: what a person looks at first."""
+        failed = exchange.error is not None and exchange.status is None
+        self.state = "error" if failed else "done"
+        self.status_line.show_exchange(exchange)
+
     def show_exchange(self, exchange: Exchange) -> None:
         """Show a finished exchange: its response, or the error that stopped it."""
         self._reset_parts()
         self.exchange = exchange
-        failed = exchange.error is not None and exchange.status is None
-        self.state = "error" if failed else "done"
-        self.status_line.show_exchange(exchange)
+        self.show_status(exchange)
         self._show_body(exchange)
         self._show_headers(exchange)
         self._show_sent(exchange)
@@ -182,10 +186,13 @@ class ResponsePane(Vertical):
         self._overwrite_ok = None
         table = self.headers_table
         table.clear()
-        tabs = self.query_one(TabbedContent)
-        tabs.get_tab("tab-headers").label = "Headers"
+        tab = self.query_one(TabbedContent).get_tab("tab-headers")
+        if tab.label.plain != "Headers":  # each update costs a relayout: only changes
+            tab.label = "Headers"
         self.sent_view.clear()
-        self.query_one("#timings", Static).update("")
+        timings = self.query_one("#timings", Static)
+        if timings.content != "":
+            timings.update("")
 
     def _show_body(self, exchange: Exchange) -> None:
         view = self.body_view

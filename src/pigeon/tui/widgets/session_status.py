@@ -31,4 +31,6 @@ class SessionStatus(Static):
             parts.append(Text(f"{errors} script error(s): f2", style="red"))
         if extra:
             parts.append(Text(extra))
-        self.update(Text("  ·  ").join(parts))
+        text = Text("  ·  ").join(parts)
+        if text != self.content:  # an update costs a relayout; a send mostly changes nothing
+            self.update(text)

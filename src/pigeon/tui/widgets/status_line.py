@@ -15,6 +15,7 @@ from textual.widget import Widget
 from pigeon.bodyformat import human_size
 from pigeon.tui.css import beside
 from pigeon.tui.format import duration, status_kind, status_parts
+from pigeon.tui.painted import Painted
 
 State = Literal["empty", "pending", "done", "error", "cancelled"]
 
@@ -50,6 +51,11 @@ class StatusLine(Widget):
         self._frame = 0
         self._timer: Timer | None = None
         self._progress: Any = None
+        self._painted = Painted()
+
+    async def painted(self, timeout: float = 0.1) -> None:
+        """Return once the line has been drawn as it is now (at most ``timeout`` seconds)."""
+        await self._painted.wait(self, timeout)
 
     # -- updates ------------------------------------------------------------------------------
 
@@ -118,6 +124,7 @@ class StatusLine(Widget):
         return self.get_component_rich_style(f"status-line--{name}", partial=True)
 
     def render(self) -> Text:
+        self._painted.resolve()  # the frame being drawn holds the line as it is now
         muted = self._style("muted")
         if self.state == "pending":
             spinner = SPINNER[self._frame % len(SPINNER)]

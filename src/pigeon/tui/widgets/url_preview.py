@@ -52,4 +52,6 @@ class UrlPreview(Static):
             list(warnings),
             error,
         )
-        self.update(preview_text(url, unresolved, warnings, error))
+        text = preview_text(url, unresolved, warnings, error)
+        if text != self.content:  # an update costs a relayout
+            self.update(text)

@@ -116,6 +116,7 @@ class VariablesPane(Tree[VariableRow | None]):
         self.editor = editor
         self._scopes_for = scopes
         self._shown_for: tuple[Any, ...] = ()
+        self._plan_shown: list[Any] | None = None  # what the tree shows (see ``_plan``)
         self._scopes: Scopes | None = None
         self._unresolved: list[str] = []
         self._env_names: list[str] = []
@@ -161,29 +162,48 @@ class VariablesPane(Tree[VariableRow | None]):
         self._rebuild()
 
     def _rebuild(self) -> None:
+        """Rebuild the tree, unless it would show the same rows (a send, a preview refresh):
+        rebuilding costs a relayout of the screen."""
+        scopes = self._scopes
+        rows = scopes.explain() if scopes is not None else {}
+        plan = self._plan(scopes, rows)
+        self.rows = rows
+        if plan == self._plan_shown:
+            return
+        self._plan_shown = plan
         line = self.cursor_line
         self.clear()
-        scopes = self._scopes
-        self.rows = scopes.explain() if scopes is not None else {}
-        if self._unresolved:
-            missing = self.root.add(Text("unresolved", style="bold red"), data=None, expand=True)
-            for name in self._unresolved:
-                missing.add_leaf(Text(f"{{{{{name}}}}}", style="red"), data=VariableRow(name))
-        for name, defs in self.rows.items():
-            winner = defs[0]
-            node = self.root.add(self._label(name, winner, True), data=VariableRow(name, winner))
-            for shadowed in defs[1:]:
-                node.add_leaf(self._label(name, shadowed, False), data=VariableRow(name, shadowed))
-            if len(defs) == 1:
+        for label, data, expand, leaves in plan:
+            if leaves is None:
+                self.root.add_leaf(label, data=data)
+                continue
+            node = self.root.add(label, data=data, expand=expand)
+            for leaf_label, leaf_data in leaves:
+                node.add_leaf(leaf_label, data=leaf_data)
+            if data is not None and not leaves:
                 node.allow_expand = False
-        if self._env_names and scopes is not None:
-            env = self.root.add(Text("$env", style="bold"), data=None, expand=True)
-            for name in self._env_names:
-                env.add_leaf(self._env_label(scopes, name), data=None)
-        if not self.rows and not self._unresolved:
-            self.root.add_leaf(Text("no variables", style="dim"), data=None)
         if line >= 0:
             self.cursor_line = min(line, max(0, self.last_line))
+
+    def _plan(self, scopes: Scopes | None, rows: dict[str, list[Definition]]) -> list[Any]:
+        """The tree's nodes: (label, data, expanded, leaves or ``None`` for a leaf)."""
+        plan: list[Any] = []
+        if self._unresolved:
+            leaves = [
+                (Text(f"{{{{{name}}}}}", style="red"), VariableRow(name))
+                for name in self._unresolved
+            ]
+            plan.append((Text("unresolved", style="bold red"), None, True, leaves))
+        for name, defs in rows.items():
+            winner = defs[0]
+            leaves = [(self._label(name, d, False), VariableRow(name, d)) for d in defs[1:]]
+            plan.append((self._label(name, winner, True), VariableRow(name, winner), False, leaves))
+        if self._env_names and scopes is not None:
+            leaves = [(self._env_label(scopes, name), None) for name in self._env_names]
+            plan.append((Text("$env", style="bold"), None, True, leaves))
+        if not rows and not self._unresolved:
+            plan.append((Text("no variables", style="dim"), None, False, None))
+        return plan
 
     def _env_label(self, scopes: Scopes, name: str) -> Text:
         if name in scopes.environ:
