@@ -374,14 +374,17 @@ class HttpSession:
         self._closed = False
 
     def _client(self, verify_tls: bool) -> httpx.AsyncClient:
+        """The session's client for verified or unverified TLS, made on first use."""
         if self._closed:
             raise RuntimeError("the HTTP session is closed")
         client = self._clients.get(verify_tls)
         if client is None:
-            verify: ssl.SSLContext | bool = self._verify if verify_tls else False
-            client = httpx.AsyncClient(verify=verify, **self._options)
+            client = self._new_client(self._verify if verify_tls else False)
             self._clients[verify_tls] = client
         return client
+
+    def _new_client(self, verify: ssl.SSLContext | bool) -> httpx.AsyncClient:
+        return httpx.AsyncClient(verify=verify, **self._options)
 
     async def aclose(self) -> None:
         self._closed = True

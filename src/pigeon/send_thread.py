@@ -86,28 +86,21 @@ class ThreadedSession(HttpSession):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        self._sync_clients: dict[bool, httpx.Client] = {}
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._worker: threading.Thread | None = None
         # Every connection's socket, so a cancel can end a read blocked on any of them.
         self._sockets: weakref.WeakSet[socket.socket] = weakref.WeakSet()
 
-    def _client(self, verify_tls: bool) -> Any:
-        if self._closed:
-            raise RuntimeError("the HTTP session is closed")
-        client = self._sync_clients.get(verify_tls)
-        if client is None:
-            verify: ssl.SSLContext | bool = self._verify if verify_tls else False
-            client = httpx.Client(verify=verify, **self._options)
-            self._sync_clients[verify_tls] = client
-        return client
+    def _new_client(self, verify: ssl.SSLContext | bool) -> Any:
+        """A sync client: this session's sends run on its worker thread."""
+        return httpx.Client(verify=verify, **self._options)
 
     async def aclose(self) -> None:
         self._closed = True
         if self._worker is not None:
             self._jobs.put(None)
             self._worker = None
-        clients, self._sync_clients = list(self._sync_clients.values()), {}
+        clients, self._clients = list(self._clients.values()), {}
         for client in clients:
             with contextlib.suppress(Exception):
                 client.close()
