@@ -289,4 +289,6 @@ async def test_an_entry_with_masked_body_secrets_is_opened_not_resent(
         editor = main_screen(app).query_one(RequestEditor)
         assert editor.request is not None and MASK in editor.request.body.content
         assert "pw-123456" not in editor.request.body.content
-        assert any("masked secrets" in n.message for n in app._notifications)
+        assert any(
+            "the body of this entry holds masked secrets" in n.message for n in app._notifications
+        )

@@ -85,8 +85,9 @@ class HistoryPane(Vertical):
         if not masked:
             self.post_message(self.SendRequested(request))
             return
+        verb = "holds" if len(masked) == 1 else "hold"
         refused = (
-            f"Not sent: the {' and '.join(masked)} of this entry hold masked secrets "
+            f"Not sent: the {' and '.join(masked)} of this entry {verb} masked secrets "
             "(•••). Put the values back in the editor, then ctrl+r."
         )
         self.post_message(self.OpenRequested(request, event.entry.to_exchange(), refused))
