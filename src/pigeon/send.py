@@ -235,6 +235,48 @@ class _Attempt:
     def fail(self, kind: ErrorKind, message: str) -> None:
         self.error_kind, self.error = kind, message
 
+    # One exchange's steps, the same for the async and the sync client: each loop does the I/O
+    # between them.
+
+    def sending(self, request: httpx.Request) -> None:
+        self.request = request
+        self.progress.phase = "connecting"
+        self.stage = "connecting"
+
+    def answered(self, response: httpx.Response) -> httpx.Request | None:
+        """Record a response; the redirect to follow, ``None`` when this is the final one."""
+        self.response = response
+        self.progress.status = response.status_code
+        next_request = response.next_request
+        if not self.rendered.settings.follow_redirects or next_request is None:
+            return None
+        self.redirects.append((response.status_code, str(response.url)))
+        self.stage = "redirect"
+        return next_request
+
+    def follow(
+        self,
+        credentials: RedirectCredentials,
+        request: httpx.Request,
+        next_request: httpx.Request,
+        max_redirects: int,
+    ) -> bool:
+        """Whether to send ``next_request`` (its credentials set by the redirect rules); a
+        failure when the redirects are too many."""
+        if len(self.redirects) > max_redirects:
+            self.fail("redirects", f"Too many redirects (max {max_redirects})")
+            return False
+        note = credentials.follow(request, next_request)
+        if note:
+            self.warnings.append(note)
+        return True
+
+    def receiving(self, response: httpx.Response) -> None:
+        self.progress.phase = "receiving"
+        self.stage = "receiving"
+        length = response.headers.get("content-length", "")
+        self.progress.content_length = int(length) if length.isdigit() else None
+
     async def close(self, *, keep_spool: bool) -> None:
         if self.response is not None:
             with contextlib.suppress(Exception):
@@ -486,34 +528,20 @@ class HttpSession:
         self, attempt: _Attempt, client: httpx.AsyncClient, request: httpx.Request
     ) -> None:
         """Every hop and the final body, recorded in ``attempt``; the deadline is the caller's."""
-        follow = attempt.rendered.settings.follow_redirects
         credentials = RedirectCredentials(attempt.rendered)
         try:
             while True:
-                attempt.request = request
-                attempt.progress.phase = "connecting"
-                attempt.stage = "connecting"
+                attempt.sending(request)
                 response = await client.send(request, stream=True, follow_redirects=False)
-                attempt.response = response
-                attempt.progress.status = response.status_code
-                next_request = response.next_request
-                if not follow or next_request is None:
+                next_request = attempt.answered(response)
+                if next_request is None:
                     break
-                attempt.redirects.append((response.status_code, str(response.url)))
-                attempt.stage = "redirect"
                 await _drain(response)
                 await response.aclose()
-                if len(attempt.redirects) > self.max_redirects:
-                    attempt.fail("redirects", f"Too many redirects (max {self.max_redirects})")
+                if not attempt.follow(credentials, request, next_request, self.max_redirects):
                     return
-                note = credentials.follow(request, next_request)
-                if note:
-                    attempt.warnings.append(note)
                 request = next_request
-            attempt.progress.phase = "receiving"
-            attempt.stage = "receiving"
-            length = response.headers.get("content-length", "")
-            attempt.progress.content_length = int(length) if length.isdigit() else None
+            attempt.receiving(response)
             async for chunk in response.aiter_bytes():
                 attempt.add(chunk)
         except httpx.HTTPError as exc:

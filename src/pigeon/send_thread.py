@@ -198,36 +198,22 @@ class ThreadedSession(HttpSession):
         request: httpx.Request,
     ) -> None:
         """``HttpSession._exchange`` on the sync client: every hop and the final body."""
-        follow = attempt.rendered.settings.follow_redirects
         credentials = RedirectCredentials(attempt.rendered)
         while True:
-            attempt.request = request
-            attempt.progress.phase = "connecting"
-            attempt.stage = "connecting"
+            attempt.sending(request)
             response = client.send(request, stream=True, follow_redirects=False)
-            attempt.response = response
-            attempt.progress.status = response.status_code
-            next_request = response.next_request
-            if not follow or next_request is None:
+            next_request = attempt.answered(response)
+            if next_request is None:
                 break
-            attempt.redirects.append((response.status_code, str(response.url)))
-            attempt.stage = "redirect"
             read = 0
             for chunk in response.iter_raw():  # bounded, so the connection can be reused
                 read += len(chunk)
                 if read > _REDIRECT_BODY_LIMIT:
                     break
             response.close()
-            if len(attempt.redirects) > self.max_redirects:
-                attempt.fail("redirects", f"Too many redirects (max {self.max_redirects})")
+            if not attempt.follow(credentials, request, next_request, self.max_redirects):
                 return
-            note = credentials.follow(request, next_request)
-            if note:
-                attempt.warnings.append(note)
             request = next_request
-        attempt.progress.phase = "receiving"
-        attempt.stage = "receiving"
-        length = response.headers.get("content-length", "")
-        attempt.progress.content_length = int(length) if length.isdigit() else None
+        attempt.receiving(response)
         for chunk in response.iter_bytes():
             attempt.add(chunk)
