@@ -24,7 +24,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("panes and widgets", ("pigeon.tui.widgets",)),
     ("dialogs", ("pigeon.tui.dialogs",)),
     ("the app's services", ("pigeon.tui",)),
-    ("commands", ("pigeon.run", "pigeon.reports", "pigeon.importers", "pigeon.exporters")),
+    (
+        "commands",
+        ("pigeon.run", "pigeon.reports", "pigeon.check", "pigeon.importers", "pigeon.exporters"),
+    ),
     ("one request", ("pigeon.session", "pigeon.pipeline", "pigeon.trust")),
     (
         "services",

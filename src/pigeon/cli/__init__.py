@@ -1,4 +1,5 @@
-"""Command line entry points (DESIGN §6): the app, `render`, `run`, `import`, `export`, `echo`.
+"""Command line entry points (DESIGN §6): the app, `render`, `run`, `check`, `import`, `export`,
+`echo`.
 
 This package's face holds the parser and the dispatch; the commands with more to them have
 their own modules: ``run`` (`pigeon run`'s console), ``render`` (`pigeon render` and
@@ -35,7 +36,7 @@ __all__ = [
     "parse_vars",
 ]
 
-COMMANDS = ("render", "run", "import", "export", "echo")
+COMMANDS = ("render", "run", "check", "import", "export", "echo")
 
 
 # -- shared option parsing ------------------------------------------------------------------
@@ -82,7 +83,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     app = argparse.ArgumentParser(
         prog="pigeon",
         description="A keyboard-driven HTTP API client for the terminal.",
-        epilog="commands: render, run, import, export, echo (pigeon COMMAND --help)",
+        epilog="commands: render, run, check, import, export, echo (pigeon COMMAND --help)",
     )
     app.add_argument("collection", nargs="?", help="collection directory (default: the demo)")
     app.add_argument("--env", metavar="NAME", help="environment to select on start")
@@ -130,6 +131,22 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     color.add_argument("--color", dest="color", action="store_true", default=None)
     color.add_argument("--no-color", dest="color", action="store_false")
 
+    chk = argparse.ArgumentParser(
+        prog="pigeon check",
+        description="Check a collection against its environments without sending anything: "
+        "broken files, unresolved placeholders, cycles, unused and shadowed variables, and more. "
+        "A '# pigeon: ignore[RULE]' comment on a finding's line or the line above silences it.",
+        epilog="exit codes: 0 nothing found (info findings do not count), 1 errors or "
+        "warnings, 2 a file does not load or bad usage",
+    )
+    chk.add_argument("collection", help="collection directory")
+    envs = chk.add_mutually_exclusive_group()
+    envs.add_argument(
+        "--env", metavar="NAME", help="environment to check (default: the collection's)"
+    )
+    envs.add_argument("--all-envs", action="store_true", help="check against every environment")
+    chk.add_argument("--format", choices=("text", "json"), default="text")
+
     imp = argparse.ArgumentParser(
         prog="pigeon import", description="Import requests from another tool."
     )
@@ -156,7 +173,15 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     echo = argparse.ArgumentParser(prog="pigeon echo", description="Run the built-in echo server.")
     echo.add_argument("--host", default="127.0.0.1")
     echo.add_argument("--port", type=int, default=8787)
-    return {"app": app, "render": render, "run": run, "import": imp, "export": exp, "echo": echo}
+    return {
+        "app": app,
+        "render": render,
+        "run": run,
+        "check": chk,
+        "import": imp,
+        "export": exp,
+        "echo": echo,
+    }
 
 
 # -- commands -------------------------------------------------------------------------------
@@ -181,6 +206,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     args.vars = parse_vars(args.var_items)
     return cli_run(args)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from pigeon.cli.check import cli_check
+
+    return cli_check(args)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -217,6 +248,7 @@ def cmd_app(args: argparse.Namespace) -> int:
 HANDLERS = {
     "render": cmd_render,
     "run": cmd_run,
+    "check": cmd_check,
     "import": cmd_import,
     "export": cmd_export,
     "echo": cmd_echo,
