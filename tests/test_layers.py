@@ -26,7 +26,14 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("the app's services", ("pigeon.tui",)),
     (
         "commands",
-        ("pigeon.run", "pigeon.reports", "pigeon.check", "pigeon.importers", "pigeon.exporters"),
+        (
+            "pigeon.run",
+            "pigeon.reports",
+            "pigeon.report_merge",
+            "pigeon.check",
+            "pigeon.importers",
+            "pigeon.exporters",
+        ),
     ),
     ("one request", ("pigeon.session", "pigeon.pipeline", "pigeon.trust")),
     (
@@ -42,7 +49,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("the exchange", ("pigeon.exchange", "pigeon.masking")),
     ("rendering", ("pigeon.render", "pigeon.expand", "pigeon.scopes")),
-    ("files", ("pigeon.store", "pigeon.config", "pigeon.tomltext", "pigeon.files")),
+    ("files", ("pigeon.store", "pigeon.config", "pigeon.tomltext", "pigeon.files", "pigeon.rows")),
     (
         "values",
         (

@@ -247,6 +247,7 @@ class ResultRecord(Outcome):
     strict_failure: bool
     scripts_skipped: tuple[str, ...]
     duration_ms: float
+    seq: int = 0  # its place in the whole run (all shards, all iterations): reports merge by it
 
     @property
     def status_class(self) -> str:

@@ -8,10 +8,12 @@ and the console, reports and options are the command line's (``pigeon.cli.run``)
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from pigeon.errors import (
     EXIT_FAILED,
@@ -42,6 +44,7 @@ __all__ = [
     "execute",
     "run_collection",
     "select",
+    "shard",
 ]
 
 RunUsageError = UsageError  # the name this module raised before the error tree
@@ -172,6 +175,29 @@ def _broken_matters(
     return any(key == k or key.startswith(k + "/") for k in map(normalize_ref, selection))
 
 
+def shard(
+    selected: list[tuple[list[Folder], Request]], index: int, count: int
+) -> list[tuple[list[Folder], Request]]:
+    """Shard ``index`` (1-based) of ``count``: whole top-level folders (requests chain within
+    a folder, so one is never split; the top-level requests together count as one), dealt
+    out largest first to the shard with the fewest requests so far, ties to the lower shard.
+    Deterministic: the same collection and selection always give the same slices, and the
+    shards together hold every selected request exactly once, in collection order."""
+    if not 1 <= index <= count:
+        raise UsageError(f"--shard {index}/{count}: expected K/N with 1 <= K <= N")
+    units: dict[str, int] = {}
+    for chain, _ in selected:
+        key = chain[0].id if chain else ""
+        units[key] = units.get(key, 0) + 1
+    load = [0] * count
+    owner: dict[str, int] = {}
+    for key, size in sorted(units.items(), key=lambda item: -item[1]):  # stable: ties in order
+        target = min(range(count), key=lambda k: (load[k], k))
+        owner[key] = target
+        load[target] += size
+    return [(c, r) for c, r in selected if owner[c[0].id if c else ""] == index - 1]
+
+
 async def run_collection(
     ctx: RunContext,
     selection: list[str] | None = None,
@@ -179,25 +205,48 @@ async def run_collection(
     strict: bool | None = None,
     bail: bool = False,
     on_result: Callable[[ResultRecord], None] | None = None,
+    requests: list[tuple[list[Folder], Request]] | None = None,
+    iterations: Sequence[tuple[str, Mapping[str, Any]]] | None = None,
+    positions: Mapping[int, int] | None = None,
 ) -> RunSummary:
     """Send the selected requests one after another, sharing runtime variables.
 
     ``strict`` (when given) overrides ``ctx.strict``; an unknown name in ``selection``
-    raises ``UsageError`` before anything is sent.
+    raises ``UsageError`` before anything is sent. ``requests`` (already selected, e.g. one
+    shard) replaces ``selection``. ``iterations`` runs them once per ``(label, variables)``:
+    the variables sit at ``--var`` precedence (an explicit ``--var`` still wins), each
+    result's id says which iteration it was (``create-user [row 3]``), and runtime variables
+    carry over from one iteration to the next as from one request to the next.
+    ``positions`` maps a request (by ``id()``) to its place in the whole selection, so the
+    results of shards can be merged back in order (``ResultRecord.seq``).
     """
     if strict is not None:
         ctx.strict = strict
+    chosen = requests if requests is not None else select(ctx.collection, selection)
+    rounds = list(iterations) if iterations else [("", {})]
+    base_vars = dict(ctx.cli_vars)
+    total = len(positions) if positions is not None else len(chosen)
     summary = RunSummary(ctx.collection)
     started = time.perf_counter()
     try:
-        for chain, request in select(ctx.collection, selection):
-            record = (await execute(ctx, chain, request)).record()
-            summary.results.append(record)
-            if on_result is not None:
-                on_result(record)
-            if bail and not record.passed:
-                summary.bailed = True
-                break
+        for number, (label, variables) in enumerate(rounds):
+            if variables:
+                ctx.cli_vars = {**variables, **base_vars}
+                ctx._scopes.clear()  # they hold the last iteration's variables
+            for index, (chain, request) in enumerate(chosen):
+                record = (await execute(ctx, chain, request)).record()
+                place = positions[id(request)] if positions is not None else index
+                changes: dict[str, Any] = {"seq": number * total + place}
+                if label:
+                    changes["id"] = f"{record.id} [{label}]"
+                record = dataclasses.replace(record, **changes)
+                summary.results.append(record)
+                if on_result is not None:
+                    on_result(record)
+                if bail and not record.passed:
+                    summary.bailed = True
+                    return summary
     finally:
         summary.duration_ms = (time.perf_counter() - started) * 1000
+        ctx.cli_vars = base_vars
     return summary

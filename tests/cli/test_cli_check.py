@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.collection_files import write
 
+from collection_files import write
 from pigeon.check import RULES
 from pigeon.cli import main
 
