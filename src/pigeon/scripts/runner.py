@@ -35,6 +35,7 @@ from typing import Any
 from pigeon.model import Collection, Folder, Request
 from pigeon.scopes import RuntimeVars, Scopes
 from pigeon.scripts.api import PigeonAPI, ScriptResponse
+from pigeon.scripts.asserts import EXPLAIN, explain, rewrite
 from pigeon.scripts.outcome import (
     LogLine,
     ScriptOutcome,
@@ -49,8 +50,9 @@ OUTPUT_CAP = 1024 * 1024  # bytes of print/log output kept per script
 
 @lru_cache(maxsize=512)
 def _compile(code: str, filename: str) -> CodeType:
-    """Compile a script once per text (and location, which its tracebacks name)."""
-    return compile(code, filename, "exec", dont_inherit=True)
+    """Compile a script once per text (and location, which its tracebacks name), its asserts
+    rewritten to explain a failure (``pigeon.scripts.asserts``)."""
+    return compile(rewrite(code, filename), filename, "exec", dont_inherit=True)
 
 
 # -- running --------------------------------------------------------------------------------
@@ -136,6 +138,7 @@ def _namespace(api: PigeonAPI, writer: _LineWriter) -> dict[str, Any]:
         "date": date,
         "json": json,
         "print": writer.print,
+        EXPLAIN: explain,
     }
 
 
