@@ -8,6 +8,7 @@ and the console, reports and options are the command line's (``pigeon.cli.run``)
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import difflib
 import time
@@ -25,7 +26,7 @@ from pigeon.errors import (
 )
 from pigeon.model import BrokenFile, Collection, Folder, Request, normalize_ref
 from pigeon.pipeline import RequestResult, ResultRecord, RunContext, RunHistory, build, execute
-from pigeon.scopes import UnknownEnvironment
+from pigeon.scopes import RuntimeVars, UnknownEnvironment
 
 __all__ = [
     "EXIT_FAILED",
@@ -43,6 +44,7 @@ __all__ = [
     "check_broken",
     "execute",
     "run_collection",
+    "folders",
     "select",
     "shard",
 ]
@@ -185,17 +187,26 @@ def shard(
     shards together hold every selected request exactly once, in collection order."""
     if not 1 <= index <= count:
         raise UsageError(f"--shard {index}/{count}: expected K/N with 1 <= K <= N")
-    units: dict[str, int] = {}
-    for chain, _ in selected:
-        key = chain[0].id if chain else ""
-        units[key] = units.get(key, 0) + 1
     load = [0] * count
-    owner: dict[str, int] = {}
-    for key, size in sorted(units.items(), key=lambda item: -item[1]):  # stable: ties in order
+    mine: list[int] = []
+    units = folders(selected)
+    for n in sorted(range(len(units)), key=lambda n: -len(units[n])):  # stable: ties in order
         target = min(range(count), key=lambda k: (load[k], k))
-        owner[key] = target
-        load[target] += size
-    return [(c, r) for c, r in selected if owner[c[0].id if c else ""] == index - 1]
+        load[target] += len(units[n])
+        if target == index - 1:
+            mine.append(n)
+    return [item for n in sorted(mine) for item in units[n]]
+
+
+def folders(
+    selected: list[tuple[list[Folder], Request]],
+) -> list[list[tuple[list[Folder], Request]]]:
+    """The selection by top-level folder, in collection order (the top-level requests
+    together are one): the units a shard or a parallel lane takes whole."""
+    units: dict[str, list[tuple[list[Folder], Request]]] = {}
+    for chain, request in selected:
+        units.setdefault(chain[0].id if chain else "", []).append((chain, request))
+    return list(units.values())
 
 
 async def run_collection(
@@ -208,6 +219,7 @@ async def run_collection(
     requests: list[tuple[list[Folder], Request]] | None = None,
     iterations: Sequence[tuple[str, Mapping[str, Any]]] | None = None,
     positions: Mapping[int, int] | None = None,
+    lanes: Sequence[RunContext] = (),
 ) -> RunSummary:
     """Send the selected requests one after another, sharing runtime variables.
 
@@ -219,34 +231,69 @@ async def run_collection(
     carry over from one iteration to the next as from one request to the next.
     ``positions`` maps a request (by ``id()``) to its place in the whole selection, so the
     results of shards can be merged back in order (``ResultRecord.seq``).
+
+    ``lanes`` (more contexts like ``ctx``, each with its own HTTP session and script
+    worker) run top-level folders at the same time (`--parallel`): each folder's requests
+    in order, with runtime variables of its own; the results come back in collection order.
     """
-    if strict is not None:
-        ctx.strict = strict
+    contexts = [ctx, *lanes]
+    for c in contexts:
+        if strict is not None:
+            c.strict = strict
     chosen = requests if requests is not None else select(ctx.collection, selection)
     rounds = list(iterations) if iterations else [("", {})]
     base_vars = dict(ctx.cli_vars)
     total = len(positions) if positions is not None else len(chosen)
+    order = positions if positions is not None else {id(r): n for n, (_, r) in enumerate(chosen)}
     summary = RunSummary(ctx.collection)
     started = time.perf_counter()
+
+    async def one(
+        c: RunContext, chain: list[Folder], request: Request, number: int, label: str
+    ) -> bool:
+        """Send one request and keep its record; False once the run must stop (--bail)."""
+        record = (await execute(c, chain, request)).record()
+        changes: dict[str, Any] = {"seq": number * total + order[id(request)]}
+        if label:
+            changes["id"] = f"{record.id} [{label}]"
+        record = dataclasses.replace(record, **changes)
+        summary.results.append(record)
+        if on_result is not None:
+            on_result(record)
+        if bail and not record.passed:
+            summary.bailed = True
+        return not summary.bailed
+
+    async def lane(
+        c: RunContext, units: list[list[tuple[list[Folder], Request]]], number: int, label: str
+    ) -> None:
+        while units and not summary.bailed:
+            unit = units.pop(0)
+            c.runtime = RuntimeVars()  # each folder's own, as if it ran alone
+            c._scopes.clear()
+            for chain, request in unit:
+                if not await one(c, chain, request, number, label):
+                    return
+
     try:
         for number, (label, variables) in enumerate(rounds):
-            if variables:
-                ctx.cli_vars = {**variables, **base_vars}
-                ctx._scopes.clear()  # they hold the last iteration's variables
-            for index, (chain, request) in enumerate(chosen):
-                record = (await execute(ctx, chain, request)).record()
-                place = positions[id(request)] if positions is not None else index
-                changes: dict[str, Any] = {"seq": number * total + place}
-                if label:
-                    changes["id"] = f"{record.id} [{label}]"
-                record = dataclasses.replace(record, **changes)
-                summary.results.append(record)
-                if on_result is not None:
-                    on_result(record)
-                if bail and not record.passed:
-                    summary.bailed = True
-                    return summary
+            for c in contexts:
+                if variables:
+                    c.cli_vars = {**variables, **base_vars}
+                    c._scopes.clear()  # they hold the last iteration's variables
+            if lanes:
+                units = folders(chosen)
+                await asyncio.gather(*(lane(c, units, number, label) for c in contexts))
+            else:
+                for chain, request in chosen:
+                    if not await one(ctx, chain, request, number, label):
+                        break
+            if summary.bailed:
+                break
     finally:
         summary.duration_ms = (time.perf_counter() - started) * 1000
-        ctx.cli_vars = base_vars
+        for c in contexts:
+            c.cli_vars = base_vars
+        if lanes:
+            summary.results.sort(key=lambda r: r.seq)
     return summary

@@ -249,3 +249,62 @@ def test_a_bad_shard_is_bad_usage(tmp_path: Path, spec: str, capsys) -> None:
     root = sharded_collection(tmp_path / "c", "http://127.0.0.1:9")
     assert main(["run", str(root), "--shard", spec]) == 2
     assert "--shard" in capsys.readouterr().err
+
+
+def test_parallel_folders_give_the_sequential_result(tmp_path: Path, echo_url: str, capsys) -> None:
+    """Chains stay within their folders, so running folders at once changes nothing but the
+    time; the report lists the requests in collection order either way."""
+    root = sharded_collection(tmp_path / "c", echo_url)
+    one, four = tmp_path / "one", tmp_path / "four"
+    one.mkdir()
+    four.mkdir()
+    code, sequential, _ = run_json(capsys, str(root), tmp=one)
+    assert code == 0
+    code, parallel, out = run_json(capsys, str(root), "--parallel", "4", tmp=four)
+    assert code == 0, out
+
+    def stable(report: dict) -> list[dict]:
+        drop = {"time_ms", "duration_ms"}
+        return [{k: v for k, v in r.items() if k not in drop} for r in report["requests"]]
+
+    assert stable(parallel) == stable(sequential)
+    assert len(out.splitlines()) == len(sequential["requests"]) + 1  # whole lines, one summary
+
+
+def test_parallel_folders_do_not_see_each_others_runtime_variables(
+    tmp_path: Path, echo_url: str, capsys
+) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", f'name = "c"\n[variables]\nbase = "{echo_url}"\n')
+    for folder in ("a", "b"):
+        write(
+            root,
+            f"{folder}/1.toml",
+            f'name = "{folder} 1"\nurl = "{{{{base}}}}/delay/0.2"\n[scripts]\npost_response = \'\'\'\n'
+            f"assert pigeon.getVar('mark') is None\npigeon.setVar('mark', '{folder}')\n'''\n",
+        )
+        write(
+            root,
+            f"{folder}/2.toml",
+            f'name = "{folder} 2"\nurl = "{{{{base}}}}/x"\n[scripts]\npost_response = \'\'\'\n'
+            f"assert pigeon.getVar('mark') == '{folder}'\n'''\n",
+        )
+    code, report, out = run_json(capsys, str(root), "--parallel", "2", tmp=tmp_path)
+    assert code == 0, out
+    assert all(r["passed"] for r in report["requests"])
+
+
+def test_bail_stops_every_lane(tmp_path: Path, echo_url: str, capsys) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", f'name = "c"\n[variables]\nbase = "{echo_url}"\n')
+    write(
+        root,
+        "a/1.toml",
+        'name = "a 1"\nurl = "{{base}}/status/500"\n'
+        "[scripts]\npost_response = '''\nassert pigeon.response.status == 200\n'''\n",
+    )
+    for i in range(20):
+        write(root, f"b/{i:02d}.toml", f'name = "b {i}"\nurl = "{{{{base}}}}/delay/0.05"\n')
+    code, report, _ = run_json(capsys, str(root), "--parallel", "2", "--bail", tmp=tmp_path)
+    assert code == 1 and report["totals"]["bailed"]
+    assert len(report["requests"]) < 21  # the other lane stopped too

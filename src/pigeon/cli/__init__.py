@@ -144,6 +144,14 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         help="kinds of CSV columns: string, number, int, float, bool, json",
     )
     run.add_argument(
+        "--parallel",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run up to N top-level folders at the same time (each folder's requests in "
+        "order, with runtime variables of its own); results are reported in collection order",
+    )
+    run.add_argument(
         "--shard",
         metavar="K/N",
         help="run the K-th of N slices, by whole top-level folders (for a CI matrix; merge "

@@ -23,7 +23,7 @@ from pigeon.errors import EXIT_FAILED, SendFailure, UsageError
 from pigeon.pipeline import ResultRecord, RunContext, RunHistory
 from pigeon.reports import check_report_paths, parse_report_specs, write_reports
 from pigeon.rows import parse_types, read_rows
-from pigeon.run import RunSummary, check_broken, run_collection, select, shard
+from pigeon.run import RunSummary, check_broken, folders, run_collection, select, shard
 from pigeon.send_thread import ThreadedSession
 from pigeon.terminal import printable
 
@@ -138,19 +138,28 @@ def cli_run(args: argparse.Namespace) -> int:
             max_age_days=config.history_max_age_days,
             warn=_history_warning,
         )
-    ctx = RunContext(
-        collection,
-        environment=args.env,
-        cli_vars=cli_vars,
-        trusted=is_trusted,
-        allow_scripts=not no_scripts,
-        strict=bool(args.strict),
-        reuse_scopes=True,
-        # One exchange at a time: httpx's sync client in a worker thread costs less per request.
-        http=ThreadedSession(max_body_in_memory=config.max_body_in_memory),
-        history=history,
-        script_memory_mb=config.script_memory_mb,
-    )
+    parallel = getattr(args, "parallel", 1) or 1
+    if parallel < 1:
+        raise UsageError(f"--parallel {parallel}: expected 1 or more")
+
+    def context() -> RunContext:
+        return RunContext(
+            collection,
+            environment=args.env,
+            cli_vars=cli_vars,
+            trusted=is_trusted,
+            allow_scripts=not no_scripts,
+            strict=bool(args.strict),
+            reuse_scopes=True,
+            # One exchange at a time per lane: httpx's sync client in a worker thread costs
+            # less per request.
+            http=ThreadedSession(max_body_in_memory=config.max_body_in_memory),
+            history=history,
+            script_memory_mb=config.script_memory_mb,
+        )
+
+    ctx = context()
+    lanes = [context() for _ in range(min(parallel, len(folders(chosen))) - 1)]
     label = max((len(lab) + 3 for lab, _ in iterations or []), default=0)
     width = max((len(r.id or r.name) + label for _, r in chosen), default=0)
     console = Console(sys.stdout, getattr(args, "color", None), width)
@@ -170,9 +179,11 @@ def cli_run(args: argparse.Namespace) -> int:
                 requests=chosen,
                 iterations=iterations,
                 positions=positions,
+                lanes=lanes,
             )
         finally:
-            await ctx.aclose()
+            for c in (ctx, *lanes):
+                await c.aclose()
 
     started = time.perf_counter()
     try:
