@@ -95,6 +95,7 @@ def run_sources(
     *,
     log: Callable[[LogLine], None] | None = None,
     started: Callable[[int], None] | None = None,
+    sender: Callable[[str, dict[str, Any]], Any] | None = None,
 ) -> ScriptOutcome:
     """Run these scripts, in order, as ``run_scripts`` does once they are known and trusted.
 
@@ -114,7 +115,7 @@ def run_sources(
         if started is not None:
             started(index)
         writer = _LineWriter(emit, source)
-        api = PigeonAPI(phase, work, scopes, runtime, exchange, writer.write)
+        api = PigeonAPI(phase, work, scopes, runtime, exchange, writer.write, sender)
         failed = _run_one(source, _namespace(api, writer), outcome)
         writer.flush()
         work = api.request  # a script may have replaced the request object
