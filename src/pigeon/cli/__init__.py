@@ -35,7 +35,7 @@ __all__ = [
     "parse_vars",
 ]
 
-COMMANDS = ("render", "run", "import", "export", "echo")
+COMMANDS = ("render", "run", "import", "export", "echo", "auth")
 
 
 # -- shared option parsing ------------------------------------------------------------------
@@ -82,7 +82,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     app = argparse.ArgumentParser(
         prog="pigeon",
         description="A keyboard-driven HTTP API client for the terminal.",
-        epilog="commands: render, run, import, export, echo (pigeon COMMAND --help)",
+        epilog="commands: render, run, import, export, echo, auth (pigeon COMMAND --help)",
     )
     app.add_argument("collection", nargs="?", help="collection directory (default: the demo)")
     app.add_argument("--env", metavar="NAME", help="environment to select on start")
@@ -156,7 +156,23 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     echo = argparse.ArgumentParser(prog="pigeon echo", description="Run the built-in echo server.")
     echo.add_argument("--host", default="127.0.0.1")
     echo.add_argument("--port", type=int, default=8787)
-    return {"app": app, "render": render, "run": run, "import": imp, "export": exp, "echo": echo}
+    auth = argparse.ArgumentParser(
+        prog="pigeon auth",
+        description="Sign in for a request's OAuth 2.0 auth (device code, authorization "
+        "code: works over SSH) and keep the token for the app and pigeon run.",
+    )
+    auth.add_argument("collection", help="collection directory")
+    auth.add_argument("request", help="request file relative to the collection (.toml optional)")
+    _add_common(auth)
+    return {
+        "app": app,
+        "render": render,
+        "run": run,
+        "import": imp,
+        "export": exp,
+        "echo": echo,
+        "auth": auth,
+    }
 
 
 # -- commands -------------------------------------------------------------------------------
@@ -181,6 +197,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     args.vars = parse_vars(args.var_items)
     return cli_run(args)
+
+
+def cmd_auth(args: argparse.Namespace) -> int:
+    from pigeon.cli.auth import cli_auth
+
+    args.vars = parse_vars(args.var_items)
+    return cli_auth(args)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -221,6 +244,7 @@ HANDLERS = {
     "export": cmd_export,
     "echo": cmd_echo,
     "app": cmd_app,
+    "auth": cmd_auth,
 }
 
 
