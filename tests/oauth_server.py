@@ -9,6 +9,7 @@ per authorization code, the redirect URI, refresh token rotation, the device gra
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import http.server
 import json
@@ -55,6 +56,7 @@ class OAuthState:
     advertised_interval: float | None = None  # the interval it tells (default: the same)
     device_lifetime: float = 30.0
     refuse_all: bool = False  # /me answers 401 to every token
+    flood: int = 0  # bytes of a JSON string /token sends instead of a token (a hostile server)
     tokens: dict[str, Issued] = field(default_factory=dict)
     refresh: dict[str, Issued] = field(default_factory=dict)
     codes: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -136,7 +138,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         path = urlsplit(self.path).path
         form = self._form()
         with self.state.lock:
-            if path == "/token":
+            if path == "/token" and self.state.flood:
+                body = b'{"access_token": "' + b"a" * self.state.flood + b'"}'
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                with contextlib.suppress(OSError):  # the client hangs up part way
+                    self.wfile.write(body)
+            elif path == "/token":
                 self._token(form)
             elif path == "/device":
                 self._device(form)

@@ -127,6 +127,37 @@ def test_a_refused_client_is_one_line_without_its_secret(tmp_path, server) -> No
     assert state.me == []
 
 
+def test_a_token_endpoint_that_floods_fails_the_fetch(tmp_path, server) -> None:
+    base, state = server
+    state.flood = 3_000_000
+    root = oauth_collection(tmp_path / "c", base)
+    result = send(root, "client_credentials")
+    assert "larger than 1000000 bytes" in result.error
+    assert state.me == []
+
+
+@pytest.mark.parametrize(
+    ("placement", "seen"),
+    [
+        ('location = "query"\n', "access_token="),
+        ('header_name = "X-Token"\nheader_prefix = ""\n', "X-Token: "),
+    ],
+)
+def test_the_token_goes_where_the_auth_puts_it(tmp_path, server, placement, seen) -> None:
+    base, state = server
+    root = oauth_collection(tmp_path / "c", base)
+    path = root / "client_credentials.toml"
+    path.write_text(path.read_text() + placement)
+    result = send(root, "client_credentials")
+    assert result.exchange.status == 200
+    (token,) = state.me
+    sent = result.exchange.request
+    wire = sent.url + "".join(f"{n}: {v}" for n, v in sent.headers)
+    assert f"{seen}{token}" in wire
+    assert "<oauth2-token>" not in wire and "Authorization" not in wire
+    assert "%3Coauth2-token%3E" in result.rendered.url or "X-Token" in str(result.rendered.headers)
+
+
 def test_an_unreachable_token_endpoint_is_one_line(tmp_path, server) -> None:
     base, _ = server
     root = oauth_collection(tmp_path / "c", "http://127.0.0.1:9")

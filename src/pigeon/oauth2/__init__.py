@@ -124,6 +124,8 @@ async def send_with_token(
     auth, settings = rendered.oauth2, rendered.settings
     token = await tokens.token(environment, auth, settings)
     exchange = await send(with_token(rendered, token))
+    if tokens.cache.warning:  # a .pigeon/ that links elsewhere: kept in memory only
+        exchange.warnings.append(tokens.cache.warning)
     if exchange.status != 401:
         return exchange
     exchange.discard()

@@ -12,7 +12,7 @@ import asyncio
 import secrets
 import time
 import warnings
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
@@ -87,14 +87,15 @@ class Grants:
         method = "none"
         if o.client_secret:
             method = "client_secret_basic" if o.client_auth == "basic" else "client_secret_post"
+        self.deadline = settings.timeout
         self.client = AsyncOAuth2Client(
+            transport=_Capped(httpx.AsyncHTTPTransport(verify=settings.verify_tls)),
             client_id=o.client_id or None,
             client_secret=o.client_secret or None,
             token_endpoint_auth_method=method,
             scope=o.scope or None,
             code_challenge_method="S256",
             timeout=settings.timeout,
-            verify=settings.verify_tls,
             follow_redirects=False,
         )
         self.params = {k: v for k, v in {"audience": o.audience, **o.params}.items() if v}
@@ -120,7 +121,10 @@ class Grants:
     async def _ask(self, url: str, call: Callable[[], Awaitable[Any]]) -> dict[str, Any]:
         """One request to an endpoint; its answer, or a ``TokenError`` naming what failed."""
         try:
-            return dict(await call())
+            async with asyncio.timeout(self.deadline):  # one deadline, as for a send
+                return dict(await call())
+        except TimeoutError:
+            raise self.fail(f"token endpoint timed out after {self.deadline:g} s", url) from None
         except (OAuthError, httpx.HTTPError, ValueError) as exc:
             raise self._failure(exc, url) from None
 
@@ -271,6 +275,51 @@ class Grants:
             ),
         )
         return self._token(data, "authorization_code")
+
+
+MAX_ANSWER = 1_000_000  # bytes: a token endpoint's answer is a few hundred
+
+
+class _Capped(httpx.AsyncBaseTransport):
+    """A transport whose answers stop at ``MAX_ANSWER`` bytes: a token endpoint that sends
+    without end fails the fetch instead of filling the memory."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(request)
+        stream = response.stream
+        assert isinstance(stream, httpx.AsyncByteStream)
+
+        async def capped() -> AsyncIterator[bytes]:
+            seen = 0
+            async for chunk in stream:
+                seen += len(chunk)
+                if seen > MAX_ANSWER:
+                    raise httpx.ReadError(f"the answer is larger than {MAX_ANSWER} bytes")
+                yield chunk
+
+        return httpx.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=_Stream(capped(), stream),
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class _Stream(httpx.AsyncByteStream):
+    def __init__(self, chunks: AsyncIterator[bytes], inner: httpx.AsyncByteStream) -> None:
+        self.chunks, self.inner = chunks, inner
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self.chunks
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
 
 
 def _number(value: Any, default: float, low: float, high: float) -> float:
