@@ -103,3 +103,39 @@ def test_pigeon_auth_says_so_for_a_request_without_oauth2(tmp_path, server, caps
     (root / "plain.toml").write_text('name = "plain"\nurl = "{{oauth}}/me"\n')
     assert main(["auth", str(root), "plain"]) == 1
     assert "its auth is not oauth2" in capsys.readouterr().err
+
+
+def test_pigeon_auth_takes_the_pasted_redirect_url_on_stdin(tmp_path, server) -> None:
+    import os
+    import subprocess
+    import sys
+
+    import httpx
+
+    base, state = server
+    root = oauth_collection(tmp_path / "c", base)
+    path = root / "authorization_code.toml"
+    path.write_text(path.read_text() + 'redirect_uri = "https://app.example/callback"\n')
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pigeon", "auth", str(root), "authorization_code", "--trust"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+    try:
+        assert proc.stderr is not None and proc.stdin is not None
+        line = proc.stderr.readline()  # "pigeon: sign in at: URL"
+        url = line.strip().partition("sign in at: ")[2]
+        assert url.startswith(f"{base}/authorize?"), line
+        redirected = httpx.get(url).headers["location"]  # the browser, on another machine
+        out, err = proc.communicate(redirected + "\n", timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    assert proc.returncode == 0, err
+    assert "token kept for authorization_code (authorization_code, scope profile" in out
+    assert main(["run", str(root), "authorization_code", "--trust"]) == 0
+    assert state.grants == {"authorization_code": 1}
