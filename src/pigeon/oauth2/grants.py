@@ -114,8 +114,10 @@ class Grants:
             return self.fail(f"token refused: {detail}", url)
         if isinstance(exc, httpx.HTTPStatusError):
             return self.fail(f"token endpoint answered {exc.response.status_code}", url)
-        if isinstance(exc, httpx.HTTPError):
+        if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
             return self.fail(f"token endpoint unreachable: {exc or type(exc).__name__}", url)
+        if isinstance(exc, httpx.HTTPError):
+            return self.fail(f"token endpoint failed: {exc or type(exc).__name__}", url)
         return self.fail(f"token endpoint answered no token: {exc}", url)
 
     async def _ask(self, url: str, call: Callable[[], Awaitable[Any]]) -> dict[str, Any]:
@@ -252,9 +254,8 @@ class Grants:
         redirect_uri = loopback.redirect_uri if loopback else o.redirect_uri or ""
         try:
             verifier = secrets.token_urlsafe(48)
-            extra = {k: v for k, v in self.params.items()}
             url, state = self.client.create_authorization_url(
-                o.auth_url, code_verifier=verifier, redirect_uri=redirect_uri or None, **extra
+                o.auth_url, code_verifier=verifier, redirect_uri=redirect_uri or None, **self.params
             )
             answer = await person.authorize(url, loopback.received if loopback else None)
         finally:

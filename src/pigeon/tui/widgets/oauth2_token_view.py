@@ -5,7 +5,7 @@ worker of the send group, so escape cancels it and its sign-in dialogs, as it ca
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.binding import Binding
@@ -113,9 +113,9 @@ class OAuth2TokenView(Static, can_focus=True):
         if auth is None or self.request is None:
             return
         self.update("Fetching a token…")
-        settings: Any = self.request.settings
+        tokens = self.session.oauth2_tokens()
         try:
-            await self.session.oauth2_tokens().token(self._env(), auth, settings, fresh=True)
+            await tokens.token(self._env(), auth, self.request.settings, fresh=True)
         except TokenError as exc:
             self.notify(str(exc), severity="error", timeout=8)
         finally:
