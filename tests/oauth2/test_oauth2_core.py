@@ -293,3 +293,23 @@ def test_the_cache_file_is_never_written_through_a_link(tmp_path, server) -> Non
     assert send(root, "client_credentials").exchange.status == 200
     assert target.read_text() == "keep"
     assert not cache_file(root).is_symlink()
+
+
+def test_oauth2_settings_save_as_a_diff_of_their_own_lines(tmp_path) -> None:
+    from pigeon.store import save_request
+
+    root = oauth_collection(tmp_path / "c", "http://127.0.0.1:9")
+    path = root / "password.toml"
+    path.write_text(path.read_text() + '[auth.params]\nresource = "api://x"\n')
+    before = path.read_text()
+    _, request = load_collection(root).find("password")
+    save_request(request)
+    assert path.read_text() == before  # unchanged: byte for byte
+    request.auth.oauth2.scope = "read"
+    request.auth.location = "query"
+    save_request(request)
+    after = path.read_text()
+    assert after.replace('scope = "read"\n', "").replace('location = "query"\n', "") == before
+    _, again = load_collection(root).find("password")
+    assert again.auth.oauth2.params == {"resource": "api://x"}
+    assert (again.auth.oauth2.scope, again.auth.location) == ("read", "query")
