@@ -87,6 +87,11 @@ class AuthEditor(VerticalScroll):
             id=f"auth-row-{name}",
         )
 
+    @property
+    def request(self) -> Request | None:
+        """The request whose auth is edited, once shown."""
+        return self._request
+
     def show(self, request: Request) -> None:
         """Edit ``request.auth`` (``None`` means inherit)."""
         self._request = request
