@@ -22,7 +22,6 @@ from pigeon.exchange import Exchange
 from pigeon.model import Auth, Settings
 from pigeon.oauth2.cache import Token, TokenCache, cache_key
 from pigeon.oauth2.grants import (
-    PERSON_GRANTS,
     SLOW_DOWN,
     DevicePrompt,
     Grants,
@@ -34,7 +33,6 @@ from pigeon.render import OAUTH2_TOKEN, RenderedRequest
 
 __all__ = [
     "LEEWAY",
-    "PERSON_GRANTS",
     "DevicePrompt",
     "NeedsPerson",
     "Person",

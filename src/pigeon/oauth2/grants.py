@@ -29,11 +29,10 @@ from pigeon.errors import PigeonError
 from pigeon.masking import Masker
 from pigeon.model import Auth, Settings
 from pigeon.oauth2.cache import Token
-from pigeon.oauth2.loopback import Loopback, loopback_redirect
+from pigeon.oauth2.loopback import Loopback
 from pigeon.terminal import printable
 
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
-PERSON_GRANTS = ("authorization_code", "device_code")
 MAX_DEVICE_WAIT = 1800.0  # seconds: a device code is given up on after this, whatever it says
 SLOW_DOWN = 5.0  # seconds added to the polling interval on ``slow_down`` (RFC 8628 §3.5)
 
@@ -209,7 +208,7 @@ class Grants:
                 "device endpoint answered no device_code, user_code or URI", o.device_url
             )
         expires = _number(data.get("expires_in"), 600.0, 1.0, MAX_DEVICE_WAIT)
-        interval = _number(data.get("interval"), 5.0, 0.0, 60.0)
+        interval = _number(data.get("interval"), 5.0, 0.2, 60.0)
         complete = data.get("verification_uri_complete")
         prompt = DevicePrompt(
             user_code=printable(str(user_code)),
@@ -346,11 +345,9 @@ def _code_from(answer: str, state: str) -> str | TokenError:
 
 __all__ = [
     "DEVICE_GRANT",
-    "PERSON_GRANTS",
     "DevicePrompt",
     "Grants",
     "NeedsPerson",
     "Person",
     "TokenError",
-    "loopback_redirect",
 ]
