@@ -45,6 +45,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.send_thread",
             "pigeon.redirects",
             "pigeon.echo",
+            "pigeon.oauth2",
         ),
     ),
     ("the exchange", ("pigeon.exchange", "pigeon.masking")),

@@ -12,7 +12,10 @@ from typing import Any
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 BODY_TYPES = ("none", "json", "text", "form", "multipart")
-AUTH_TYPES = ("none", "basic", "bearer", "api_key")
+AUTH_TYPES = ("none", "basic", "bearer", "api_key", "oauth2")
+OAUTH2_GRANTS = (
+    "client_credentials", "password", "refresh_token", "authorization_code", "device_code",
+)  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -52,6 +55,28 @@ class Body:
 
 
 @dataclass(slots=True)
+class OAuth2:
+    """An ``oauth2`` auth's settings: written flat in ``[auth]`` beside ``type``, its username
+    and password (the ``password`` grant's) are the auth's own. Every field is a template."""
+
+    grant: str = "client_credentials"  # one of OAUTH2_GRANTS
+    token_url: str = ""
+    auth_url: str = ""  # authorization_code: where the person signs in
+    device_url: str = ""  # device_code: the device authorization endpoint (RFC 8628)
+    client_id: str = ""
+    client_secret: str = ""
+    scope: str = ""
+    audience: str = ""
+    refresh_token: str = ""  # refresh_token grant: the long-lived token to start from
+    redirect_uri: str = ""  # authorization_code: "" picks http://127.0.0.1:<free port>/callback
+    client_auth: str = "basic"  # "basic" (Authorization header) | "body" (form fields)
+    header_name: str = "Authorization"  # location = "header": where the token goes ...
+    header_prefix: str = "Bearer"  # ... after this word ("" for the bare token)
+    query_name: str = "access_token"  # location = "query": the parameter's name
+    params: dict[str, str] = field(default_factory=dict)  # extra fields of token requests
+
+
+@dataclass(slots=True)
 class Auth:
     """``None`` on a request or folder means "inherit"; ``type = "none"`` disables auth."""
 
@@ -63,6 +88,7 @@ class Auth:
     value: str = ""  # api_key: its value
     location: str = "header"  # api_key: "header" | "query"
     extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
+    oauth2: OAuth2 = field(default_factory=OAuth2)  # type = "oauth2"
 
 
 @dataclass(slots=True)

@@ -23,13 +23,14 @@ from urllib.parse import quote, urlencode
 from pigeon.errors import RenderError
 from pigeon.expand import MAX_DEPTH, Renderer
 from pigeon.files import read_capped
-from pigeon.model import Auth, Collection, Folder, Header, Request, Settings
+from pigeon.model import Auth, Collection, Folder, Header, OAuth2, Request, Settings
 from pigeon.scopes import Scopes
 from pigeon.template import Placeholder, parse
 from pigeon.values import is_token, to_text
 
 __all__ = [
     "MAX_DEPTH",
+    "OAUTH2_TOKEN",
     "RenderError",
     "RenderResult",
     "RenderedRequest",
@@ -69,6 +70,11 @@ class RenderedRequest:
     # origin takes off (DESIGN §7).
     auth_headers: list[str] = field(default_factory=list)
     auth_query: list[str] = field(default_factory=list)
+    # An ``oauth2`` auth, its fields rendered: the send fetches a token with it and puts the
+    # token where ``OAUTH2_TOKEN`` stands (``pigeon.oauth2``); a render shows the stand-in.
+    oauth2: Auth | None = None
+    # Values every writer (history) masks wherever they appear: the OAuth 2.0 token sent.
+    secrets: list[str] = field(default_factory=list)
 
     def header(self, name: str) -> str | None:
         """The last value of a header, case-insensitively."""
@@ -271,6 +277,13 @@ def _auth_parts(
         return [("Authorization", f"Basic {token}")], []
     if auth.type == "bearer":
         return [("Authorization", f"Bearer {r.render_text(auth.token)}")], []
+    if auth.type == "oauth2":
+        o = auth.oauth2
+        if auth.location == "query":
+            return [], [(r.render_text(o.query_name) or "access_token", OAUTH2_TOKEN)]
+        prefix = r.render_text(o.header_prefix).strip()
+        value = f"{prefix} {OAUTH2_TOKEN}" if prefix else OAUTH2_TOKEN
+        return [(r.render_text(o.header_name).strip() or "Authorization", value)], []
     if auth.type == "api_key":
         key, value = r.render_text(auth.key), r.render_text(auth.value)
         if not key:
@@ -279,6 +292,29 @@ def _auth_parts(
             return [], [(key, value)]
         return [(key, value)], []
     raise RenderError(f"unknown auth type {auth.type!r}")
+
+
+# What a render shows where an OAuth 2.0 token goes: the token itself is fetched by the send.
+OAUTH2_TOKEN = "<oauth2-token>"
+
+
+def _oauth2(auth: Auth, r: Renderer) -> Auth:
+    """An ``oauth2`` auth with every field rendered, as the token fetch uses it: rendered here
+    so the trust gate sees a ``$env`` in a client secret as it sees one anywhere else."""
+    o = auth.oauth2
+    texts = {
+        name: r.render_text(getattr(o, name))
+        for name in OAuth2.__dataclass_fields__
+        if name not in ("grant", "client_auth", "params")
+    }
+    params = {r.render_text(k): r.render_text(v) for k, v in o.params.items()}
+    return Auth(
+        type="oauth2",
+        username=r.render_text(auth.username),
+        password=r.render_text(auth.password),
+        location=auth.location,
+        oauth2=OAuth2(grant=o.grant, client_auth=o.client_auth, params=params, **texts),
+    )
 
 
 def _form_data_quote(text: str) -> str:
@@ -346,7 +382,8 @@ def render_request(
     url = _render_url(request.url.strip(), r)
 
     headers = _merge_headers([collection.headers, *(f.headers for f in chain), request.headers], r)
-    auth_headers, auth_query = _auth_parts(effective_auth(collection, chain, request), r)
+    auth = effective_auth(collection, chain, request)
+    auth_headers, auth_query = _auth_parts(auth, r)
     for name, value in auth_headers:
         _set_header(headers, name, value)
 
@@ -404,4 +441,5 @@ def render_request(
         request_id=request.id,
         auth_headers=[name for name, _ in auth_headers],
         auth_query=[name for name, _ in auth_query],
+        oauth2=_oauth2(auth, r) if auth is not None and auth.type == "oauth2" else None,
     )

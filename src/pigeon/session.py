@@ -26,6 +26,7 @@ from pigeon.model import Collection, Folder, Request
 from pigeon.scopes import RuntimeVars, Scopes, build_scopes
 
 if TYPE_CHECKING:
+    from pigeon.oauth2 import Person, Tokens
     from pigeon.scripts.process import ScriptWorker
     from pigeon.send import HttpSession
     from pigeon.trust import Need
@@ -108,6 +109,8 @@ class Session:
     echo: DemoEcho | None = None  # the demo's own echo server
     history_warned: bool = False  # a failure to record history is reported once
     scripts: ScriptWorker | None = None  # made on the first send; a process on first script
+    tokens: Tokens | None = None  # OAuth 2.0 tokens, made on first need (``oauth2_tokens``)
+    person: Person | None = None  # who signs in for the OAuth 2.0 grants that need someone
 
     @classmethod
     def open(cls, root: Path, environment: str | None = None) -> Session:
@@ -236,6 +239,14 @@ class Session:
             self.scripts = ScriptWorker(self.root, self.config.script_memory_mb)
         return self.scripts
 
+    def oauth2_tokens(self) -> Tokens:
+        """The collection's OAuth 2.0 tokens, signing in through ``person``."""
+        if self.tokens is None:
+            from pigeon.oauth2 import Tokens
+
+            self.tokens = Tokens(self.root, self.person)
+        return self.tokens
+
     def cancel_scripts(self) -> None:
         """Kill a running script at once (the send's cancel); the next script starts a new
         worker."""
@@ -256,6 +267,7 @@ class Session:
             http=self.http_session(),
             trusted=trusted,
             scripts=self.script_worker(),
+            oauth2=self.oauth2_tokens(),
         )
         result = await execute(ctx, self.chain_of(request), request)
         source = request.id or request.name

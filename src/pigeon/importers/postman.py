@@ -33,7 +33,17 @@ from pigeon.importers.common import (
     env_name,
 )
 from pigeon.importers.documents import load_json
-from pigeon.model import Auth, Body, Environment, Folder, FormField, Header, QueryParam, Request
+from pigeon.model import (
+    Auth,
+    Body,
+    Environment,
+    Folder,
+    FormField,
+    Header,
+    OAuth2,
+    QueryParam,
+    Request,
+)
 
 # Postman's dynamic variables that Pigeon has under the same name.
 PIGEON_DYNAMIC = {
@@ -73,6 +83,13 @@ _BEHAVIOR_WHY = {
     "strictSSL": "not true or false",
 }
 # Methods whose body Postman leaves out unless disableBodyPruning is set.
+# Postman's OAuth 2.0 grant types that Pigeon runs (its implicit grant is not one of them).
+_POSTMAN_GRANTS = {
+    "authorization_code": "authorization_code",
+    "authorization_code_with_pkce": "authorization_code",
+    "client_credentials": "client_credentials",
+    "password_credentials": "password",
+}
 _PRUNED_METHODS = {"GET", "HEAD", "COPY", "PURGE", "UNLOCK"}
 
 
@@ -565,8 +582,13 @@ class _Collection:
         return None
 
     def _oauth2(self, params: dict[str, Any], where: str) -> Auth:
-        """OAuth 2.0 as the token it sends: Pigeon runs no flow, but sends a saved token (or
-        ``{{access_token}}``) where Postman puts it, with Postman's header prefix."""
+        """OAuth 2.0 as Pigeon's ``oauth2`` auth when Postman names the token URL and a grant
+        Pigeon runs; otherwise as the token it sends: a saved token (or ``{{access_token}}``)
+        where Postman puts it, with Postman's header prefix."""
+        grant = _POSTMAN_GRANTS.get(as_text(params.get("grant_type")) or "authorization_code")
+        token_url = as_text(params.get("accessTokenUrl"))
+        if grant and token_url:
+            return self._oauth2_grant(params, grant, token_url, where)
         token = as_text(params.get("accessToken"))
         self.result.note(
             f"{where}: OAuth 2.0 flows are not run by Pigeon; imported as the token alone, "
@@ -581,6 +603,33 @@ class _Collection:
             return Auth(type="bearer", token=token)
         value = f"{prefix} {token}" if prefix else token
         return Auth(type="api_key", key="Authorization", value=value, location="header")
+
+    def _oauth2_grant(self, params: dict[str, Any], grant: str, token_url: str, where: str) -> Auth:
+        text = {k: as_text(params.get(k)) for k in params}
+        prefix = params.get("headerPrefix")
+        oauth2 = OAuth2(
+            grant=grant,
+            token_url=token_url,
+            auth_url=text.get("authUrl", ""),
+            client_id=text.get("clientId", ""),
+            client_secret=text.get("clientSecret", ""),
+            scope=text.get("scope", ""),
+            audience=text.get("audience", ""),
+            redirect_uri=text.get("redirect_uri", ""),
+            client_auth="body" if text.get("client_authentication") == "body" else "basic",
+            header_prefix="Bearer" if prefix is None else as_text(prefix).strip(),
+        )
+        if text.get("accessToken"):
+            self.result.note(f"{where}: OAuth 2.0: the saved access token is left behind; "
+                             "Pigeon fetches its own")  # fmt: skip
+        location = "query" if params.get("addTokenTo") == "queryParams" else "header"
+        return Auth(
+            type="oauth2",
+            username=text.get("username", "") if grant == "password" else "",
+            password=text.get("password", "") if grant == "password" else "",
+            location=location,
+            oauth2=oauth2,
+        )
 
     def _events(self, events: Any, where: str) -> str:
         """Scripts as description text (JavaScript is not run by Pigeon), with a note."""

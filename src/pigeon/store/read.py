@@ -25,6 +25,7 @@ from pigeon.model import (
     BODY_TYPES,
     DEFAULT_TIMEOUT,
     METHODS,
+    OAUTH2_GRANTS,
     Auth,
     Body,
     BrokenFile,
@@ -33,6 +34,7 @@ from pigeon.model import (
     Folder,
     FormField,
     Header,
+    OAuth2,
     QueryParam,
     Request,
     Scripts,
@@ -50,6 +52,7 @@ from pigeon.store.schema import (
     FIELD_KEYS,
     FOLDER_FILE,
     FOLDER_KEYS,
+    OAUTH2_KEYS,
     PAIR_KEYS,
     REQUEST_KEYS,
     SCRIPT_KEYS,
@@ -176,7 +179,28 @@ def _auth(table: Mapping[str, Any]) -> Auth | None:
         key=_get_str(data, "key", at),
         value=_get_str(data, "value", at),
         location=_get_choice(data, "location", at, "header", ("header", "query")),
-        extra=_extra(data, AUTH_KEYS),
+        extra=_extra(data, AUTH_KEYS + OAUTH2_KEYS),
+        oauth2=_oauth2(data, at),
+    )
+
+
+def _oauth2(data: Mapping[str, Any], at: tuple) -> OAuth2:
+    """The ``oauth2`` keys of an ``[auth]`` table (read whatever its type, so none is lost)."""
+    default = OAuth2()
+    params = _get_table(data, "params", at) or {}
+    for name, value in params.items():
+        if not isinstance(value, str):
+            raise Invalid((*at, "params", name), f"expected a string, got {describe(value)}")
+    texts = {
+        name: _get_str(data, name, at, getattr(default, name))
+        for name in OAUTH2_KEYS
+        if name not in ("grant", "client_auth", "params")
+    }
+    return OAuth2(
+        grant=_get_choice(data, "grant", at, default.grant, OAUTH2_GRANTS),
+        client_auth=_get_choice(data, "client_auth", at, "basic", ("basic", "body")),
+        params=dict(params),
+        **texts,
     )
 
 

@@ -22,5 +22,10 @@ PAIR_KEYS = ("name", "value", "enabled")
 FIELD_KEYS = ("name", "value", "enabled", "kind", "content_type")
 BODY_KEYS = ("type", "content", "fields")
 AUTH_KEYS = ("type", "username", "password", "token", "key", "value", "location")
+OAUTH2_KEYS = (
+    "grant", "token_url", "auth_url", "device_url", "client_id", "client_secret", "scope",
+    "audience", "refresh_token", "redirect_uri", "client_auth", "header_name", "header_prefix",
+    "query_name", "params",
+)  # fmt: skip
 SCRIPT_KEYS = ("pre_request", "post_response")
 SETTINGS_KEYS = ("timeout", "follow_redirects", "verify_tls", "keep_auth_on_redirect")

@@ -148,6 +148,9 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#vars-pane").border_title = "Variables"
+        from pigeon.tui.dialogs.oauth2_person import AppPerson
+
+        self.session.person = AppPerson(self.app)  # OAuth 2.0 sign-ins show their dialogs
         self._apply_width(self.size.width)
         self.update_status()
         # In a worker: waiting for the first frame must not hold this screen's messages.
