@@ -344,6 +344,7 @@ async def _send_from_script(
         script_timeout=ctx.script_timeout,
         scripts=worker,
         history=ctx.history,
+        oauth2=ctx.oauth2,
         send_depth=ctx.send_depth + 1,
         sending=on_the_way,
     )
