@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from pigeon import cookies
 from pigeon.bodyformat import human_size
 from pigeon.cli.collection import load, trusted
 from pigeon.cli.stderr import say, warn
@@ -153,12 +154,24 @@ def cli_run(args: argparse.Namespace) -> int:
         done.append(result)
         console.result(result)
 
+    keep_cookies = getattr(args, "cookies", "fresh") == "keep"
+    jar_env = args.env if args.env is not None else collection.default_environment
+
     async def go() -> RunSummary:
         try:
+            if keep_cookies:
+                _warn_if(cookies.load(ctx.session().cookie_jar, collection.root, jar_env))
             return await run_collection(
                 ctx, args.requests or None, bail=bool(args.bail), on_result=on_result
             )
         finally:
+            if keep_cookies:
+                try:
+                    cookies.save(
+                        cookies.snapshot(ctx.session().cookie_jar), collection.root, jar_env
+                    )
+                except OSError as exc:
+                    warn(f"cookie jar not saved: {exc}")
             await ctx.aclose()
 
     started = time.perf_counter()
@@ -191,6 +204,11 @@ def _user_config() -> AppConfig:
     for problem in config.problems:
         warn(problem)
     return config
+
+
+def _warn_if(problem: str | None) -> None:
+    if problem:
+        warn(problem)
 
 
 def _history_warning(problem: str) -> None:
