@@ -1,4 +1,5 @@
-"""Auth: inherit, none, basic, bearer or an API key (in a header or the query)."""
+"""Auth: inherit, none, basic, bearer, an API key (in a header or the query), digest or AWS
+Signature V4."""
 
 from __future__ import annotations
 
@@ -15,7 +16,14 @@ _FIELDS = {
     "basic": ("username", "password"),
     "bearer": ("token",),
     "api_key": ("key", "value", "location"),
+    "digest": ("username", "password"),
+    "aws_sigv4": ("access_key", "secret_key", "session_token", "region", "service"),
 }
+_TEXT_FIELDS = (
+    "username", "password", "token", "key", "value",
+    "access_key", "secret_key", "session_token", "region", "service",
+)  # fmt: skip
+_SECRET_FIELDS = ("password", "secret_key", "session_token")
 
 
 class AuthEditor(VerticalScroll):
@@ -33,10 +41,10 @@ class AuthEditor(VerticalScroll):
             compact=True,
             id="auth-type",
         )
-        for name in ("username", "password", "token", "key", "value"):
+        for name in _TEXT_FIELDS:
             with Horizontal(classes="auth-row", id=f"auth-row-{name}"):
-                yield Label(name, classes="auth-label")
-                yield Input(id=f"auth-{name}", password=name == "password", compact=True)
+                yield Label(name.replace("_", " "), classes="auth-label")
+                yield Input(id=f"auth-{name}", password=name in _SECRET_FIELDS, compact=True)
         with Horizontal(classes="auth-row", id="auth-row-location"):
             yield Label("in", classes="auth-label")
             yield Select(
@@ -54,14 +62,14 @@ class AuthEditor(VerticalScroll):
         with self.prevent(Select.Changed, Input.Changed):
             self.query_one("#auth-type", Select).value = auth.type if auth else INHERIT
             current = auth or Auth()
-            for name in ("username", "password", "token", "key", "value"):
+            for name in _TEXT_FIELDS:
                 self.query_one(f"#auth-{name}", Input).value = getattr(current, name)
             self.query_one("#auth-location", Select).value = current.location or "header"
         self._show_fields(auth.type if auth else INHERIT)
 
     def _show_fields(self, auth_type: str) -> None:
         wanted = set(_FIELDS.get(auth_type, ()))
-        for name in ("username", "password", "token", "key", "value", "location"):
+        for name in (*_TEXT_FIELDS, "location"):
             self.query_one(f"#auth-row-{name}").display = name in wanted
 
     def on_select_changed(self, event: Select.Changed) -> None:
