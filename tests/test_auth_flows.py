@@ -195,3 +195,15 @@ def test_missing_sigv4_fields_stop_the_request_with_one_line(tmp_path: Path, cap
     out, err = capsys.readouterr()
     assert code == 1
     assert "aws_sigv4 auth: region is empty" in out + err
+
+
+def test_export_curl_lets_curl_apply_digest_and_sigv4(tmp_path: Path, capsys) -> None:
+    root = _collection(tmp_path / "d", DIGEST, "http://127.0.0.1:9")
+    assert main(["export", "curl", str(root), "req", "--trust"]) == 0
+    root = _collection(tmp_path / "a", AWS, "http://127.0.0.1:9")
+    assert main(["export", "curl", str(root), "req", "--trust"]) == 0
+    digest, aws = capsys.readouterr().out.splitlines()
+    assert "--digest --user ada:pa55-digest" in digest
+    assert "--aws-sigv4 aws:amz:eu-west-3:execute-api" in aws
+    assert "--user AKIDTEST:s3cr3t-aws-key/EXAMPLE" in aws
+    assert "-H 'X-Amz-Security-Token: tok-EXAMPLE-123'" in aws

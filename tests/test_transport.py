@@ -236,3 +236,18 @@ def test_a_broken_certificates_table_names_its_line(tmp_path: Path, capsys) -> N
     out, err = capsys.readouterr()
     assert code == 2
     assert "collection.toml" in err and "certificates" in err and "missing cert" in err
+
+
+def test_export_curl_names_the_proxy_ca_and_certificate(
+    tmp_path: Path, ca: trustme.CA, capsys
+) -> None:
+    _files(tmp_path, ca, password=b"k3y-pass")
+    settings = CERT.replace(
+        "[settings]\n", '[settings]\nproxy = "socks5h://127.0.0.1:1080"\nno_proxy = "a.example"\n'
+    )
+    root = _collection(tmp_path, "https://127.0.0.1:8443/get", settings)
+    assert main(["export", "curl", str(root), "req", "--trust"]) == 0
+    out = capsys.readouterr().out
+    assert "--proxy socks5h://127.0.0.1:1080 --noproxy a.example" in out
+    assert f"--cacert {tmp_path / 'ca.pem'}" in out
+    assert f"--cert {tmp_path / 'client.pem'}:k3y-pass --key {tmp_path / 'client.key'}" in out

@@ -42,6 +42,7 @@ class TransportSpec:
 
 
 _DEFAULT = TransportSpec()
+_UNSET = Transport()
 
 
 def host_of(url: str) -> str:
@@ -85,8 +86,8 @@ def transport_spec(
 ) -> TransportSpec:
     """The spec for ``url`` (already rendered); ``RenderError`` for a proxy it cannot use."""
     col, env = collection.transport, environment.transport if environment else None
-    if env is None and col == Transport():
-        return _DEFAULT
+    if col == _UNSET and (env is None or env == _UNSET):
+        return _DEFAULT  # the common case, on every render of the live preview
     scopes = r.scopes
     proxy = r.render_text(str(_pick(env, col, "proxy"))).strip()
     if proxy:
