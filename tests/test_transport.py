@@ -251,3 +251,14 @@ def test_export_curl_names_the_proxy_ca_and_certificate(
     assert "--proxy socks5h://127.0.0.1:1080 --noproxy a.example" in out
     assert f"--cacert {tmp_path / 'ca.pem'}" in out
     assert f"--cert {tmp_path / 'client.pem'}:k3y-pass --key {tmp_path / 'client.key'}" in out
+
+
+def test_an_untrusted_run_names_a_certificate_outside_the_collection(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = '[[certificates]]\nhost = "*"\ncert = "/etc/ssl/private/client.pem"\n'
+    root = _collection(tmp_path, "https://127.0.0.1:9/", settings)
+    code = main(["run", str(root), "--no-color"])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert "the certificate for * reads /etc/ssl/private/client.pem, outside the collection" in err

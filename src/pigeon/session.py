@@ -112,6 +112,7 @@ class Session:
     scripts: ScriptWorker | None = None  # made on the first send; a process on first script
     # The environment whose saved cookie jar the HTTP session holds; None: not loaded yet.
     jar_environment: str | None = None
+    _jar_saved: tuple[str, list] | None = field(default=None, repr=False)  # last written
 
     @classmethod
     def open(cls, root: Path, environment: str | None = None) -> Session:
@@ -238,10 +239,11 @@ class Session:
         cannot be read is logged and starts empty."""
         jar = self.http_session().cookie_jar
         if self.jar_environment != self.environment:
-            from pigeon.cookies import load
+            from pigeon.cookies import load, snapshot
 
             self.jar_environment = self.environment
             problem = load(jar, self.root, self.environment)
+            self._jar_saved = (self.environment, snapshot(jar))
             if problem:
                 self.add_log("cookies", problem, error=True)
         return jar
@@ -253,10 +255,14 @@ class Session:
         if self.jar_environment is None:
             return
         entries, env = snapshot(self.http_session().cookie_jar), self.jar_environment
+        if (env, entries) == self._jar_saved:
+            return  # most sends change no cookie
         try:
             await asyncio.to_thread(save, entries, self.root, env)
         except OSError as exc:
             self.add_log("cookies", f"cookie jar not saved: {exc}", error=True)
+        else:
+            self._jar_saved = (env, entries)
 
     def script_worker(self) -> ScriptWorker:
         """The collection's script worker handle (its process starts on the first script)."""
