@@ -94,7 +94,12 @@ class MainScreen(Screen[None]):
         Binding("f4", "choose_environment", "Env", id="environment", tooltip="Choose environment"),
         Binding("f2", "show_log", "Log", id="log", tooltip="Script log: output and errors"),
         Binding(
-            "f7", "show_cookies", "Cookies", id="cookies", show=False, tooltip="The cookie jar"
+            "f7",
+            "show_cookies",
+            "Cookies",
+            id="cookies",
+            show=False,
+            tooltip="Cookies: list, edit, delete or clear the jar",
         ),
         Binding(
             "f3",
