@@ -65,7 +65,7 @@ async def test_the_cookies_view_lists_deletes_and_clears(tmp_path: Path, echo: E
     app = _app(tmp_path)  # a restart: the jar is read back
     async with running(app) as pilot:
         titles = [c.title for c in app.get_system_commands(main_screen(app))]
-        assert "Cookies" in titles  # the palette offers it too
+        assert "Cookies: list, edit, delete or clear the jar" in titles  # in the palette too
         await pilot.press("f7")
         await wait_for(pilot, lambda: isinstance(app.screen, CookiesScreen) and app.screen.rows)
         assert [row[2:4] for row in _rows(app)] == [["a", "1"], ["b", "2"], ["c", "3"]]
