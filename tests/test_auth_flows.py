@@ -207,3 +207,11 @@ def test_export_curl_lets_curl_apply_digest_and_sigv4(tmp_path: Path, capsys) ->
     assert "--aws-sigv4 aws:amz:eu-west-3:execute-api" in aws
     assert "--user AKIDTEST:s3cr3t-aws-key/EXAMPLE" in aws
     assert "-H 'X-Amz-Security-Token: tok-EXAMPLE-123'" in aws
+
+
+def test_pigeon_check_reads_the_sigv4_fields(tmp_path: Path, capsys) -> None:
+    auth = AWS.replace('region = "eu-west-3"', 'region = "{{aws_regoin}}"')
+    root = _collection(tmp_path, auth, "http://127.0.0.1:9")
+    assert main(["check", str(root)]) == 1
+    out = capsys.readouterr().out
+    assert "error [unresolved] {{aws_regoin}} resolves in no scope" in out
