@@ -85,3 +85,21 @@ async def test_the_cookies_view_lists_deletes_and_clears(tmp_path: Path, echo: E
         await pilot.pause()
         assert not isinstance(app.screen, CookiesScreen)
     assert json.loads(path.read_text())["cookies"] == []
+
+
+async def test_the_settings_tab_turns_jar_cookies_off(tmp_path: Path, echo: EchoServer) -> None:
+    from pigeon.store import load_collection
+
+    write(tmp_path, "collection.toml", 'name = "c"\n')
+    write(tmp_path, "req.toml", f'name = "r"\nurl = "{echo.url}/cookies"\n')
+    app = _app(tmp_path)
+    async with running(app, "req") as pilot:
+        request = main_screen(app).editor.request
+        screen = await show_tab(pilot, "tab-settings")
+        screen.query_one("#setting-cookies").value = False
+        await wait_for(pilot, lambda: request.settings.send_cookies is False)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    saved = load_collection(tmp_path).find("req")[1]  # type: ignore[index]
+    assert saved.settings.send_cookies is False
+    assert "send_cookies = false" in (tmp_path / "req.toml").read_text(encoding="utf-8")
