@@ -20,9 +20,12 @@ def _exclusion(entry: str) -> str:
     return f"all://*{host}" if "." in host else f"all://{host}"
 
 
-def client_options(spec: TransportSpec, verify: ssl.SSLContext | bool, sync: bool) -> dict:
-    """``httpx.Client``/``AsyncClient`` keywords for the spec's proxy and exclusions."""
-    options: dict[str, Any] = {"trust_env": spec.trust_env}
+def client_options(
+    spec: TransportSpec, verify: ssl.SSLContext | bool, *, sync: bool, http2: bool, trust_env: bool
+) -> dict[str, Any]:
+    """``httpx.Client``/``AsyncClient`` keywords for the spec's proxy and exclusions;
+    ``trust_env``: whether the session reads the environment at all."""
+    options: dict[str, Any] = {"trust_env": trust_env and spec.trust_env}
     mounts: dict[str, Any] = {_exclusion(entry): None for entry in spec.no_proxy}
     if spec.proxy and "all://" not in mounts:
         scheme, _, rest = spec.proxy.partition("://")
@@ -34,7 +37,7 @@ def client_options(spec: TransportSpec, verify: ssl.SSLContext | bool, sync: boo
             # socks5h: the proxy resolves names; python-socks spells it rdns.
             rdns = scheme.lower() == "socks5h"
             mounts["all://"] = Transport.from_url(
-                f"socks5://{rest}", verify=verify, http2=True, rdns=rdns
+                f"socks5://{rest}", verify=verify, http2=http2, rdns=rdns
             )
         else:
             options["proxy"] = spec.proxy

@@ -435,7 +435,13 @@ class HttpSession:
                 verify = self._verify if verify_tls else False
             else:
                 verify = ssl_context(spec, verify_tls)
-            options = client_options(spec, verify, sync=self._sync)
+            options = client_options(
+                spec,
+                verify,
+                sync=self._sync,
+                http2=self._options["http2"],
+                trust_env=self._options["trust_env"],
+            )
             client = self._new_client({**self._options, **options, "verify": verify})
             self._clients[key] = client
         return client

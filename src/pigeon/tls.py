@@ -1,6 +1,6 @@
 """The TLS context a request's client uses (DESIGN §7): verified by default, against certifi's
-roots, a CA bundle, or the system's trust store (``truststore``), with a client certificate
-when the collection names one for the host.
+roots or the system's trust store (``truststore``), with a CA bundle added to either, and a
+client certificate when the collection names one for the host.
 
 A certificate or key that cannot be loaded (missing, not PEM, wrong password) is one clear
 line, ``TLSSetupError``, and nothing is sent.
@@ -41,9 +41,7 @@ def ssl_context(spec: TransportSpec, verify: bool) -> ssl.SSLContext | bool:
 
         ctx = truststore.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     else:
-        ctx = ssl.create_default_context()
-        if not spec.ca_bundle:
-            ctx.load_verify_locations(cafile=certifi.where())
+        ctx = ssl.create_default_context(cafile=certifi.where())  # httpx's own default roots
     if verify and spec.ca_bundle:
         try:
             ctx.load_verify_locations(cafile=spec.ca_bundle)
