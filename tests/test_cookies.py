@@ -143,3 +143,22 @@ def test_pigeon_run_keeps_cookies_only_when_asked(
     out, err = capsys.readouterr()
     assert out.count("{'flavour': 'oat-s3cr3t'}") == 1, out + err
     assert "{}" in out.split("{'flavour': 'oat-s3cr3t'}")[1]
+
+
+def test_a_cookie_comes_back_as_it_was_set(tmp_path: Path) -> None:
+    """Host-only or for a whole domain, secure, expiry: what the jar knew, it knows again."""
+    import http.cookiejar
+
+    from pigeon.cookies import load, make_cookie, save, snapshot
+
+    jar = http.cookiejar.CookieJar()
+    jar.set_cookie(make_cookie("h", "1", "corp.example", host_only=True))
+    jar.set_cookie(make_cookie("d", "2", ".corp.example", secure=True, expires=4102444800))
+    save(snapshot(jar), tmp_path, None)
+    again = http.cookiejar.CookieJar()
+    assert load(again, tmp_path, None) is None
+    seen = {c.name: (c.domain, c.domain_specified, c.secure, c.expires) for c in again}
+    assert seen == {
+        "h": ("corp.example", False, False, None),
+        "d": (".corp.example", True, True, 4102444800),
+    }

@@ -42,11 +42,17 @@ class CookieRow:
     value: str
     expires: int | None
     secure: bool
+    host_only: bool
 
 
 def rows(jar: http.cookiejar.CookieJar) -> list[CookieRow]:
     return sorted(
-        (CookieRow(c.domain, c.path, c.name, c.value or "", c.expires, c.secure) for c in jar),
+        (
+            CookieRow(
+                c.domain, c.path, c.name, c.value or "", c.expires, c.secure, not c.domain_specified
+            )
+            for c in jar
+        ),
         key=lambda row: (row.domain, row.path, row.name),
     )
 
@@ -60,12 +66,14 @@ def make_cookie(
     expires: int | None = None,
     secure: bool = False,
     http_only: bool = False,
+    host_only: bool = False,
 ) -> http.cookiejar.Cookie:
-    """A cookie for ``domain`` (a leading dot: every host under it too)."""
+    """A cookie for ``domain`` (a leading dot: every host under it too; ``host_only``: set
+    without a Domain attribute, so for that host alone)."""
     if not name or any(_BAD.search(text) for text in (name, value, domain, path)):
         raise ValueError("a cookie's name, value, domain and path hold no control character or ;")
     return http.cookiejar.Cookie(
-        0, name, value, None, False, domain, True, domain.startswith("."), path or "/", True,
+        0, name, value, None, False, domain, not host_only, domain.startswith("."), path or "/", True,
         secure, expires, expires is None, None, None, {"HttpOnly": None} if http_only else {},
     )  # fmt: skip
 
@@ -79,6 +87,7 @@ def _entry(cookie: http.cookiejar.Cookie) -> dict[str, Any]:
         "secure": cookie.secure,
         "expires": cookie.expires,
         "http_only": cookie.has_nonstandard_attr("HttpOnly"),
+        "host_only": not cookie.domain_specified,
     }
 
 
@@ -100,6 +109,7 @@ def _cookie(entry: Any) -> http.cookiejar.Cookie | None:
             expires=expires,
             secure=entry.get("secure") is True,
             http_only=entry.get("http_only") is True,
+            host_only=entry.get("host_only") is True,
         )
     except ValueError:
         return None

@@ -118,7 +118,13 @@ class CookiesScreen(ModalScreen[None]):
             if value is None:
                 return
             cookie = make_cookie(
-                row.name, value, row.domain, row.path, expires=row.expires, secure=row.secure
+                row.name,
+                value,
+                row.domain,
+                row.path,
+                expires=row.expires,
+                secure=row.secure,
+                host_only=row.host_only,
             )
             self.session.cookie_jar().set_cookie(cookie)
             await self._changed()
