@@ -150,10 +150,13 @@ class _Place:
     enabled: bool = True
 
 
+_AWS_FIELDS = ("access_key", "secret_key", "session_token", "region", "service")
+
+
 def _auth_places(auth: Auth | None, path: Path) -> Iterator[_Place]:
     if auth is None or auth.type == "none":
         return
-    for key in ("username", "password", "token", "key", "value"):
+    for key in ("username", "password", "token", "key", "value", *_AWS_FIELDS):
         text = getattr(auth, key)
         if isinstance(text, str) and "{{" in text:
             yield _Place(path, key, text)

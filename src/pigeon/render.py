@@ -26,6 +26,7 @@ from pigeon.files import read_capped
 from pigeon.model import Auth, Collection, Folder, Header, OAuth2, Request, Settings
 from pigeon.scopes import Scopes
 from pigeon.template import Placeholder, parse
+from pigeon.transport import TransportSpec, transport_spec
 from pigeon.values import is_token, to_text
 
 __all__ = [
@@ -52,6 +53,20 @@ class RenderResult:
     warnings: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class FlowAuth:
+    """Rendered ``digest`` or ``aws_sigv4`` credentials, applied by ``pigeon.auth_flows``."""
+
+    type: str
+    username: str = ""
+    password: str = field(default="", repr=False)
+    access_key: str = ""
+    secret_key: str = field(default="", repr=False)
+    session_token: str = field(default="", repr=False)
+    region: str = ""
+    service: str = ""
+
+
 @dataclass
 class RenderedRequest:
     """The exact request to send: what ``send`` puts on the wire and ``pigeon render`` prints."""
@@ -75,6 +90,10 @@ class RenderedRequest:
     oauth2: Auth | None = None
     # Values every writer (history) masks wherever they appear: the OAuth 2.0 token sent.
     secrets: list[str] = field(default_factory=list)
+    # Auth that acts at send time (digest answers a challenge, AWS SigV4 signs the request
+    # as sent), and how the request reaches its server.
+    flow_auth: FlowAuth | None = None
+    transport: TransportSpec = field(default_factory=TransportSpec)
 
     def header(self, name: str) -> str | None:
         """The last value of a header, case-insensitively."""
@@ -291,6 +310,8 @@ def _auth_parts(
         if auth.location == "query":
             return [], [(key, value)]
         return [(key, value)], []
+    if auth.type in ("digest", "aws_sigv4"):
+        return [], []  # applied at send time: _flow_auth
     raise RenderError(f"unknown auth type {auth.type!r}")
 
 
@@ -315,6 +336,19 @@ def _oauth2(auth: Auth, r: Renderer) -> Auth:
         location=auth.location,
         oauth2=OAuth2(grant=o.grant, client_auth=o.client_auth, params=params, **texts),
     )
+
+
+def _flow_auth(auth: Auth | None, r: Renderer) -> FlowAuth | None:
+    if auth is None or auth.type not in ("digest", "aws_sigv4"):
+        return None
+    if auth.type == "digest":
+        return FlowAuth("digest", r.render_text(auth.username), r.render_text(auth.password))
+    names = ("access_key", "secret_key", "session_token", "region", "service")
+    values = {name: r.render_text(getattr(auth, name)).strip() for name in names}
+    for name in ("access_key", "secret_key", "region", "service"):
+        if not values[name]:
+            raise RenderError(f"aws_sigv4 auth: {name} is empty")
+    return FlowAuth("aws_sigv4", **values)
 
 
 def _form_data_quote(text: str) -> str:
@@ -384,6 +418,7 @@ def render_request(
     headers = _merge_headers([collection.headers, *(f.headers for f in chain), request.headers], r)
     auth = effective_auth(collection, chain, request)
     auth_headers, auth_query = _auth_parts(auth, r)
+    flow_auth = _flow_auth(auth, r)
     for name, value in auth_headers:
         _set_header(headers, name, value)
 
@@ -442,4 +477,6 @@ def render_request(
         auth_headers=[name for name, _ in auth_headers],
         auth_query=[name for name, _ in auth_query],
         oauth2=_oauth2(auth, r) if auth is not None and auth.type == "oauth2" else None,
+        flow_auth=flow_auth,
+        transport=transport_spec(collection, scopes.environment, url, r),
     )

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pigeon.errors import UsageError
-from pigeon.model import Collection, Folder, Request
+from pigeon.model import Collection, Environment, Folder, Request
 from pigeon.values import check_name, check_value
 
 SCOPES = ("collection", "environment", "folder", "request", "runtime", "cli")
@@ -142,6 +142,7 @@ class Scopes:
         self.dotenv = dotenv or {}
         self.runtime = runtime
         self.gate = gate  # None: a trusted collection, or a render that is only shown
+        self.environment: Environment | None = None  # whose transport settings apply
         self._cache: dict[Any, Any] = {}
         self._cache_version = runtime.version if runtime is not None else 0
 
@@ -204,6 +205,7 @@ def build_scopes(
     they come from (the app's demo puts its echo server's URL there)."""
     layers = [Layer("collection", "collection", collection.variables)]
     env_name = collection.default_environment if environment is None else environment
+    env = None
     if env_name:
         env = collection.environments.get(env_name)
         if env is None:
@@ -219,4 +221,6 @@ def build_scopes(
         layers.append(Layer("runtime", "runtime (scripts)", runtime.mapping))
     if cli_vars:
         layers.append(Layer("cli", cli_label, dict(cli_vars)))
-    return Scopes(layers, environ, collection.dotenv, runtime, gate)
+    scopes = Scopes(layers, environ, collection.dotenv, runtime, gate)
+    scopes.environment = env
+    return scopes

@@ -124,6 +124,13 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         help="write a report (repeatable)",
     )
     run.add_argument(
+        "--cookies",
+        choices=("keep", "fresh"),
+        default="fresh",
+        help="keep: start from the cookie jar the app and earlier runs saved in .pigeon/ and "
+        "save it back; fresh (default): start empty and save nothing",
+    )
+    run.add_argument(
         "--history",
         action="store_true",
         help="record the sends in the collection's .pigeon/history/, as the app does",

@@ -42,6 +42,7 @@ from pigeon.model import (
     Request,
 )
 from pigeon.store import slugify
+from pigeon.transport import host_of
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 MAX_DEPTH = 8
@@ -788,12 +789,26 @@ class _OpenAPI:
             elif kind == "http":
                 lost.append(f"{where}: HTTP {http or 'unknown'} auth ({name}) is not supported")
             elif kind == "mutualTLS":
-                lost.append(f"{where}: {name} needs a client certificate; not carried over")
+                self._mutual_tls(name, where)
             else:
                 lost.append(
                     f"{where}: security scheme {name!r} ({kind or 'unknown'}) is not carried over"
                 )
         return sec, lost
+
+    def _mutual_tls(self, name: str, where: str) -> None:
+        """A client certificate for every server host, its files named by the user."""
+        urls = [as_text(e.variables.get("base_url")) for e in self.result.environments]
+        hosts = sorted({h for h in map(host_of, urls) if h})
+        for host in hosts or ["*"]:
+            if not any(c["host"] == host for c in self.result.certificates):
+                self.result.certificates.append(
+                    {"host": host, "cert": "client.pem", "key": "client.key"}
+                )
+        self.result.note(
+            f"{where}: {name} needs a client certificate: put client.pem and client.key in "
+            "the collection, or change [[certificates]] in collection.toml"
+        )
 
     def _api_key(
         self, name: str, scheme: dict[str, Any], sec: _Security, where: str, lost: list[str]

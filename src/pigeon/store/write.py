@@ -77,8 +77,8 @@ def _pairs(pairs: list[Header] | list[QueryParam]) -> list[dict[str, Any]]:
 
 def _auth(auth: Auth) -> dict[str, Any]:
     data: dict[str, Any] = {"type": auth.type}
-    for name in ("username", "password", "token", "key", "value"):
-        if getattr(auth, name):
+    for name in AUTH_KEYS[1:]:
+        if name != "location" and getattr(auth, name):
             data[name] = getattr(auth, name)
     if auth.location != "header":
         data["location"] = auth.location
@@ -146,6 +146,8 @@ def _settings(settings: Settings) -> dict[str, Any]:
         data["verify_tls"] = False
     if settings.keep_auth_on_redirect:
         data["keep_auth_on_redirect"] = True
+    if not settings.send_cookies:
+        data["send_cookies"] = False
     return _with_extra(data, settings.extra, SETTINGS_KEYS)
 
 

@@ -94,6 +94,14 @@ class MainScreen(Screen[None]):
         Binding("f4", "choose_environment", "Env", id="environment", tooltip="Choose environment"),
         Binding("f2", "show_log", "Log", id="log", tooltip="Script log: output and errors"),
         Binding(
+            "f7",
+            "show_cookies",
+            "Cookies",
+            id="cookies",
+            show=False,
+            tooltip="Cookies: list, edit, delete or clear the jar",
+        ),
+        Binding(
             "f3",
             "copy_curl",
             "Copy as curl",
@@ -562,6 +570,11 @@ class MainScreen(Screen[None]):
         from pigeon.tui.screens.log import LogScreen
 
         self.app.push_screen(LogScreen(self.session.log))
+
+    def action_show_cookies(self) -> None:
+        from pigeon.tui.screens.cookies import CookiesScreen
+
+        self.app.push_screen(CookiesScreen(self.session))
 
     def action_copy_curl(self) -> None:
         from pigeon.render import render_request

@@ -1,5 +1,6 @@
-"""Auth: inherit, none, basic, bearer, an API key (in a header or the query) or OAuth 2.0 (its
-grant's fields, where the token goes, and the token kept for it)."""
+"""Auth: inherit, none, basic, bearer, an API key (in a header or the query), digest, AWS
+Signature V4, or OAuth 2.0 (its grant's fields, where the token goes, and the token kept for
+it)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,17 @@ from pigeon.tui.widgets.messages import RequestEdited
 from pigeon.tui.widgets.oauth2_token_view import OAuth2TokenView
 
 INHERIT = "inherit"
-_INPUTS = ("username", "password", "token", "key", "value")
+_INPUTS = (
+    "username", "password", "token", "key", "value",
+    "access_key", "secret_key", "session_token", "region", "service",
+)  # fmt: skip
+_SECRET_INPUTS = ("password", "secret_key", "session_token")
 _FIELDS = {
     "basic": ("username", "password"),
     "bearer": ("token",),
     "api_key": ("key", "value", "location"),
+    "digest": ("username", "password"),
+    "aws_sigv4": ("access_key", "secret_key", "session_token", "region", "service"),
 }
 # OAuth 2.0: (field, label, hidden like a password); the rows a grant shows are in _GRANT.
 _OAUTH2_INPUTS = (
@@ -62,8 +69,8 @@ class AuthEditor(VerticalScroll):
         yield self._select("grant", "grant", OAUTH2_GRANTS)
         for name in _INPUTS:
             with Horizontal(classes="auth-row", id=f"auth-row-{name}"):
-                yield Label(name, classes="auth-label")
-                yield Input(id=f"auth-{name}", password=name == "password", compact=True)
+                yield Label(name.replace("_", " "), classes="auth-label")
+                yield Input(id=f"auth-{name}", password=name in _SECRET_INPUTS, compact=True)
         for name, label, hidden in _OAUTH2_INPUTS:
             with Horizontal(classes="auth-row", id=f"auth-row-{name}"):
                 yield Label(label, classes="auth-label")
