@@ -24,6 +24,21 @@ def format_json(text: str) -> str | None:
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
+def not_json_message(text: str) -> str:
+    """Why f8 left the body as it is: where the JSON breaks, and the placeholders only when
+    there are some (a placeholder outside a string makes the text invalid as written)."""
+    from pigeon.template import has_placeholder
+
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+    else:
+        where = "it does not parse"
+    hint = " (placeholders outside strings?)" if has_placeholder(text) else ""
+    return f"The body is not valid JSON as written{hint}: {where}; left as it is."
+
+
 class BodyEditor(Vertical):
     DEFAULT_CSS = beside(__file__)
 
@@ -86,11 +101,7 @@ class BodyEditor(Vertical):
         area = self.query_one("#body-text", TextArea)
         formatted = format_json(area.text)
         if formatted is None:
-            self.notify(
-                "The body is not valid JSON as written (placeholders outside strings?); "
-                "left as it is.",
-                severity="warning",
-            )
+            self.notify(not_json_message(area.text), severity="warning")
             return
         area.load_text(formatted)
         self._body.content = formatted
