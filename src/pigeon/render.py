@@ -69,6 +69,8 @@ class RenderedRequest:
     # origin takes off (DESIGN §7).
     auth_headers: list[str] = field(default_factory=list)
     auth_query: list[str] = field(default_factory=list)
+    # For an unresolved placeholder that looks like a typo: the name in scope it resembles.
+    suggestions: dict[str, str] = field(default_factory=dict)
 
     def header(self, name: str) -> str | None:
         """The last value of a header, case-insensitively."""
@@ -245,6 +247,36 @@ def _url_warning(so_far: str, ph: Placeholder, piece: str, r: Renderer) -> None:
         )
 
 
+_LOOPBACK_HOST = re.compile(
+    r"(?:localhost|[^.]+\.localhost|127(?:\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)(?::\d*)?$", re.I
+)
+
+
+def _default_scheme(url: str, r: Renderer) -> str:
+    """A URL typed without a scheme (``localhost:8080/x``, ``api.example.com/x``) goes out
+    as ``http://`` to this machine and ``https://`` elsewhere, as a browser's address bar
+    does; the render says so. A URL that starts with an unresolved placeholder is left alone
+    (its base is what is missing)."""
+    if not url or "://" in url or url.startswith(("/", "{{", "?", "#")):
+        return url
+    host = re.split(r"[/?#]", url, maxsplit=1)[0].rpartition("@")[2]
+    if not host or "{{" in host:
+        return url
+    scheme = "http" if _LOOPBACK_HOST.match(host) else "https"
+    r.warn(f"the URL has no scheme: sent as {scheme}://{url}")
+    return f"{scheme}://{url}"
+
+
+def _suggestions(unresolved: list[str], scopes: Scopes) -> dict[str, str]:
+    """``{unresolved expr: the name it was likely meant to be}`` for typos."""
+    found = {}
+    for expr in unresolved:
+        name = scopes.closest(expr)
+        if name is not None:
+            found[expr] = name
+    return found
+
+
 def _add_query(url: str, pairs: list[tuple[str, str]]) -> str:
     if not pairs:
         return url
@@ -343,7 +375,7 @@ def render_request(
     if not is_token(method):
         raise RenderError(f"method {method!r} is not a valid HTTP method token")
 
-    url = _render_url(request.url.strip(), r)
+    url = _default_scheme(_render_url(request.url.strip(), r), r)
 
     headers = _merge_headers([collection.headers, *(f.headers for f in chain), request.headers], r)
     auth_headers, auth_query = _auth_parts(effective_auth(collection, chain, request), r)
@@ -391,6 +423,9 @@ def render_request(
     if content_type and not any(n.lower() == "content-type" for n, _ in headers):
         headers.append(("Content-Type", content_type))
 
+    suggestions = _suggestions(r.unresolved, scopes)
+    for expr, name in suggestions.items():
+        r.warn(f"{{{{{expr}}}}} is not defined: did you mean {name}?")
     return RenderedRequest(
         method=method,
         url=url,
@@ -404,4 +439,5 @@ def render_request(
         request_id=request.id,
         auth_headers=[name for name, _ in auth_headers],
         auth_query=[name for name, _ in auth_query],
+        suggestions=suggestions,
     )
