@@ -150,10 +150,21 @@ class ResponsePane(Vertical):
         self.status_line.show_pending(method, url, progress)
         self.body_view.show_message("Waiting for the response…")
 
-    def show_cancelled(self) -> None:
+    def show_cancelled(self, elapsed_ms: float | None = None) -> None:
+        """The send was stopped ``elapsed_ms`` after it started (as its sender measured)."""
         self.state = "cancelled"
-        self.status_line.show_cancelled()
+        self.status_line.show_cancelled(elapsed_ms)
         self.body_view.show_message("The request was cancelled.")
+
+    def show_refused(self, reason: str, last: Exchange | None) -> None:
+        """A send refused before it went out (a render error, a refused file): the response
+        shown before it stays (``last``, shown again if the pending state replaced it) and
+        the status line says why nothing was sent."""
+        if last is not None and self.exchange is not last:
+            self.show_exchange(last)
+        elif last is None and self.state == "pending":
+            self.clear()
+        self.status_line.show_refused(reason)
 
     def clear(self) -> None:
         self._reset_parts()
