@@ -98,6 +98,7 @@ class ResponsePane(Vertical):
         yield StatusLine(id="status-line")
         with ResponseTabs(id="response-tabs"):
             with TabPane("Body", id="tab-body"):
+                yield Static("", id="body-note")
                 yield BodyPanel(id="body-panel")
             with TabPane("Headers", id="tab-headers"):
                 yield DataTable(
@@ -195,6 +196,7 @@ class ResponsePane(Vertical):
         self.body_panel.reset()
         self.query_one("#sent-panel", BodyPanel).reset()
         self._overwrite_ok = None
+        self._note("")
         table = self.headers_table
         table.clear()
         tab = self.query_one(TabbedContent).get_tab("tab-headers")
@@ -231,11 +233,24 @@ class ResponsePane(Vertical):
             kind == "json"
             or (exchange.content_type in ("", "text/plain") and bodyformat.looks_like_json(text))
         )
+        if exchange.undecodable:
+            count, codec = exchange.undecodable, exchange.encoding
+            codec = "UTF-8" if codec.startswith("utf-8") else codec
+            were = "byte was" if count == 1 else "bytes were"
+            self._note(f"{count:,} {were} not valid {codec} (shown as �)")
         view.show_text(
             text,
             is_json=is_json,
             json_lines=exchange.content_type in bodyformat.JSON_LINES_TYPES,
+            markup=None if is_json else bodyformat.markup_kind(exchange.content_type, text[:256]),
         )
+
+    def _note(self, text: str) -> None:
+        """A line over the body about how it is shown ("" hides it)."""
+        note = self.query_one("#body-note", Static)
+        note.set_class(bool(text), "-shown")
+        if note.content != text:
+            note.update(text)
 
     def _show_headers(self, exchange: Exchange) -> None:
         table = self.headers_table
