@@ -922,3 +922,11 @@ def test_an_unresolved_typo_suggests_the_name_in_scope(tmp_path: Path) -> None:
     assert rendered.suggestions == {"tokn": "token", "usr.name": "user.name", "api.kye": "api.key"}
     assert "{{tokn}} is not defined: did you mean token?" in rendered.warnings
     assert rendered.unresolved == ["tokn", "usr.name", "user.nme", "api.kye", "zzz"]
+
+
+def test_a_name_a_script_sets_is_not_taken_for_a_typo(tmp_path: Path) -> None:
+    col = Collection(name="t", root=tmp_path, variables={"creds": "c"})
+    req = Request(name="r", url="http://h/{{created}}/{{cred}}")
+    req.scripts.pre_request = 'pigeon.setVar("created", datetime.now(timezone.utc))'
+    rendered = render_request(col, [], req, build_scopes(col, [], req, environment=""))
+    assert rendered.suggestions == {"cred": "creds"}

@@ -267,10 +267,19 @@ def _default_scheme(url: str, r: Renderer) -> str:
     return f"{scheme}://{url}"
 
 
-def _suggestions(unresolved: list[str], scopes: Scopes) -> dict[str, str]:
-    """``{unresolved expr: the name it was likely meant to be}`` for typos."""
+def _suggestions(
+    unresolved: list[str], scopes: Scopes, levels: list[Collection | Folder | Request]
+) -> dict[str, str]:
+    """``{unresolved expr: the name it was likely meant to be}`` for typos. A name a script
+    of the request quotes is left out: the script most likely sets it when it runs."""
+    if not unresolved:
+        return {}
+    scripts = "".join(level.scripts.pre_request + level.scripts.post_response for level in levels)
     found = {}
     for expr in unresolved:
+        head = re.match(r"[A-Za-z0-9_.-]+", expr)
+        if head and (f'"{head.group()}"' in scripts or f"'{head.group()}'" in scripts):
+            continue
         name = scopes.closest(expr)
         if name is not None:
             found[expr] = name
@@ -423,7 +432,7 @@ def render_request(
     if content_type and not any(n.lower() == "content-type" for n, _ in headers):
         headers.append(("Content-Type", content_type))
 
-    suggestions = _suggestions(r.unresolved, scopes)
+    suggestions = _suggestions(r.unresolved, scopes, [collection, *chain, request])
     for expr, name in suggestions.items():
         r.warn(f"{{{{{expr}}}}} is not defined: did you mean {name}?")
     return RenderedRequest(

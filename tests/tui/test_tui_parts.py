@@ -10,9 +10,9 @@ import pytest
 from pigeon.model import Collection
 from pigeon.scopes import build_scopes
 from pigeon.tui.keys import help_sections, keymap_from_config, pretty_keys
+from pigeon.tui.placeholder_suggester import PlaceholderSuggester, complete
 from pigeon.tui.themes import bundled_theme_dirs, load_themes, method_colour, theme_from_toml
 from pigeon.tui.widgets.body_editor import format_json, not_json_message
-from pigeon.tui.widgets.placeholder_suggester import PlaceholderSuggester, complete
 from pigeon.tui.widgets.url_preview import preview_text
 from pigeon.tui.widgets.variables_pane import looks_secret
 from pigeon.values import parse_literal, to_literal

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -10,9 +11,11 @@ from textual.containers import Vertical
 from textual.widgets import Select, TextArea
 
 from pigeon.model import BODY_TYPES, Body, FormField
+from pigeon.scopes import Scopes
 from pigeon.tui.css import beside
 from pigeon.tui.widgets.messages import RequestEdited
 from pigeon.tui.widgets.pair_table import PairTable
+from pigeon.tui.widgets.placeholder_text_area import PlaceholderTextArea
 
 
 def format_json(text: str) -> str | None:
@@ -46,8 +49,11 @@ class BodyEditor(Vertical):
         Binding("f8", "format_json", "Format JSON", id="body.format"),
     ]
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(
+        self, scopes: Callable[[], Scopes | None] = lambda: None, *, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
+        self._scopes = scopes
         self._body = Body()
 
     def compose(self) -> ComposeResult:
@@ -58,10 +64,10 @@ class BodyEditor(Vertical):
             compact=True,
             id="body-type",
         )
-        yield TextArea.code_editor(
+        yield PlaceholderTextArea.code_editor(
             "", language="json", tab_behavior="focus", soft_wrap=True, id="body-text"
-        )
-        yield PairTable("field", lambda n, v: FormField(n, v), id="body-fields")
+        ).completing(self._scopes)
+        yield PairTable("field", lambda n, v: FormField(n, v), self._scopes, id="body-fields")
 
     def show(self, body: Body) -> None:
         """Edit ``body`` (the model's object, changed in place)."""

@@ -23,39 +23,41 @@ from pigeon.tui.widgets.pair_table import PairTable
 from pigeon.tui.widgets.url_bar import UrlBar
 from pigeon.tui.widgets.url_preview import UrlPreview
 
+_Scopes = Callable[[], Scopes | None]
 
-def _body() -> Widget:
+
+def _body(scopes: _Scopes) -> Widget:
     from pigeon.tui.widgets.body_editor import BodyEditor
 
-    return BodyEditor(id="body")
+    return BodyEditor(scopes, id="body")
 
 
-def _auth() -> Widget:
+def _auth(_: _Scopes) -> Widget:
     from pigeon.tui.widgets.auth_editor import AuthEditor
 
     return AuthEditor(id="auth")
 
 
-def _scripts() -> Widget:
+def _scripts(_: _Scopes) -> Widget:
     from pigeon.tui.widgets.scripts_editor import ScriptsEditor
 
     return ScriptsEditor(id="scripts")
 
 
-def _variables() -> Widget:
+def _variables(_: _Scopes) -> Widget:
     from pigeon.tui.widgets.request_variables import RequestVariables
 
     return RequestVariables(id="request-vars")
 
 
-def _settings() -> Widget:
+def _settings(_: _Scopes) -> Widget:
     from pigeon.tui.widgets.settings_editor import SettingsEditor
 
     return SettingsEditor(id="settings")
 
 
 # Tab id -> (title, the part's factory, what of the request the part shows).
-_LAZY_TABS: dict[str, tuple[str, Callable[[], Widget], Callable[[Request], Any]]] = {
+_LAZY_TABS: dict[str, tuple[str, Callable[[_Scopes], Widget], Callable[[Request], Any]]] = {
     "tab-body": ("Body", _body, lambda work: work.body),
     "tab-auth": ("Auth", _auth, lambda work: work),
     "tab-scripts": ("Scripts", _scripts, lambda work: work.scripts),
@@ -78,9 +80,11 @@ class EditorBody(Vertical):
         yield UrlPreview(id="url-preview")
         with TabbedContent(id="editor-tabs"):
             with TabPane("Headers", id="tab-headers"):
-                yield PairTable("header", lambda n, v: Header(n, v), id="headers")
+                yield PairTable("header", lambda n, v: Header(n, v), self._scopes, id="headers")
             with TabPane("Query", id="tab-query"):
-                yield PairTable("parameter", lambda n, v: QueryParam(n, v), id="query")
+                yield PairTable(
+                    "parameter", lambda n, v: QueryParam(n, v), self._scopes, id="query"
+                )
             for pane_id, (title, _, _) in _LAZY_TABS.items():
                 yield TabPane(title, id=pane_id)
 
@@ -89,7 +93,7 @@ class EditorBody(Vertical):
         if pane_id not in _LAZY_TABS or pane_id in self._parts:
             return
         _, make, _ = _LAZY_TABS[pane_id]
-        part = self._parts[pane_id] = make()
+        part = self._parts[pane_id] = make(self._scopes)
         await event.pane.mount(part)
         if self._work is not None:
             self._show_part(pane_id, self._work)
