@@ -930,3 +930,14 @@ def test_a_name_a_script_sets_is_not_taken_for_a_typo(tmp_path: Path) -> None:
     req.scripts.pre_request = 'pigeon.setVar("created", datetime.now(timezone.utc))'
     rendered = render_request(col, [], req, build_scopes(col, [], req, environment=""))
     assert rendered.suggestions == {"cred": "creds"}
+
+
+def test_a_parameter_appended_without_a_question_mark_is_pointed_out(tmp_path: Path) -> None:
+    from render_support import render_alone
+
+    rendered = render_alone(Request(name="r", url="http://h/headers&y=2"), tmp_path)
+    assert rendered.url == "http://h/headers&y=2"
+    assert rendered.warnings == [
+        "the URL has no '?': &y=… is sent in the path (a query starts with '?')"
+    ]
+    assert render_alone(Request(name="r", url="http://h/a?x=1&y=2"), tmp_path).warnings == []

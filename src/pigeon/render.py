@@ -267,6 +267,21 @@ def _default_scheme(url: str, r: Renderer) -> str:
     return f"{scheme}://{url}"
 
 
+_PAIR_IN_PATH = re.compile(r"&[^/&=?#]+=")
+
+
+def _check_query_start(url: str, r: Renderer) -> None:
+    """``/users&page=2``: a parameter appended without the ``?`` that starts a query is
+    sent as part of the path; say so."""
+    if "?" in url:
+        return
+    found = _PAIR_IN_PATH.search(url.partition("#")[0])
+    if found:
+        r.warn(
+            f"the URL has no '?': {found.group()}… is sent in the path (a query starts with '?')"
+        )
+
+
 def _suggestions(
     unresolved: list[str], scopes: Scopes, levels: list[Collection | Folder | Request]
 ) -> dict[str, str]:
@@ -385,6 +400,7 @@ def render_request(
         raise RenderError(f"method {method!r} is not a valid HTTP method token")
 
     url = _default_scheme(_render_url(request.url.strip(), r), r)
+    _check_query_start(url, r)
 
     headers = _merge_headers([collection.headers, *(f.headers for f in chain), request.headers], r)
     auth_headers, auth_query = _auth_parts(effective_auth(collection, chain, request), r)

@@ -16,10 +16,13 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
 
-from pigeon.model import Header, QueryParam, Request
+from pigeon.model import Header, Request
 from pigeon.scopes import Scopes
 from pigeon.tui.css import beside
+from pigeon.tui.url_query import url_params
+from pigeon.tui.widgets.messages import RequestEdited
 from pigeon.tui.widgets.pair_table import PairTable
+from pigeon.tui.widgets.query_table import QueryTable
 from pigeon.tui.widgets.url_bar import UrlBar
 from pigeon.tui.widgets.url_preview import UrlPreview
 
@@ -82,9 +85,7 @@ class EditorBody(Vertical):
             with TabPane("Headers", id="tab-headers"):
                 yield PairTable("header", lambda n, v: Header(n, v), self._scopes, id="headers")
             with TabPane("Query", id="tab-query"):
-                yield PairTable(
-                    "parameter", lambda n, v: QueryParam(n, v), self._scopes, id="query"
-                )
+                yield QueryTable(self._scopes, id="query")
             for pane_id, (title, _, _) in _LAZY_TABS.items():
                 yield TabPane(title, id=pane_id)
 
@@ -106,17 +107,28 @@ class EditorBody(Vertical):
         self._work = work
         self.query_one(UrlBar).set_values(work.method, work.url)
         self.query_one("#headers", PairTable).show(work.headers)
-        self.query_one("#query", PairTable).show(work.query)
+        self.query_one("#query", QueryTable).show_request(work)
         for pane_id in self._parts:
             self._show_part(pane_id, work)
         self.show_counts(work)
+
+    def url_changed(self) -> None:
+        """The URL was typed in: the Query tab lists its parameters."""
+        self.query_one("#query", QueryTable).url_changed()
+
+    def on_query_table_url_rewritten(self, event: QueryTable.UrlRewritten) -> None:
+        """A URL parameter was edited in the Query tab: the URL bar shows the new URL."""
+        event.stop()
+        bar = self.query_one(UrlBar)
+        bar.set_values(bar.method, event.url)
+        self.post_message(RequestEdited())
 
     def show_counts(self, work: Request) -> None:
         """Tab labels say how much each part holds, so an empty tab need not be opened."""
         tabs = self.query_one(TabbedContent)
         counts = {
             "tab-headers": ("Headers", sum(h.enabled for h in work.headers)),
-            "tab-query": ("Query", sum(q.enabled for q in work.query)),
+            "tab-query": ("Query", sum(q.enabled for q in work.query) + len(url_params(work.url))),
             "tab-vars": ("Vars", len(work.variables)),
         }
         for pane_id, (title, count) in counts.items():
