@@ -24,6 +24,7 @@ from pigeon.bodyformat import human_size
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.format import curl_command, duration, sent_text, suggested_filename
+from pigeon.tui.memory import LARGE_BODY, give_back
 from pigeon.tui.widgets.body_panel import BodyPanel
 from pigeon.tui.widgets.body_view import BodyView
 from pigeon.tui.widgets.status_line import StatusLine
@@ -93,6 +94,7 @@ class ResponsePane(Vertical):
         super().__init__(name=name, id=id, classes=classes)
         self.exchange: Exchange | None = None
         self._overwrite_ok: Path | None = None
+        self._give_back_due = False
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status-line")
@@ -173,6 +175,7 @@ class ResponsePane(Vertical):
         self.state = "empty"
         self.status_line.clear()
         self.body_view.show_message("No response yet.")
+        self._after_large()
 
     def show_status(self, exchange: Exchange) -> None:
         """The status line of a finished exchange, alone: what a person looks at first."""
@@ -189,10 +192,22 @@ class ResponsePane(Vertical):
         self._show_headers(exchange)
         self._show_sent(exchange)
         self._show_timings(exchange)
+        self._after_large()
+
+    def _after_large(self) -> None:
+        """A large body was replaced: give its memory back once this one is on screen."""
+        if self._give_back_due:
+            self._give_back_due = False
+            self.call_after_refresh(self._give_back)
 
     # -- filling the tabs -----------------------------------------------------------------------
 
     def _reset_parts(self) -> None:
+        """Empty every tab. The exchange shown until now is let go of: when its body was
+        large, the memory it held is handed back once the next one is shown."""
+        old = self.exchange
+        if old is not None and old.body_size >= LARGE_BODY:
+            self._give_back_due = True
         self.body_panel.reset()
         self.query_one("#sent-panel", BodyPanel).reset()
         self._overwrite_ok = None
@@ -206,6 +221,10 @@ class ResponsePane(Vertical):
         timings = self.query_one("#timings", Static)
         if timings.content != "":
             timings.update("")
+
+    @work(thread=True, group="give-back", exclusive=True, exit_on_error=False)
+    def _give_back(self) -> None:
+        give_back()
 
     def _show_body(self, exchange: Exchange) -> None:
         view = self.body_view
