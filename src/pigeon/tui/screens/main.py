@@ -422,14 +422,14 @@ class MainScreen(Screen[None]):
         new send replaced it (that one's spinner stays)."""
         from textual.worker import get_current_worker
 
-        this = get_current_worker()
-        if not any(w is not this for w in self._sending_workers()):
-            pane.show_cancelled(elapsed_ms)
-            self.update_status("send cancelled")
         from pigeon.exchange import Exchange, Timings
         from pigeon.render import render_request
         from pigeon.tui.format import duration
 
+        this = get_current_worker()
+        if not any(w is not this for w in self._sending_workers()):
+            pane.show_cancelled(elapsed_ms)
+            self.update_status("send cancelled")
         s = self.session
         try:
             rendered = render_request(
