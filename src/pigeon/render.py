@@ -94,6 +94,8 @@ class RenderedRequest:
     # as sent), and how the request reaches its server.
     flow_auth: FlowAuth | None = None
     transport: TransportSpec = field(default_factory=TransportSpec)
+    # For an unresolved placeholder that looks like a typo: the name in scope it resembles.
+    suggestions: dict[str, str] = field(default_factory=dict)
 
     def header(self, name: str) -> str | None:
         """The last value of a header, case-insensitively."""
@@ -270,6 +272,60 @@ def _url_warning(so_far: str, ph: Placeholder, piece: str, r: Renderer) -> None:
         )
 
 
+_LOOPBACK_HOST = re.compile(
+    r"(?:localhost|[^.]+\.localhost|127(?:\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)(?::\d*)?$", re.I
+)
+
+
+def _default_scheme(url: str, r: Renderer) -> str:
+    """A URL typed without a scheme (``localhost:8080/x``, ``api.example.com/x``) goes out
+    as ``http://`` to this machine and ``https://`` elsewhere, as a browser's address bar
+    does; the render says so. A URL that starts with an unresolved placeholder is left alone
+    (its base is what is missing)."""
+    if not url or "://" in url or url.startswith(("/", "{{", "?", "#")):
+        return url
+    host = re.split(r"[/?#]", url, maxsplit=1)[0].rpartition("@")[2]
+    if not host or "{{" in host:
+        return url
+    scheme = "http" if _LOOPBACK_HOST.match(host) else "https"
+    r.warn(f"the URL has no scheme: sent as {scheme}://{url}")
+    return f"{scheme}://{url}"
+
+
+_PAIR_IN_PATH = re.compile(r"&[^/&=?#]+=")
+
+
+def _check_query_start(url: str, r: Renderer) -> None:
+    """``/users&page=2``: a parameter appended without the ``?`` that starts a query is
+    sent as part of the path; say so."""
+    if "?" in url:
+        return
+    found = _PAIR_IN_PATH.search(url.partition("#")[0])
+    if found:
+        r.warn(
+            f"the URL has no '?': {found.group()}… is sent in the path (a query starts with '?')"
+        )
+
+
+def _suggestions(
+    unresolved: list[str], scopes: Scopes, levels: list[Collection | Folder | Request]
+) -> dict[str, str]:
+    """``{unresolved expr: the name it was likely meant to be}`` for typos. A name a script
+    of the request quotes is left out: the script most likely sets it when it runs."""
+    if not unresolved:
+        return {}
+    scripts = "".join(level.scripts.pre_request + level.scripts.post_response for level in levels)
+    found = {}
+    for expr in unresolved:
+        head = re.match(r"[A-Za-z0-9_.-]+", expr)
+        if head and (f'"{head.group()}"' in scripts or f"'{head.group()}'" in scripts):
+            continue
+        name = scopes.closest(expr)
+        if name is not None:
+            found[expr] = name
+    return found
+
+
 def _add_query(url: str, pairs: list[tuple[str, str]]) -> str:
     if not pairs:
         return url
@@ -413,7 +469,8 @@ def render_request(
     if not is_token(method):
         raise RenderError(f"method {method!r} is not a valid HTTP method token")
 
-    url = _render_url(request.url.strip(), r)
+    url = _default_scheme(_render_url(request.url.strip(), r), r)
+    _check_query_start(url, r)
 
     headers = _merge_headers([collection.headers, *(f.headers for f in chain), request.headers], r)
     auth = effective_auth(collection, chain, request)
@@ -463,6 +520,9 @@ def render_request(
     if content_type and not any(n.lower() == "content-type" for n, _ in headers):
         headers.append(("Content-Type", content_type))
 
+    suggestions = _suggestions(r.unresolved, scopes, [collection, *chain, request])
+    for expr, name in suggestions.items():
+        r.warn(f"{{{{{expr}}}}} is not defined: did you mean {name}?")
     return RenderedRequest(
         method=method,
         url=url,
@@ -479,4 +539,5 @@ def render_request(
         oauth2=_oauth2(auth, r) if auth is not None and auth.type == "oauth2" else None,
         flow_auth=flow_auth,
         transport=transport_spec(collection, scopes.environment, url, r),
+        suggestions=suggestions,
     )

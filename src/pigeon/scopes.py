@@ -9,6 +9,7 @@ DESIGN §8) stands in front of it for a collection its user has not trusted.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,6 +180,24 @@ class Scopes:
             for name in layer.variables:
                 seen.setdefault(name, None)
         return list(seen)
+
+    def closest(self, expr: str) -> str | None:
+        """The name in scope an unresolved ``expr`` was most likely meant to be (a typo:
+        ``tokn`` -> ``token``), with the rest of its path; ``None`` when nothing is close or
+        its first name exists (then a key is missing, not mistyped)."""
+        import difflib  # only when something is unresolved
+
+        if expr.startswith("$") or self.get(expr) is not MISSING:
+            return None
+        head = re.match(r"[A-Za-z0-9_-]+", expr)
+        if head is None or self.get(head.group()) is not MISSING:
+            return None
+        names = self.names()
+        whole = difflib.get_close_matches(expr, names, n=1)
+        if whole or head.group() == expr:
+            return whole[0] if whole else None
+        close = difflib.get_close_matches(head.group(), names, n=1)
+        return close[0] + expr[head.end() :] if close else None
 
     def explain(self) -> dict[str, list[Definition]]:
         """Every name with all its definitions, the winner first, then those it shadows."""
