@@ -35,6 +35,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.send_thread",
             "pigeon.redirects",
             "pigeon.echo",
+            "pigeon.watch",
         ),
     ),
     ("the exchange", ("pigeon.exchange", "pigeon.masking")),
