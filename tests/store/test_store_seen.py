@@ -13,7 +13,10 @@ from collection_files import write
 from pigeon.store import (
     ChangedOnDisk,
     SaveError,
+    create_request,
     load_collection,
+    move_request,
+    rename_request,
     save_collection_file,
     save_environment,
     save_folder_file,
@@ -129,3 +132,44 @@ def test_write_beside_takes_a_free_name_and_never_replaces(root: Path) -> None:
     col = load_collection(root)
     named = {r.path.name for r in col.requests()} | {b.path.name for b in col.broken}
     assert "collection.toml.mine" not in named and "list.mine.toml" in named
+
+
+def ordered_root(root: Path) -> Path:
+    write(root, "collection.toml", 'name = "Col"\norder = ["users", "top"]\n')
+    write(root, "top.toml", 'name = "Top"\nurl = "https://t.test/"\n')
+    return root
+
+
+def test_the_tree_commands_record_what_they_write_and_move(root: Path) -> None:
+    col = load_collection(ordered_root(root))
+    top = next(r for r in col.requests() if r.name == "Top")
+    rename_request(col, top, "Renamed")  # writes the file and the collection's order list
+    move_request(col, top, col.items[0])
+    created = create_request(col, None, "New")
+    for req in (top, created):
+        req.url = "https://t.test/mine"
+        save_request(req, seen=col.seen)  # none of those writes is taken for an outside edit
+    col.variables["x"] = 1
+    save_collection_file(col, seen=col.seen)
+    assert load_collection(root).variables["x"] == 1
+
+
+def test_a_moved_file_is_still_checked_where_it_went(root: Path) -> None:
+    col = load_collection(root)
+    req = col.requests()[0]
+    move_request(col, req, None)
+    write(root, "list.toml", 'name = "Theirs"\nurl = "https://t.test/"\n')
+    req.url = "https://t.test/mine"
+    with pytest.raises(ChangedOnDisk):
+        save_request(req, seen=col.seen)
+
+
+def test_an_outside_edit_merged_by_a_tree_command_stays_news(root: Path) -> None:
+    col = load_collection(ordered_root(root))
+    theirs = (root / "collection.toml").read_text(encoding="utf-8") + "[variables]\nx = 2\n"
+    write(root, "collection.toml", theirs)
+    rename_request(col, next(r for r in col.requests() if r.name == "Top"), "Renamed")
+    assert "x = 2" in (root / "collection.toml").read_text(encoding="utf-8")  # merged, kept
+    col.variables["y"] = 1
+    with pytest.raises(ChangedOnDisk):  # the model does not know x: saving it would lose it
+        save_collection_file(col, seen=col.seen)

@@ -4,7 +4,8 @@ without asking).
 
 The loader records a digest of every file it reads in ``Collection.seen``; a save given that
 map refuses, with ``ChangedOnDisk``, to replace a file whose text is no longer the one
-recorded (or that is gone), and records what it wrote. The headless commands pass no map and
+recorded (or that is gone), and records what it wrote; the tree's file commands record
+what they write and move (``record_write``, ``record_move``). The headless commands pass no map and
 keep their own rules. ``write_beside`` writes a version next to a file under a free name.
 """
 
@@ -51,6 +52,20 @@ def check(seen: Seen | None, path: Path, text: str | None) -> None:
         raise ChangedOnDisk(path, deleted=True)
     if digest(text) != seen[path]:
         raise ChangedOnDisk(path)
+
+
+def record_write(seen: Seen, path: Path, before: str | None, after: str) -> None:
+    """The app replaced ``before`` (``None``: no file) at ``path`` with ``after``: record it
+    when ``before`` was what the app knew there, so an outside edit merged into stays news."""
+    known = seen.get(path)
+    if known == (None if before is None else digest(before)):
+        seen[path] = digest(after)
+
+
+def record_move(seen: Seen, old: Path, new: Path) -> None:
+    """Files moved from ``old`` (a file or a folder) to ``new``: what was known moves too."""
+    for path in [p for p in seen if p == old or old in p.parents]:
+        seen[new / path.relative_to(old)] = seen.pop(path)
 
 
 def beside_name(path: Path, n: int) -> Path:
