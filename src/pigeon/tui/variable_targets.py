@@ -131,11 +131,10 @@ def _file_target(
         variables[name] = value
         try:
             write(force)
-        except ChangedOnDisk:
-            _restore(variables, name, old)
-            raise
         except Exception as exc:
             _restore(variables, name, old)
+            if isinstance(exc, ChangedOnDisk):
+                raise
             return f"{what} failed: {exc}"
         return None
 
@@ -187,9 +186,14 @@ def _request_target(
         assert file is not None and file.path is not None
         return write_beside(file.path, request_to_toml(updated(name, value)))
 
-    target = Target("request", f"this request ({where})", layer, request.variables, save)
-    target.beside = beside if file is not None else None
-    return target
+    return Target(
+        "request",
+        f"this request ({where})",
+        layer,
+        request.variables,
+        save,
+        beside if file is not None else None,
+    )
 
 
 def shadowed_by(session: Session, request: Request | None, name: str, target: Target) -> str | None:

@@ -359,6 +359,8 @@ class MainScreen(Screen[None]):
 
     def _ask_whose_request(self, exc: ChangedOnDisk) -> None:
         """The open request's file changed (or went away) on disk since it was read."""
+        from rich.text import Text
+
         from pigeon import store
         from pigeon.tui.dialogs.changed_on_disk import ChangedOnDiskScreen
 
@@ -379,11 +381,15 @@ class MainScreen(Screen[None]):
                 except Exception as error:
                     self.notify(f"Not saved: {error}", severity="error", timeout=10)
                     return
-                self.notify(f"Saved yours as {copy.name}; {exc.path.name} is theirs.")
+                theirs = printable(exc.path.name)
+                self.notify(
+                    f"Saved yours as {printable(copy.name)}; {theirs} is theirs.", markup=False
+                )
                 editor.show_message("")
                 self.follow_disk(open_path=copy)
             else:  # theirs: the disk's version, or nothing when it was deleted
-                editor.show_message(f"{exc.path.name} was deleted on disk." if exc.deleted else "")
+                gone = f"{printable(exc.path.name)} was deleted on disk." if exc.deleted else ""
+                editor.show_message(Text(gone))
                 self.follow_disk(open_path=None if exc.deleted else exc.path)
 
         self.app.push_screen(ChangedOnDiskScreen(exc.path.name, exc.deleted), answered)
@@ -392,7 +398,8 @@ class MainScreen(Screen[None]):
         self.follow_disk(event.collection)
 
     def on_disk_watch_failed(self, event: DiskWatch.Failed) -> None:
-        self.notify(f"Not following the disk: {event.message}", severity="warning", timeout=10)
+        message = f"Not following the disk: {printable(event.message)}"
+        self.notify(message, severity="warning", timeout=10, markup=False)
 
     def on_variables_pane_reload_wanted(self) -> None:
         self.follow_disk()
@@ -422,12 +429,14 @@ class MainScreen(Screen[None]):
                     seen[base] = before
                 if changed and reopened is None:
                     editor.mark_unsaved()
-                    self.notify(f"{name} was deleted on disk: yours is kept unsaved.")
+                    self.notify(f"{name} was deleted on disk: yours is kept unsaved.", markup=False)
                 elif changed:
-                    self.notify(f"{name} changed on disk: your unsaved edits are kept.")
+                    self.notify(
+                        f"{name} changed on disk: your unsaved edits are kept.", markup=False
+                    )
             elif changed:
                 editor.load(reopened)
-                self.notify(f"{name} changed on disk: reloaded.")
+                self.notify(f"{name} changed on disk: reloaded.", markup=False)
             else:
                 editor.saved = reopened
         self.refresh_after_variables()

@@ -27,6 +27,7 @@ from pigeon.masking import MASK, secret_name
 from pigeon.model import Auth, Header, Request
 from pigeon.scopes import Definition, Scopes
 from pigeon.template import ENV, parse
+from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.variable_targets import Target, shadowed_by, variable_targets
 from pigeon.values import kind_of, preview
@@ -341,7 +342,8 @@ class VariablesPane(Tree[VariableRow | None]):
                 except Exception as error:
                     self.notify(f"Not saved: {error}", severity="error", timeout=8)
                     return
-                self.notify(f"{v.name} saved in {copy.name}, beside {exc.path.name}.")
+                where = f"{printable(copy.name)}, beside {printable(exc.path.name)}"
+                self.notify(f"{v.name} saved in {where}.", markup=False)
                 self.post_message(self.ReloadWanted())
 
         self.app.push_screen(ChangedOnDiskScreen(exc.path.name, exc.deleted), answered)
