@@ -14,7 +14,7 @@ import pytest
 from textual.widgets import Input
 from tui_support import main_screen, replace_url, running, wait_for
 
-from pigeon.model import Request
+from pigeon.model import BrokenFile, Request
 from pigeon.store import load_collection
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.dialogs.changed_on_disk import ChangedOnDiskScreen
@@ -240,8 +240,9 @@ async def test_unsaved_edits_are_not_replaced_by_a_reload(app: PigeonApp, collec
         assert app.session.saved_request(editor.request).url.startswith("{{base_url}}/theirs")
 
 
+@pytest.mark.parametrize("answer", ["w", "d"], ids=["write-again", "drop"])
 async def test_a_request_deleted_while_open_is_kept_unsaved(
-    app: PigeonApp, collection: Path
+    app: PigeonApp, collection: Path, answer: str
 ) -> None:
     file = collection / "users" / "list-users.toml"
     async with running(app, LIST) as pilot:
@@ -255,9 +256,28 @@ async def test_a_request_deleted_while_open_is_kept_unsaved(
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, ChangedOnDiskScreen))
         assert app.screen._deleted
-        await pilot.press("w")  # write it again
-        await wait_for(pilot, lambda: LIST in tree_ids(app))
-        assert not editor.dirty and load_collection(collection).find(LIST)[1].url == url
+        await pilot.press(answer)
+        if answer == "w":
+            await wait_for(pilot, lambda: LIST in tree_ids(app))
+            assert not editor.dirty and load_collection(collection).find(LIST)[1].url == url
+        else:
+            await wait_for(pilot, lambda: editor.request is None)
+            assert not file.exists() and LIST not in tree_ids(app)
+
+
+async def test_a_broken_file_that_appears_is_marked(app: PigeonApp, collection: Path) -> None:
+    async with running(app, LIST) as pilot:
+        await watching(pilot)
+        (collection / "users" / "bad.toml").write_text("name = \n", encoding="utf-8")
+        tree = main_screen(app).query_one(CollectionTree)
+        await wait_for(
+            pilot,
+            lambda: any(
+                isinstance(n.data, BrokenFile) and n.data.path.name == "bad.toml"
+                for n in tree._all_nodes()
+            ),
+        )
+        assert main_screen(app).editor.request.id == LIST  # the open request stays
 
 
 async def test_the_watcher_stops_with_the_app(app: PigeonApp) -> None:

@@ -20,7 +20,7 @@ class ChangedOnDiskScreen(AnswerModal[str | None]):
 
     BINDINGS = [
         Binding("escape", "answer(None)", "Cancel", id="dialog.cancel"),
-        Binding("r", "answer('theirs')", "Reload theirs", id="dialog.theirs"),
+        Binding("r,d", "answer('theirs')", "Reload theirs / drop mine", id="dialog.theirs"),
         Binding("k,w", "answer('mine')", "Keep mine", id="dialog.mine"),
         Binding("b", "answer('beside')", "Save mine beside", id="dialog.beside"),
     ]
