@@ -4,9 +4,9 @@ without asking).
 
 The loader records a digest of every file it reads in ``Collection.seen``; a save given that
 map refuses, with ``ChangedOnDisk``, to replace a file whose text is no longer the one
-recorded (or that is gone), and records what it wrote; the tree's file commands record
-what they write and move (``record_write``, ``record_move``). The headless commands pass no map and
-keep their own rules. ``write_beside`` writes a version next to a file under a free name.
+recorded (or that is gone), and records what it wrote; the tree's file commands record what
+they write and move (``record_write``, ``record_move``). The headless commands pass no map
+and keep their own rules. ``write_beside`` writes a version next to a file under a free name.
 """
 
 from __future__ import annotations

@@ -35,7 +35,10 @@ class ChangedOnDiskScreen(AnswerModal[str | None]):
         with Vertical(classes="dialog"):
             if self._deleted:
                 yield Label("Deleted on disk", classes="title")
-                message = f"{name} was deleted on disk since it was loaded. Write your version again, or drop it?"
+                message = (
+                    f"{name} was deleted on disk since it was loaded. Write your version "
+                    "again, or drop it?"
+                )
                 buttons = [
                     Button("Drop mine", id="theirs", variant="error"),
                     Button("Write it again", id="mine", variant="primary"),
