@@ -287,3 +287,19 @@ async def test_the_watcher_stops_with_the_app(app: PigeonApp) -> None:
         assert watch.watcher is not None and watch.watcher.running
     assert not watch.watcher.running
     assert not [t for t in threading.enumerate() if t.name == "pigeon-watch"]
+
+
+async def test_an_open_request_broken_on_disk_is_kept_and_never_overwritten(
+    app: PigeonApp, collection: Path
+) -> None:
+    file = collection / "users" / "list-users.toml"
+    async with running(app, LIST) as pilot:
+        editor = main_screen(app).editor
+        await watching(pilot)
+        file.write_text("name = 'half typed\n", encoding="utf-8")
+        await wait_for(pilot, lambda: LIST not in tree_ids(app))
+        assert "list-users.toml no longer loads: yours is kept unsaved." in notes(app)
+        assert editor.dirty and editor.request is not None
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: any("does not load" in n for n in notes(app)))
+        assert file.read_text(encoding="utf-8") == "name = 'half typed\n"

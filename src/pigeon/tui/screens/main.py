@@ -429,7 +429,9 @@ class MainScreen(Screen[None]):
                     seen[base] = before
                 if changed and reopened is None:
                     editor.mark_unsaved()
-                    self.notify(f"{name} was deleted on disk: yours is kept unsaved.", markup=False)
+                    broken = any(b.path == base for b in session.collection.broken)
+                    why = "no longer loads" if broken else "was deleted on disk"
+                    self.notify(f"{name} {why}: yours is kept unsaved.", markup=False)
                 elif changed:
                     self.notify(
                         f"{name} changed on disk: your unsaved edits are kept.", markup=False
