@@ -31,7 +31,11 @@ class Target:
     label: str  # what the dialog shows
     layer: str  # the label of its layer in ``Scopes`` ("folder users"), to match definitions
     variables: Mapping[str, Any]  # the live mapping, to see whether it defines a name
-    save: Callable[[str, Any], str | None]  # writes name = value; the error when it could not
+    save: Callable[[str, Any, bool], str | None]
+    """Writes name = value (``True``: over a change on disk); the error when it could not.
+    A file changed on disk since it was read is ``store.ChangedOnDisk``."""
+    beside: Callable[[str, Any], Path] | None = None
+    """Writes the file with name = value next to it under a free name (none: no file)."""
 
 
 def variable_targets(
@@ -46,46 +50,51 @@ def variable_targets(
     layers = s.scopes_for(request).layers
     label_of = {id(layer.variables): layer.label for layer in layers}
     targets = [
-        Target(
+        _file_target(
             "collection",
             f"collection ({_rel(s.root, col.root / 'collection.toml')})",
             label_of.get(id(col.variables), "collection"),
+            "Save collection",
             col.variables,
-            _file_saver("Save collection", col.variables, lambda: store.save_collection_file(col)),
+            col.root / "collection.toml",
+            lambda force: store.save_collection_file(col, seen=col.seen, force=force),
+            lambda: store.collection_to_toml(col),
         )
     ]
     env = col.environments.get(s.environment) if s.environment else None
     if env is not None:
-        where = _rel(s.root, env.path) if env.path else f"environments/{env.name}.toml"
+        env_file = env.path or s.root / "environments" / f"{env.name}.toml"
         targets.append(
-            Target(
+            _file_target(
                 "environment",
-                f"environment {env.name} ({where})",
+                f"environment {env.name} ({_rel(s.root, env_file)})",
                 label_of.get(id(env.variables), f"environment {env.name}"),
+                "Save environment",
                 env.variables,
-                _file_saver(
-                    "Save environment", env.variables, lambda: store.save_environment(env, s.root)
-                ),
+                env_file,
+                lambda force: store.save_environment(env, s.root, seen=col.seen, force=force),
+                lambda: store.environment_to_toml(env),
             )
         )
     if request is not None:
         for i, folder in enumerate(s.chain_of(request)):
             where = _rel(s.root, folder.path / "folder.toml") if folder.path else "no file"
             targets.append(
-                Target(
+                _file_target(
                     f"folder:{i}",
                     f"folder {folder.name} ({where})",
                     label_of.get(id(folder.variables), f"folder {folder.name}"),
+                    "Save folder",
                     folder.variables,
-                    _file_saver(
-                        "Save folder", folder.variables, lambda f=folder: store.save_folder_file(f)
-                    ),
+                    folder.path / "folder.toml" if folder.path else None,
+                    lambda force, f=folder: store.save_folder_file(f, seen=col.seen, force=force),
+                    lambda f=folder: store.folder_to_toml(f),
                 )
             )
         layer = label_of.get(id(request.variables), "")
         targets.append(_request_target(s, request, saved, layer))
 
-    def save_runtime(name: str, value: Any) -> str | None:
+    def save_runtime(name: str, value: Any, force: bool = False) -> str | None:
         s.runtime.set(name, value)
         return None
 
@@ -101,22 +110,47 @@ def variable_targets(
     return targets
 
 
-def _file_saver(
-    what: str, variables: dict[str, Any], write: Callable[[], Any]
-) -> Callable[[str, Any], str | None]:
-    """Set the variable and write its file; a refused write puts the old value back."""
+def _file_target(
+    key: str,
+    label: str,
+    layer: str,
+    what: str,
+    variables: dict[str, Any],
+    path: Path | None,
+    write: Callable[[bool], Any],
+    text: Callable[[], str],
+) -> Target:
+    """A scope saved to a file: the variable is set and the file written (``force``: over a
+    change on disk); a refused write puts the old value back. ``ChangedOnDisk`` is raised for
+    the caller to ask about; ``beside`` writes the file with the variable set next to it."""
 
-    def save(name: str, value: Any) -> str | None:
+    def save(name: str, value: Any, force: bool = False) -> str | None:
+        from pigeon.store import ChangedOnDisk
+
         old = variables.get(name, _ABSENT)
         variables[name] = value
         try:
-            write()
+            write(force)
         except Exception as exc:
             _restore(variables, name, old)
+            if isinstance(exc, ChangedOnDisk):
+                raise
             return f"{what} failed: {exc}"
         return None
 
-    return save
+    def beside(name: str, value: Any) -> Path:
+        from pigeon.store import write_beside
+
+        old = variables.get(name, _ABSENT)
+        variables[name] = value
+        try:
+            mine = text()
+        finally:
+            _restore(variables, name, old)
+        assert path is not None
+        return write_beside(path, mine)
+
+    return Target(key, label, layer, variables, save, beside if path is not None else None)
 
 
 def _request_target(
@@ -127,18 +161,39 @@ def _request_target(
     file = saved if saved is not None and saved.path is not None else None
     where = _rel(session.root, file.path) if file is not None else "only here: it has no file"
 
-    def save(name: str, value: Any) -> str | None:
+    def updated(name: str, value: Any) -> Request:
+        assert file is not None
+        mine = copy.deepcopy(file)
+        mine.variables[name] = value
+        return mine
+
+    def save(name: str, value: Any, force: bool = False) -> str | None:
+        from pigeon.store import ChangedOnDisk
+
         if file is not None:
-            updated = copy.deepcopy(file)
-            updated.variables[name] = value
             try:
-                session.commit_request(updated)
+                session.commit_request(updated(name, value), force)
+            except ChangedOnDisk:
+                raise
             except Exception as exc:
                 return f"Save request failed: {exc}"
         request.variables[name] = value
         return None
 
-    return Target("request", f"this request ({where})", layer, request.variables, save)
+    def beside(name: str, value: Any) -> Path:
+        from pigeon.store import request_to_toml, write_beside
+
+        assert file is not None and file.path is not None
+        return write_beside(file.path, request_to_toml(updated(name, value)))
+
+    return Target(
+        "request",
+        f"this request ({where})",
+        layer,
+        request.variables,
+        save,
+        beside if file is not None else None,
+    )
 
 
 def shadowed_by(session: Session, request: Request | None, name: str, target: Target) -> str | None:

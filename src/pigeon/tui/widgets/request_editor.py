@@ -131,6 +131,11 @@ class RequestEditor(Vertical):
         self.dirty = False
         self._update_title()
 
+    def mark_unsaved(self) -> None:
+        """Its file went away on disk: what the editor holds is unsaved now."""
+        self.dirty = True
+        self._update_title()
+
     # -- edits --------------------------------------------------------------------------------
 
     def on_url_bar_method_changed(self, event: UrlBar.MethodChanged) -> None:
