@@ -121,7 +121,10 @@ async def test_auth_and_settings_edits(app: PigeonApp, collection: Path) -> None
         assert request.settings.timeout == 2.5  # refused: must be more than 0
         assert "more than 0" in str(screen.query_one("#setting-error").render())
         await show_tab(pilot, "tab-auth")
-        screen.query_one("#auth-type").value = "bearer"
+        auth_type = screen.query_one("#auth-type")
+        # A Select says nothing of a change made before its parts are composed: wait for them.
+        await wait_for(pilot, lambda: auth_type.children)
+        auth_type.value = "bearer"
         # The Select's change is a message: on a busy machine it lands after a pause or two.
         await wait_for(pilot, lambda: request.auth is not None and request.auth.type == "bearer")
         token = screen.query_one("#auth-token", Input)
