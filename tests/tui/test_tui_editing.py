@@ -12,6 +12,7 @@ from pigeon.store import load_collection
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.dialogs.confirm import UnsavedScreen
 from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.widgets.auth_editor import AuthEditor
 from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.request_editor import RequestEditor
 
@@ -121,10 +122,11 @@ async def test_auth_and_settings_edits(app: PigeonApp, collection: Path) -> None
         assert request.settings.timeout == 2.5  # refused: must be more than 0
         assert "more than 0" in str(screen.query_one("#setting-error").render())
         await show_tab(pilot, "tab-auth")
-        auth_type = screen.query_one("#auth-type")
-        # A Select says nothing of a change made before its parts are composed: wait for them.
-        await wait_for(pilot, lambda: auth_type.children)
-        auth_type.value = "bearer"
+        # The tab's form is mounted when first opened and then shown the request: a choice made
+        # before that is undone by it (a person cannot be that quick; a test on a busy box is).
+        auth = screen.query_one(AuthEditor)
+        await wait_for(pilot, lambda: auth._request is request)
+        screen.query_one("#auth-type").value = "bearer"
         # The Select's change is a message: on a busy machine it lands after a pause or two.
         await wait_for(pilot, lambda: request.auth is not None and request.auth.type == "bearer")
         token = screen.query_one("#auth-token", Input)
