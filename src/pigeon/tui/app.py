@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from functools import partial
 from pathlib import Path
 
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.filter import LineFilter
 from textual.screen import Screen
@@ -17,9 +17,10 @@ from textual.theme import Theme
 from pigeon.config import AppConfig, ConfigError
 from pigeon.session import Session, demo_collection_dir
 from pigeon.tui.control_filter import ControlCharacters
+from pigeon.tui.key_order import KeysInOrder
 
 
-class PigeonApp(App[int]):
+class PigeonApp(KeysInOrder):
     # Absolute paths (subclasses live elsewhere). The main screen's rules load with the app's:
     # a screen with its own CSS_PATH would re-parse every stylesheet when it is pushed.
     CSS_PATH = [
