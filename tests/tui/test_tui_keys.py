@@ -6,10 +6,19 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input
+from textual.widgets._footer import FooterKey
 from tui_support import burst, main_screen, press_and_settle, running, wait_for
 
+from pigeon.echo import EchoServer
+from pigeon.session import Session
 from pigeon.tui.app import PigeonApp
+from pigeon.tui.screens.help import HelpScreen
+from pigeon.tui.themes import bundled_theme_dirs
 from pigeon.tui.widgets.body_view import BodyView
+from pigeon.tui.widgets.collection_tree import CollectionTree
+from pigeon.tui.widgets.key_footer import KeyFooter
+from pigeon.tui.widgets.pair_table import PairTable
+from pigeon.tui.widgets.variables_pane import VariablesPane
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -47,3 +56,163 @@ async def test_a_burst_after_slash_searches_the_body(app: PigeonApp) -> None:
         await wait_for(pilot, lambda: view.query == "users")
         await wait_for(pilot, lambda: app.focused is view)
         assert view.match_count >= 1
+
+
+# -- a key per pane -----------------------------------------------------------------------------
+
+
+async def test_alt_digits_reach_each_pane(app: PigeonApp) -> None:
+    async with running(app, "users/list-users", size=(130, 40)) as pilot:
+        await press_and_settle(pilot, "ctrl+r")
+        screen = main_screen(app)
+        await pilot.press("alt+3")
+        await wait_for(pilot, lambda: isinstance(app.focused, BodyView))
+        await pilot.press("alt+4")
+        await wait_for(pilot, lambda: isinstance(app.focused, VariablesPane))
+        await pilot.press("alt+1")
+        await wait_for(pilot, lambda: isinstance(app.focused, CollectionTree))
+        await pilot.press("alt+2")
+        await wait_for(pilot, lambda: app.focused is screen.query_one("#headers", PairTable))
+        # A hidden side pane is shown to be focused.
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: not screen.query_one("#vars-pane").display)
+        await pilot.press("alt+4")
+        await wait_for(pilot, lambda: isinstance(app.focused, VariablesPane))
+        assert screen.query_one("#vars-pane").display
+
+
+async def test_the_footer_shows_one_entry_for_the_pane_keys(app: PigeonApp) -> None:
+    async with running(app, size=(200, 40)) as pilot:
+        await pilot.pause()
+        footer = main_screen(app).query_one(KeyFooter)
+        await wait_for(pilot, lambda: "alt+1…4" in _footer_text(footer))
+        assert "Panes" in _footer_text(footer)
+
+
+def _footer_text(footer: KeyFooter) -> str:
+    return " ".join(
+        f"{key.key_display} {key.description}" for key in footer.query(FooterKey) if key.display
+    )
+
+
+async def test_a_remapped_pane_key_shows_its_own_key(collection: Path, echo: EchoServer) -> None:
+    from pigeon.config import AppConfig
+
+    session = Session.open(collection)
+    session.overrides["base_url"] = echo.url
+    config = AppConfig(keys={"pane.tree": "f7"})
+    app = PigeonApp(session, config=config, theme_dirs=bundled_theme_dirs(), remember_theme=False)
+    async with running(app, size=(200, 40)) as pilot:
+        footer = main_screen(app).query_one(KeyFooter)
+        await wait_for(pilot, lambda: "f7 Panes" in _footer_text(footer))
+        main_screen(app).editor.focus_url()
+        await pilot.press("f7")
+        await wait_for(pilot, lambda: isinstance(app.focused, CollectionTree))
+
+
+# -- vim-style moves ----------------------------------------------------------------------------
+
+
+async def test_vim_keys_move_in_the_tree(app: PigeonApp) -> None:
+    async with running(app) as pilot:
+        tree = main_screen(app).query_one(CollectionTree)
+        tree.focus()
+        await pilot.pause()
+        start = tree.cursor_line
+        await pilot.press("j", "j")
+        assert tree.cursor_line == start + 2
+        await pilot.press("k")
+        assert tree.cursor_line == start + 1
+        await pilot.press("G")
+        assert tree.cursor_line == tree.last_line
+        await pilot.press("g", "g")
+        assert tree.cursor_line == 0
+        await pilot.press("ctrl+d")
+        assert tree.cursor_line > 1
+        await pilot.press("ctrl+u")
+        assert tree.cursor_line == 0
+
+
+async def test_vim_keys_move_in_a_table(app: PigeonApp) -> None:
+    async with running(app, "users/list-users") as pilot:
+        main_screen(app).query_one("#editor-tabs").active = "tab-query"
+        table = main_screen(app).query_one("#query", PairTable)
+        table.focus()
+        await pilot.pause()
+        assert table.row_count == 5
+        await pilot.press("j")
+        assert table.cursor_row == 1
+        await pilot.press("k")
+        assert table.cursor_row == 0
+        await pilot.press("G")
+        assert table.cursor_row == table.row_count - 1
+        await pilot.press("g")
+        assert table.cursor_row == 0
+
+
+async def test_vim_keys_move_in_the_history(app: PigeonApp) -> None:
+    async with running(app, "users/list-users") as pilot:
+        for _ in range(3):
+            await press_and_settle(pilot, "ctrl+r")
+        await pilot.press("f6")
+        screen = main_screen(app)
+        pane = screen.collection_pane
+        await wait_for(
+            pilot, lambda: pane.history is not None and pane.history.list.option_count >= 3
+        )
+        assert pane.history is not None
+        history = pane.history.list
+        history.focus()
+        history.highlighted = 0
+        await pilot.press("j")
+        assert history.highlighted == 1
+        await pilot.press("G")
+        assert history.highlighted == history.option_count - 1
+        await pilot.press("k")
+        assert history.highlighted == history.option_count - 2
+        await pilot.press("g")
+        assert history.highlighted == 0
+
+
+async def test_vim_keys_scroll_the_response_body(app: PigeonApp) -> None:
+    async with running(app, "responses/large-json", size=(120, 30)) as pilot:
+        await press_and_settle(pilot, "ctrl+r")
+        view = main_screen(app).query_one("#body-view", BodyView)
+        await wait_for(pilot, lambda: view.line_count > 100)
+        view.focus()
+        await pilot.pause()
+        await pilot.press("j", "j")
+        await wait_for(pilot, lambda: view.scroll_y == 2)
+        await pilot.press("k")
+        await wait_for(pilot, lambda: view.scroll_y == 1)
+        await pilot.press("ctrl+d")
+        await wait_for(pilot, lambda: view.scroll_y > 5)
+        await pilot.press("G")
+        await wait_for(pilot, lambda: view.scroll_y == view.max_scroll_y)
+        await pilot.press("g", "g")
+        await wait_for(pilot, lambda: view.scroll_y == 0)
+
+
+# -- help ---------------------------------------------------------------------------------------
+
+
+async def test_help_names_keys_as_they_are_typed_and_how_to_move(app: PigeonApp) -> None:
+    async with running(app) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        sections = dict(app.screen._sections)
+        rows = [row for section in sections.values() for row in section]
+        keys = " ".join(keys for keys, _, _ in rows)
+        for raw in ("slash", "full_stop", "question_mark", "escape"):
+            assert raw not in keys
+        assert ("/", "Search", "body.search") in sections["Response body"]
+        assert ("f, .", "Filter", "body.filter") in sections["Response body"]
+        moving = dict((k, d) for k, d, _ in sections["Moving around"])
+        assert "tab, shift+tab" in moving and "←, →" in moving
+        vim = sections["Lists: the tree, tables, history, variables, a body (vim-style)"]
+        assert [k for k, _, _ in vim] == ["j", "k", "g", "G", "ctrl+d", "ctrl+u"]
+        panes = {i: k for k, _, i in sections["Main screen"]}
+        assert panes["pane.response"] == "alt+3"
+        (palette,) = [d for _, d, i in sections["Everywhere"] if i == "palette"]
+        assert palette.startswith("Open the palette: ")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -31,7 +32,15 @@ class PigeonApp(KeysInOrder):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
         Binding("f1,question_mark", "help", "Help", id="help"),
-        Binding("ctrl+p", "command_palette", "Palette", id="palette", show=False),
+        Binding(
+            "ctrl+p",
+            "command_palette",
+            "Palette",
+            id="palette",
+            show=False,
+            tooltip="Open the palette: change the theme, reload the collection, or run any "
+            "action that works where you are",
+        ),
     ]
 
     def __init__(
@@ -119,9 +128,16 @@ class PigeonApp(KeysInOrder):
 
     # -- keys and help ------------------------------------------------------------------------
 
+    def get_key_display(self, binding: Binding) -> str:
+        """The footer's one entry for alt+1…4 names its own key once a pane key is remapped."""
+        if binding.id == "pane.tree" and any(i.startswith("pane.") for i in self._keymap):
+            binding = replace(binding, key_display=None)
+        return super().get_key_display(binding)
+
     @staticmethod
     def help_groups() -> list[tuple[str, type]]:
         from pigeon.tui.screens.main import MainScreen
+        from pigeon.tui.vim_keys import VimMoves
         from pigeon.tui.widgets.body_editor import BodyEditor
         from pigeon.tui.widgets.body_panel import BodyPanel
         from pigeon.tui.widgets.body_view import BodyView
@@ -144,6 +160,7 @@ class PigeonApp(KeysInOrder):
             ("Response", ResponsePane),
             ("Response body", BodyPanel),
             ("Response body view", BodyView),
+            ("Lists: the tree, tables, history, variables, a body (vim-style)", VimMoves),
         ]
 
     def binding_ids(self) -> set[str]:
@@ -158,12 +175,11 @@ class PigeonApp(KeysInOrder):
         if isinstance(self.screen, HelpScreen):
             return
         sections = help_sections(self.help_groups(), self._keymap)
-        sections.append(
-            (
-                "Palette (ctrl+p)",
-                [("", "the theme, reloading, and every action above that works where you are", "")],
-            )
-        )
+        moving = [
+            ("tab, shift+tab", "Go to the next or the previous part of the screen", ""),
+            ("←, →", "On a strip of tabs: the previous or the next tab", ""),
+        ]
+        sections[:0] = [("Moving around", moving)]
         self.push_screen(HelpScreen(sections))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

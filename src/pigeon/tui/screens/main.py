@@ -101,6 +101,40 @@ class MainScreen(Screen[None]):
             show=False,
             tooltip="Copy the request as a curl command",
         ),
+        # One footer entry stands for the four (alt+digit reaches the app through tmux and
+        # screen: their alt+digit keys follow the prefix).
+        Binding(
+            "alt+1",
+            "focus_pane('tree')",
+            "Panes",
+            id="pane.tree",
+            key_display="alt+1…4",
+            tooltip="Go to the tree (or the history)",
+        ),
+        Binding(
+            "alt+2",
+            "focus_pane('editor')",
+            "Editor",
+            id="pane.editor",
+            show=False,
+            tooltip="Go to the request editor's open tab",
+        ),
+        Binding(
+            "alt+3",
+            "focus_pane('response')",
+            "Response",
+            id="pane.response",
+            show=False,
+            tooltip="Go to the response's open tab",
+        ),
+        Binding(
+            "alt+4",
+            "focus_pane('variables')",
+            "Variables",
+            id="pane.variables",
+            show=False,
+            tooltip="Go to the variables pane",
+        ),
         Binding(
             "f6",
             "toggle_history",
@@ -539,6 +573,25 @@ class MainScreen(Screen[None]):
                 editor.focus_url()
             else:
                 self.set_focus(None)
+
+    def action_focus_pane(self, pane: str) -> None:
+        """alt+1…4: focus a pane, showing a hidden side pane (and leaving a zoomed one)."""
+        if self.maximized is not None:
+            self.minimize()
+        if pane == "tree":
+            if self.collection_pane.display:
+                self.collection_pane.shown.focus()
+            else:
+                self._toggle_side("#tree-pane", "#vars-pane")
+        elif pane == "variables":
+            if self.query_one("#vars-pane").display:
+                self.variables_pane.focus()
+            else:
+                self._toggle_side("#vars-pane", "#tree-pane")
+        elif pane == "editor":
+            self.editor.focus_tab()
+        elif self.response_pane is not None:
+            self.response_pane.focus_tab()
 
     def action_maximize_pane(self) -> None:
         if self.maximized is not None:

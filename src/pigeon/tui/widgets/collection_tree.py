@@ -24,6 +24,7 @@ from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.painted import Painted
 from pigeon.tui.themes import method_colour
+from pigeon.tui.vim_keys import vim_bindings
 
 NodeData = Folder | Request | BrokenFile | None
 
@@ -37,6 +38,7 @@ class CollectionTree(Tree[NodeData]):
     DEFAULT_CSS = beside(__file__)
 
     BINDINGS = [
+        *vim_bindings(),
         Binding("n", "command('new_request')", "New request", id="tree.new_request", show=False),
         Binding("f", "command('new_folder')", "New folder", id="tree.new_folder", show=False),
         Binding("r", "command('rename')", "Rename", id="tree.rename", show=False),

@@ -27,6 +27,7 @@ from pigeon.history import HistoryEntry, list_entries, prune
 from pigeon.tui.css import beside
 from pigeon.tui.format import duration, status_kind
 from pigeon.tui.themes import method_colour
+from pigeon.tui.vim_keys import vim_bindings
 
 
 def short_time(when: datetime, now: datetime | None = None, seconds: bool = True) -> str:
@@ -62,6 +63,7 @@ class HistoryList(OptionList):
         "history-list--muted",
     }
     BINDINGS = [
+        *vim_bindings(top="first", bottom="last"),
         Binding("enter", "select", "Open entry", id="history.open"),
         Binding("r", "resend", "Re-send", id="history.resend"),
         Binding("d,delete", "delete", "Delete entry", id="history.delete"),

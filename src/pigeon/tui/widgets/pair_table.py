@@ -15,6 +15,7 @@ from textual.widgets import DataTable
 
 from pigeon.tui.css import beside
 from pigeon.tui.dialogs.pair_edit import PairEditScreen, PairValue
+from pigeon.tui.vim_keys import vim_bindings
 from pigeon.tui.widgets.messages import RequestEdited
 
 
@@ -24,11 +25,12 @@ class PairTable(DataTable[Any]):
     DEFAULT_CSS = beside(__file__)
 
     BINDINGS = [
+        *vim_bindings(top="scroll_top", bottom="scroll_bottom"),
         Binding("a", "add", "Add", id="pairs.add"),
         Binding("e", "edit", "Edit", id="pairs.edit"),
         Binding("space", "toggle", "On/off", id="pairs.toggle"),
         Binding("d,delete", "remove", "Delete", id="pairs.delete"),
-        Binding("k", "toggle_kind", "Text/file", id="pairs.kind"),
+        Binding("t", "toggle_kind", "Text/file", id="pairs.kind"),
     ]
 
     def __init__(

@@ -216,3 +216,16 @@ class RequestEditor(Vertical):
             url = self.query_one("#url", Input)
             url.focus()
             url.cursor_position = len(url.value)
+
+    def focus_tab(self) -> None:
+        """Focus what the open tab holds (a table, the body...), else the URL."""
+        if self.request is None:
+            return
+        from textual.widgets import TabbedContent
+
+        pane = self.query_one("#editor-tabs", TabbedContent).active_pane
+        target = next((w for w in self.screen.focus_chain if pane in w.ancestors), None)
+        if target is None:
+            self.focus_url()
+        else:
+            target.focus()

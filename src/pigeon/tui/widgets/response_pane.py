@@ -139,6 +139,12 @@ class ResponsePane(Vertical):
     def headers_table(self) -> DataTable[str]:
         return self.query_one("#headers-table", DataTable)
 
+    def focus_tab(self) -> None:
+        """Focus what the open tab shows (the body, the headers table...)."""
+        pane = self.query_one(TabbedContent).active_pane
+        target = next((w for w in self.screen.focus_chain if pane in w.ancestors), None)
+        (target or self.body_view).focus()
+
     # -- public API -----------------------------------------------------------------------------
 
     def show_pending(self, method: str, url: str, progress: Progress | None = None) -> None:

@@ -29,6 +29,7 @@ from pigeon.scopes import Definition, Scopes
 from pigeon.template import ENV, parse
 from pigeon.tui.css import beside
 from pigeon.tui.variable_targets import Target, shadowed_by, variable_targets
+from pigeon.tui.vim_keys import vim_bindings
 from pigeon.values import kind_of, preview
 
 if TYPE_CHECKING:
@@ -87,6 +88,7 @@ class VariablesPane(Tree[VariableRow | None]):
     ALLOW_MAXIMIZE = True
 
     BINDINGS = [
+        *vim_bindings(),
         Binding("v", "toggle_reveal", "Reveal secrets", id="vars.reveal"),
         Binding("e", "edit", "Edit variable", id="vars.edit"),
         Binding("a", "add", "Add variable", id="vars.add"),
