@@ -35,6 +35,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.send_thread",
             "pigeon.redirects",
             "pigeon.echo",
+            "pigeon.external_editor",
         ),
     ),
     ("the exchange", ("pigeon.exchange", "pigeon.masking")),

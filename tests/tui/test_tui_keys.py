@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import shlex
+import sys
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input
+from textual.drivers import headless_driver
+from textual.drivers.headless_driver import HeadlessDriver
+from textual.widgets import Input, TextArea
 from textual.widgets._footer import FooterKey
-from tui_support import burst, main_screen, press_and_settle, running, wait_for
+from tui_support import burst, main_screen, press_and_settle, running, show_tab, wait_for
 
 from pigeon.echo import EchoServer
 from pigeon.session import Session
@@ -216,3 +220,112 @@ async def test_help_names_keys_as_they_are_typed_and_how_to_move(app: PigeonApp)
         assert panes["pane.response"] == "alt+3"
         (palette,) = [d for _, d, i in sections["Everywhere"] if i == "palette"]
         assert palette.startswith("Open the palette: ")
+
+
+# -- $EDITOR ------------------------------------------------------------------------------------
+
+
+class SuspendingDriver(HeadlessDriver):
+    """The test driver, able to hand the terminal over: ``App.suspend`` runs its real course
+    (the editor below is a real process); only the terminal's modes are left alone."""
+
+    @property
+    def can_suspend(self) -> bool:
+        return True
+
+    def suspend_application_mode(self) -> None:
+        pass
+
+    def resume_application_mode(self) -> None:
+        pass
+
+
+@pytest.fixture(name="suspending")
+def suspending_fixture(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(headless_driver, "HeadlessDriver", SuspendingDriver)
+
+
+def use_editor(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, body: str) -> None:
+    """``$EDITOR`` is a Python script running ``body`` with the file's path as ``path``."""
+    script = tmp_path / "editor.py"
+    script.write_text(f"import sys\nfrom pathlib import Path\npath = Path(sys.argv[1])\n{body}\n")
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", shlex.join([sys.executable, str(script)]))
+
+
+@pytest.mark.usefixtures("suspending")
+async def test_ctrl_e_edits_the_body_in_the_editor(
+    app: PigeonApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_editor(monkeypatch, tmp_path, "path.write_text(path.suffix + ' ' + path.read_text()[:1])")
+    async with running(app, "users/create-user") as pilot:
+        screen = await show_tab(pilot, "tab-body")
+        area = screen.query_one("#body-text", TextArea)
+        area.focus()
+        await pilot.pause()
+        assert not screen.editor.dirty
+        await pilot.press("ctrl+e")
+        await wait_for(pilot, lambda: area.text == ".json {")
+        assert screen.editor.request is not None
+        assert screen.editor.request.body.content == ".json {"
+        assert screen.editor.dirty
+
+
+@pytest.mark.usefixtures("suspending")
+async def test_an_editor_that_changes_nothing_leaves_the_request_clean(
+    app: PigeonApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_editor(monkeypatch, tmp_path, "path.write_text(path.read_text())")
+    async with running(app, "users/create-user") as pilot:
+        screen = await show_tab(pilot, "tab-body")
+        area = screen.query_one("#body-text", TextArea)
+        before = area.text
+        area.focus()
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        assert area.text == before
+        assert not screen.editor.dirty
+
+
+@pytest.mark.usefixtures("suspending")
+async def test_a_failing_editor_says_so_in_one_line(
+    app: PigeonApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_editor(monkeypatch, tmp_path, "path.write_text('half')\nsys.exit(2)")
+    async with running(app, "users/create-user") as pilot:
+        screen = await show_tab(pilot, "tab-body")
+        area = screen.query_one("#body-text", TextArea)
+        before = area.text
+        area.focus()
+        await pilot.press("ctrl+e")
+        await wait_for(pilot, lambda: any("status 2" in str(n.message) for n in app._notifications))
+        assert area.text == before
+        assert not screen.editor.dirty
+
+
+@pytest.mark.usefixtures("suspending")
+async def test_ctrl_e_edits_a_value_in_its_dialog(
+    app: PigeonApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_editor(monkeypatch, tmp_path, "path.write_text(path.read_text() + '-edited\\n')")
+    async with running(app, "users/create-user") as pilot:
+        table = main_screen(app).query_one("#headers", PairTable)
+        table.focus()
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.focused, Input))
+        await pilot.press("tab")
+        value = app.focused
+        assert isinstance(value, Input) and value.value == "{{creds.key}}"
+        await pilot.press("ctrl+e")
+        await wait_for(pilot, lambda: value.value == "{{creds.key}}-edited")
+
+
+async def test_without_a_terminal_to_hand_over_ctrl_e_says_so(app: PigeonApp) -> None:
+    async with running(app, "users/create-user") as pilot:
+        screen = await show_tab(pilot, "tab-body")
+        area = screen.query_one("#body-text", TextArea)
+        before = area.text
+        area.focus()
+        await pilot.press("ctrl+e")
+        await wait_for(pilot, lambda: any("editor" in str(n.message) for n in app._notifications))
+        assert area.text == before

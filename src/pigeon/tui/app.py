@@ -33,6 +33,15 @@ class PigeonApp(KeysInOrder):
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
         Binding("f1,question_mark", "help", "Help", id="help"),
         Binding(
+            "ctrl+e",
+            "edit_externally",
+            "$EDITOR",
+            id="edit_externally",
+            priority=True,  # before the text field's own ctrl+e (end of line: end does it too)
+            show=False,
+            tooltip="Edit the focused text in your editor ($VISUAL, $EDITOR or vi)",
+        ),
+        Binding(
             "ctrl+p",
             "command_palette",
             "Palette",
@@ -127,6 +136,18 @@ class PigeonApp(KeysInOrder):
             self.notify(f"Could not remember the theme: {exc}", severity="warning")
 
     # -- keys and help ------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "edit_externally":
+            from pigeon.tui.external_edit import editable
+
+            return editable(self.focused)
+        return True
+
+    def action_edit_externally(self) -> None:
+        from pigeon.tui.external_edit import edit_focused
+
+        edit_focused(self)
 
     def get_key_display(self, binding: Binding) -> str:
         """The footer's one entry for alt+1…4 names its own key once a pane key is remapped."""
