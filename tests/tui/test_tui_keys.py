@@ -9,9 +9,17 @@ from pathlib import Path
 import pytest
 from textual.drivers import headless_driver
 from textual.drivers.headless_driver import HeadlessDriver
-from textual.widgets import Input, TextArea
+from textual.widgets import Input, TabbedContent, TextArea
 from textual.widgets._footer import FooterKey
-from tui_support import burst, main_screen, press_and_settle, running, show_tab, wait_for
+from tui_support import (
+    burst,
+    main_screen,
+    open_request,
+    press_and_settle,
+    running,
+    show_tab,
+    wait_for,
+)
 
 from pigeon.echo import EchoServer
 from pigeon.session import Session
@@ -329,3 +337,35 @@ async def test_without_a_terminal_to_hand_over_ctrl_e_says_so(app: PigeonApp) ->
         await pilot.press("ctrl+e")
         await wait_for(pilot, lambda: any("editor" in str(n.message) for n in app._notifications))
         assert area.text == before
+
+
+# -- the editor's tabs --------------------------------------------------------------------------
+
+
+async def test_a_tab_not_opened_yet_never_shows_its_internal_name(app: PigeonApp) -> None:
+    async with running(app, "users/list-users") as pilot:
+        screen = main_screen(app)
+        for pane_id in ("tab-body", "tab-auth", "tab-scripts", "tab-vars", "tab-settings"):
+            pane = screen.editor.query_one(f"#{pane_id}")
+            assert not pane.children  # its part comes the first time it is opened
+            assert "TabPane" not in str(pane.render())
+        await show_tab(pilot, "tab-vars")
+        await wait_for(pilot, lambda: bool(screen.editor.query_one("#tab-vars").children))
+        assert "TabPane" not in app.export_screenshot()
+
+
+async def test_the_next_request_opens_on_the_first_tab_with_its_strip_whole(
+    app: PigeonApp,
+) -> None:
+    async with running(app, "users/list-users", size=(80, 30)) as pilot:
+        screen = await show_tab(pilot, "tab-settings")
+        strip = screen.query_one("#editor-tabs").query_one("#tabs-scroll")
+        await wait_for(pilot, lambda: strip.scroll_x > 0)  # narrow: the strip scrolled along
+        await open_request(pilot, "users/create-user")
+        tabs = screen.query_one("#editor-tabs", TabbedContent)
+        assert tabs.active == "tab-headers"
+        await wait_for(pilot, lambda: strip.scroll_x == 0)
+        # Reopening the same request keeps the tab chosen in it.
+        await show_tab(pilot, "tab-auth")
+        await open_request(pilot, "users/create-user")
+        assert tabs.active == "tab-auth"

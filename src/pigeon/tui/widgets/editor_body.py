@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from textual.app import ComposeResult
+from textual.app import ComposeResult, RenderResult
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
@@ -64,6 +64,14 @@ _LAZY_TABS: dict[str, tuple[str, Callable[[], Widget], Callable[[Request], Any]]
 }
 
 
+class LazyTabPane(TabPane):
+    """A tab whose part is mounted when it is first opened: blank until then (an empty
+    widget draws its own name, ``TabPane#tab-vars``)."""
+
+    def render(self) -> RenderResult:
+        return ""
+
+
 class EditorBody(Vertical):
     DEFAULT_CSS = beside(__file__)
 
@@ -82,7 +90,7 @@ class EditorBody(Vertical):
             with TabPane("Query", id="tab-query"):
                 yield PairTable("parameter", lambda n, v: QueryParam(n, v), id="query")
             for pane_id, (title, _, _) in _LAZY_TABS.items():
-                yield TabPane(title, id=pane_id)
+                yield LazyTabPane(title, id=pane_id)
 
     async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         pane_id = event.pane.id or ""
@@ -106,6 +114,9 @@ class EditorBody(Vertical):
         for pane_id in self._parts:
             self._show_part(pane_id, work)
         self.show_counts(work)
+
+    def first_tab(self) -> None:
+        self.query_one(TabbedContent).active = "tab-headers"
 
     def show_counts(self, work: Request) -> None:
         """Tab labels say how much each part holds, so an empty tab need not be opened."""

@@ -106,10 +106,13 @@ class RequestEditor(Vertical):
         if not self._body_ready:  # still being mounted: right after start-up
             self.call_after_refresh(self._load_later, request)
             return
+        another = self.saved is None or self.saved.id != request.id
         self.saved = request
         self.request = work = copy.deepcopy(request)
         self.dirty = False
         self.add_class("-editing")
+        if another:  # a new request starts on the first tab, as its tab strip does
+            self.body.first_tab()
         self.body.show(work)
         self._update_title()
         self.refresh_preview()
