@@ -224,7 +224,7 @@ async def test_help_names_keys_as_they_are_typed_and_how_to_move(app: PigeonApp)
         assert "tab, shift+tab" in moving and "←, →" in moving
         vim = sections["Lists: the tree, tables, history, variables, a body (vim-style)"]
         assert [k for k, _, _ in vim] == ["j", "k", "g", "G", "ctrl+d", "ctrl+u"]
-        panes = {i: k for k, _, i in sections["Main screen"]}
+        panes = {i: k for k, _, i in sections["Everywhere"]}
         assert panes["pane.response"] == "alt+3"
         (palette,) = [d for _, d, i in sections["Everywhere"] if i == "palette"]
         assert palette.startswith("Open the palette: ")

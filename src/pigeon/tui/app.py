@@ -32,6 +32,41 @@ class PigeonApp(KeysInOrder):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
         Binding("f1,question_mark", "help", "Help", id="help"),
+        # One footer entry stands for the four (after help: on a narrow line it goes first).
+        # alt+digit reaches the app through tmux and screen: their alt+digit keys follow the
+        # prefix.
+        Binding(
+            "alt+1",
+            "focus_pane('tree')",
+            "Panes",
+            id="pane.tree",
+            key_display="alt+1…4",
+            tooltip="Go to the tree (or the history)",
+        ),
+        Binding(
+            "alt+2",
+            "focus_pane('editor')",
+            "Editor",
+            id="pane.editor",
+            show=False,
+            tooltip="Go to the request editor's open tab",
+        ),
+        Binding(
+            "alt+3",
+            "focus_pane('response')",
+            "Response",
+            id="pane.response",
+            show=False,
+            tooltip="Go to the response's open tab",
+        ),
+        Binding(
+            "alt+4",
+            "focus_pane('variables')",
+            "Variables",
+            id="pane.variables",
+            show=False,
+            tooltip="Go to the variables pane",
+        ),
         Binding(
             "ctrl+e",
             "edit_externally",
@@ -138,11 +173,16 @@ class PigeonApp(KeysInOrder):
     # -- keys and help ------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "focus_pane":
+            return hasattr(self.screen, "focus_pane")  # the main screen, not a dialog
         if action == "edit_externally":
             from pigeon.tui.external_edit import editable
 
             return editable(self.focused)
         return True
+
+    def action_focus_pane(self, pane: str) -> None:
+        self.screen.focus_pane(pane)  # type: ignore[attr-defined]
 
     def action_edit_externally(self) -> None:
         from pigeon.tui.external_edit import edit_focused

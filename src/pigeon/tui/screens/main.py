@@ -101,40 +101,6 @@ class MainScreen(Screen[None]):
             show=False,
             tooltip="Copy the request as a curl command",
         ),
-        # One footer entry stands for the four (alt+digit reaches the app through tmux and
-        # screen: their alt+digit keys follow the prefix).
-        Binding(
-            "alt+1",
-            "focus_pane('tree')",
-            "Panes",
-            id="pane.tree",
-            key_display="alt+1…4",
-            tooltip="Go to the tree (or the history)",
-        ),
-        Binding(
-            "alt+2",
-            "focus_pane('editor')",
-            "Editor",
-            id="pane.editor",
-            show=False,
-            tooltip="Go to the request editor's open tab",
-        ),
-        Binding(
-            "alt+3",
-            "focus_pane('response')",
-            "Response",
-            id="pane.response",
-            show=False,
-            tooltip="Go to the response's open tab",
-        ),
-        Binding(
-            "alt+4",
-            "focus_pane('variables')",
-            "Variables",
-            id="pane.variables",
-            show=False,
-            tooltip="Go to the variables pane",
-        ),
         Binding(
             "f6",
             "toggle_history",
@@ -574,8 +540,8 @@ class MainScreen(Screen[None]):
             else:
                 self.set_focus(None)
 
-    def action_focus_pane(self, pane: str) -> None:
-        """alt+1…4: focus a pane, showing a hidden side pane (and leaving a zoomed one)."""
+    def focus_pane(self, pane: str) -> None:
+        """alt+1…4 (the app's keys): focus a pane, showing a hidden side pane (and leaving a zoomed one)."""
         if self.maximized is not None:
             self.minimize()
         if pane == "tree":
