@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.drivers import headless_driver
 from textual.drivers.headless_driver import HeadlessDriver
 from textual.widgets import Input, TabbedContent, TextArea
@@ -369,3 +370,50 @@ async def test_the_next_request_opens_on_the_first_tab_with_its_strip_whole(
         await show_tab(pilot, "tab-auth")
         await open_request(pilot, "users/create-user")
         assert tabs.active == "tab-auth"
+
+
+# -- pasting ------------------------------------------------------------------------------------
+
+
+def paste(app: PigeonApp, text: str) -> None:
+    """A bracketed paste, as the terminal sends it."""
+    event = events.Paste(text)
+    event.set_sender(app)
+    app.post_message(event)
+
+
+async def test_lines_pasted_into_a_one_line_field_are_joined_with_a_word(app: PigeonApp) -> None:
+    async with running(app, "users/create-user") as pilot:
+        table = main_screen(app).query_one("#headers", PairTable)
+        table.focus()
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.focused, Input))
+        await pilot.press("tab", "ctrl+u", "end", "ctrl+u")
+        value = app.focused
+        assert isinstance(value, Input) and value.value == ""
+        paste(app, "Bearer\r\nabc\n\ndef\n")
+        await wait_for(pilot, lambda: value.value == "Bearer abc def")
+        assert any("Pasted 3 lines as one" in str(n.message) for n in app._notifications)
+
+
+async def test_one_line_with_its_line_break_pastes_as_it_is(app: PigeonApp) -> None:
+    async with running(app, "users/list-users") as pilot:
+        await pilot.press("ctrl+l", "ctrl+u", "end", "ctrl+u")
+        url = app.focused
+        assert isinstance(url, Input)
+        paste(app, "http://127.0.0.1:1/x\n")
+        await wait_for(pilot, lambda: url.value == "http://127.0.0.1:1/x")
+        assert not any("Pasted" in str(n.message) for n in app._notifications)
+
+
+async def test_a_burst_after_tab_goes_to_the_next_field(app: PigeonApp) -> None:
+    async with running(app, "users/create-user") as pilot:
+        table = main_screen(app).query_one("#headers", PairTable)
+        table.focus()
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.focused, Input))
+        name = app.focused
+        burst(app, "tab", "ctrl+u", "end", "ctrl+u", *"typed")
+        value = app.screen.query_one("#pair-value", Input)
+        await wait_for(pilot, lambda: value.value == "typed")
+        assert isinstance(name, Input) and name.value == "X-Api-Key"

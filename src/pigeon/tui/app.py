@@ -9,6 +9,7 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
+from textual import events
 from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.filter import LineFilter
@@ -188,6 +189,21 @@ class PigeonApp(KeysInOrder):
         from pigeon.tui.external_edit import edit_focused
 
         edit_focused(self)
+
+    def before_passing(self, event: events.Event) -> events.Event:
+        """Several lines pasted into a one-line field arrive joined by spaces, with a word."""
+        if not isinstance(event, events.Paste):
+            return event
+        from pigeon.tui.one_line_paste import joined
+
+        one = joined(self.focused, event.text)
+        if one is None:
+            return event
+        text, lines = one
+        self.notify(f"Pasted {lines} lines as one: this field holds one line.")
+        pasted = events.Paste(text)
+        pasted.set_sender(self)
+        return pasted
 
     def get_key_display(self, binding: Binding) -> str:
         """The footer's one entry for alt+1…4 names its own key once a pane key is remapped."""

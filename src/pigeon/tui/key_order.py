@@ -49,8 +49,12 @@ class KeysInOrder(App[int]):
             return
         await self._pass(event)
 
+    def before_passing(self, event: events.Event) -> events.Event:
+        """The event as the focused widget is to get it (an app may change a paste)."""
+        return event
+
     async def _pass(self, event: events.Event) -> None:
-        await super().on_event(event)
+        await super().on_event(self.before_passing(event))
         target = self.focused or self.screen
         self._key_number += 1
         marker = KeyPassed(self._key_number)
