@@ -12,6 +12,7 @@ from textual.drivers import headless_driver
 from textual.drivers.headless_driver import HeadlessDriver
 from textual.widgets import Input, TabbedContent, TextArea
 from textual.widgets._footer import FooterKey
+from textual.widgets._tabbed_content import ContentTabs
 from tui_support import (
     burst,
     main_screen,
@@ -417,3 +418,28 @@ async def test_a_burst_after_tab_goes_to_the_next_field(app: PigeonApp) -> None:
         value = app.screen.query_one("#pair-value", Input)
         await wait_for(pilot, lambda: value.value == "typed")
         assert isinstance(name, Input) and name.value == "X-Api-Key"
+
+
+async def test_slash_and_f_on_the_response_tabs_search_and_filter_the_body(
+    app: PigeonApp,
+) -> None:
+    async with running(app, "users/list-users") as pilot:
+        await press_and_settle(pilot, "ctrl+r")
+        screen = main_screen(app)
+        tabs = screen.query_one("#response-tabs", TabbedContent)
+        tabs.active = "tab-headers"
+        strip = tabs.query_one(ContentTabs)
+        strip.focus()
+        await pilot.pause()
+        view = screen.query_one("#body-view", BodyView)
+        burst(app, "slash", *"users")
+        await wait_for(pilot, lambda: view.query == "users")
+        assert tabs.active == "tab-body"
+        await pilot.press("escape")
+        tabs.active = "tab-timings"
+        strip.focus()
+        await pilot.pause()
+        burst(app, "f", *"path", "enter")
+        await wait_for(pilot, lambda: view.is_filtered)
+        assert view.text == '"/users"'
+        assert tabs.active == "tab-body"
