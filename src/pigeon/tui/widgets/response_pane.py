@@ -360,7 +360,10 @@ class ResponsePane(Vertical):
 
         self.app.push_screen(
             PromptScreen(
-                f"Save body ({human_size(exchange.body_size)}) to", name, check=self._check_target
+                f"Save body ({human_size(exchange.body_size)}) to (a bare name goes in "
+                f"{printable(str(Path.cwd()))})",
+                name,
+                check=self._check_target,
             ),
             saved,
         )
