@@ -225,7 +225,7 @@ async def test_help_names_keys_as_they_are_typed_and_how_to_move(app: PigeonApp)
         moving = dict((k, d) for k, d, _ in sections["Moving around"])
         assert "tab, shift+tab" in moving and "←, →" in moving
         vim = sections["Lists: the tree, tables, history, variables, a body (vim-style)"]
-        assert [k for k, _, _ in vim] == ["j", "k", "g", "G", "ctrl+d", "ctrl+u"]
+        assert [k for k, _, _ in vim] == ["j", "k", "g", "G", "ctrl+d", "ctrl+u", "/"]
         panes = {i: k for k, _, i in sections["Everywhere"]}
         assert panes["pane.response"] == "alt+3"
         (palette,) = [d for _, d, i in sections["Everywhere"] if i == "palette"]
@@ -443,3 +443,29 @@ async def test_slash_and_f_on_the_response_tabs_search_and_filter_the_body(
         await wait_for(pilot, lambda: view.is_filtered)
         assert view.text == '"/users"'
         assert tabs.active == "tab-body"
+
+
+async def test_slash_finds_the_next_row_in_the_tree_and_a_table(app: PigeonApp) -> None:
+    async with running(app, "users/list-users") as pilot:
+        tree = main_screen(app).query_one(CollectionTree)
+        tree.focus()
+        tree.cursor_line = 0
+        await pilot.pause()
+        burst(app, "slash", *"USER", "enter")
+        await wait_for(pilot, lambda: tree.cursor_line > 0 and app.focused is tree)
+        first = tree.cursor_line
+        assert "user" in tree.get_node_at_line(first).label.plain.lower()
+        burst(app, "slash", "enter")  # the same text again: the next match
+        await wait_for(pilot, lambda: tree.cursor_line != first and app.focused is tree)
+        assert "user" in tree.get_node_at_line(tree.cursor_line).label.plain.lower()
+        burst(app, "slash", "ctrl+u", *"no such row", "enter")
+        await wait_for(
+            pilot, lambda: any("Nothing here" in str(n.message) for n in app._notifications)
+        )
+
+        main_screen(app).query_one("#editor-tabs").active = "tab-query"
+        table = main_screen(app).query_one("#query", PairTable)
+        table.focus()
+        await pilot.pause()
+        burst(app, "slash", *"tags", "enter")
+        await wait_for(pilot, lambda: table.cursor_row == 3)

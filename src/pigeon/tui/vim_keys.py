@@ -1,5 +1,6 @@
 """Vim-style moves in every list Pigeon shows (the tree, the tables, the history, the variables,
-a response body): ``j``/``k``, ``g``/``G`` (so ``gg`` works too), ``ctrl+d``/``ctrl+u``.
+a response body): ``j``/``k``, ``g``/``G`` (so ``gg`` works too), ``ctrl+d``/``ctrl+u``, and
+``/`` to find a row (a body has its own search there).
 
 They are on by default: none of these keys does anything else in those widgets, and none of
 those widgets takes typed text. The ids are shared (``vim.down``...), so one line of
@@ -18,6 +19,7 @@ MOVES = (
     ("vim.bottom", "G", "to the bottom"),
     ("vim.page_down", "ctrl+d", "a page down"),
     ("vim.page_up", "ctrl+u", "a page up"),
+    ("vim.find", "slash", "find the next row holding a text (in a body: search it)"),
 )
 
 
@@ -28,13 +30,15 @@ def vim_bindings(
     bottom: str = "scroll_end",
     page_down: str = "page_down",
     page_up: str = "page_up",
+    find: str = "find_row",
 ) -> list[Binding]:
     """The moves bound to a widget's own actions (named as its arrow, home and end keys
     are); described on the help screen once, not per widget."""
-    actions = (down, up, top, bottom, page_down, page_up)
+    actions = (down, up, top, bottom, page_down, page_up, find)
     return [
         Binding(key, action, show=False, id=binding_id)
         for (binding_id, key, _), action in zip(MOVES, actions, strict=True)
+        if action
     ]
 
 

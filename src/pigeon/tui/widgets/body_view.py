@@ -105,7 +105,7 @@ class BodyView(ScrollView, can_focus=True):
     }
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        *vim_bindings("scroll_down", "scroll_up", "jump_home", "jump_end"),
+        *vim_bindings("scroll_down", "scroll_up", "jump_home", "jump_end", find=""),
         Binding("home", "jump_home", "Top", id="body.top", show=False),
         Binding("end", "jump_end", "Bottom", id="body.bottom", show=False),
         Binding("pageup", "page_up", "Page up", show=False),

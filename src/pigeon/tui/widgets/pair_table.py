@@ -16,10 +16,11 @@ from textual.widgets import DataTable
 from pigeon.tui.css import beside
 from pigeon.tui.dialogs.pair_edit import PairEditScreen, PairValue
 from pigeon.tui.vim_keys import vim_bindings
+from pigeon.tui.widgets.find_rows import FindInTable
 from pigeon.tui.widgets.messages import RequestEdited
 
 
-class PairTable(DataTable[Any]):
+class PairTable(FindInTable, DataTable[Any]):
     """``a`` add, ``enter``/``e`` edit, ``space`` toggle, ``d`` delete."""
 
     DEFAULT_CSS = beside(__file__)

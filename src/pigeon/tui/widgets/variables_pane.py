@@ -30,6 +30,7 @@ from pigeon.template import ENV, parse
 from pigeon.tui.css import beside
 from pigeon.tui.variable_targets import Target, shadowed_by, variable_targets
 from pigeon.tui.vim_keys import vim_bindings
+from pigeon.tui.widgets.find_rows import FindInTree
 from pigeon.values import kind_of, preview
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ class VariableRow:
     definition: Definition | None = None  # None for an unresolved name
 
 
-class VariablesPane(Tree[VariableRow | None]):
+class VariablesPane(FindInTree, Tree[VariableRow | None]):
     """Each name the open request sees, its winning value and scope, and under it the
     definitions it shadows; then the ``$env`` names the request uses."""
 
