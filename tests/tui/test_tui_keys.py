@@ -469,3 +469,28 @@ async def test_slash_finds_the_next_row_in_the_tree_and_a_table(app: PigeonApp) 
         await pilot.pause()
         burst(app, "slash", *"tags", "enter")
         await wait_for(pilot, lambda: table.cursor_row == 3)
+
+
+async def test_one_remap_moves_a_vim_key_in_every_list(collection: Path, echo: EchoServer) -> None:
+    from pigeon.config import AppConfig
+
+    session = Session.open(collection)
+    session.overrides["base_url"] = echo.url
+    config = AppConfig(keys={"vim.down": "J"})
+    app = PigeonApp(session, config=config, theme_dirs=bundled_theme_dirs(), remember_theme=False)
+    async with running(app, "users/list-users") as pilot:
+        assert not app.startup_problems
+        tree = main_screen(app).query_one(CollectionTree)
+        tree.focus()
+        tree.cursor_line = 0
+        await pilot.pause()
+        await pilot.press("j")
+        assert tree.cursor_line == 0
+        await pilot.press("J")
+        assert tree.cursor_line == 1
+        main_screen(app).query_one("#editor-tabs").active = "tab-query"
+        table = main_screen(app).query_one("#query", PairTable)
+        table.focus()
+        await pilot.pause()
+        await pilot.press("J")
+        assert table.cursor_row == 1
