@@ -10,15 +10,18 @@ before it has been handled all the way up, focus moves included.
 
 from __future__ import annotations
 
+import time
 from collections import deque
-from functools import partial
 
 from textual import events
 from textual.app import App
 from textual.message import Message
+from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import Widget
 
-HOLD_LIMIT = 0.5  # seconds: a key whose trip never ends (its widget went away) stops holding
+HOLD_LIMIT = 0.5  # seconds: a key whose trip never ends stops holding the next ones
+CHECK_EVERY = 0.02  # seconds: how often a held burst looks for a trip cut short
 
 
 class KeyPassed(Message):
@@ -38,7 +41,8 @@ class KeysInOrder(App[int]):
         self._held: deque[events.Event] = deque()
         self._in_flight = 0  # the number of the key on its way, 0 when none
         self._key_number = 0
-        self._hold_timer: Timer | None = None
+        self._trip: tuple[Widget, Screen[object], float] | None = None  # where, and since
+        self._watch: Timer | None = None
 
     async def on_event(self, event: events.Event) -> None:
         if not isinstance(event, (events.Key, events.Paste)) or event.is_forwarded:
@@ -55,12 +59,16 @@ class KeysInOrder(App[int]):
 
     async def _pass(self, event: events.Event) -> None:
         await super().on_event(self.before_passing(event))
-        target = self.focused or self.screen
+        screen = self.screen
+        target = self.focused or screen
         self._key_number += 1
-        marker = KeyPassed(self._key_number)
-        if target.post_message(marker):
+        if target.post_message(KeyPassed(self._key_number)):
             self._in_flight = self._key_number
-            self._hold_timer = self.set_timer(HOLD_LIMIT, partial(self._release, self._in_flight))
+            self._trip = (target, screen, time.monotonic())
+            if self._watch is None:
+                self._watch = self.set_interval(CHECK_EVERY, self._check_trip)
+            else:
+                self._watch.resume()
 
     def on_key_passed(self, message: KeyPassed) -> None:
         message.stop()
@@ -68,12 +76,25 @@ class KeysInOrder(App[int]):
             # After what the key's binding queued (a focus change is a call_later).
             self.call_later(self._release, message.number)
 
+    async def _check_trip(self) -> None:
+        """A marker is lost with the widgets it was passing through (a dialog closed by the
+        key): the next key goes as soon as that shows, or after ``HOLD_LIMIT``."""
+        if self._trip is None:
+            return
+        target, screen, since = self._trip
+        if (
+            not target.is_attached
+            or self.screen is not screen
+            or time.monotonic() - since > HOLD_LIMIT
+        ):
+            await self._release(self._in_flight)
+
     async def _release(self, number: int) -> None:
         if number != self._in_flight:
-            return  # released already (its marker, or the time limit, came first)
-        if self._hold_timer is not None:
-            self._hold_timer.stop()
-            self._hold_timer = None
+            return  # released already (its marker, or the watch, came first)
         self._in_flight = 0
+        self._trip = None
+        if self._watch is not None:
+            self._watch.pause()
         while self._held and not self._in_flight:
             await self._pass(self._held.popleft())
