@@ -271,6 +271,7 @@ async def test_ctrl_e_edits_the_body_in_the_editor(
     async with running(app, "users/create-user") as pilot:
         screen = await show_tab(pilot, "tab-body")
         area = screen.query_one("#body-text", TextArea)
+        await wait_for(pilot, lambda: area.text.startswith("{"))  # the body tab is filled
         area.focus()
         await pilot.pause()
         assert not screen.editor.dirty
@@ -289,6 +290,7 @@ async def test_an_editor_that_changes_nothing_leaves_the_request_clean(
     async with running(app, "users/create-user") as pilot:
         screen = await show_tab(pilot, "tab-body")
         area = screen.query_one("#body-text", TextArea)
+        await wait_for(pilot, lambda: area.text.startswith("{"))  # the body tab is filled
         before = area.text
         area.focus()
         await pilot.press("ctrl+e")
@@ -305,6 +307,7 @@ async def test_a_failing_editor_says_so_in_one_line(
     async with running(app, "users/create-user") as pilot:
         screen = await show_tab(pilot, "tab-body")
         area = screen.query_one("#body-text", TextArea)
+        await wait_for(pilot, lambda: area.text.startswith("{"))  # the body tab is filled
         before = area.text
         area.focus()
         await pilot.press("ctrl+e")
@@ -334,6 +337,7 @@ async def test_without_a_terminal_to_hand_over_ctrl_e_says_so(app: PigeonApp) ->
     async with running(app, "users/create-user") as pilot:
         screen = await show_tab(pilot, "tab-body")
         area = screen.query_one("#body-text", TextArea)
+        await wait_for(pilot, lambda: area.text.startswith("{"))  # the body tab is filled
         before = area.text
         area.focus()
         await pilot.press("ctrl+e")
