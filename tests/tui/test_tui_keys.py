@@ -114,13 +114,13 @@ async def test_a_remapped_pane_key_shows_its_own_key(collection: Path, echo: Ech
 
     session = Session.open(collection)
     session.overrides["base_url"] = echo.url
-    config = AppConfig(keys={"pane.tree": "f7"})
+    config = AppConfig(keys={"pane.tree": "f9"})
     app = PigeonApp(session, config=config, theme_dirs=bundled_theme_dirs(), remember_theme=False)
     async with running(app, size=(200, 40)) as pilot:
         footer = main_screen(app).query_one(KeyFooter)
-        await wait_for(pilot, lambda: "f7 Panes" in _footer_text(footer))
+        await wait_for(pilot, lambda: "f9 Panes" in _footer_text(footer))
         main_screen(app).editor.focus_url()
-        await pilot.press("f7")
+        await pilot.press("f9")
         await wait_for(pilot, lambda: isinstance(app.focused, CollectionTree))
 
 
