@@ -186,6 +186,7 @@ class PigeonApp(App[int]):
             yield SystemCommand(
                 "Reload collection", "Read the collection from disk again", self.action_reload
             )
+            yield from screen.collection_pane.environments.commands()
             if not any(entry.binding_id == "vars.clear_runtime" for entry in offered):
                 yield SystemCommand(
                     "Clear runtime variables",

@@ -1,7 +1,7 @@
-"""Where a variable edited in the variables pane can be written: the collection, the active
-environment, each folder of the open request's chain, the request itself (each saved to its own
-file through the store) or the runtime scope; and why a value just saved may not be the one a
-send uses (a higher scope shadows it).
+"""Where a variable edited in the variables pane can be written or deleted: the collection,
+the active environment, each folder of the open request's chain, the request itself (each saved
+to its own file through the store, comments kept) or the runtime scope; and why a value just
+saved may not be the one a send uses (a higher scope shadows it).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ class Target:
     layer: str  # the label of its layer in ``Scopes`` ("folder users"), to match definitions
     variables: Mapping[str, Any]  # the live mapping, to see whether it defines a name
     save: Callable[[str, Any], str | None]  # writes name = value; the error when it could not
+    delete: Callable[[str], str | None]  # removes name; the error when it could not
 
 
 def variable_targets(
@@ -51,7 +52,7 @@ def variable_targets(
             f"collection ({_rel(s.root, col.root / 'collection.toml')})",
             label_of.get(id(col.variables), "collection"),
             col.variables,
-            _file_saver("Save collection", col.variables, lambda: store.save_collection_file(col)),
+            *_file_writers("collection", col.variables, lambda: store.save_collection_file(col)),
         )
     ]
     env = col.environments.get(s.environment) if s.environment else None
@@ -63,8 +64,8 @@ def variable_targets(
                 f"environment {env.name} ({where})",
                 label_of.get(id(env.variables), f"environment {env.name}"),
                 env.variables,
-                _file_saver(
-                    "Save environment", env.variables, lambda: store.save_environment(env, s.root)
+                *_file_writers(
+                    "environment", env.variables, lambda: store.save_environment(env, s.root)
                 ),
             )
         )
@@ -77,8 +78,8 @@ def variable_targets(
                     f"folder {folder.name} ({where})",
                     label_of.get(id(folder.variables), f"folder {folder.name}"),
                     folder.variables,
-                    _file_saver(
-                        "Save folder", folder.variables, lambda f=folder: store.save_folder_file(f)
+                    *_file_writers(
+                        "folder", folder.variables, lambda f=folder: store.save_folder_file(f)
                     ),
                 )
             )
@@ -89,6 +90,10 @@ def variable_targets(
         s.runtime.set(name, value)
         return None
 
+    def delete_runtime(name: str) -> str | None:
+        s.runtime.delete(name)
+        return None
+
     targets.append(
         Target(
             "runtime",
@@ -96,27 +101,32 @@ def variable_targets(
             label_of.get(id(s.runtime.mapping), "runtime (scripts)"),
             s.runtime.mapping,
             save_runtime,
+            delete_runtime,
         )
     )
     return targets
 
 
-def _file_saver(
+def _file_writers(
     what: str, variables: dict[str, Any], write: Callable[[], Any]
-) -> Callable[[str, Any], str | None]:
-    """Set the variable and write its file; a refused write puts the old value back."""
+) -> tuple[Callable[[str, Any], str | None], Callable[[str], str | None]]:
+    """Save and delete for a scope kept in a file: change the variable and write the file; a
+    refused write puts the old value back."""
 
-    def save(name: str, value: Any) -> str | None:
+    def change(name: str, value: Any, doing: str) -> str | None:
         old = variables.get(name, _ABSENT)
-        variables[name] = value
+        _restore(variables, name, value)
         try:
             write()
         except Exception as exc:
             _restore(variables, name, old)
-            return f"{what} failed: {exc}"
+            return f"{doing} {what} failed: {exc}"
         return None
 
-    return save
+    return (
+        lambda name, value: change(name, value, "Save"),
+        lambda name: change(name, _ABSENT, "Delete from"),
+    )
 
 
 def _request_target(
@@ -127,18 +137,25 @@ def _request_target(
     file = saved if saved is not None and saved.path is not None else None
     where = _rel(session.root, file.path) if file is not None else "only here: it has no file"
 
-    def save(name: str, value: Any) -> str | None:
+    def change(name: str, value: Any) -> str | None:
         if file is not None:
             updated = copy.deepcopy(file)
-            updated.variables[name] = value
+            _restore(updated.variables, name, value)
             try:
                 session.commit_request(updated)
             except Exception as exc:
                 return f"Save request failed: {exc}"
-        request.variables[name] = value
+        _restore(request.variables, name, value)
         return None
 
-    return Target("request", f"this request ({where})", layer, request.variables, save)
+    return Target(
+        "request",
+        f"this request ({where})",
+        layer,
+        request.variables,
+        change,
+        lambda name: change(name, _ABSENT),
+    )
 
 
 def shadowed_by(session: Session, request: Request | None, name: str, target: Target) -> str | None:
@@ -170,6 +187,7 @@ def _rel(root: Path, path: Path | None) -> str:
 
 
 def _restore(variables: dict[str, Any], name: str, old: Any) -> None:
+    """Set ``name`` to ``old``, or remove it when ``old`` is ``_ABSENT``."""
     if old is _ABSENT:
         variables.pop(name, None)
     else:
