@@ -210,7 +210,11 @@ class CollectionPane(Pane):
             return FAILED
 
     def new_request(self) -> None:
-        """Ask for a name, then make a request in the highlighted folder and open it."""
+        """Once unsaved edits are saved or discarded, ask for a name, then make a request in
+        the highlighted folder and open it (so a cancel never leaves a file behind)."""
+        self.guard_unsaved(self._new_request)
+
+    def _new_request(self) -> None:
         from pigeon import store
         from pigeon.tui.dialogs.prompt import PromptScreen
 
