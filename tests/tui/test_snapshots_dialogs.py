@@ -151,3 +151,19 @@ def test_save_scratch_prompt(snap_compare, tmp_path, size) -> None:
         await dialog_shown(pilot)
 
     assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=run)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+def test_delete_variable_confirmation(snap_compare, tmp_path, size) -> None:
+    async def run(pilot) -> None:
+        await open_create_user(pilot)
+        pane = pilot.app.screen.query_one(VariablesPane)
+        pane.display = True
+        pane.focus()
+        node = next(n for n in pane.root.children if n.data is not None and n.data.name == "count")
+        pane.move_cursor(node)
+        await pilot.pause()
+        await pilot.press("d")
+        await dialog_shown(pilot)
+
+    assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=run)

@@ -267,3 +267,19 @@ async def test_b19_a_method_change_shows_in_the_tree_at_once(
         await pilot.press("up")  # back to GET: clean again
         await pilot.pause()
         assert tree_label(app, "users/list-users") == "GET  List users"
+
+
+async def test_b14_the_trees_new_request_asks_about_unsaved_edits_before_the_name(
+    collection: Path, echo: EchoServer
+) -> None:
+    before = files(collection)
+    app = make_app(collection, echo)
+    async with running(app, "users/list-users") as pilot:
+        await replace_url(pilot, "{{base_url}}/users?edited=1")
+        main_screen(app).query_one(CollectionTree).focus()
+        await pilot.press("n")
+        await modal(pilot, UnsavedScreen)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ModalScreen))
+        assert main_screen(app).editor.dirty
+    assert files(collection) == before
