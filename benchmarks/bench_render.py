@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import statistics
+import subprocess
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -138,10 +141,50 @@ def bench_large(rounds: int = 7) -> tuple[float, float, float]:
     return statistics.median(times), statistics.median(cold), parse_ms
 
 
-# Bruno's ``interpolate`` on the same two cases, measured once on another machine and quoted
-# for scale only: it is not installed here, so no ratio to it is printed.
+# Bruno's ``interpolate`` on the same two cases, measured once on another machine: quoted when
+# Bruno cannot be run here.
 BRUNO_TYPICAL = 15_587
 BRUNO_LARGE_MS = 25.2
+BRUNO_DRIVER = Path(__file__).with_name("bruno_interpolate.cjs")
+BRUNO_MODULES = Path(
+    os.environ.get("PIGEON_BRUNO_MODULES", Path(__file__).with_name(".bruno") / "node_modules")
+)
+
+
+def bruno(seconds: float) -> dict | str:
+    """Bruno's ``interpolate`` on the same cases, in this run (node + ``@usebruno/common``);
+    a string saying why not when it cannot run."""
+    node = shutil.which("node")
+    if node is None:
+        return "node is not installed"
+    if not (BRUNO_MODULES / "@usebruno" / "common").is_dir():
+        return "install it: npm install --prefix benchmarks/.bruno @usebruno/common"
+    collection, request = typical()
+    variables = {
+        k: v.isoformat() if isinstance(v, datetime) else v for k, v in collection.variables.items()
+    }
+    large_text, large_variables = large()
+    case = {
+        "seconds": seconds,
+        "rounds": 7,
+        "url": request.url,
+        "texts": [h.value for h in request.headers] + [q.value for q in request.query],
+        "body": request.body.content,
+        "variables": variables,
+        "large": large_text,
+        "large_variables": large_variables,
+    }
+    done = subprocess.run(
+        [node, str(BRUNO_DRIVER)],
+        input=json.dumps(case),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PIGEON_BRUNO_MODULES": str(BRUNO_MODULES)},
+    )
+    if done.returncode != 0:
+        return f"node failed: {done.stderr.strip().splitlines()[-1:]}"
+    return json.loads(done.stdout)
 
 
 def main() -> None:
@@ -149,18 +192,27 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=2.0, help="seconds per round (3 rounds)")
     args = ap.parse_args()
     warm, cold, baseline, body_len = bench_typical(args.seconds)
+    anchor = bruno(args.seconds)
     print(f"typical request ({body_len} B JSON body, 20 placeholders, 40 variables)")
     print(f"  render_request, same scopes (re-render) : {warm:>9,.0f} renders/s")
     print(f"  build_scopes + render_request (fresh)   : {cold:>9,.0f} renders/s (goal >= 30,000)")
     print(f"  baseline str.format, 20 holes           : {baseline:>9,.0f} formats/s")
     print(f"  ratio baseline / fresh render           : {baseline / cold:>9.1f}x")
-    print(f"  reference, not run here: Bruno interpolate {BRUNO_TYPICAL:,}/s (quoted)")
+    if isinstance(anchor, dict):
+        print(f"  Bruno interpolate, same parts, this run  : {anchor['typical']:>9,.0f} renders/s")
+        print(f"  ratio fresh render / Bruno              : {cold / anchor['typical']:>9.2f}x")
+    else:
+        print(f"  Bruno not run ({anchor}); quoted: {BRUNO_TYPICAL:,}/s")
     warm, cold, parse_ms = bench_large()
     print("large template (10,000 placeholders, 1,000 nested variables)")
     print(f"  render, fresh scopes, parsed form cached : {warm:8.2f} ms")
     print(f"  first render, parse included             : {cold:8.2f} ms (goal <= 25 ms)")
     print(f"  parse alone (first)                      : {parse_ms:8.2f} ms")
-    print(f"  reference, not run here: Bruno {BRUNO_LARGE_MS} ms (quoted)")
+    if isinstance(anchor, dict):
+        print(f"  Bruno interpolate, this run (median)     : {anchor['large_ms']:8.2f} ms")
+        print(f"  Bruno interpolate, its first call        : {anchor['first_large_ms']:8.2f} ms")
+    else:
+        print(f"  Bruno not run; quoted: {BRUNO_LARGE_MS} ms")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,17 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("panes and widgets", ("pigeon.tui.widgets",)),
     ("dialogs", ("pigeon.tui.dialogs",)),
     ("the app's services", ("pigeon.tui",)),
-    ("commands", ("pigeon.run", "pigeon.reports", "pigeon.importers", "pigeon.exporters")),
+    (
+        "commands",
+        (
+            "pigeon.run",
+            "pigeon.reports",
+            "pigeon.report_merge",
+            "pigeon.check",
+            "pigeon.importers",
+            "pigeon.exporters",
+        ),
+    ),
     ("one request", ("pigeon.session", "pigeon.pipeline", "pigeon.trust")),
     (
         "services",
@@ -39,7 +49,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("the exchange", ("pigeon.exchange", "pigeon.masking")),
     ("rendering", ("pigeon.render", "pigeon.expand", "pigeon.scopes")),
-    ("files", ("pigeon.store", "pigeon.config", "pigeon.tomltext", "pigeon.files")),
+    ("files", ("pigeon.store", "pigeon.config", "pigeon.tomltext", "pigeon.files", "pigeon.rows")),
     (
         "values",
         (

@@ -154,7 +154,7 @@ def test_json_report_schema(mixed: Path, tmp_path: Path) -> None:
     assert ok["method"] == "GET" and ok["url"].endswith("/get") and ok["status"] == 200
     assert ok["status_class"] == "Successful" and ok["passed"] is True and ok["size"] > 0
     assert by_id["api/missing"]["status"] == 404 and by_id["api/missing"]["passed"] is True
-    assert by_id["api/asserts"]["assertion_failures"][0].endswith("wanted 200")
+    assert by_id["api/asserts"]["assertion_failures"][0].endswith("wanted 200 (assert 500 == 200)")
     assert by_id["api/raises"]["script_errors"] and by_id["api/raises"]["status"] == 200
     down = by_id["api/down"]
     assert down["status"] is None and down["time_ms"] is None and "refused" in down["error"].lower()
@@ -249,4 +249,4 @@ def test_reports_mask_secrets(tmp_path: Path, echo_url: str) -> None:
     entry = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["requests"][0]
     assert entry["url"].endswith("/get?api_key=%E2%80%A2%E2%80%A2%E2%80%A2&page=2")
     assert entry["log"] == ["[r post_response] signing with •••"]
-    assert entry["assertion_failures"][0].endswith("no •••")
+    assert entry["assertion_failures"][0].endswith("no ••• (assert 200 == 201)")

@@ -69,6 +69,9 @@ class RunContext:
         default_factory=dict, repr=False
     )
     _gate: Gate | None = field(default=None, repr=False)
+    # ``pigeon.send`` from a script: how deep this context sends, and the requests on the way.
+    send_depth: int = 0
+    sending: tuple[str, ...] = ()
 
     def gate(self) -> Gate | None:
         """The trust rule's gate for this run, ``None`` when the collection is trusted."""
@@ -247,6 +250,7 @@ class ResultRecord(Outcome):
     strict_failure: bool
     scripts_skipped: tuple[str, ...]
     duration_ms: float
+    seq: int = 0  # its place in the whole run (all shards, all iterations): reports merge by it
 
     @property
     def status_class(self) -> str:
@@ -275,6 +279,10 @@ async def _scripts(
 ) -> ScriptOutcome:
     """Run one phase's scripts in the script worker, so a slow script never blocks the event
     loop, and the time limit or cancelling the awaiting task (escape, ctrl+c) kills it."""
+
+    async def send(ref: str, values: dict[str, Any]) -> dict[str, Any]:
+        return await _send_from_script(ctx, request, ref, values)
+
     return await ctx.script_worker().run_scripts(
         phase,
         ctx.collection,
@@ -285,7 +293,73 @@ async def _scripts(
         trusted=ctx.trusted,
         exchange=exchange,
         timeout=ctx.script_timeout,
+        send=send,
     )
+
+
+MAX_SEND_DEPTH = 3  # pigeon.send from a request sent by pigeon.send..., this deep at most
+SENT_BODY_LIMIT = 10_000_000  # bytes of a pigeon.send response body handed to the script
+
+
+async def _send_from_script(
+    ctx: RunContext, caller: Request, ref: str, values: dict[str, Any]
+) -> dict[str, Any]:
+    """``pigeon.send(ref, vars=values)``: the request sent through this pipeline, its own
+    scripts in a worker of their own (the caller's is waiting for the answer), the runtime
+    variables shared, ``values`` above every scope for this send only. A request already on
+    the way (one sending itself, directly or not) or a chain deeper than ``MAX_SEND_DEPTH``
+    is refused."""
+    found = ctx.collection.find(ref)
+    if found is None:
+        raise LookupError(f"pigeon.send: no request {ref!r} in the collection")
+    chain, request = found
+    on_the_way = (*ctx.sending, caller.id or caller.name)
+    if request.id in on_the_way:
+        path = " -> ".join((*on_the_way, request.id))
+        raise RuntimeError(f"pigeon.send: {path}: a request cannot send itself")
+    if ctx.send_depth >= MAX_SEND_DEPTH:
+        raise RuntimeError(f"pigeon.send: more than {MAX_SEND_DEPTH} sends deep")
+    worker = ScriptWorker(ctx.collection.root, ctx.script_memory_mb)
+    child = RunContext(
+        ctx.collection,
+        environment=ctx.environment,
+        runtime=ctx.runtime,
+        cli_vars={**ctx.cli_vars, **values},
+        environ=ctx.environ,
+        http=ctx.session(),
+        trusted=ctx.trusted,
+        allow_scripts=ctx.allow_scripts,
+        strict=ctx.strict,
+        script_timeout=ctx.script_timeout,
+        scripts=worker,
+        history=ctx.history,
+        send_depth=ctx.send_depth + 1,
+        sending=on_the_way,
+    )
+    try:
+        result = await execute(child, chain, request)
+    finally:
+        worker.kill()
+    exchange = result.exchange
+    try:
+        problems = [*result.script_errors, *result.assertion_failures]
+        if problems:  # what went wrong first, however deep
+            raise RuntimeError(f"pigeon.send {ref}: {problems[0].summary()}")
+        if result.error or exchange is None or exchange.status is None:
+            raise RuntimeError(f"pigeon.send {ref}: {result.error or 'no response'}")
+        body = exchange.body
+        return {
+            "status": exchange.status,
+            "reason": exchange.reason,
+            "headers": list(exchange.headers),
+            "url": exchange.url,
+            "http_version": exchange.http_version,
+            "elapsed_ms": exchange.elapsed_ms,
+            "error": exchange.error,
+            "body": body[:SENT_BODY_LIMIT] if isinstance(body, bytes) else b"",
+        }
+    finally:
+        result.record()  # the exchange's spooled body file goes
 
 
 def _scopes(ctx: RunContext, chain: list[Folder], request: Request, reuse: bool = True) -> Scopes:

@@ -158,6 +158,17 @@ def _result_json(r: ResultRecord, mask: Masker) -> dict[str, Any]:
         "unresolved": list(r.unresolved),
         "warnings": [mask.text(w) for w in r.warnings],
         "log": [mask.text(line) for line in r.log],
+        # What `pigeon report merge` needs to rebuild this result, the JUnit report included.
+        "seq": r.seq,
+        "folder": r.folder,
+        "reason": r.reason,
+        "error_kind": r.error_kind,
+        "strict_failure": r.strict_failure,
+        "duration_ms": round(r.duration_ms, 3),
+        "script_error_details": [
+            {"type": e.type, "traceback": mask.text(e.traceback)} for e in r.script_errors
+        ],
+        "assertion_tracebacks": [mask.text(a.traceback) for a in r.assertion_failures],
     }
 
 

@@ -8,10 +8,13 @@ and the console, reports and options are the command line's (``pigeon.cli.run``)
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import difflib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from pigeon.errors import (
     EXIT_FAILED,
@@ -23,7 +26,7 @@ from pigeon.errors import (
 )
 from pigeon.model import BrokenFile, Collection, Folder, Request, normalize_ref
 from pigeon.pipeline import RequestResult, ResultRecord, RunContext, RunHistory, build, execute
-from pigeon.scopes import UnknownEnvironment
+from pigeon.scopes import RuntimeVars, UnknownEnvironment
 
 __all__ = [
     "EXIT_FAILED",
@@ -41,7 +44,9 @@ __all__ = [
     "check_broken",
     "execute",
     "run_collection",
+    "folders",
     "select",
+    "shard",
 ]
 
 RunUsageError = UsageError  # the name this module raised before the error tree
@@ -172,6 +177,38 @@ def _broken_matters(
     return any(key == k or key.startswith(k + "/") for k in map(normalize_ref, selection))
 
 
+def shard(
+    selected: list[tuple[list[Folder], Request]], index: int, count: int
+) -> list[tuple[list[Folder], Request]]:
+    """Shard ``index`` (1-based) of ``count``: whole top-level folders (requests chain within
+    a folder, so one is never split; the top-level requests together count as one), dealt
+    out largest first to the shard with the fewest requests so far, ties to the lower shard.
+    Deterministic: the same collection and selection always give the same slices, and the
+    shards together hold every selected request exactly once, in collection order."""
+    if not 1 <= index <= count:
+        raise UsageError(f"--shard {index}/{count}: expected K/N with 1 <= K <= N")
+    load = [0] * count
+    mine: list[int] = []
+    units = folders(selected)
+    for n in sorted(range(len(units)), key=lambda n: -len(units[n])):  # stable: ties in order
+        target = min(range(count), key=lambda k: (load[k], k))
+        load[target] += len(units[n])
+        if target == index - 1:
+            mine.append(n)
+    return [item for n in sorted(mine) for item in units[n]]
+
+
+def folders(
+    selected: list[tuple[list[Folder], Request]],
+) -> list[list[tuple[list[Folder], Request]]]:
+    """The selection by top-level folder, in collection order (the top-level requests
+    together are one): the units a shard or a parallel lane takes whole."""
+    units: dict[str, list[tuple[list[Folder], Request]]] = {}
+    for chain, request in selected:
+        units.setdefault(chain[0].id if chain else "", []).append((chain, request))
+    return list(units.values())
+
+
 async def run_collection(
     ctx: RunContext,
     selection: list[str] | None = None,
@@ -179,25 +216,84 @@ async def run_collection(
     strict: bool | None = None,
     bail: bool = False,
     on_result: Callable[[ResultRecord], None] | None = None,
+    requests: list[tuple[list[Folder], Request]] | None = None,
+    iterations: Sequence[tuple[str, Mapping[str, Any]]] | None = None,
+    positions: Mapping[int, int] | None = None,
+    lanes: Sequence[RunContext] = (),
 ) -> RunSummary:
     """Send the selected requests one after another, sharing runtime variables.
 
     ``strict`` (when given) overrides ``ctx.strict``; an unknown name in ``selection``
-    raises ``UsageError`` before anything is sent.
+    raises ``UsageError`` before anything is sent. ``requests`` (already selected, e.g. one
+    shard) replaces ``selection``. ``iterations`` runs them once per ``(label, variables)``:
+    the variables sit at ``--var`` precedence (an explicit ``--var`` still wins), each
+    result's id says which iteration it was (``create-user [row 3]``), and runtime variables
+    carry over from one iteration to the next as from one request to the next.
+    ``positions`` maps a request (by ``id()``) to its place in the whole selection, so the
+    results of shards can be merged back in order (``ResultRecord.seq``).
+
+    ``lanes`` (more contexts like ``ctx``, each with its own HTTP session and script
+    worker) run top-level folders at the same time (`--parallel`): each folder's requests
+    in order, with runtime variables of its own; the results come back in collection order.
     """
-    if strict is not None:
-        ctx.strict = strict
+    contexts = [ctx, *lanes]
+    for c in contexts:
+        if strict is not None:
+            c.strict = strict
+    chosen = requests if requests is not None else select(ctx.collection, selection)
+    rounds = list(iterations) if iterations else [("", {})]
+    base_vars = dict(ctx.cli_vars)
+    total = len(positions) if positions is not None else len(chosen)
+    order = positions if positions is not None else {id(r): n for n, (_, r) in enumerate(chosen)}
     summary = RunSummary(ctx.collection)
     started = time.perf_counter()
+
+    async def one(
+        c: RunContext, chain: list[Folder], request: Request, number: int, label: str
+    ) -> bool:
+        """Send one request and keep its record; False once the run must stop (--bail)."""
+        record = (await execute(c, chain, request)).record()
+        changes: dict[str, Any] = {"seq": number * total + order[id(request)]}
+        if label:
+            changes["id"] = f"{record.id} [{label}]"
+        record = dataclasses.replace(record, **changes)
+        summary.results.append(record)
+        if on_result is not None:
+            on_result(record)
+        if bail and not record.passed:
+            summary.bailed = True
+        return not summary.bailed
+
+    async def lane(
+        c: RunContext, units: list[list[tuple[list[Folder], Request]]], number: int, label: str
+    ) -> None:
+        while units and not summary.bailed:
+            unit = units.pop(0)
+            c.runtime = RuntimeVars()  # each folder's own, as if it ran alone
+            c._scopes.clear()
+            for chain, request in unit:
+                if not await one(c, chain, request, number, label):
+                    return
+
     try:
-        for chain, request in select(ctx.collection, selection):
-            record = (await execute(ctx, chain, request)).record()
-            summary.results.append(record)
-            if on_result is not None:
-                on_result(record)
-            if bail and not record.passed:
-                summary.bailed = True
+        for number, (label, variables) in enumerate(rounds):
+            for c in contexts:
+                if variables:
+                    c.cli_vars = {**variables, **base_vars}
+                    c._scopes.clear()  # they hold the last iteration's variables
+            if lanes:
+                units = folders(chosen)
+                await asyncio.gather(*(lane(c, units, number, label) for c in contexts))
+            else:
+                for chain, request in chosen:
+                    if not await one(ctx, chain, request, number, label):
+                        break
+            if summary.bailed:
                 break
     finally:
         summary.duration_ms = (time.perf_counter() - started) * 1000
+        for c in contexts:
+            c.cli_vars = base_vars
+        if lanes:
+            summary.results.sort(key=lambda r: r.seq)
     return summary

@@ -156,7 +156,7 @@ async def test_post_response_reads_a_real_exchange_and_fails_an_assertion(
     assert ctx.runtime.get("ctype").startswith("application/json")
     assert ctx.runtime.get("size") == len(result.exchange.body)
     (failure,) = result.assertion_failures
-    assert failure.message == "not a post" and failure.line == 6
+    assert failure.message == "not a post (assert 'GET' == 'POST')" and failure.line == 6
     assert ctx.scripts is not None and ctx.scripts.pid is None  # killed by aclose
 
 

@@ -519,12 +519,12 @@ def test_failing_assert_is_a_test_failure_not_an_error_and_later_scripts_run() -
     assert (first.source, first.line, first.message) == (
         "collection",
         2,
-        "assert pigeon.response.status == 200",
+        "assert 500 == 200 (pigeon.response.status == 200)",
     )
-    assert (second.source, second.line, second.message) == ("f0/", 1, "got 500")
+    assert (second.source, second.line, second.message) == ("f0/", 1, "got 500 (assert 500 < 400)")
     assert (
         second.summary()
-        == "f0/folder.toml [scripts.post_response] line 1: assertion failed: got 500"
+        == "f0/folder.toml [scripts.post_response] line 1: assertion failed: got 500 (assert 500 < 400)"
     )
     assert outcome.output == ["[f0/req post_response] request script ran"]
 

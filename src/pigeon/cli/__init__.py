@@ -1,5 +1,5 @@
-"""Command line entry points (DESIGN §6): the app, `new`, `render`, `run`, `import`, `export`,
-`echo`.
+"""Command line entry points (DESIGN §6): the app, `new`, `render`, `run`, `check`, `import`,
+`export`, `echo`.
 
 This package's face holds the parser and the dispatch; the commands with more to them have
 their own modules: ``run`` (`pigeon run`'s console), ``render`` (`pigeon render` and
@@ -36,7 +36,7 @@ __all__ = [
     "parse_vars",
 ]
 
-COMMANDS = ("new", "render", "run", "import", "export", "echo")
+COMMANDS = ("new", "render", "run", "check", "report", "import", "export", "echo")
 
 
 # -- shared option parsing ------------------------------------------------------------------
@@ -83,7 +83,8 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     app = argparse.ArgumentParser(
         prog="pigeon",
         description="A keyboard-driven HTTP API client for the terminal.",
-        epilog="commands: new, render, run, import, export, echo (pigeon COMMAND --help)",
+        epilog="commands: new, render, run, check, report, import, export, echo "
+        "(pigeon COMMAND --help)",
     )
     app.add_argument("collection", nargs="?", help="collection directory (default: the demo)")
     app.add_argument("--env", metavar="NAME", help="environment to select on start")
@@ -135,9 +136,71 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         action="store_true",
         help="record the sends in the collection's .pigeon/history/, as the app does",
     )
+    data = run.add_mutually_exclusive_group()
+    data.add_argument(
+        "--data",
+        metavar="ROWS.csv|ROWS.json|ROWS.jsonl",
+        help="run the selection once per row, the row's columns as variables (as --var; an "
+        "explicit --var wins). CSV cells are strings unless typed (--data-types, or a header "
+        "like 'age:number')",
+    )
+    data.add_argument(
+        "--iterations", type=int, metavar="N", help="run the selection N times (no data)"
+    )
+    run.add_argument(
+        "--data-types",
+        metavar="NAME=KIND,...",
+        help="kinds of CSV columns: string, number, int, float, bool, json",
+    )
+    run.add_argument(
+        "--parallel",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run up to N top-level folders at the same time (each folder's requests in "
+        "order, with runtime variables of its own); results are reported in collection order",
+    )
+    run.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="run the K-th of N slices, by whole top-level folders (for a CI matrix; merge "
+        "the JSON reports with 'pigeon report merge')",
+    )
     color = run.add_mutually_exclusive_group()
     color.add_argument("--color", dest="color", action="store_true", default=None)
     color.add_argument("--no-color", dest="color", action="store_false")
+
+    chk = argparse.ArgumentParser(
+        prog="pigeon check",
+        description="Check a collection against its environments without sending anything: "
+        "broken files, unresolved placeholders, cycles, unused and shadowed variables, and more. "
+        "A '# pigeon: ignore[RULE]' comment on a finding's line or the line above silences it.",
+        epilog="exit codes: 0 nothing found (info findings do not count), 1 errors or "
+        "warnings, 2 a file does not load or bad usage",
+    )
+    chk.add_argument("collection", help="collection directory")
+    envs = chk.add_mutually_exclusive_group()
+    envs.add_argument(
+        "--env", metavar="NAME", help="environment to check (default: the collection's)"
+    )
+    envs.add_argument("--all-envs", action="store_true", help="check against every environment")
+    chk.add_argument("--format", choices=("text", "json"), default="text")
+
+    report = argparse.ArgumentParser(
+        prog="pigeon report",
+        description="Work with the reports of pigeon run: 'merge' makes the JSON reports of "
+        "a sharded run (--shard K/N) one report, as one unsharded run would have written it.",
+    )
+    report.add_argument("action", choices=("merge",))
+    report.add_argument("inputs", nargs="+", metavar="SHARD.json", help="the shards' JSON reports")
+    report.add_argument(
+        "--report",
+        dest="reports",
+        action="append",
+        default=[],
+        metavar="json:PATH|junit:PATH",
+        help="write the merged report (repeatable)",
+    )
 
     imp = argparse.ArgumentParser(
         prog="pigeon import", description="Import requests from another tool."
@@ -170,6 +233,8 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         "new": new,
         "render": render,
         "run": run,
+        "check": chk,
+        "report": report,
         "import": imp,
         "export": exp,
         "echo": echo,
@@ -209,6 +274,29 @@ def cmd_run(args: argparse.Namespace) -> int:
     return cli_run(args)
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    from pigeon.cli.check import cli_check
+
+    return cli_check(args)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from pigeon.report_merge import merge
+    from pigeon.reports import check_report_paths, parse_report_specs, write_reports
+
+    specs = parse_report_specs(args.reports)
+    if not specs:
+        raise UsageError("report merge: say where with --report json:PATH and/or junit:PATH")
+    check_report_paths(specs)
+    summary = merge([Path(p) for p in args.inputs])
+    write_reports(summary, specs)
+    print(
+        f"merged {len(args.inputs)} reports: {len(summary.results)} requests, "
+        f"{summary.passed} passed, {summary.failed} failed"
+    )
+    return summary.exit_code
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from pigeon.importers import run_import
     from pigeon.importers.documents import read_stream
@@ -244,6 +332,8 @@ HANDLERS = {
     "new": cmd_new,
     "render": cmd_render,
     "run": cmd_run,
+    "check": cmd_check,
+    "report": cmd_report,
     "import": cmd_import,
     "export": cmd_export,
     "echo": cmd_echo,

@@ -13,16 +13,17 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from pigeon.bodyformat import human_size
 from pigeon.cli.collection import load, trusted
 from pigeon.cli.stderr import say, warn
 from pigeon.config import AppConfig, ConfigError
-from pigeon.errors import EXIT_FAILED, SendFailure
+from pigeon.errors import EXIT_FAILED, SendFailure, UsageError
 from pigeon.pipeline import ResultRecord, RunContext, RunHistory
 from pigeon.reports import check_report_paths, parse_report_specs, write_reports
-from pigeon.run import RunSummary, check_broken, run_collection, select
+from pigeon.rows import parse_types, read_rows
+from pigeon.run import RunSummary, check_broken, folders, run_collection, select, shard
 from pigeon.send_thread import ThreadedSession
 from pigeon.terminal import printable
 
@@ -110,6 +111,12 @@ def cli_run(args: argparse.Namespace) -> int:
         if broken.skipped:
             warn(str(broken))
     chosen = select(collection, args.requests or None)
+    positions = None
+    if getattr(args, "shard", None):
+        index, count = _shard_spec(args.shard)
+        positions = {id(r): n for n, (_, r) in enumerate(chosen)}
+        chosen = shard(chosen, index, count)
+    iterations = _iterations(args)
     check_report_paths(specs)
 
     cli_vars = dict(getattr(args, "vars", {}) or {})
@@ -131,20 +138,30 @@ def cli_run(args: argparse.Namespace) -> int:
             max_age_days=config.history_max_age_days,
             warn=_history_warning,
         )
-    ctx = RunContext(
-        collection,
-        environment=args.env,
-        cli_vars=cli_vars,
-        trusted=is_trusted,
-        allow_scripts=not no_scripts,
-        strict=bool(args.strict),
-        reuse_scopes=True,
-        # One exchange at a time: httpx's sync client in a worker thread costs less per request.
-        http=ThreadedSession(max_body_in_memory=config.max_body_in_memory),
-        history=history,
-        script_memory_mb=config.script_memory_mb,
-    )
-    width = max((len(r.id or r.name) for _, r in chosen), default=0)
+    parallel = getattr(args, "parallel", 1) or 1
+    if parallel < 1:
+        raise UsageError(f"--parallel {parallel}: expected 1 or more")
+
+    def context() -> RunContext:
+        return RunContext(
+            collection,
+            environment=args.env,
+            cli_vars=cli_vars,
+            trusted=is_trusted,
+            allow_scripts=not no_scripts,
+            strict=bool(args.strict),
+            reuse_scopes=True,
+            # One exchange at a time per lane: httpx's sync client in a worker thread costs
+            # less per request.
+            http=ThreadedSession(max_body_in_memory=config.max_body_in_memory),
+            history=history,
+            script_memory_mb=config.script_memory_mb,
+        )
+
+    ctx = context()
+    lanes = [context() for _ in range(min(parallel, len(folders(chosen))) - 1)]
+    label = max((len(lab) + 3 for lab, _ in iterations or []), default=0)
+    width = max((len(r.id or r.name) + label for _, r in chosen), default=0)
     console = Console(sys.stdout, getattr(args, "color", None), width)
 
     done: list[ResultRecord] = []
@@ -156,10 +173,17 @@ def cli_run(args: argparse.Namespace) -> int:
     async def go() -> RunSummary:
         try:
             return await run_collection(
-                ctx, args.requests or None, bail=bool(args.bail), on_result=on_result
+                ctx,
+                bail=bool(args.bail),
+                on_result=on_result,
+                requests=chosen,
+                iterations=iterations,
+                positions=positions,
+                lanes=lanes,
             )
         finally:
-            await ctx.aclose()
+            for c in (ctx, *lanes):
+                await c.aclose()
 
     started = time.perf_counter()
     try:
@@ -178,6 +202,33 @@ def cli_run(args: argparse.Namespace) -> int:
     if not _write_reports(summary, specs):
         return EXIT_FAILED
     return summary.exit_code
+
+
+def _shard_spec(text: str) -> tuple[int, int]:
+    index, sep, count = text.partition("/")
+    try:
+        k, n = int(index), int(count)
+    except ValueError:
+        raise UsageError(f"--shard {text!r}: expected K/N, e.g. 2/4") from None
+    if not sep or not 1 <= k <= n:
+        raise UsageError(f"--shard {text!r}: expected K/N with 1 <= K <= N")
+    return k, n
+
+
+def _iterations(args: argparse.Namespace) -> list[tuple[str, dict[str, Any]]] | None:
+    """One ``(label, variables)`` per iteration: a data file's rows, or ``--iterations N``."""
+    data = getattr(args, "data", None)
+    count = getattr(args, "iterations", None)
+    if getattr(args, "data_types", None) and not data:
+        raise UsageError("--data-types needs --data")
+    if data:
+        rows = read_rows(Path(data), parse_types(args.data_types))
+        return [(f"row {n}", row) for n, row in enumerate(rows, 1)]
+    if count is not None:
+        if count < 1:
+            raise UsageError(f"--iterations {count}: expected 1 or more")
+        return [(f"iteration {n}", {}) for n in range(1, count + 1)]
+    return None
 
 
 def _user_config() -> AppConfig:

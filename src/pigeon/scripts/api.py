@@ -14,6 +14,8 @@ A script sees ``pigeon`` (a ``PigeonAPI``) and nothing of Pigeon's internals:
   ``json()``, ``ok``, ``url``, ``http_version`` and ``elapsed_ms``.
 * ``env``: the process environment, then the collection's ``.env`` (an ``EnvView``).
 * ``log(*values)``: a line in the script log, like ``print``.
+* ``send(ref, vars=None)``: send another request of the collection through the pipeline and
+  get its response (``pigeon.pipeline`` does the sending; a request never sends itself).
 
 Both spellings (``setVar`` and ``set_var``) stay: the first is what Bruno and Postman users
 type, the second is what Python users expect. Everything here runs inside the script; what
@@ -32,7 +34,7 @@ from pigeon.expand import Renderer
 from pigeon.model import Header, QueryParam, Request
 from pigeon.scopes import MISSING, Layer, RuntimeVars, Scopes
 from pigeon.template import PATH, parse
-from pigeon.values import check_name
+from pigeon.values import check_name, check_value
 
 # -- the response a post-response script sees -----------------------------------------------
 
@@ -178,8 +180,10 @@ class PigeonAPI:
         runtime: RuntimeVars,
         response: Any = None,
         write: Callable[[str], None] | None = None,
+        sender: Callable[[str, dict[str, Any]], Any] | None = None,
     ) -> None:
         self.phase = phase
+        self._sender = sender  # sends another request through the pipeline (pigeon.send)
         self._request = request  # this send's request (a copy): edits are what gets sent
         self._scopes = scopes
         self._runtime = runtime
@@ -291,6 +295,23 @@ class PigeonAPI:
             raise RuntimeError(f"there is no response: {error}")
         return self._response
 
+    # -- other requests --
+
+    def send(self, ref: str, vars: Mapping[str, Any] | None = None) -> ScriptResponse:  # noqa: A002
+        """Send another request of the collection (``"folder/request"``) through the same
+        pipeline, its own scripts included, and return its response: for a token refresh,
+        a setup or a teardown. ``vars`` are variables for that send only, above every scope.
+        Runtime variables its scripts set are seen by this script and later requests."""
+        if self._sender is None:
+            raise RuntimeError("pigeon.send is not available here (only in pigeon run and the app)")
+        if not isinstance(ref, str) or not ref.strip():
+            raise TypeError("pigeon.send: name the request, e.g. pigeon.send('auth/login')")
+        values = {}
+        for name, value in (vars or {}).items():
+            check_name(name)
+            values[name] = check_value(value, name)
+        return ScriptResponse(_Sent(self._sender(ref, values)))
+
     # -- output --
 
     def log(self, *values: Any, sep: str = " ") -> None:
@@ -299,6 +320,21 @@ class PigeonAPI:
 
     def __repr__(self) -> str:
         return f"<pigeon {self.phase} {self.request.id or self.request.name}>"
+
+
+class _Sent:
+    """The response ``pigeon.send`` got, as the parent described it (body included)."""
+
+    def __init__(self, facts: Mapping[str, Any]) -> None:
+        self.status = facts.get("status")
+        self.reason = facts.get("reason", "")
+        self.headers = facts.get("headers", [])
+        self.url = facts.get("url", "")
+        self.http_version = facts.get("http_version", "")
+        self.elapsed_ms = facts.get("elapsed_ms")
+        self.error = facts.get("error")
+        self.body = facts.get("body", b"")
+        self.text = self.body.decode("utf-8", errors="replace")
 
 
 def _is_value(value: Any) -> bool:

@@ -10,8 +10,9 @@ worker -> parent
     ``("ready", pid)`` once started; then, for a job, ``("start", index)`` as each script
     starts, ``("var", name, value)`` / ``("del", name)`` as runtime variables change,
     ``("log", LogLine)`` as output is written, ``("call", name)`` to ask the parent for
-    something only it holds (the response body: ``"text"``, ``"body"``, ``"json"``), and
-    finally ``("done", Done)``.
+    something only it holds (the response body: ``"text"``, ``"body"``, ``"json"``; or
+    ``("send", ref, variables)``: send another request, ``pigeon.send``), and finally
+    ``("done", Done)``.
 
 Everything a phase did is sent as it happens, so a worker killed mid-script still leaves its
 variables and output with the parent. The parent reads the worker's messages with
@@ -150,7 +151,7 @@ class Pipe:
             return None
         return pickle.loads(data)
 
-    def call(self, name: str) -> Any:
+    def call(self, name: str | tuple[Any, ...]) -> Any:
         """Ask the parent for ``name`` and wait for its answer."""
         self.send(("call", name))
         reply = self.receive()

@@ -24,6 +24,7 @@ import contextlib
 import os
 import subprocess
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -91,8 +92,12 @@ class ScriptWorker:
         trusted: bool,
         exchange: Any = None,
         timeout: float | None = None,
+        send: Sender | None = None,
     ) -> ScriptOutcome:
         """Run the scripts of ``phase`` in the worker; never raises for anything a script does.
+
+        ``send`` is what ``pigeon.send`` calls (``None``: not available); the time it takes
+        counts in the phase's ``timeout``.
 
         ``timeout`` (seconds, all scripts of the phase together, from the moment the worker
         has them) kills the worker when it passes. Cancelling the caller kills it too, and
@@ -120,7 +125,7 @@ class ScriptWorker:
                 await self._ensure_started()
                 running = self._proc
                 async with asyncio.timeout(timeout):
-                    await self._converse(job, runtime, outcome, exchange, current)
+                    await self._converse(job, runtime, outcome, exchange, current, send)
             except TimeoutError:
                 self.kill()
                 stopped = ("TimedOut", f"{phase} script timed out after {timeout:g} s; stopped")
@@ -145,11 +150,15 @@ class ScriptWorker:
         outcome: ScriptOutcome,
         exchange: Any,
         current: list[int],
+        send: Sender | None,
     ) -> None:
         """Send the job, then serve the worker's messages until it says it is done."""
         self._send(job)
         while True:
             message = await self._receive()
+            if message[0] == "call" and isinstance(message[1], tuple):
+                self._send(await _sent(send, message[1]))
+                continue
             try:
                 if self._handle(message, job, runtime, outcome, exchange, current):
                     return
@@ -334,6 +343,23 @@ def _job(
         runtime.as_dict(),
         response,
     )
+
+
+Sender = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+async def _sent(send: Sender | None, call: tuple[Any, ...]) -> tuple[str, Any]:
+    """The parent's answer to ``pigeon.send``: the response's facts and body, or why not."""
+    if send is None:
+        return ("err", "pigeon.send is not available here")
+    if len(call) != 3 or call[0] != "send" or not isinstance(call[1], str):
+        return ("err", "pigeon.send: unreadable call")
+    if not isinstance(call[2], dict):
+        return ("err", "pigeon.send: vars must be a dict")
+    try:
+        return ("ok", await send(call[1], call[2]))
+    except (ValueError, LookupError, RuntimeError) as exc:
+        return ("err", str(exc))
 
 
 def _answer(exchange: Any, name: str) -> tuple[str, Any]:

@@ -35,6 +35,7 @@ from typing import Any
 from pigeon.model import Collection, Folder, Request
 from pigeon.scopes import RuntimeVars, Scopes
 from pigeon.scripts.api import PigeonAPI, ScriptResponse
+from pigeon.scripts.asserts import EXPLAIN, explain, rewrite
 from pigeon.scripts.outcome import (
     LogLine,
     ScriptOutcome,
@@ -49,8 +50,9 @@ OUTPUT_CAP = 1024 * 1024  # bytes of print/log output kept per script
 
 @lru_cache(maxsize=512)
 def _compile(code: str, filename: str) -> CodeType:
-    """Compile a script once per text (and location, which its tracebacks name)."""
-    return compile(code, filename, "exec", dont_inherit=True)
+    """Compile a script once per text (and location, which its tracebacks name), its asserts
+    rewritten to explain a failure (``pigeon.scripts.asserts``)."""
+    return compile(rewrite(code, filename), filename, "exec", dont_inherit=True)
 
 
 # -- running --------------------------------------------------------------------------------
@@ -93,6 +95,7 @@ def run_sources(
     *,
     log: Callable[[LogLine], None] | None = None,
     started: Callable[[int], None] | None = None,
+    sender: Callable[[str, dict[str, Any]], Any] | None = None,
 ) -> ScriptOutcome:
     """Run these scripts, in order, as ``run_scripts`` does once they are known and trusted.
 
@@ -112,7 +115,7 @@ def run_sources(
         if started is not None:
             started(index)
         writer = _LineWriter(emit, source)
-        api = PigeonAPI(phase, work, scopes, runtime, exchange, writer.write)
+        api = PigeonAPI(phase, work, scopes, runtime, exchange, writer.write, sender)
         failed = _run_one(source, _namespace(api, writer), outcome)
         writer.flush()
         work = api.request  # a script may have replaced the request object
@@ -136,6 +139,7 @@ def _namespace(api: PigeonAPI, writer: _LineWriter) -> dict[str, Any]:
         "date": date,
         "json": json,
         "print": writer.print,
+        EXPLAIN: explain,
     }
 
 

@@ -111,6 +111,7 @@ def run_job(job: Job, pipe: Pipe, memory_mb: float) -> Done:
         response,
         log=lambda line: pipe.send(("log", line)),
         started=lambda index: _started(pipe, index),
+        sender=lambda ref, values: pipe.call(("send", ref, values)),
     )
     for error in outcome.errors:
         if error.type == "MemoryError":

@@ -1,0 +1,208 @@
+"""`pigeon check`: every rule found where it is written, silenced by its comment, and the
+exit codes (0 clean, 1 findings, 2 a broken file)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from collection_files import write
+from pigeon.check import RULES
+from pigeon.cli import main
+
+DEMO = Path(__file__).resolve().parents[2] / "collections" / "demo"
+
+
+def every_rule(root: Path) -> Path:
+    """A collection holding one case of each rule, and a few that must not be reported."""
+    write(
+        root,
+        "collection.toml",
+        """name = "checked"
+
+[variables]
+base_url = "http://127.0.0.1:9"
+token = "t-1"
+never_read = "x"
+a = "{{b}}"
+b = "{{a}}"
+""",
+    )
+    write(root, "environments/dev.toml", '[variables]\nhost = "dev.example"\n')
+    write(root, "environments/prod.toml", '[variables]\nregion = "eu"\n')
+    write(root, "users/folder.toml", '[variables]\nbase_url = "http://127.0.0.1:10"\n')
+    write(
+        root,
+        "users/get.toml",
+        """name = "Get"
+url = "{{base_url}}/u?q=a b&t={{tokn}}"
+
+[[headers]]
+name = "X-Host"
+value = "{{host}}"
+
+[[headers]]
+name = "X-Region"
+value = "{{region}}"
+enabled = false
+""",
+    )
+    write(
+        root,
+        "users/loop.toml",
+        """name = "Loop"
+url = "{{base_url}}/loop"
+
+[body]
+type = "text"
+content = "{{a}} and {{token}}"
+""",
+    )
+    (root / "data.bin").write_bytes(b"ok")
+    write(
+        root,
+        "users/upload.toml",
+        """name = "Upload"
+method = "POST"
+url = "{{base_url}}/upload"
+
+[body]
+type = "multipart"
+
+[[body.fields]]
+name = "here"
+kind = "file"
+value = "data.bin"
+
+[[body.fields]]
+name = "gone"
+kind = "file"
+value = "missing.bin"
+
+[[body.fields]]
+name = "outside"
+kind = "file"
+value = "/etc/hostname"
+""",
+    )
+    write(
+        root,
+        "users/scripted.toml",
+        """name = "Scripted"
+url = "{{base_url}}/s/{{session}}?x={{ignored_name}}"   # pigeon: ignore[unresolved]
+
+[scripts]
+pre_request = '''
+pigeon.setVar("session", 1)
+value = pigeon.getVar("nobody_sets")
+'''
+""",
+    )
+    return root
+
+
+def findings(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict]:
+    code = main(["check", *argv, "--format", "json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_every_rule_is_found_where_it_is_written(tmp_path: Path, capsys) -> None:
+    root = every_rule(tmp_path / "c")
+    code, out = findings(capsys, str(root), "--all-envs")
+    assert code == 1
+    got = {
+        (f["rule"], Path(f["path"]).relative_to(root).as_posix(), f["line"])
+        for f in out["findings"]
+    }
+    assert got == {
+        ("unresolved", "users/get.toml", 2),  # {{tokn}}
+        ("unresolved", "users/get.toml", 6),  # {{host}}: prod only
+        ("inline-query", "users/get.toml", 2),  # the space in ?q=a b
+        ("cycle", "users/loop.toml", 6),
+        ("missing-file", "users/upload.toml", 16),
+        ("file-outside", "users/upload.toml", 21),
+        ("script-reads-unset", "users/scripted.toml", 7),
+        ("unused-variable", "collection.toml", 6),  # never_read
+        ("shadowed", "users/folder.toml", 2),  # base_url over the collection's
+    }
+    by_rule = {f["rule"]: f for f in out["findings"]}
+    tokn = next(f for f in out["findings"] if "tokn" in f["message"])
+    assert "did you mean `token`?" in tokn["message"]
+    assert tokn["environments"] == []  # unresolved whatever the environment
+    host = next(f for f in out["findings"] if "host" in f["message"])
+    assert host["environments"] == ["prod"]
+    assert host["column"] == 10  # where {{host}} starts on its line
+    query = next(f for f in out["findings"] if f["rule"] == "inline-query")
+    assert query["column"] == 26  # the space of ?q=a b
+    assert by_rule["cycle"]["severity"] == "error"
+    assert by_rule["shadowed"]["severity"] == "info"
+    assert out["counts"] == {"error": 4, "warning": 4, "info": 1}
+    # every rule but broken-file and env-unset is shown by this collection
+    assert {f["rule"] for f in out["findings"]} == set(RULES) - {"broken-file", "env-unset"}
+
+
+def test_text_format_names_file_line_column_rule(tmp_path: Path, capsys) -> None:
+    root = every_rule(tmp_path / "c")
+    assert main(["check", str(root), "--env", "dev"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert (
+        f"{root}/users/get.toml:2:31: error [unresolved] {{{{tokn}}}} resolves in no scope (did you mean `token`?)"
+        in lines
+    )
+    assert not any("{{host}}" in line for line in lines)  # dev defines host
+    assert lines[-1].startswith("8 finding(s): 3 error, 4 warning, 1 info (environments: dev)")
+
+
+def test_an_ignore_comment_silences_only_its_rule(tmp_path: Path, capsys) -> None:
+    root = every_rule(tmp_path / "c")
+    path = root / "users" / "get.toml"
+    path.write_text(
+        path.read_text().replace('{{tokn}}"', '{{tokn}}"  # pigeon: ignore[unresolved]')
+    )
+    _, out = findings(capsys, str(root), "--env", "dev")
+    rules = {(f["rule"], Path(f["path"]).name) for f in out["findings"]}
+    assert ("unresolved", "get.toml") not in rules
+    assert ("inline-query", "get.toml") in rules  # same line, another rule
+
+
+def test_a_broken_file_is_exit_2_with_its_line(tmp_path: Path, capsys) -> None:
+    root = every_rule(tmp_path / "c")
+    write(root, "users/broken.toml", 'name = "B"\nurl = \n')
+    code, out = findings(capsys, str(root))
+    assert code == 2
+    broken = [f for f in out["findings"] if f["rule"] == "broken-file"]
+    assert [(Path(f["path"]).name, f["line"]) for f in broken] == [("broken.toml", 2)]
+
+
+def test_a_clean_collection_exits_0(tmp_path: Path, capsys) -> None:
+    root = tmp_path / "clean"
+    write(root, "collection.toml", 'name = "clean"\n[variables]\nbase = "http://127.0.0.1:9"\n')
+    write(root, "ping.toml", 'name = "Ping"\nurl = "{{base}}/ping"\n')
+    assert main(["check", str(root)]) == 0
+    assert capsys.readouterr().out.startswith("0 finding(s)")
+
+
+def test_the_demo_has_no_findings_in_any_environment(capsys) -> None:
+    code, out = findings(capsys, str(DEMO), "--all-envs")
+    assert out["findings"] == [] and code == 0
+
+
+def test_an_unknown_environment_is_bad_usage(tmp_path: Path, capsys) -> None:
+    root = every_rule(tmp_path / "c")
+    assert main(["check", str(root), "--env", "nope"]) == 2
+    assert "unknown environment 'nope'" in capsys.readouterr().err
+
+
+def test_check_runs_no_script(tmp_path: Path, capsys) -> None:
+    root = tmp_path / "c"
+    marker = tmp_path / "ran"
+    write(root, "collection.toml", 'name = "c"\n')
+    write(
+        root,
+        "r.toml",
+        f"name = \"R\"\nurl = \"http://127.0.0.1:9/\"\n[scripts]\npre_request = '''\nopen({str(marker)!r}, 'w').write('x')\n'''\n",
+    )
+    main(["check", str(root)])
+    assert not marker.exists()

@@ -1,0 +1,310 @@
+"""`pigeon run` at CI scale against the real echo server: data-driven runs (typed values),
+``--iterations``, ``--shard K/N`` (every request exactly once, folders never split) and
+`pigeon report merge` (equal to the unsharded report)."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from collection_files import write
+from pigeon.cli import main
+from pigeon.run import select, shard
+from pigeon.store import load_collection
+
+# The echo server answers with what it got; the script checks the kinds the body carried.
+CREATE = """\
+name = "Create user"
+method = "POST"
+url = "{{base_url}}/users/{{id}}"
+
+[body]
+type = "json"
+content = '{"name": "{{name}}", "age": {{age}}, "active": {{active}}, "tags": {{tags}}}'
+
+[scripts]
+post_response = '''
+sent = pigeon.response.json()["json"]
+assert isinstance(sent["age"], int), type(sent["age"]).__name__
+assert isinstance(sent["active"], bool), type(sent["active"]).__name__
+assert isinstance(sent["tags"], list), type(sent["tags"]).__name__
+pigeon.log(f"{sent['name']} {sent['age']} {sent['active']}")
+'''
+"""
+
+
+def data_collection(root: Path, base_url: str) -> Path:
+    write(root, "collection.toml", f'name = "data"\n[variables]\nbase_url = "{base_url}"\n')
+    write(root, "users/create.toml", CREATE)
+    return root
+
+
+def logged(report: dict) -> list[list[str]]:
+    """Each request's script log, without the ``[request phase]`` prefix of each line."""
+    return [[line.split("] ", 1)[1] for line in r["log"]] for r in report["requests"]]
+
+
+def run_json(capsys, *argv: str, tmp: Path) -> tuple[int, dict, str]:
+    report = tmp / f"report-{len(list(tmp.glob('report-*')))}.json"
+    code = main(["run", *argv, "--report", f"json:{report}", "--no-color", "--trust"])
+    out = capsys.readouterr().out
+    return code, json.loads(report.read_text()), out
+
+
+def test_csv_rows_typed_by_header_and_flag(tmp_path: Path, echo_url: str, capsys) -> None:
+    root = data_collection(tmp_path / "c", echo_url)
+    rows = tmp_path / "rows.csv"
+    rows.write_text(
+        'id,name,age:number,active,tags:json\n1,Ada,36,true,"[""a""]"\n2,"Bob, Jr",7,no,[]\n'
+    )
+    code, report, out = run_json(
+        capsys, str(root), "--data", str(rows), "--data-types", "active=bool", tmp=tmp_path
+    )
+    assert code == 0, out
+    ids = [r["id"] for r in report["requests"]]
+    assert ids == ["users/create [row 1]", "users/create [row 2]"]
+    assert logged(report) == [["Ada 36 True"], ["Bob, Jr 7 False"]]
+    assert "users/create [row 2]" in out
+
+
+def test_json_and_jsonl_rows_keep_their_kinds(tmp_path: Path, echo_url: str, capsys) -> None:
+    root = data_collection(tmp_path / "c", echo_url)
+    rows = [
+        {"id": 1, "name": "Ada", "age": 36, "active": True, "tags": ["x"]},
+        {"id": 2, "name": "Bo", "age": 5, "active": False, "tags": []},
+    ]
+    as_json = tmp_path / "rows.json"
+    as_json.write_text(json.dumps(rows))
+    as_lines = tmp_path / "rows.jsonl"
+    as_lines.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    for path in (as_json, as_lines):
+        code, report, out = run_json(capsys, str(root), "--data", str(path), tmp=tmp_path)
+        assert code == 0, out
+        assert logged(report) == [["Ada 36 True"], ["Bo 5 False"]]
+
+
+def test_an_explicit_var_wins_over_the_data(tmp_path: Path, echo_url: str, capsys) -> None:
+    root = data_collection(tmp_path / "c", echo_url)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"id": 1, "name": "Ada", "age": 1, "active": true, "tags": []}\n')
+    code, report, _ = run_json(
+        capsys, str(root), "--data", str(rows), "--var", "name=Override", tmp=tmp_path
+    )
+    assert code == 0
+    assert logged(report)[0] == ["Override 1 True"]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("id,age:number\n1,old\n", "rows.csv:2:2: age: expected a number, got 'old'"),
+        ("id,age\n1,2,3\n", "rows.csv:2: 3 cells for 2 columns"),
+        ("id,age:weird\n1,2\n", "rows.csv:1: column 'age:weird': unknown kind"),
+        ("id,bad name\n1,2\n", "invalid variable name 'bad name'"),
+        ("id\n", "rows.csv: no rows"),
+    ],
+)
+def test_a_bad_data_file_is_named_and_nothing_is_sent(
+    tmp_path: Path, echo_server, content: str, message: str, capsys
+) -> None:
+    root = data_collection(tmp_path / "c", echo_server.url)
+    rows = tmp_path / "rows.csv"
+    rows.write_text(content)
+    assert main(["run", str(root), "--data", str(rows), "--trust"]) == 2
+    assert message in capsys.readouterr().err
+    assert echo_server.state.requests == 0
+
+
+def test_iterations_repeat_the_selection_sharing_runtime_variables(
+    tmp_path: Path, echo_url: str, capsys
+) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", f'name = "it"\n[variables]\nbase_url = "{echo_url}"\n')
+    write(
+        root,
+        "count.toml",
+        'name = "Count"\nurl = "{{base_url}}/count/{{n}}"\n[scripts]\npre_request = \'\'\'\n'
+        "pigeon.setVar('n', (pigeon.getVar('n') or 0) + 1)\n'''\n",
+    )
+    code, report, _ = run_json(capsys, str(root), "--iterations", "3", tmp=tmp_path)
+    assert code == 0
+    assert [r["id"] for r in report["requests"]] == [
+        "count [iteration 1]",
+        "count [iteration 2]",
+        "count [iteration 3]",
+    ]
+    assert [r["url"].rsplit("/", 1)[1] for r in report["requests"]] == ["1", "2", "3"]
+
+
+def sharded_collection(root: Path, base_url: str) -> Path:
+    """Folders of different sizes, top-level requests, and a chain inside a folder."""
+    write(root, "collection.toml", f'name = "sharded"\n[variables]\nbase_url = "{base_url}"\n')
+    sizes = {"alpha": 5, "beta": 1, "gamma": 3, "delta": 2, "epsilon": 4}
+    for folder, size in sizes.items():
+        for i in range(size):
+            write(
+                root,
+                f"{folder}/r{i}.toml",
+                f'name = "{folder} {i}"\nurl = "{{{{base_url}}}}/{folder}/{i}"\n',
+            )
+    write(root, "top-a.toml", 'name = "Top A"\nurl = "{{base_url}}/top/a"\n')
+    write(root, "top-b.toml", 'name = "Top B"\nurl = "{{base_url}}/top/b"\n')
+    # A chain: login sets the token the next request of its folder needs.
+    write(
+        root,
+        "auth/1-login.toml",
+        'name = "Login"\nmethod = "POST"\nurl = "{{base_url}}/login"\n[body]\ntype = "json"\n'
+        'content = \'{"username": "ada", "password": "pw"}\'\n[scripts]\npost_response = \'\'\'\n'
+        "pigeon.setVar('token', pigeon.response.json()['token'])\n'''\n",
+    )
+    write(
+        root,
+        "auth/2-me.toml",
+        'name = "Me"\nurl = "{{base_url}}/me"\n[auth]\ntype = "bearer"\ntoken = "{{token}}"\n'
+        "[scripts]\npost_response = '''\nassert pigeon.response.status == 200\n'''\n",
+    )
+    return root
+
+
+def test_shards_run_every_request_exactly_once_never_splitting_a_folder(tmp_path: Path) -> None:
+    root = sharded_collection(tmp_path / "c", "http://127.0.0.1:9")
+    collection = load_collection(root)
+    everything = select(collection, None)
+    for count in (1, 2, 3, 4, 7):
+        slices = [shard(everything, k, count) for k in range(1, count + 1)]
+        ids = [r.id for s in slices for _, r in s]
+        assert sorted(ids) == sorted(r.id for _, r in everything)  # each exactly once
+        for s in slices:
+            # each folder wholly in one shard, and in collection order within it
+            order = [r.id for _, r in everything]
+            assert [r.id for _, r in s] == sorted((r.id for _, r in s), key=order.index)
+        owners = {}
+        for k, s in enumerate(slices):
+            for chain, _ in s:
+                key = chain[0].id if chain else ""
+                assert owners.setdefault(key, k) == k
+        assert slices == [shard(everything, k, count) for k in range(1, count + 1)]  # stable
+    sizes = [len(shard(everything, k, 2)) for k in (1, 2)]
+    assert abs(sizes[0] - sizes[1]) <= 1  # 5+1+3+2+4+2+2 = 19 split 10/9
+
+
+def test_merged_shard_reports_equal_the_unsharded_report(
+    tmp_path: Path, echo_url: str, capsys
+) -> None:
+    root = sharded_collection(tmp_path / "c", echo_url)
+    whole = tmp_path / "whole"
+    whole.mkdir()
+    code, unsharded, _ = run_json(capsys, str(root), tmp=whole)
+    assert code == 0
+    parts = []
+    for k in (1, 2, 3):
+        shard_dir = tmp_path / f"shard{k}"
+        shard_dir.mkdir()
+        code, _, _ = run_json(capsys, str(root), "--shard", f"{k}/3", tmp=shard_dir)
+        assert code == 0
+        parts.append(str(next(shard_dir.glob("report-*.json"))))
+    merged_json, merged_junit = tmp_path / "merged.json", tmp_path / "merged.xml"
+    code = main(
+        [
+            "report",
+            "merge",
+            *parts,
+            "--report",
+            f"json:{merged_json}",
+            "--report",
+            f"junit:{merged_junit}",
+        ]
+    )
+    assert code == 0
+    merged = json.loads(merged_json.read_text())
+
+    def stable(report: dict) -> dict:
+        """Everything but the times and the finishing moment."""
+        drop = {"time_ms", "duration_ms"}
+        return {
+            "totals": {k: v for k, v in report["totals"].items() if k not in drop},
+            "requests": [{k: v for k, v in r.items() if k not in drop} for r in report["requests"]],
+            "collection": report["collection"],
+        }
+
+    assert stable(merged) == stable(unsharded)
+    cases = ET.parse(merged_junit).getroot().findall(".//testcase")
+    assert [c.get("name") for c in cases] == [r["name"] for r in unsharded["requests"]]
+
+
+def test_merge_refuses_the_same_shard_twice(tmp_path: Path, echo_url: str, capsys) -> None:
+    root = sharded_collection(tmp_path / "c", echo_url)
+    code, _, _ = run_json(capsys, str(root), "--shard", "1/2", tmp=tmp_path)
+    report = str(next(tmp_path.glob("report-*.json")))
+    out = tmp_path / "m.json"
+    assert main(["report", "merge", report, report, "--report", f"json:{out}"]) == 2
+    assert "the same request" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("spec", ["0/2", "3/2", "x", "1/0", "1-2"])
+def test_a_bad_shard_is_bad_usage(tmp_path: Path, spec: str, capsys) -> None:
+    root = sharded_collection(tmp_path / "c", "http://127.0.0.1:9")
+    assert main(["run", str(root), "--shard", spec]) == 2
+    assert "--shard" in capsys.readouterr().err
+
+
+def test_parallel_folders_give_the_sequential_result(tmp_path: Path, echo_url: str, capsys) -> None:
+    """Chains stay within their folders, so running folders at once changes nothing but the
+    time; the report lists the requests in collection order either way."""
+    root = sharded_collection(tmp_path / "c", echo_url)
+    one, four = tmp_path / "one", tmp_path / "four"
+    one.mkdir()
+    four.mkdir()
+    code, sequential, _ = run_json(capsys, str(root), tmp=one)
+    assert code == 0
+    code, parallel, out = run_json(capsys, str(root), "--parallel", "4", tmp=four)
+    assert code == 0, out
+
+    def stable(report: dict) -> list[dict]:
+        drop = {"time_ms", "duration_ms"}
+        return [{k: v for k, v in r.items() if k not in drop} for r in report["requests"]]
+
+    assert stable(parallel) == stable(sequential)
+    assert len(out.splitlines()) == len(sequential["requests"]) + 1  # whole lines, one summary
+
+
+def test_parallel_folders_do_not_see_each_others_runtime_variables(
+    tmp_path: Path, echo_url: str, capsys
+) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", f'name = "c"\n[variables]\nbase = "{echo_url}"\n')
+    for folder in ("a", "b"):
+        write(
+            root,
+            f"{folder}/1.toml",
+            f'name = "{folder} 1"\nurl = "{{{{base}}}}/delay/0.2"\n[scripts]\npost_response = \'\'\'\n'
+            f"assert pigeon.getVar('mark') is None\npigeon.setVar('mark', '{folder}')\n'''\n",
+        )
+        write(
+            root,
+            f"{folder}/2.toml",
+            f'name = "{folder} 2"\nurl = "{{{{base}}}}/x"\n[scripts]\npost_response = \'\'\'\n'
+            f"assert pigeon.getVar('mark') == '{folder}'\n'''\n",
+        )
+    code, report, out = run_json(capsys, str(root), "--parallel", "2", tmp=tmp_path)
+    assert code == 0, out
+    assert all(r["passed"] for r in report["requests"])
+
+
+def test_bail_stops_every_lane(tmp_path: Path, echo_url: str, capsys) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", f'name = "c"\n[variables]\nbase = "{echo_url}"\n')
+    write(
+        root,
+        "a/1.toml",
+        'name = "a 1"\nurl = "{{base}}/status/500"\n'
+        "[scripts]\npost_response = '''\nassert pigeon.response.status == 200\n'''\n",
+    )
+    for i in range(20):
+        write(root, f"b/{i:02d}.toml", f'name = "b {i}"\nurl = "{{{{base}}}}/delay/0.05"\n')
+    code, report, _ = run_json(capsys, str(root), "--parallel", "2", "--bail", tmp=tmp_path)
+    assert code == 1 and report["totals"]["bailed"]
+    assert len(report["requests"]) < 21  # the other lane stopped too
