@@ -241,6 +241,7 @@ class PigeonApp(App[int]):
         """Open the collection at ``root`` in place of this one, once unsaved edits are saved
         or discarded; the old one's connections, script worker and echo server are closed."""
         from pigeon.store import LoadError
+        from pigeon.terminal import printable
         from pigeon.tui.screens.main import MainScreen
 
         screen = self.screen
@@ -257,7 +258,7 @@ class PigeonApp(App[int]):
             old, self.session = self.session, session
             self.switch_screen(MainScreen(session))
             self.run_worker(old.close(), exit_on_error=False)
-            self.notify(f"Opened {session.collection.name} ({root})")
+            self.notify(f"Opened {printable(session.collection.name)} ({root})", markup=False)
 
         screen.guard_unsaved(switch)
 

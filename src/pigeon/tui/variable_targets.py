@@ -115,11 +115,11 @@ def _file_writers(
 
     def change(name: str, value: Any, doing: str) -> str | None:
         old = variables.get(name, _ABSENT)
-        _restore(variables, name, value)
+        _put(variables, name, value)
         try:
             write()
         except Exception as exc:
-            _restore(variables, name, old)
+            _put(variables, name, old)
             return f"{doing} {what} failed: {exc}"
         return None
 
@@ -140,12 +140,12 @@ def _request_target(
     def change(name: str, value: Any) -> str | None:
         if file is not None:
             updated = copy.deepcopy(file)
-            _restore(updated.variables, name, value)
+            _put(updated.variables, name, value)
             try:
                 session.commit_request(updated)
             except Exception as exc:
                 return f"Save request failed: {exc}"
-        _restore(request.variables, name, value)
+        _put(request.variables, name, value)
         return None
 
     return Target(
@@ -186,9 +186,9 @@ def _rel(root: Path, path: Path | None) -> str:
         return str(path)
 
 
-def _restore(variables: dict[str, Any], name: str, old: Any) -> None:
-    """Set ``name`` to ``old``, or remove it when ``old`` is ``_ABSENT``."""
-    if old is _ABSENT:
+def _put(variables: dict[str, Any], name: str, value: Any) -> None:
+    """Set ``name`` to ``value``, or remove it when ``value`` is ``_ABSENT``."""
+    if value is _ABSENT:
         variables.pop(name, None)
     else:
-        variables[name] = old
+        variables[name] = value

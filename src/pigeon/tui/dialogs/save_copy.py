@@ -35,6 +35,7 @@ class SaveCopyScreen(AnswerModal[str]):
                 "this entry sent? Its URL, headers and body become the values sent, and "
                 "its own variables, auth and scripts are dropped.",
                 classes="message",
+                markup=False,
             )
             yield Label("r: replace   n: new request   c: cancel", classes="hint")
             yield button_row(
