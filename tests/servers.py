@@ -434,3 +434,268 @@ def body_in_chunks() -> Iterable[bytes]:
 def redirect_again() -> Iterable[bytes]:
     """A redirect to another path of the same server, which redirects again."""
     return [REDIRECT]
+
+
+# -- auth, proxies and mutual TLS -------------------------------------------------------------
+
+
+class CheckingServer:
+    """A loopback HTTP server whose ``check(handler, body)`` says whether a request is
+    authorised: ``None`` (200, the request described in JSON) or ``(status, headers)``."""
+
+    def __init__(self, httpd: http.server.ThreadingHTTPServer, scheme: str) -> None:
+        self.port: int = httpd.server_address[1]
+        self.url = f"{scheme}://{HOST}:{self.port}"
+        self.seen: list[tuple[str, str, dict[str, str]]] = []  # method, path, headers
+        self.verdicts: list[bool] = []
+
+
+class _CheckingHandler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def _any(self) -> None:
+        server: CheckingServer = self.server.checking  # type: ignore[attr-defined]
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        server.seen.append((self.command, self.path, dict(self.headers.items())))
+        refusal = self.server.check(self, body)  # type: ignore[attr-defined]
+        server.verdicts.append(refusal is None)
+        status, headers = refusal or (200, [])
+        reply = json.dumps(
+            {"method": self.command, "path": self.path, "ok": refusal is None}
+        ).encode()
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+    do_GET = do_POST = do_PUT = do_DELETE = _any
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+@contextlib.contextmanager
+def checking_server(
+    check: Callable[[http.server.BaseHTTPRequestHandler, bytes], tuple | None],
+    ssl_context: ssl.SSLContext | None = None,
+) -> Iterator[CheckingServer]:
+    httpd = http.server.ThreadingHTTPServer((HOST, 0), _CheckingHandler)
+    httpd.daemon_threads = True
+    if ssl_context is not None:
+        httpd.socket = ssl_context.wrap_socket(httpd.socket, server_side=True)
+    server = CheckingServer(httpd, "https" if ssl_context is not None else "http")
+    httpd.checking, httpd.check = server, check  # type: ignore[attr-defined]
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.daemon = True
+    thread.start()
+    try:
+        yield server
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
+def _md5(text: str) -> str:
+    import hashlib
+
+    return hashlib.md5(text.encode()).hexdigest()
+
+
+@contextlib.contextmanager
+def digest_server(username: str, password: str) -> Iterator[CheckingServer]:
+    """RFC 7616 digest (MD5, qop=auth): a challenge, then the response hash recomputed from
+    the password this server knows."""
+    realm, nonce = "pigeon-tests", "dcd98b7102dd2f0e8b11d0f600bfb0c093"
+
+    def check(handler: http.server.BaseHTTPRequestHandler, body: bytes) -> tuple | None:
+        challenge = (
+            401,
+            [
+                (
+                    "WWW-Authenticate",
+                    f'Digest realm="{realm}", qop="auth", nonce="{nonce}", algorithm=MD5',
+                )
+            ],
+        )
+        header = handler.headers.get("Authorization", "")
+        if not header.startswith("Digest "):
+            return challenge
+        import urllib.request
+
+        fields = urllib.request.parse_http_list(header[len("Digest ") :])
+        params = {k.strip(): v.strip().strip('"') for k, _, v in (f.partition("=") for f in fields)}
+        ha1 = _md5(f"{username}:{realm}:{password}")
+        ha2 = _md5(f"{handler.command}:{params.get('uri', '')}")
+        expected = _md5(f"{ha1}:{nonce}:{params.get('nc')}:{params.get('cnonce')}:auth:{ha2}")
+        ok = (
+            params.get("username") == username
+            and params.get("uri") == handler.path
+            and params.get("response") == expected
+        )
+        return None if ok else challenge
+
+    with checking_server(check) as server:
+        yield server
+
+
+@contextlib.contextmanager
+def sigv4_server(
+    access_key: str, secret_key: str, region: str, service: str
+) -> Iterator[CheckingServer]:
+    """Recomputes each request's AWS SigV4 signature with botocore (an independent signer)
+    over the headers the request says it signed and the body that arrived; 403 when it
+    differs."""
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    def check(handler: http.server.BaseHTTPRequestHandler, body: bytes) -> tuple | None:
+        header = handler.headers.get("Authorization", "")
+        parts = dict(
+            p.strip().split("=", 1) for p in header.removeprefix("AWS4-HMAC-SHA256 ").split(",")
+        )
+        signed = parts.get("SignedHeaders", "").split(";")
+        token = handler.headers.get("X-Amz-Security-Token")
+        creds = Credentials(access_key, secret_key, token)
+        request = AWSRequest(
+            method=handler.command,
+            url=f"http://{handler.headers['Host']}{handler.path}",
+            headers={name: handler.headers[name] for name in signed if name in handler.headers},
+            data=body,
+        )
+        request.context["timestamp"] = handler.headers.get("X-Amz-Date", "")
+        signer = SigV4Auth(creds, service, region)
+        canonical = signer.canonical_request(request)
+        expected = signer.signature(signer.string_to_sign(request, canonical), request)
+        scope = f"{access_key}/{request.context['timestamp'][:8]}/{region}/{service}/aws4_request"
+        ok = parts.get("Signature") == expected and parts.get("Credential") == scope
+        return None if ok else (403, [])
+
+    with checking_server(check) as server:
+        yield server
+
+
+def mtls_context(ca: trustme.CA) -> ssl.SSLContext:
+    """A server context that requires a client certificate issued by ``ca``."""
+    context = server_tls_context(ca)
+    context.verify_mode = ssl.CERT_REQUIRED
+    ca.configure_trust(context)
+    return context
+
+
+def _pipe(a: socket.socket, b: socket.socket, stop: threading.Event) -> None:
+    """Copy bytes both ways until either side closes or the test ends."""
+    import selectors
+
+    with selectors.DefaultSelector() as sel:
+        sel.register(a, selectors.EVENT_READ, b)
+        sel.register(b, selectors.EVENT_READ, a)
+        while not stop.is_set():
+            for key, _ in sel.select(0.05):
+                try:
+                    data = key.fileobj.recv(65536)  # type: ignore[union-attr]
+                    if not data:
+                        return
+                    key.data.sendall(data)
+                except OSError:
+                    return
+
+
+def _loopback(host: str) -> str:
+    if host not in (HOST, "localhost"):
+        raise ConnectionRefusedError(f"the test proxy reaches loopback only, not {host}")
+    return HOST
+
+
+class ProxyServer:
+    """A loopback proxy that records each target it was asked for."""
+
+    def __init__(self, acceptor: _Acceptor, scheme: str) -> None:
+        self.url = f"{scheme}://{HOST}:{acceptor.port}"
+        self.targets: list[str] = []
+
+
+@contextlib.contextmanager
+def http_proxy() -> Iterator[ProxyServer]:
+    """An HTTP proxy: ``CONNECT host:port`` tunnels and absolute-form requests, to loopback."""
+    proxy: ProxyServer
+
+    def serve(conn: socket.socket, stop: threading.Event) -> None:
+        conn.settimeout(5)
+        head = b""
+        while b"\r\n\r\n" not in head and len(head) < 65536:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return
+            head += chunk
+        line, _, rest = head.partition(b"\r\n")
+        method, target, version = line.decode("latin-1").split(" ", 2)
+        proxy.targets.append(f"{method} {target}")
+        if method == "CONNECT":
+            host, _, port = target.rpartition(":")
+            upstream = socket.create_connection((_loopback(host), int(port)), timeout=5)
+            conn.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            leftover = rest.partition(b"\r\n\r\n")[2]
+        else:
+            from urllib.parse import urlsplit
+
+            url = urlsplit(target)
+            upstream = socket.create_connection(
+                (_loopback(url.hostname or ""), url.port or 80), timeout=5
+            )
+            path = url.path + (f"?{url.query}" if url.query else "")
+            leftover = f"{method} {path or '/'} {version}\r\n".encode() + rest
+        with upstream:
+            if leftover:
+                upstream.sendall(leftover)
+            _pipe(conn, upstream, stop)
+
+    with _Acceptor(serve) as acceptor:
+        proxy = ProxyServer(acceptor, "http")
+        yield proxy
+
+
+@contextlib.contextmanager
+def socks5_proxy() -> Iterator[ProxyServer]:
+    """A SOCKS5 proxy (no authentication, CONNECT only), to loopback."""
+    proxy: ProxyServer
+
+    def read(conn: socket.socket, n: int) -> bytes:
+        data = b""
+        while len(data) < n:
+            chunk = conn.recv(n - len(data))
+            if not chunk:
+                raise ConnectionError("closed")
+            data += chunk
+        return data
+
+    def serve(conn: socket.socket, stop: threading.Event) -> None:
+        conn.settimeout(5)
+        try:
+            _, count = read(conn, 2)
+            read(conn, count)
+            conn.sendall(b"\x05\x00")
+            _, cmd, _, kind = read(conn, 4)
+            if kind == 1:
+                host = socket.inet_ntoa(read(conn, 4))
+            elif kind == 3:
+                host = read(conn, read(conn, 1)[0]).decode()
+            else:
+                return
+            port = int.from_bytes(read(conn, 2), "big")
+            proxy.targets.append(f"{host}:{port}")
+            upstream = socket.create_connection((_loopback(host), port), timeout=5)
+        except (OSError, ValueError):
+            return
+        with upstream:
+            conn.sendall(b"\x05\x00\x00\x01" + socket.inet_aton(HOST) + (0).to_bytes(2, "big"))
+            _pipe(conn, upstream, stop)
+
+    with _Acceptor(serve) as acceptor:
+        proxy = ProxyServer(acceptor, "socks5")
+        yield proxy

@@ -276,3 +276,25 @@ def test_curl_location_trusted_imports_as_the_setting() -> None:
     assert trusted.settings.follow_redirects and trusted.settings.keep_auth_on_redirect
     ((_, plain),) = parse_curl("curl -L -u a:b https://x.test").requests
     assert plain.settings.follow_redirects and not plain.settings.keep_auth_on_redirect
+
+
+async def test_sigv4_and_digest_stay_behind_at_another_origin() -> None:
+    """Neither the signature nor the session token is sent on to another origin."""
+    from pigeon.render import FlowAuth, RenderedRequest
+    from pigeon.send import HttpSession
+    from servers import hop_server
+
+    auth = FlowAuth("aws_sigv4", access_key="AKID", secret_key="secret",
+                    session_token="tok-123456", region="r", service="s")  # fmt: skip
+    with hop_server() as first, hop_server() as other:
+        first.redirect_to = other.url
+        rendered = RenderedRequest("GET", f"{first.url}/go/1", flow_auth=auth)
+        async with HttpSession(trust_env=False) as session:
+            ex = await session.send(rendered)
+    assert ex.status == 200, ex.error
+    sent_first = dict(first.seen[0][1])
+    assert sent_first["Authorization"].startswith("AWS4-HMAC-SHA256 Credential=AKID/")
+    assert sent_first["X-Amz-Security-Token"] == "tok-123456"
+    landed = {name.lower() for name, _ in other.seen[0][1]}
+    assert "authorization" not in landed and "x-amz-security-token" not in landed
+    assert any("X-Amz-Security-Token" in w for w in ex.warnings)

@@ -882,3 +882,62 @@ def test_basic_auth_user_with_newline_is_safe(tmp_path: Path, bad: str) -> None:
     rendered = Setup(tmp_path, {"v": bad}).render(Request("r", url="http://127.0.0.1/", auth=auth))
     [value] = header(rendered, "Authorization")
     assert base64.b64decode(value.split(" ", 1)[1]) == f"u{bad}:p".encode()
+
+
+@pytest.mark.parametrize(
+    ("typed", "sent"),
+    [
+        ("localhost:8080/x", "http://localhost:8080/x"),
+        ("127.0.0.1:9/x?q=1", "http://127.0.0.1:9/x?q=1"),
+        ("[::1]:9/x", "http://[::1]:9/x"),
+        ("api.localhost/x", "http://api.localhost/x"),
+        ("api.example.com/x", "https://api.example.com/x"),
+        ("user@example.org", "https://user@example.org"),
+    ],
+)
+def test_a_url_without_scheme_gets_http_for_loopback_and_https_elsewhere(
+    tmp_path: Path, typed: str, sent: str
+) -> None:
+    from render_support import render_alone
+
+    rendered = render_alone(Request(name="r", url=typed), tmp_path)
+    assert rendered.url == sent
+    assert f"the URL has no scheme: sent as {sent}" in rendered.warnings
+
+
+@pytest.mark.parametrize("url", ["http://h/x", "{{base}}/x", "/x", ""])
+def test_a_url_with_a_scheme_or_a_missing_base_is_left_alone(tmp_path: Path, url: str) -> None:
+    from render_support import render_alone
+
+    rendered = render_alone(Request(name="r", url=url), tmp_path)
+    assert rendered.url == url and not any("scheme" in w for w in rendered.warnings)
+
+
+def test_an_unresolved_typo_suggests_the_name_in_scope(tmp_path: Path) -> None:
+    col = Collection(
+        name="t", root=tmp_path, variables={"token": "t", "user": {"name": "Ada"}, "api.key": "k"}
+    )
+    req = Request(name="r", url="http://h/{{tokn}}/{{usr.name}}/{{user.nme}}/{{api.kye}}/{{zzz}}")
+    rendered = render_request(col, [], req, build_scopes(col, [], req, environment=""))
+    assert rendered.suggestions == {"tokn": "token", "usr.name": "user.name", "api.kye": "api.key"}
+    assert "{{tokn}} is not defined: did you mean token?" in rendered.warnings
+    assert rendered.unresolved == ["tokn", "usr.name", "user.nme", "api.kye", "zzz"]
+
+
+def test_a_name_a_script_sets_is_not_taken_for_a_typo(tmp_path: Path) -> None:
+    col = Collection(name="t", root=tmp_path, variables={"creds": "c"})
+    req = Request(name="r", url="http://h/{{created}}/{{cred}}")
+    req.scripts.pre_request = 'pigeon.setVar("created", datetime.now(timezone.utc))'
+    rendered = render_request(col, [], req, build_scopes(col, [], req, environment=""))
+    assert rendered.suggestions == {"cred": "creds"}
+
+
+def test_a_parameter_appended_without_a_question_mark_is_pointed_out(tmp_path: Path) -> None:
+    from render_support import render_alone
+
+    rendered = render_alone(Request(name="r", url="http://h/headers&y=2"), tmp_path)
+    assert rendered.url == "http://h/headers&y=2"
+    assert rendered.warnings == [
+        "the URL has no '?': &y=… is sent in the path (a query starts with '?')"
+    ]
+    assert render_alone(Request(name="r", url="http://h/a?x=1&y=2"), tmp_path).warnings == []

@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import shutil
+import threading
 import weakref
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
@@ -21,6 +22,20 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from pigeon.render import RenderedRequest
+
+_replaced = threading.local()  # bytes the decoder replaced, for the thread decoding
+_COUNT_REPLACE = "pigeon-count-replace"
+
+
+def _count_and_replace(exc: UnicodeError) -> tuple[str, int]:
+    """``errors="replace"``, counting the bytes it replaces."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    _replaced.count = getattr(_replaced, "count", 0) + exc.end - exc.start
+    return "\ufffd", exc.end
+
+
+codecs.register_error(_COUNT_REPLACE, _count_and_replace)
 
 ErrorKind = Literal[
     "connect",
@@ -111,6 +126,7 @@ class Exchange:
     started_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     _cleanup: weakref.finalize | None = field(default=None, init=False, repr=False, compare=False)
     _text: str | None = field(default=None, init=False, repr=False, compare=False)
+    _undecodable: int = field(default=0, init=False, repr=False, compare=False)
     _json: Any = field(default=None, init=False, repr=False, compare=False)
     _json_error: ValueError | None = field(default=None, init=False, repr=False, compare=False)
     _json_done: bool = field(default=False, init=False, repr=False, compare=False)
@@ -174,20 +190,32 @@ class Exchange:
     # -- body --
 
     @property
+    def encoding(self) -> str:
+        """The codec ``text`` decodes with: the declared charset, UTF-8 if none or unknown."""
+        if self.charset:
+            with contextlib.suppress(LookupError):
+                return codecs.lookup(self.charset).name
+        return "utf-8"
+
+    @property
     def text(self) -> str:
-        """The in-memory body decoded with the declared charset (UTF-8 if none or unknown)."""
+        """The in-memory body decoded with ``encoding``; bytes it cannot decode become U+FFFD
+        (``undecodable`` counts them)."""
         if self._text is None:
-            encoding = "utf-8"
-            if self.charset:
-                try:
-                    encoding = codecs.lookup(self.charset).name
-                except LookupError:
-                    encoding = "utf-8"
+            encoding = self.encoding
             data = self.body
             if encoding == "utf-8" and data.startswith(codecs.BOM_UTF8):
                 encoding = "utf-8-sig"
-            self._text = data.decode(encoding, errors="replace")
+            _replaced.count = 0
+            self._text = data.decode(encoding, errors=_COUNT_REPLACE)
+            self._undecodable = _replaced.count
         return self._text
+
+    @property
+    def undecodable(self) -> int:
+        """How many bytes of the body ``text`` could not decode (shown as U+FFFD)."""
+        self.text  # noqa: B018  (decoding counts them)
+        return self._undecodable
 
     def json(self) -> Any:
         """The body parsed as JSON (cached). ValueError if it is not JSON or was truncated."""

@@ -261,12 +261,14 @@ def record(
     """
     root = Path(collection_root)
     directory = _ensure_dir(root)
-    masker = Masker(dotenv_secrets(root) if secrets is None else secrets)
+    rendered = getattr(exchange, "request", None) or getattr(exchange, "rendered", None)
+    masker = Masker(
+        [*(dotenv_secrets(root) if secrets is None else secrets), *getattr(rendered, "secrets", ())]
+    )
     started = getattr(exchange, "started_at", None) or datetime.now(timezone.utc)
     if started.tzinfo is None:
         started = started.astimezone()
     started = started.astimezone(timezone.utc)
-    rendered = getattr(exchange, "request", None) or getattr(exchange, "rendered", None)
     masker.url(getattr(rendered, "url", "") or "")  # what these teach applies to the bodies
     masker.headers(getattr(rendered, "headers", []) or [])
     masker.headers(getattr(exchange, "headers", []) or [])

@@ -12,7 +12,10 @@ from typing import Any
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 BODY_TYPES = ("none", "json", "text", "form", "multipart")
-AUTH_TYPES = ("none", "basic", "bearer", "api_key")
+AUTH_TYPES = ("none", "basic", "bearer", "api_key", "oauth2", "digest", "aws_sigv4")
+OAUTH2_GRANTS = (
+    "client_credentials", "password", "refresh_token", "authorization_code", "device_code",
+)  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -52,6 +55,28 @@ class Body:
 
 
 @dataclass(slots=True)
+class OAuth2:
+    """An ``oauth2`` auth's settings: written flat in ``[auth]`` beside ``type``, its username
+    and password (the ``password`` grant's) are the auth's own. Every field is a template."""
+
+    grant: str = "client_credentials"  # one of OAUTH2_GRANTS
+    token_url: str = ""
+    auth_url: str = ""  # authorization_code: where the person signs in
+    device_url: str = ""  # device_code: the device authorization endpoint (RFC 8628)
+    client_id: str = ""
+    client_secret: str = ""
+    scope: str = ""
+    audience: str = ""
+    refresh_token: str = ""  # refresh_token grant: the long-lived token to start from
+    redirect_uri: str = ""  # authorization_code: "" picks http://127.0.0.1:<free port>/callback
+    client_auth: str = "basic"  # "basic" (Authorization header) | "body" (form fields)
+    header_name: str = "Authorization"  # location = "header": where the token goes ...
+    header_prefix: str = "Bearer"  # ... after this word ("" for the bare token)
+    query_name: str = "access_token"  # location = "query": the parameter's name
+    params: dict[str, str] = field(default_factory=dict)  # extra fields of token requests
+
+
+@dataclass(slots=True)
 class Auth:
     """``None`` on a request or folder means "inherit"; ``type = "none"`` disables auth."""
 
@@ -62,7 +87,14 @@ class Auth:
     key: str = ""  # api_key: the header or query parameter name
     value: str = ""  # api_key: its value
     location: str = "header"  # api_key: "header" | "query"
+    # aws_sigv4 (digest uses username and password)
+    access_key: str = field(default="", kw_only=True)
+    secret_key: str = field(default="", kw_only=True)
+    session_token: str = field(default="", kw_only=True)
+    region: str = field(default="", kw_only=True)
+    service: str = field(default="", kw_only=True)
     extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
+    oauth2: OAuth2 = field(default_factory=OAuth2)  # type = "oauth2"
 
 
 @dataclass(slots=True)
@@ -83,7 +115,33 @@ class Settings:
     # Send auth's credentials (and hand-set Authorization, Proxy-Authorization, Cookie) on
     # to another origin when redirected; off by default (DESIGN §7).
     keep_auth_on_redirect: bool = field(default=False, kw_only=True)
+    # Send the cookie jar's cookies (a hand-set Cookie header is always sent).
+    send_cookies: bool = field(default=True, kw_only=True)
     extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
+
+
+@dataclass(slots=True)
+class Certificate:
+    """A client certificate for the hosts ``host`` matches (``*.corp.example``)."""
+
+    host: str
+    cert: str
+    key: str = ""  # empty: the key is in ``cert``
+    password: str = ""
+
+
+@dataclass(slots=True)
+class Transport:
+    """How a collection or an environment reaches servers: ``[settings]`` and
+    ``[[certificates]]`` of ``collection.toml`` or an environment file. ``None`` and ``""``
+    mean "not set here" (an environment's value wins over the collection's)."""
+
+    proxy: str = ""
+    no_proxy: str = ""
+    trust_env: bool | None = None  # HTTP(S)_PROXY, NO_PROXY, SSL_CERT_FILE...; default true
+    ca_bundle: str = ""
+    system_trust: bool | None = None  # the system's trust store instead of certifi's
+    certificates: list[Certificate] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -126,6 +184,7 @@ class Environment:
     name: str
     variables: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
+    transport: Transport = field(default_factory=Transport)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -168,6 +227,7 @@ class Collection:
     dotenv: dict[str, str] = field(default_factory=dict)
     broken: list[BrokenFile] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    transport: Transport = field(default_factory=Transport)
 
     # -- navigation -------------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ from pigeon.scripts.process import DEFAULT_MEMORY_MB, ScriptWorker
 from pigeon.trust import Gate
 
 if TYPE_CHECKING:  # send is imported on the first send: `pigeon render` never loads httpx
+    from pigeon.oauth2 import Tokens
     from pigeon.send import Exchange, HttpSession
 
 __all__ = ["RequestResult", "ResultRecord", "RunContext", "RunHistory", "build", "execute"]
@@ -65,6 +66,9 @@ class RunContext:
     # `pigeon run --history` records each send in the collection's history; the app records
     # its sends itself (outside the send), so it leaves this ``None``.
     history: RunHistory | None = None
+    # OAuth 2.0 tokens (``pigeon.oauth2``): the app passes its own, which can sign a person
+    # in; made here on first need, for the grants that need nobody.
+    oauth2: Tokens | None = None
     _scopes: dict[tuple[int, ...], tuple[tuple[Any, ...], Scopes]] = field(
         default_factory=dict, repr=False
     )
@@ -90,6 +94,13 @@ class RunContext:
             else:
                 self.http = HttpSession()
         return self.http
+
+    def tokens(self) -> Tokens:
+        if self.oauth2 is None:
+            from pigeon.oauth2 import Tokens
+
+            self.oauth2 = Tokens(self.collection.root)
+        return self.oauth2
 
     def script_worker(self) -> ScriptWorker:
         if self.scripts is None:
@@ -333,6 +344,7 @@ async def _send_from_script(
         script_timeout=ctx.script_timeout,
         scripts=worker,
         history=ctx.history,
+        oauth2=ctx.oauth2,
         send_depth=ctx.send_depth + 1,
         sending=on_the_way,
     )
@@ -451,7 +463,18 @@ async def execute(ctx: RunContext, chain: list[Folder], request: Request) -> Req
         if ctx.strict and rendered.unresolved:
             result.strict_failure = True
             return result
-        exchange = await ctx.session().send(rendered)
+        if rendered.oauth2 is None:
+            exchange = await ctx.session().send(rendered)
+        else:
+            from pigeon.oauth2 import TokenError, send_with_token
+
+            try:
+                exchange = await send_with_token(
+                    ctx.tokens(), ctx.environment, rendered, ctx.session().send
+                )
+            except TokenError as exc:
+                result.error = f"not sent: {exc}"
+                return result
         result.exchange = exchange
         result.warnings = [*result.warnings, *exchange.warnings]
         if ctx.history is not None:  # before the scripts: a send is recorded whatever follows

@@ -34,7 +34,13 @@ class RedirectCredentials:
         self.headers = [(n, v) for n, v in rendered.headers if n.lower() in names]
         self.query = list(rendered.auth_query)
         self.keep = rendered.settings.keep_auth_on_redirect
+        # What the SigV4 signer added to the previous hop (httpx drops its Authorization).
+        self.signed = ("X-Amz-Security-Token",) if rendered.flow_auth is not None else ()
         self.dropped = False
+
+    def auth(self, flow: httpx.Auth | None) -> httpx.Auth | None:
+        """Digest or SigV4 for the next hop: only while the credentials are still carried."""
+        return None if self.dropped else flow
 
     def follow(self, previous: httpx.Request, request: httpx.Request) -> str | None:
         """Fix the credentials of ``request``, the redirect of ``previous``; a note when this
@@ -59,6 +65,9 @@ class RedirectCredentials:
     def _take_off(self, request: httpx.Request) -> list[str]:
         """Remove the credentials; what this request would have carried, for the note."""
         taken = list(dict.fromkeys(name for name, _ in self.headers))
+        for name in self.signed:
+            if request.headers.pop(name, None) is not None:
+                taken.append(name)
         for name in taken:
             # httpx already rebuilt Cookie from the jar for the new URL: those cookies stay.
             if name.lower() != "cookie":

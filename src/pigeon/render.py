@@ -23,13 +23,15 @@ from urllib.parse import quote, urlencode
 from pigeon.errors import RenderError
 from pigeon.expand import MAX_DEPTH, Renderer
 from pigeon.files import read_capped
-from pigeon.model import Auth, Collection, Folder, Header, Request, Settings
+from pigeon.model import Auth, Collection, Folder, Header, OAuth2, Request, Settings
 from pigeon.scopes import Scopes
 from pigeon.template import Placeholder, parse
+from pigeon.transport import TransportSpec, transport_spec
 from pigeon.values import is_token, to_text
 
 __all__ = [
     "MAX_DEPTH",
+    "OAUTH2_TOKEN",
     "RenderError",
     "RenderResult",
     "RenderedRequest",
@@ -51,6 +53,20 @@ class RenderResult:
     warnings: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class FlowAuth:
+    """Rendered ``digest`` or ``aws_sigv4`` credentials, applied by ``pigeon.auth_flows``."""
+
+    type: str
+    username: str = ""
+    password: str = field(default="", repr=False)
+    access_key: str = ""
+    secret_key: str = field(default="", repr=False)
+    session_token: str = field(default="", repr=False)
+    region: str = ""
+    service: str = ""
+
+
 @dataclass
 class RenderedRequest:
     """The exact request to send: what ``send`` puts on the wire and ``pigeon render`` prints."""
@@ -69,6 +85,17 @@ class RenderedRequest:
     # origin takes off (DESIGN §7).
     auth_headers: list[str] = field(default_factory=list)
     auth_query: list[str] = field(default_factory=list)
+    # An ``oauth2`` auth, its fields rendered: the send fetches a token with it and puts the
+    # token where ``OAUTH2_TOKEN`` stands (``pigeon.oauth2``); a render shows the stand-in.
+    oauth2: Auth | None = None
+    # Values every writer (history) masks wherever they appear: the OAuth 2.0 token sent.
+    secrets: list[str] = field(default_factory=list)
+    # Auth that acts at send time (digest answers a challenge, AWS SigV4 signs the request
+    # as sent), and how the request reaches its server.
+    flow_auth: FlowAuth | None = None
+    transport: TransportSpec = field(default_factory=TransportSpec)
+    # For an unresolved placeholder that looks like a typo: the name in scope it resembles.
+    suggestions: dict[str, str] = field(default_factory=dict)
 
     def header(self, name: str) -> str | None:
         """The last value of a header, case-insensitively."""
@@ -245,6 +272,60 @@ def _url_warning(so_far: str, ph: Placeholder, piece: str, r: Renderer) -> None:
         )
 
 
+_LOOPBACK_HOST = re.compile(
+    r"(?:localhost|[^.]+\.localhost|127(?:\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)(?::\d*)?$", re.I
+)
+
+
+def _default_scheme(url: str, r: Renderer) -> str:
+    """A URL typed without a scheme (``localhost:8080/x``, ``api.example.com/x``) goes out
+    as ``http://`` to this machine and ``https://`` elsewhere, as a browser's address bar
+    does; the render says so. A URL that starts with an unresolved placeholder is left alone
+    (its base is what is missing)."""
+    if not url or "://" in url or url.startswith(("/", "{{", "?", "#")):
+        return url
+    host = re.split(r"[/?#]", url, maxsplit=1)[0].rpartition("@")[2]
+    if not host or "{{" in host:
+        return url
+    scheme = "http" if _LOOPBACK_HOST.match(host) else "https"
+    r.warn(f"the URL has no scheme: sent as {scheme}://{url}")
+    return f"{scheme}://{url}"
+
+
+_PAIR_IN_PATH = re.compile(r"&[^/&=?#]+=")
+
+
+def _check_query_start(url: str, r: Renderer) -> None:
+    """``/users&page=2``: a parameter appended without the ``?`` that starts a query is
+    sent as part of the path; say so."""
+    if "?" in url:
+        return
+    found = _PAIR_IN_PATH.search(url.partition("#")[0])
+    if found:
+        r.warn(
+            f"the URL has no '?': {found.group()}… is sent in the path (a query starts with '?')"
+        )
+
+
+def _suggestions(
+    unresolved: list[str], scopes: Scopes, levels: list[Collection | Folder | Request]
+) -> dict[str, str]:
+    """``{unresolved expr: the name it was likely meant to be}`` for typos. A name a script
+    of the request quotes is left out: the script most likely sets it when it runs."""
+    if not unresolved:
+        return {}
+    scripts = "".join(level.scripts.pre_request + level.scripts.post_response for level in levels)
+    found = {}
+    for expr in unresolved:
+        head = re.match(r"[A-Za-z0-9_.-]+", expr)
+        if head and (f'"{head.group()}"' in scripts or f"'{head.group()}'" in scripts):
+            continue
+        name = scopes.closest(expr)
+        if name is not None:
+            found[expr] = name
+    return found
+
+
 def _add_query(url: str, pairs: list[tuple[str, str]]) -> str:
     if not pairs:
         return url
@@ -271,6 +352,13 @@ def _auth_parts(
         return [("Authorization", f"Basic {token}")], []
     if auth.type == "bearer":
         return [("Authorization", f"Bearer {r.render_text(auth.token)}")], []
+    if auth.type == "oauth2":
+        o = auth.oauth2
+        if auth.location == "query":
+            return [], [(r.render_text(o.query_name) or "access_token", OAUTH2_TOKEN)]
+        prefix = r.render_text(o.header_prefix).strip()
+        value = f"{prefix} {OAUTH2_TOKEN}" if prefix else OAUTH2_TOKEN
+        return [(r.render_text(o.header_name).strip() or "Authorization", value)], []
     if auth.type == "api_key":
         key, value = r.render_text(auth.key), r.render_text(auth.value)
         if not key:
@@ -278,7 +366,45 @@ def _auth_parts(
         if auth.location == "query":
             return [], [(key, value)]
         return [(key, value)], []
+    if auth.type in ("digest", "aws_sigv4"):
+        return [], []  # applied at send time: _flow_auth
     raise RenderError(f"unknown auth type {auth.type!r}")
+
+
+# What a render shows where an OAuth 2.0 token goes: the token itself is fetched by the send.
+OAUTH2_TOKEN = "<oauth2-token>"
+
+
+def _oauth2(auth: Auth, r: Renderer) -> Auth:
+    """An ``oauth2`` auth with every field rendered, as the token fetch uses it: rendered here
+    so the trust gate sees a ``$env`` in a client secret as it sees one anywhere else."""
+    o = auth.oauth2
+    texts = {
+        name: r.render_text(getattr(o, name))
+        for name in OAuth2.__dataclass_fields__
+        if name not in ("grant", "client_auth", "params")
+    }
+    params = {r.render_text(k): r.render_text(v) for k, v in o.params.items()}
+    return Auth(
+        type="oauth2",
+        username=r.render_text(auth.username),
+        password=r.render_text(auth.password),
+        location=auth.location,
+        oauth2=OAuth2(grant=o.grant, client_auth=o.client_auth, params=params, **texts),
+    )
+
+
+def _flow_auth(auth: Auth | None, r: Renderer) -> FlowAuth | None:
+    if auth is None or auth.type not in ("digest", "aws_sigv4"):
+        return None
+    if auth.type == "digest":
+        return FlowAuth("digest", r.render_text(auth.username), r.render_text(auth.password))
+    names = ("access_key", "secret_key", "session_token", "region", "service")
+    values = {name: r.render_text(getattr(auth, name)).strip() for name in names}
+    for name in ("access_key", "secret_key", "region", "service"):
+        if not values[name]:
+            raise RenderError(f"aws_sigv4 auth: {name} is empty")
+    return FlowAuth("aws_sigv4", **values)
 
 
 def _form_data_quote(text: str) -> str:
@@ -343,10 +469,13 @@ def render_request(
     if not is_token(method):
         raise RenderError(f"method {method!r} is not a valid HTTP method token")
 
-    url = _render_url(request.url.strip(), r)
+    url = _default_scheme(_render_url(request.url.strip(), r), r)
+    _check_query_start(url, r)
 
     headers = _merge_headers([collection.headers, *(f.headers for f in chain), request.headers], r)
-    auth_headers, auth_query = _auth_parts(effective_auth(collection, chain, request), r)
+    auth = effective_auth(collection, chain, request)
+    auth_headers, auth_query = _auth_parts(auth, r)
+    flow_auth = _flow_auth(auth, r)
     for name, value in auth_headers:
         _set_header(headers, name, value)
 
@@ -391,6 +520,9 @@ def render_request(
     if content_type and not any(n.lower() == "content-type" for n, _ in headers):
         headers.append(("Content-Type", content_type))
 
+    suggestions = _suggestions(r.unresolved, scopes, [collection, *chain, request])
+    for expr, name in suggestions.items():
+        r.warn(f"{{{{{expr}}}}} is not defined: did you mean {name}?")
     return RenderedRequest(
         method=method,
         url=url,
@@ -404,4 +536,8 @@ def render_request(
         request_id=request.id,
         auth_headers=[name for name, _ in auth_headers],
         auth_query=[name for name, _ in auth_query],
+        oauth2=_oauth2(auth, r) if auth is not None and auth.type == "oauth2" else None,
+        flow_auth=flow_auth,
+        transport=transport_spec(collection, scopes.environment, url, r),
+        suggestions=suggestions,
     )

@@ -9,13 +9,14 @@ DESIGN §8) stands in front of it for a collection its user has not trusted.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from pigeon.errors import UsageError
-from pigeon.model import Collection, Folder, Request
+from pigeon.model import Collection, Environment, Folder, Request
 from pigeon.values import check_name, check_value
 
 SCOPES = ("collection", "environment", "folder", "request", "runtime", "cli")
@@ -142,6 +143,7 @@ class Scopes:
         self.dotenv = dotenv or {}
         self.runtime = runtime
         self.gate = gate  # None: a trusted collection, or a render that is only shown
+        self.environment: Environment | None = None  # whose transport settings apply
         self._cache: dict[Any, Any] = {}
         self._cache_version = runtime.version if runtime is not None else 0
 
@@ -179,6 +181,24 @@ class Scopes:
                 seen.setdefault(name, None)
         return list(seen)
 
+    def closest(self, expr: str) -> str | None:
+        """The name in scope an unresolved ``expr`` was most likely meant to be (a typo:
+        ``tokn`` -> ``token``), with the rest of its path; ``None`` when nothing is close or
+        its first name exists (then a key is missing, not mistyped)."""
+        import difflib  # only when something is unresolved
+
+        if expr.startswith("$") or self.get(expr) is not MISSING:
+            return None
+        head = re.match(r"[A-Za-z0-9_-]+", expr)
+        if head is None or self.get(head.group()) is not MISSING:
+            return None
+        names = self.names()
+        whole = difflib.get_close_matches(expr, names, n=1)
+        if whole or head.group() == expr:
+            return whole[0] if whole else None
+        close = difflib.get_close_matches(head.group(), names, n=1)
+        return close[0] + expr[head.end() :] if close else None
+
     def explain(self) -> dict[str, list[Definition]]:
         """Every name with all its definitions, the winner first, then those it shadows."""
         out: dict[str, list[Definition]] = {}
@@ -204,6 +224,7 @@ def build_scopes(
     they come from (the app's demo puts its echo server's URL there)."""
     layers = [Layer("collection", "collection", collection.variables)]
     env_name = collection.default_environment if environment is None else environment
+    env = None
     if env_name:
         env = collection.environments.get(env_name)
         if env is None:
@@ -219,4 +240,6 @@ def build_scopes(
         layers.append(Layer("runtime", "runtime (scripts)", runtime.mapping))
     if cli_vars:
         layers.append(Layer("cli", cli_label, dict(cli_vars)))
-    return Scopes(layers, environ, collection.dotenv, runtime, gate)
+    scopes = Scopes(layers, environ, collection.dotenv, runtime, gate)
+    scopes.environment = env
+    return scopes

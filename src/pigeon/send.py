@@ -38,6 +38,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from pigeon import __version__
+from pigeon.auth_flows import flow_for
 from pigeon.exchange import (  # noqa: F401  (send is where callers have always found them)
     STATUS_CLASSES,
     ErrorKind,
@@ -46,10 +47,14 @@ from pigeon.exchange import (  # noqa: F401  (send is where callers have always 
     Timings,
     status_class,
 )
+from pigeon.proxies import client_options
 from pigeon.redirects import RedirectCredentials
 from pigeon.render import RenderedRequest, control_character
+from pigeon.tls import TLSSetupError, ssl_context
+from pigeon.transport import TransportSpec
 from pigeon.values import is_token
 
+_DEFAULT_SPEC = TransportSpec()
 DEFAULT_MAX_BODY_IN_MEMORY = 32 * 1024 * 1024
 DEFAULT_MAX_REDIRECTS = 20
 # A redirect's own body is read (so the connection can be reused) up to this size.
@@ -269,6 +274,8 @@ class _Attempt:
         note = credentials.follow(request, next_request)
         if note:
             self.warnings.append(note)
+        if not self.rendered.settings.send_cookies:
+            _no_jar_cookies(self.rendered, next_request)
         return True
 
     def receiving(self, response: httpx.Response) -> None:
@@ -412,21 +419,37 @@ class HttpSession:
             "max_redirects": max_redirects,
         }
         self._verify = verify
-        self._clients: dict[bool, httpx.AsyncClient] = {}
+        self._clients: dict[tuple[bool, TransportSpec], httpx.AsyncClient] = {}
         self._closed = False
 
-    def _client(self, verify_tls: bool) -> httpx.AsyncClient:
-        """The session's client for verified or unverified TLS, made on first use."""
+    def _client(self, verify_tls: bool, spec: TransportSpec = _DEFAULT_SPEC) -> httpx.AsyncClient:
+        """The session's client for verified or unverified TLS and one transport spec (proxy,
+        trust, client certificate), made on first use. ``TLSSetupError`` when the spec's
+        files cannot be used."""
         if self._closed:
             raise RuntimeError("the HTTP session is closed")
-        client = self._clients.get(verify_tls)
+        key = (verify_tls, spec)
+        client = self._clients.get(key)
         if client is None:
-            client = self._new_client(self._verify if verify_tls else False)
-            self._clients[verify_tls] = client
+            if spec.default:
+                verify = self._verify if verify_tls else False
+            else:
+                verify = ssl_context(spec, verify_tls)
+            options = client_options(
+                spec,
+                verify,
+                sync=self._sync,
+                http2=self._options["http2"],
+                trust_env=self._options["trust_env"],
+            )
+            client = self._new_client({**self._options, **options, "verify": verify})
+            self._clients[key] = client
         return client
 
-    def _new_client(self, verify: ssl.SSLContext | bool) -> httpx.AsyncClient:
-        return httpx.AsyncClient(verify=verify, **self._options)
+    _sync = False  # whether _new_client makes sync clients (pigeon run's threaded session)
+
+    def _new_client(self, options: dict[str, Any]) -> httpx.AsyncClient:
+        return httpx.AsyncClient(**options)
 
     async def aclose(self) -> None:
         self._closed = True
@@ -504,7 +527,11 @@ class HttpSession:
             attempt.fail("other", "The HTTP session is closed")
             return None
         timeout = settings.timeout if settings.timeout and settings.timeout > 0 else None
-        client = self._client(settings.verify_tls)
+        try:
+            client = self._client(settings.verify_tls, rendered.transport)
+        except TLSSetupError as exc:
+            attempt.fail("tls", str(exc))
+            return None
         attempt.t0 = time.perf_counter()  # creating a client (TLS setup) is not the request's time
         try:
             request = client.build_request(
@@ -522,6 +549,8 @@ class HttpSession:
         except (httpx.InvalidURL, ValueError, TypeError) as exc:
             attempt.fail("invalid", f"Invalid URL {rendered.url!r}: {exc}")
             return None
+        if not settings.send_cookies:
+            _no_jar_cookies(rendered, request)
         return client, request, timeout
 
     async def _exchange(
@@ -529,10 +558,13 @@ class HttpSession:
     ) -> None:
         """Every hop and the final body, recorded in ``attempt``; the deadline is the caller's."""
         credentials = RedirectCredentials(attempt.rendered)
+        flow = flow_for(attempt.rendered)
         try:
             while True:
                 attempt.sending(request)
-                response = await client.send(request, stream=True, follow_redirects=False)
+                response = await client.send(
+                    request, stream=True, follow_redirects=False, auth=credentials.auth(flow)
+                )
                 next_request = attempt.answered(response)
                 if next_request is None:
                     break
@@ -558,6 +590,12 @@ async def _drain(response: httpx.Response) -> None:
         read += len(chunk)
         if read > _REDIRECT_BODY_LIMIT:
             break
+
+
+def _no_jar_cookies(rendered: RenderedRequest, request: httpx.Request) -> None:
+    """``send_cookies = false``: the jar's cookies stay home; a hand-set Cookie still goes."""
+    if rendered.header("Cookie") is None:
+        request.headers.pop("Cookie", None)
 
 
 def _unsupported_scheme(url: str) -> str:

@@ -22,7 +22,6 @@ import asyncio
 import contextlib
 import queue
 import socket
-import ssl
 import threading
 import time
 import weakref
@@ -30,6 +29,7 @@ from typing import Any
 
 import httpx
 
+from pigeon.auth_flows import flow_for
 from pigeon.exchange import Exchange
 from pigeon.redirects import RedirectCredentials
 from pigeon.send import (
@@ -91,9 +91,11 @@ class ThreadedSession(HttpSession):
         # Every connection's socket, so a cancel can end a read blocked on any of them.
         self._sockets: weakref.WeakSet[socket.socket] = weakref.WeakSet()
 
-    def _new_client(self, verify: ssl.SSLContext | bool) -> Any:
+    _sync = True
+
+    def _new_client(self, options: dict[str, Any]) -> Any:
         """A sync client: this session's sends run on its worker thread."""
-        return httpx.Client(verify=verify, **self._options)
+        return httpx.Client(**options)
 
     async def aclose(self) -> None:
         self._closed = True
@@ -199,9 +201,12 @@ class ThreadedSession(HttpSession):
     ) -> None:
         """``HttpSession._exchange`` on the sync client: every hop and the final body."""
         credentials = RedirectCredentials(attempt.rendered)
+        flow = flow_for(attempt.rendered)
         while True:
             attempt.sending(request)
-            response = client.send(request, stream=True, follow_redirects=False)
+            response = client.send(
+                request, stream=True, follow_redirects=False, auth=credentials.auth(flow)
+            )
             next_request = attempt.answered(response)
             if next_request is None:
                 break

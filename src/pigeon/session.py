@@ -11,8 +11,10 @@ widgets ask it for scopes instead of keeping copies.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import dataclasses
+import http.cookiejar
 import socket
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -26,6 +28,7 @@ from pigeon.model import Collection, Folder, Request
 from pigeon.scopes import RuntimeVars, Scopes, build_scopes
 
 if TYPE_CHECKING:
+    from pigeon.oauth2 import Person, Tokens
     from pigeon.scripts.process import ScriptWorker
     from pigeon.send import HttpSession
     from pigeon.trust import Need
@@ -108,6 +111,11 @@ class Session:
     echo: DemoEcho | None = None  # the demo's own echo server
     history_warned: bool = False  # a failure to record history is reported once
     scripts: ScriptWorker | None = None  # made on the first send; a process on first script
+    tokens: Tokens | None = None  # OAuth 2.0 tokens, made on first need (``oauth2_tokens``)
+    person: Person | None = None  # who signs in for the OAuth 2.0 grants that need someone
+    # The environment whose saved cookie jar the HTTP session holds; None: not loaded yet.
+    jar_environment: str | None = None
+    _jar_saved: tuple[str, list] | None = field(default=None, repr=False)  # last written
 
     @classmethod
     def open(cls, root: Path, environment: str | None = None) -> Session:
@@ -242,6 +250,37 @@ class Session:
             self.http = HttpSession(max_body_in_memory=self.config.max_body_in_memory)
         return self.http
 
+    def cookie_jar(self) -> http.cookiejar.CookieJar:
+        """The jar of the chosen environment, loaded from ``.pigeon/cookies/`` when the
+        environment changed since (blocking file work: call it in a thread). A jar that
+        cannot be read is logged and starts empty."""
+        jar = self.http_session().cookie_jar
+        if self.jar_environment != self.environment:
+            from pigeon.cookies import load, snapshot
+
+            self.jar_environment = self.environment
+            problem = load(jar, self.root, self.environment)
+            self._jar_saved = (self.environment, snapshot(jar))
+            if problem:
+                self.add_log("cookies", problem, error=True)
+        return jar
+
+    async def save_cookies(self) -> None:
+        """Write the jar (taken here, written in a thread); a failure is logged."""
+        from pigeon.cookies import save, snapshot
+
+        if self.jar_environment is None:
+            return
+        entries, env = snapshot(self.http_session().cookie_jar), self.jar_environment
+        if (env, entries) == self._jar_saved:
+            return  # most sends change no cookie
+        try:
+            await asyncio.to_thread(save, entries, self.root, env)
+        except OSError as exc:
+            self.add_log("cookies", f"cookie jar not saved: {exc}", error=True)
+        else:
+            self._jar_saved = (env, entries)
+
     def script_worker(self) -> ScriptWorker:
         """The collection's script worker handle (its process starts on the first script)."""
         if self.scripts is None:
@@ -249,6 +288,14 @@ class Session:
 
             self.scripts = ScriptWorker(self.root, self.config.script_memory_mb)
         return self.scripts
+
+    def oauth2_tokens(self) -> Tokens:
+        """The collection's OAuth 2.0 tokens, signing in through ``person``."""
+        if self.tokens is None:
+            from pigeon.oauth2 import Tokens
+
+            self.tokens = Tokens(self.root, self.person)
+        return self.tokens
 
     def cancel_scripts(self) -> None:
         """Kill a running script at once (the send's cancel); the next script starts a new
@@ -262,6 +309,8 @@ class Session:
         goes to the log."""
         from pigeon.pipeline import RunContext, execute
 
+        if self.jar_environment != self.environment:
+            await asyncio.to_thread(self.cookie_jar)
         ctx = RunContext(
             collection=self.collection,
             environment=self.environment,
@@ -270,8 +319,10 @@ class Session:
             http=self.http_session(),
             trusted=trusted,
             scripts=self.script_worker(),
+            oauth2=self.oauth2_tokens(),
         )
         result = await execute(ctx, self.chain_of(request), request)
+        await self.save_cookies()
         source = request.id or request.name
         for line in result.log:
             self.add_log(source, line)

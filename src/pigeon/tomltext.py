@@ -317,12 +317,26 @@ def text_block(value: str) -> Item:
     if "\n" not in value:
         if literal_ok and "'" not in value:
             return String(StringType.SLL, value, value, Trivia())
+        if literal_ok and "'''" not in value and not value.endswith("'"):
+            return String(StringType.MLL, value, value, Trivia())  # one line, no escapes
         return tomlkit.string(value)
+    if not value.endswith("\n") and (closed := _closed_block(value)) is not None:
+        return closed
     if literal_ok and "'''" not in value and not value.endswith("'"):
         return String(StringType.MLL, value, "\n" + value, Trivia())
     if "\r" in value:
         return tomlkit.string(value)
     return tomlkit.string(value, multiline=True)
+
+
+def _closed_block(value: str) -> Item | None:
+    """Multi-line text without a final newline, its closing quotes still on a line of their
+    own: a basic block whose last line ends with a backslash (TOML trims that line break).
+    Only for text a basic string holds without escapes (no backslash, no control character,
+    no double quote at the end)."""
+    if _CONTROL & set(value) or "\\" in value or '"""' in value or value.endswith('"'):
+        return None
+    return String(StringType.MLB, value, "\n" + value + "\\\n", Trivia())
 
 
 def _string_like(value: str, old: Item | None) -> Item:
@@ -335,6 +349,11 @@ def _string_like(value: str, old: Item | None) -> Item:
         return String(StringType.SLL, value, value, Trivia())
     triple = "\x27" * 3
     mll_ok = literal_ok and triple not in value and not value.endswith("\x27")
+    multiline = old.type in (StringType.MLL, StringType.MLB) and "\n" in old.as_string()
+    if multiline and value and value[-1] != "\n":
+        closed = _closed_block(value)
+        if closed is not None:  # the closing quotes stay on a line of their own
+            return closed
     if old.type is StringType.MLL and mll_ok:
         # TOML drops a newline right after the opening quotes: keep the user's, and add one
         # when the text itself starts with a newline, so that newline is not the one dropped.

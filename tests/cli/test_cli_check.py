@@ -176,6 +176,20 @@ def test_a_broken_file_is_exit_2_with_its_line(tmp_path: Path, capsys) -> None:
     assert [(Path(f["path"]).name, f["line"]) for f in broken] == [("broken.toml", 2)]
 
 
+def test_oauth2_fields_are_checked(tmp_path: Path, capsys) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", 'name = "c"\n[variables]\nidp = "http://127.0.0.1:9"\n')
+    write(
+        root,
+        "r.toml",
+        'name = "R"\nurl = "{{idp}}/x"\n[auth]\ntype = "oauth2"\n'
+        'token_url = "{{idpp}}/token"\nclient_id = "app"\n',
+    )
+    _, out = findings(capsys, str(root))
+    assert [(f["rule"], f["line"]) for f in out["findings"]] == [("unresolved", 5)]
+    assert "did you mean `idp`?" in out["findings"][0]["message"]
+
+
 def test_a_clean_collection_exits_0(tmp_path: Path, capsys) -> None:
     root = tmp_path / "clean"
     write(root, "collection.toml", 'name = "clean"\n[variables]\nbase = "http://127.0.0.1:9"\n')

@@ -138,6 +138,15 @@ def test_bad_var_is_usage_error(col: Path, capsys, bad: str) -> None:
     assert err.startswith("pigeon: ") and "Traceback" not in err
 
 
+def test_strict_names_the_variable_a_typo_was_meant_to_be(tmp_path: Path, capsys) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", 'name = "x"\n[variables]\ntoken = "t"\n')
+    write(root, "r.toml", 'name = "r"\nurl = "http://127.0.0.1:9/{{tokn}}"\n')
+    code, out, err = render(capsys, str(root), "r", "--strict")
+    assert code == 3 and "unresolved placeholders: tokn (did you mean token?)" in err
+    assert json.loads(out)["warnings"] == ["{{tokn}} is not defined: did you mean token?"]
+
+
 def test_strict_unresolved_exits_3_after_printing(col: Path, capsys) -> None:
     code, out, err = render(capsys, str(col), "token")
     assert code == 0

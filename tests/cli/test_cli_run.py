@@ -168,6 +168,23 @@ def test_strict_unresolved_exits_3_and_sends_nothing(tmp_path: Path, capsys, ech
     assert "unresolved (sent as written): missing" in out
 
 
+def test_a_typo_is_suggested_and_a_url_without_scheme_goes_out_as_http(
+    tmp_path: Path, capsys, echo_server
+) -> None:
+    root = tmp_path / "c"
+    hostport = echo_server.url.removeprefix("http://")
+    write(root, "collection.toml", f'name = "x"\n[variables]\nhost = "{hostport}"\ntoken = "t"\n')
+    write(root, "r.toml", 'name = "r"\nurl = "{{host}}/a?t={{tokn}}"\n')
+    before = echo_server.request_count
+    code, out, _ = run(capsys, str(root), "--strict")
+    assert code == 3 and "unresolved placeholders: tokn" in out
+    assert "warning: {{tokn}} is not defined: did you mean token?" in out
+    code, out, _ = run(capsys, str(root))
+    assert code == 0 and echo_server.request_count == before + 1
+    assert f"warning: the URL has no scheme: sent as http://{hostport}/a" in out
+    assert "warning: {{tokn}} is not defined: did you mean token?" in out
+
+
 def test_broken_file_exits_2_naming_file_and_line(col: Path, capsys, echo_server) -> None:
     write(col, "misc/c-broken.toml", 'name = "b"\nmethod = [\n')
     before = echo_server.request_count

@@ -115,8 +115,11 @@ def test_urlencoded_multipart_xml_text_graphql(shop: tuple[Path, list[str]]) -> 
     }
 
     r = render_written(root, "orders/signed-aws")
-    assert r.header("authorization") == "Bearer "  # inherits the collection's bearer auth
-    assert any("awsv4 auth is not supported" in n for n in notes)
+    assert r.header("authorization") is None  # signed as it is sent
+    assert r.flow_auth is not None and r.flow_auth.region == "eu-west-1"
+    req = load_collection(root).find("orders/signed-aws")[1]  # type: ignore[index]
+    assert req.auth.secret_key == "{{$env.AWS_SECRET_ACCESS_KEY}}"
+    assert any("$env.AWS_SECRET_ACCESS_KEY: put it in .env" in n for n in notes)
 
 
 def test_not_postman() -> None:

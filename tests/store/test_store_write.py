@@ -233,3 +233,31 @@ def test_environment_save_and_create(col: Path) -> None:
     other = Environment("qa", {"x": 1})
     save_environment(other, root=col)
     assert load_collection(col).environments["qa"].variables == {"x": 1}
+
+
+def test_text_without_a_final_newline_keeps_its_closing_quotes_on_their_own_line(
+    tmp_path: Path,
+) -> None:
+    script = 'pigeon.setVar("id", 1)\npigeon.setVar("n", 2)'
+    req = Request(
+        name="r",
+        url="http://h/",
+        body=Body(type="json", content='{"note": "it\'s fine"}'),
+        scripts=Scripts(pre_request=script),
+    )
+    text = request_to_toml(req)
+    assert "content = '''{\"note\": \"it's fine\"}'''\n" in text  # readable, not escaped
+    assert 'pre_request = """\npigeon.setVar("id", 1)\npigeon.setVar("n", 2)\\\n"""\n' in text
+    assert request_from_toml(text) == req
+    # An edit of a block already in the file keeps the closing quotes apart too.
+    path = tmp_path / "r.toml"
+    path.write_text(text.replace('"""', "'''").replace("\\\n", "\n"), encoding="utf-8")
+    saved = request_from_toml(path.read_text(encoding="utf-8"), path)
+    assert saved.scripts.pre_request == script + "\n"
+    saved.scripts.pre_request = script
+    saved.body.content = '{"a": 1}'
+    save_request(saved, path)
+    after = path.read_text(encoding="utf-8")
+    assert after.endswith('pigeon.setVar("n", 2)\\\n"""\n')
+    assert "content = " + "'" * 3 + '{"a": 1}' + "'" * 3 + "\n" in after
+    assert request_from_toml(after, path).scripts.pre_request == script

@@ -345,3 +345,63 @@ async def test_ndjson_keeps_its_lines_and_is_highlighted() -> None:
         assert body_lines(app, 3) == ['{"id": 1, "ok": true}', '{"id": 2, "ok": false}', ""]
         key = view.get_component_rich_style("body-view--key").color
         assert next(s for s in view.render_line(0) if s.text == '"id"').style.color == key
+
+
+async def test_bytes_that_are_not_utf8_are_counted_over_the_body() -> None:
+    app = ResponsePaneApp(make_exchange(b"ok \xff\xfe then \xc3", "text/plain"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        note = app.query_one("#body-note")
+        assert note.display and str(note.content) == "3 bytes were not valid UTF-8 (shown as �)"
+        assert app.query_one(BodyView).text == "ok �� then �"
+        app.query_one(ResponsePane).show_exchange(make_exchange(b"fine \xc3\xa9", "text/plain"))
+        await pilot.pause()
+        assert not note.display
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body", "lines"),
+    [
+        (
+            "text/html; charset=utf-8",
+            "<html><body><div class=a><p>Hi &amp; bye</p><br><pre> x\n  y</pre></div></body></html>",
+            [
+                "<html>",
+                "  <body>",
+                "    <div class=a>",
+                "      <p>",
+                "        Hi &amp; bye",
+                "      </p>",
+                "      <br>",
+                "      <pre>",
+                " x",
+                "  y",
+                "      </pre>",
+            ],
+        ),
+        (
+            "application/xml",
+            '<?xml version="1.0"?><a><b x="1">t</b><c/></a>',
+            ['<?xml version="1.0" ?>', "<a>", '  <b x="1">t</b>', "  <c/>", "</a>"],
+        ),
+    ],
+)
+async def test_html_and_xml_are_laid_out_one_element_a_line(
+    content_type: str, body: str, lines: list[str]
+) -> None:
+    app = ResponsePaneApp(make_exchange(body, content_type))
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(BodyView)
+        await wait_for(pilot, lambda: view.line_count >= len(lines))
+        assert [view.line_text(n) for n in range(len(lines))] == lines
+
+
+async def test_hostile_markup_is_shown_never_obeyed() -> None:
+    body = "<p>\x1b[2J\x1b]2;owned\x07" + "<div>" * 5000 + "</p>"
+    app = ResponsePaneApp(make_exchange(body, "text/html"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(BodyView)
+        await wait_for(pilot, lambda: view.line_count > 5000)
+        assert max(len(view.line_text(n)) for n in range(view.line_count)) < 100  # indent capped
+        shown = "".join(view.render_line(y).text for y in range(5))
+        assert "\x1b" not in shown and "\x07" not in shown

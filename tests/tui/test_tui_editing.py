@@ -12,6 +12,7 @@ from pigeon.store import load_collection
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.dialogs.confirm import UnsavedScreen
 from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.widgets.auth_editor import AuthEditor
 from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.request_editor import RequestEditor
 
@@ -121,6 +122,8 @@ async def test_auth_and_settings_edits(app: PigeonApp, collection: Path) -> None
         assert request.settings.timeout == 2.5  # refused: must be more than 0
         assert "more than 0" in str(screen.query_one("#setting-error").render())
         await show_tab(pilot, "tab-auth")
+        # The tab is built when first opened: set the type once it shows the request.
+        await wait_for(pilot, lambda: any(e.request is request for e in screen.query(AuthEditor)))
         screen.query_one("#auth-type").value = "bearer"
         # The Select's change is a message: on a busy machine it lands after a pause or two.
         await wait_for(pilot, lambda: request.auth is not None and request.auth.type == "bearer")

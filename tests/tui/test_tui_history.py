@@ -63,7 +63,7 @@ async def test_send_is_recorded_and_listed(collection: Path, echo: EchoServer) -
         assert (entry.method, entry.status) == ("GET", 200)
         [text] = option_texts(history)
         assert "GET" in text and "200" in text and "ms" in text
-        assert short_url(entry.url, 200)[:15] in text and "…" in text  # cut to the pane
+        assert "List users · " + short_url(entry.url, 200)[:6] in text and "…" in text
         # f6 again: back to the tree.
         await pilot.press("f6")
         await pilot.pause()
@@ -292,3 +292,37 @@ async def test_an_entry_with_masked_body_secrets_is_opened_not_resent(
         assert any(
             "the body of this entry holds masked secrets" in n.message for n in app._notifications
         )
+
+
+async def test_rows_name_their_request_and_slash_searches_name_url_and_status(
+    collection: Path, echo: EchoServer
+) -> None:
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "users/list-users")
+        await send(pilot)
+        await open_request(pilot, "responses/status-418")
+        await send(pilot)
+        history = await show_history(pilot)
+        texts = option_texts(history)
+        assert "\n  List users · 127.0.0.1" in texts[1]
+        assert f"\n  {history.entries[0].request_name} · 127.0.0.1" in texts[0]
+        await pilot.press("slash")
+        await pilot.pause()
+        search = main_screen(app).query_one("#history-search", Input)
+        assert search.display and app.focused is search
+        await pilot.press(*"list")
+        await pilot.pause()
+        assert [e.request_id for e in history.entries] == ["users/list-users"]
+        await pilot.press("ctrl+u", *"418")
+        await pilot.pause()
+        assert [e.request_id for e in history.entries] == ["responses/status-418"]
+        await pilot.press("ctrl+u", *"nothing-like-this")
+        await pilot.pause()
+        assert history.entries == [] and "Nothing matches" in option_texts(history)[0]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.focused is history
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not search.display and len(history.entries) == 2 and app.focused is history

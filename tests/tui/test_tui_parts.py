@@ -10,9 +10,9 @@ import pytest
 from pigeon.model import Collection
 from pigeon.scopes import build_scopes
 from pigeon.tui.keys import help_sections, keymap_from_config, pretty_keys
+from pigeon.tui.placeholder_suggester import PlaceholderSuggester, complete
 from pigeon.tui.themes import bundled_theme_dirs, load_themes, method_colour, theme_from_toml
-from pigeon.tui.widgets.body_editor import format_json
-from pigeon.tui.widgets.placeholder_suggester import PlaceholderSuggester, complete
+from pigeon.tui.widgets.body_editor import format_json, not_json_message
 from pigeon.tui.widgets.url_preview import preview_text
 from pigeon.tui.widgets.variables_pane import looks_secret
 from pigeon.values import parse_literal, to_literal
@@ -124,6 +124,12 @@ def test_to_literal_round_trips(value: object) -> None:
 def test_format_json_only_when_it_parses() -> None:
     assert format_json('{"a":[1]}') == '{\n  "a": [\n    1\n  ]\n}\n'
     assert format_json('{"a": {{x}}}') is None
+
+
+def test_not_json_names_placeholders_only_when_there_are_some() -> None:
+    plain = not_json_message('{"a": 1,}')
+    assert "placeholders" not in plain and "line 1, column 9" in plain
+    assert "placeholders outside strings" in not_json_message('{"a": {{x}}}')
 
 
 def test_preview_highlights_unresolved() -> None:

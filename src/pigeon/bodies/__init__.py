@@ -4,6 +4,7 @@
 * ``json``: faithful JSON parsing, pretty-printing and per-line tokens;
 * ``search``: every occurrence of a query (``find_all``, ``Matches``);
 * ``filter``: JMESPath and JSONPath filters (``apply_filter``, ``FilterError``);
+* ``markup``: HTML and XML laid out one element a line (``pretty_markup``);
 * ``kind``: which kind of body this is, image sizes, ``human_size``;
 * ``cancel``: how a long loop stops when the caller's check says so (``Stopped``).
 
@@ -36,16 +37,19 @@ from pigeon.bodies.kind import (
     looks_binary,
 )
 from pigeon.bodies.lines import EMPTY_INDEX, LineIndex, build_index
+from pigeon.bodies.markup import MARKUP_LIMIT, MarkupKind, markup_kind, pretty_markup
 from pigeon.bodies.search import Matches, find_all, search_pattern
 
 __all__ = [
     "EMPTY_INDEX",
     "JSON_LINES_TYPES",
+    "MARKUP_LIMIT",
     "BodyKind",
     "Cancelled",
     "FilterError",
     "ImageInfo",
     "LineIndex",
+    "MarkupKind",
     "Matches",
     "Stopped",
     "TokenKind",
@@ -63,7 +67,9 @@ __all__ = [
     "json_line_tokens",
     "looks_binary",
     "looks_like_json",
+    "markup_kind",
     "parse_json",
     "pretty_json",
+    "pretty_markup",
     "search_pattern",
 ]

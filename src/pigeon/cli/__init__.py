@@ -36,7 +36,7 @@ __all__ = [
     "parse_vars",
 ]
 
-COMMANDS = ("new", "render", "run", "check", "report", "import", "export", "echo")
+COMMANDS = ("new", "render", "run", "check", "report", "import", "export", "echo", "auth")
 
 
 # -- shared option parsing ------------------------------------------------------------------
@@ -83,7 +83,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     app = argparse.ArgumentParser(
         prog="pigeon",
         description="A keyboard-driven HTTP API client for the terminal.",
-        epilog="commands: new, render, run, check, report, import, export, echo "
+        epilog="commands: new, render, run, check, report, import, export, echo, auth "
         "(pigeon COMMAND --help)",
     )
     app.add_argument("collection", nargs="?", help="collection directory (default: the demo)")
@@ -130,6 +130,13 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         default=[],
         metavar="json:PATH|junit:PATH",
         help="write a report (repeatable)",
+    )
+    run.add_argument(
+        "--cookies",
+        choices=("keep", "fresh"),
+        default="fresh",
+        help="keep: start from the cookie jar the app and earlier runs saved in .pigeon/ and "
+        "save it back; fresh (default): start empty and save nothing",
     )
     run.add_argument(
         "--history",
@@ -228,6 +235,14 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     echo = argparse.ArgumentParser(prog="pigeon echo", description="Run the built-in echo server.")
     echo.add_argument("--host", default="127.0.0.1")
     echo.add_argument("--port", type=int, default=8787)
+    auth = argparse.ArgumentParser(
+        prog="pigeon auth",
+        description="Sign in for a request's OAuth 2.0 auth (device code, authorization "
+        "code: works over SSH) and keep the token for the app and pigeon run.",
+    )
+    auth.add_argument("collection", help="collection directory")
+    auth.add_argument("request", help="request file relative to the collection (.toml optional)")
+    _add_common(auth)
     return {
         "app": app,
         "new": new,
@@ -238,6 +253,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         "import": imp,
         "export": exp,
         "echo": echo,
+        "auth": auth,
     }
 
 
@@ -297,6 +313,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     return summary.exit_code
 
 
+def cmd_auth(args: argparse.Namespace) -> int:
+    from pigeon.cli.auth import cli_auth
+
+    args.vars = parse_vars(args.var_items)
+    return cli_auth(args)
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from pigeon.importers import run_import
     from pigeon.importers.documents import read_stream
@@ -338,6 +361,7 @@ HANDLERS = {
     "export": cmd_export,
     "echo": cmd_echo,
     "app": cmd_app,
+    "auth": cmd_auth,
 }
 
 

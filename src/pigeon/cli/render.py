@@ -140,7 +140,9 @@ def _rendered(args: argparse.Namespace) -> RenderedRequest:
 def _unresolved(rendered: RenderedRequest) -> str:
     """What ``--strict`` refuses: unresolved placeholders and cycles, named in one list."""
     cycles = [w for w in rendered.warnings if w.startswith("cycle:")]
-    return ", ".join([*rendered.unresolved, *cycles])
+    hints = rendered.suggestions
+    names = [f"{n} (did you mean {hints[n]}?)" if n in hints else n for n in rendered.unresolved]
+    return ", ".join([*names, *cycles])
 
 
 def cli_render(args: argparse.Namespace) -> int:

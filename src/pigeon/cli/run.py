@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from pigeon import cookies
 from pigeon.bodyformat import human_size
 from pigeon.cli.collection import load, trusted
 from pigeon.cli.stderr import say, warn
@@ -170,8 +171,17 @@ def cli_run(args: argparse.Namespace) -> int:
         done.append(result)
         console.result(result)
 
+    keep_cookies = getattr(args, "cookies", "fresh") == "keep"
+    jar_env = args.env if args.env is not None else collection.default_environment
+
     async def go() -> RunSummary:
         try:
+            if keep_cookies:
+                jar = ctx.session().cookie_jar
+                _warn_if(cookies.load(jar, collection.root, jar_env))
+                for lane in lanes:  # each lane has a session, so a jar, of its own
+                    for cookie in jar:
+                        lane.session().cookie_jar.set_cookie(cookie)
             return await run_collection(
                 ctx,
                 bail=bool(args.bail),
@@ -182,6 +192,8 @@ def cli_run(args: argparse.Namespace) -> int:
                 lanes=lanes,
             )
         finally:
+            if keep_cookies:
+                _save_cookies(ctx, lanes, collection.root, jar_env)
             for c in (ctx, *lanes):
                 await c.aclose()
 
@@ -242,6 +254,23 @@ def _user_config() -> AppConfig:
     for problem in config.problems:
         warn(problem)
     return config
+
+
+def _save_cookies(ctx: RunContext, lanes: list[RunContext], root: Path, env: str | None) -> None:
+    """``--cookies keep``: what every lane's jar ends with, saved as one jar."""
+    jar = ctx.session().cookie_jar
+    for lane in lanes:
+        for cookie in lane.session().cookie_jar:
+            jar.set_cookie(cookie)
+    try:
+        cookies.save(cookies.snapshot(jar), root, env)
+    except OSError as exc:
+        warn(f"cookie jar not saved: {exc}")
+
+
+def _warn_if(problem: str | None) -> None:
+    if problem:
+        warn(problem)
 
 
 def _history_warning(problem: str) -> None:

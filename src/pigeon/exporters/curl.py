@@ -88,12 +88,41 @@ def curl_argv(rendered: Any) -> list[str]:
         connect = settings.extra.get("connect_timeout")
         if isinstance(connect, int | float) and not isinstance(connect, bool) and connect > 0:
             argv += ["--connect-timeout", _number(connect)]
+    argv += _auth_and_transport(rendered)
     argv.append("--compressed")
     return argv
 
 
+def _auth_and_transport(rendered: Any) -> list[str]:
+    """Digest and SigV4 as curl applies them itself; the proxy, CA and client certificate."""
+    argv: list[str] = []
+    auth = getattr(rendered, "flow_auth", None)
+    if auth is not None and auth.type == "digest":
+        argv += ["--digest", "--user", f"{auth.username}:{auth.password}"]
+    elif auth is not None:
+        argv += ["--aws-sigv4", f"aws:amz:{auth.region}:{auth.service}"]
+        argv += ["--user", f"{auth.access_key}:{auth.secret_key}"]
+        if auth.session_token:
+            argv += ["-H", f"X-Amz-Security-Token: {auth.session_token}"]
+    spec = getattr(rendered, "transport", None)
+    if spec is None:
+        return argv
+    if spec.proxy:
+        argv += ["--proxy", spec.proxy]
+    if spec.no_proxy:
+        argv += ["--noproxy", ",".join(spec.no_proxy)]
+    if spec.ca_bundle:
+        argv += ["--cacert", spec.ca_bundle]
+    if spec.cert:
+        password = spec.password.replace(":", "\\:")
+        argv += ["--cert", spec.cert + (f":{password}" if password else "")]
+        if spec.key:
+            argv += ["--key", spec.key]
+    return argv
+
+
 # Options without a value.
-_FLAGS = ("-k", "-L", "--location-trusted", "--head", "--globoff", "--compressed")
+_FLAGS = ("-k", "-L", "--location-trusted", "--head", "--globoff", "--compressed", "--digest")
 
 
 def _number(value: float) -> str:

@@ -66,6 +66,8 @@ class ImportResult:
     auth: Auth | None = None  # collection-level auth
     headers: list[Header] = field(default_factory=list)  # collection-level headers
     description: str = ""
+    # Client certificates for collection.toml's [[certificates]] (host, cert, key, password).
+    certificates: list[dict[str, str]] = field(default_factory=list)
 
     def note(self, message: str) -> None:
         if message not in self.notes:

@@ -31,8 +31,18 @@ from urllib.parse import unquote
 
 from pigeon.importers.common import ImportFailed, ImportResult, as_dict, as_list, as_text
 from pigeon.importers.documents import load_json, load_yaml
-from pigeon.model import Auth, Body, Environment, FormField, Header, QueryParam, Request
+from pigeon.model import (
+    Auth,
+    Body,
+    Environment,
+    FormField,
+    Header,
+    OAuth2,
+    QueryParam,
+    Request,
+)
 from pigeon.store import slugify
+from pigeon.transport import host_of
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 MAX_DEPTH = 8
@@ -99,6 +109,48 @@ def _read_only(raw: Any, resolved: Any) -> bool:
 
 def _is_file(schema: dict[str, Any]) -> bool:
     return as_text(schema.get("format")) in ("binary", "base64") or "contentMediaType" in schema
+
+
+# OpenAPI's OAuth 2.0 flows that Pigeon runs, in the order one is picked (one that needs
+# nobody first); the implicit flow is not among them.
+_OAUTH2_FLOWS = {
+    "clientCredentials": "client_credentials",
+    "authorizationCode": "authorization_code",
+    "deviceAuthorization": "device_code",
+    "password": "password",
+}
+
+
+def _oauth2(scheme: dict[str, Any], scopes: Any) -> tuple[Auth, str] | None:
+    """An ``oauth2`` security scheme as Pigeon's auth, by the first flow it runs, with the
+    scopes the requirement names; ``None`` when it has no such flow."""
+    flows = as_dict(scheme.get("flows"))
+    for flow, grant in _OAUTH2_FLOWS.items():
+        spec = as_dict(flows.get(flow))
+        token_url = as_text(spec.get("tokenUrl"))
+        if not spec or not token_url:
+            continue
+
+        def url(text: str) -> str:  # a relative URL is relative to the server
+            return "{{base_url}}" + text if text.startswith("/") else text
+
+        names = [as_text(s) for s in scopes] if isinstance(scopes, list) else []
+        auth = Auth(
+            type="oauth2",
+            oauth2=OAuth2(
+                grant=grant,
+                token_url=url(token_url),
+                auth_url=url(as_text(spec.get("authorizationUrl"))),
+                device_url=url(as_text(spec.get("deviceAuthorizationUrl"))),
+                client_id="{{client_id}}",
+                client_secret="{{client_secret}}",
+                scope=" ".join(n for n in names if n),
+            ),
+        )
+        if grant == "password":
+            auth.username, auth.password = "{{username}}", "{{password}}"
+        return auth, flow
+    return None
 
 
 @dataclass
@@ -655,7 +707,7 @@ class _OpenAPI:
             scheme = self.resolve(scheme)
             kind, http = as_text(scheme.get("type")), as_text(scheme.get("scheme")).lower()
             if kind in ("oauth2", "openIdConnect") or (kind == "http" and http == "bearer"):
-                names.add("token")
+                names.update(("token", "client_id", "client_secret"))
             elif kind == "http" and http == "basic":
                 names.update(("username", "password"))
             elif kind == "apiKey":
@@ -712,6 +764,17 @@ class _OpenAPI:
                 if not free:
                     lost.append(f"{where}: {name} is needed too; only one auth is carried over")
                     continue
+                oauth2 = _oauth2(scheme, requirement.get(name)) if kind == "oauth2" else None
+                if oauth2 is not None:
+                    sec.auth, flow = oauth2
+                    sec.variables += ["client_id", "client_secret"]
+                    if sec.auth.oauth2.grant == "password":
+                        sec.variables += ["username", "password"]
+                    sec.info.append(
+                        f"{where}: oauth2 ({name}): the {flow} flow; set {{{{client_id}}}} and "
+                        "{{client_secret}} (in .env for a secret)"
+                    )
+                    continue
                 if http == "basic":
                     sec.auth = Auth(type="basic", username="{{username}}", password="{{password}}")
                     sec.variables += ["username", "password"]
@@ -726,12 +789,26 @@ class _OpenAPI:
             elif kind == "http":
                 lost.append(f"{where}: HTTP {http or 'unknown'} auth ({name}) is not supported")
             elif kind == "mutualTLS":
-                lost.append(f"{where}: {name} needs a client certificate; not carried over")
+                self._mutual_tls(name, where)
             else:
                 lost.append(
                     f"{where}: security scheme {name!r} ({kind or 'unknown'}) is not carried over"
                 )
         return sec, lost
+
+    def _mutual_tls(self, name: str, where: str) -> None:
+        """A client certificate for every server host, its files named by the user."""
+        urls = [as_text(e.variables.get("base_url")) for e in self.result.environments]
+        hosts = sorted({h for h in map(host_of, urls) if h})
+        for host in hosts or ["*"]:
+            if not any(c["host"] == host for c in self.result.certificates):
+                self.result.certificates.append(
+                    {"host": host, "cert": "client.pem", "key": "client.key"}
+                )
+        self.result.note(
+            f"{where}: {name} needs a client certificate: put client.pem and client.key in "
+            "the collection, or change [[certificates]] in collection.toml"
+        )
 
     def _api_key(
         self, name: str, scheme: dict[str, Any], sec: _Security, where: str, lost: list[str]

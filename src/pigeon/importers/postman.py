@@ -33,7 +33,17 @@ from pigeon.importers.common import (
     env_name,
 )
 from pigeon.importers.documents import load_json
-from pigeon.model import Auth, Body, Environment, Folder, FormField, Header, QueryParam, Request
+from pigeon.model import (
+    Auth,
+    Body,
+    Environment,
+    Folder,
+    FormField,
+    Header,
+    OAuth2,
+    QueryParam,
+    Request,
+)
 
 # Postman's dynamic variables that Pigeon has under the same name.
 PIGEON_DYNAMIC = {
@@ -73,6 +83,13 @@ _BEHAVIOR_WHY = {
     "strictSSL": "not true or false",
 }
 # Methods whose body Postman leaves out unless disableBodyPruning is set.
+# Postman's OAuth 2.0 grant types that Pigeon runs (its implicit grant is not one of them).
+_POSTMAN_GRANTS = {
+    "authorization_code": "authorization_code",
+    "authorization_code_with_pkce": "authorization_code",
+    "client_credentials": "client_credentials",
+    "password_credentials": "password",
+}
 _PRUNED_METHODS = {"GET", "HEAD", "COPY", "PURGE", "UNLOCK"}
 
 
@@ -319,9 +336,10 @@ class _Collection:
         req.body = self._body(raw.get("body"), req, where)
         req.auth = self._auth(raw.get("auth"), where)
         self._apply_behavior(behavior, req, where)
-        for key in ("proxy", "certificate"):
-            if raw.get(key):
-                self.result.note(f"{where}: its {key} setting is not carried over")
+        if raw.get("proxy"):
+            self.result.note(f"{where}: its proxy setting is not carried over")
+        if raw.get("certificate"):
+            self._certificate(as_dict(raw.get("certificate")), where)
         examples = len(as_list(item.get("response")))
         if examples:
             self.result.note(
@@ -558,15 +576,79 @@ class _Collection:
                 value=as_text(params.get("value")),
                 location=location,
             )
+        if kind == "digest":
+            for extra in ("realm", "nonce", "opaque", "qop", "clientNonce", "nonceCount"):
+                if params.get(extra):
+                    self.result.note(
+                        f"{where}: digest {extra} is taken from the server's challenge"
+                    )
+            return Auth(
+                type="digest",
+                username=as_text(params.get("username")),
+                password=as_text(params.get("password")),
+            )
+        if kind == "awsv4":
+            return self._awsv4(params, where)
         if kind == "oauth2":
             return self._oauth2(params, where)
         what = f"{kind} auth" if isinstance(kind, str) and kind else "auth without a type"
         self.result.note(f"{where}: {what} is not supported by Pigeon; not carried over")
         return None
 
+    def _awsv4(self, params: dict[str, Any], where: str) -> Auth:
+        """AWS SigV4; the secret key and session token are read from ``.env``, never written
+        into the collection's files."""
+        auth = Auth(
+            type="aws_sigv4",
+            access_key=as_text(params.get("accessKey")) or "{{aws_access_key}}",
+            secret_key="{{$env.AWS_SECRET_ACCESS_KEY}}",
+            region=as_text(params.get("region")) or "us-east-1",
+            service=as_text(params.get("service")) or "{{aws_service}}",
+        )
+        self.result.note(
+            f"{where}: AWS SigV4's secret key is read from $env.AWS_SECRET_ACCESS_KEY: put it "
+            "in .env" + (" (the exported one is not written)" if params.get("secretKey") else "")
+        )
+        if params.get("sessionToken"):
+            auth.session_token = "{{$env.AWS_SESSION_TOKEN}}"
+            self.result.note(f"{where}: its session token is read from $env.AWS_SESSION_TOKEN")
+        for name, variable in (("accessKey", "aws_access_key"), ("service", "aws_service")):
+            if not params.get(name):
+                self.result.note(f"{where}: AWS SigV4 has no {name}: set {{{{{variable}}}}}")
+        return auth
+
+    def _certificate(self, cert: dict[str, Any], where: str) -> None:
+        """A request's client certificate as the collection's ``[[certificates]]``, one per
+        host it matches; a passphrase is never written: it is read from ``.env``."""
+        cert_file = as_text(as_dict(cert.get("cert")).get("src"))
+        hosts = []
+        for pattern in as_list(cert.get("matches")):
+            host = re.sub(r"^[a-z*]+://", "", as_text(pattern)).split("/")[0].split(":")[0]
+            if host and host not in hosts:
+                hosts.append(host)
+        if not cert_file or not hosts:
+            self.result.note(f"{where}: its certificate setting is not carried over")
+            return
+        entry = {"cert": cert_file}
+        if key := as_text(as_dict(cert.get("key")).get("src")):
+            entry["key"] = key
+        if cert.get("passphrase"):
+            entry["password"] = "{{$env.CERT_PASSPHRASE}}"
+            self.result.note(
+                f"{where}: the certificate's passphrase is read from $env.CERT_PASSPHRASE: put it in .env"
+            )
+        for host in hosts:
+            if not any(c.get("host") == host for c in self.result.certificates):
+                self.result.certificates.append({"host": host, **entry})
+
     def _oauth2(self, params: dict[str, Any], where: str) -> Auth:
-        """OAuth 2.0 as the token it sends: Pigeon runs no flow, but sends a saved token (or
-        ``{{access_token}}``) where Postman puts it, with Postman's header prefix."""
+        """OAuth 2.0 as Pigeon's ``oauth2`` auth when Postman names the token URL and a grant
+        Pigeon runs; otherwise as the token it sends: a saved token (or ``{{access_token}}``)
+        where Postman puts it, with Postman's header prefix."""
+        grant = _POSTMAN_GRANTS.get(as_text(params.get("grant_type")) or "authorization_code")
+        token_url = as_text(params.get("accessTokenUrl"))
+        if grant and token_url:
+            return self._oauth2_grant(params, grant, token_url, where)
         token = as_text(params.get("accessToken"))
         self.result.note(
             f"{where}: OAuth 2.0 flows are not run by Pigeon; imported as the token alone, "
@@ -581,6 +663,33 @@ class _Collection:
             return Auth(type="bearer", token=token)
         value = f"{prefix} {token}" if prefix else token
         return Auth(type="api_key", key="Authorization", value=value, location="header")
+
+    def _oauth2_grant(self, params: dict[str, Any], grant: str, token_url: str, where: str) -> Auth:
+        text = {k: as_text(params.get(k)) for k in params}
+        prefix = params.get("headerPrefix")
+        oauth2 = OAuth2(
+            grant=grant,
+            token_url=token_url,
+            auth_url=text.get("authUrl", ""),
+            client_id=text.get("clientId", ""),
+            client_secret=text.get("clientSecret", ""),
+            scope=text.get("scope", ""),
+            audience=text.get("audience", ""),
+            redirect_uri=text.get("redirect_uri", ""),
+            client_auth="body" if text.get("client_authentication") == "body" else "basic",
+            header_prefix="Bearer" if prefix is None else as_text(prefix).strip(),
+        )
+        if text.get("accessToken"):
+            self.result.note(f"{where}: OAuth 2.0: the saved access token is left behind; "
+                             "Pigeon fetches its own")  # fmt: skip
+        location = "query" if params.get("addTokenTo") == "queryParams" else "header"
+        return Auth(
+            type="oauth2",
+            username=text.get("username", "") if grant == "password" else "",
+            password=text.get("password", "") if grant == "password" else "",
+            location=location,
+            oauth2=oauth2,
+        )
 
     def _events(self, events: Any, where: str) -> str:
         """Scripts as description text (JavaScript is not run by Pigeon), with a note."""

@@ -295,6 +295,8 @@ def write_import(result: ImportResult, into: Path) -> list[Path]:
     )
     if result.description:
         col.extra["description"] = result.description
+    if result.certificates:
+        col.extra["certificates"] = list(result.certificates)
     try:  # claimed now, its order filled in at the end: the collection is this import's
         _create(col_path, collection_to_toml(col), check_collection)
         new_collection = True
@@ -310,6 +312,8 @@ def write_import(result: ImportResult, into: Path) -> list[Path]:
 
     if not new_collection:
         _variable_notes(result, result.variables, existing.variables, COLLECTION_FILE)
+        if result.certificates:
+            result.note(f"{COLLECTION_FILE} exists: its client certificates are not changed")
     top = _Level(
         COLLECTION_FILE,
         result.auth,

@@ -25,23 +25,28 @@ from pigeon.model import (
     BODY_TYPES,
     DEFAULT_TIMEOUT,
     METHODS,
+    OAUTH2_GRANTS,
     Auth,
     Body,
     BrokenFile,
+    Certificate,
     Collection,
     Environment,
     Folder,
     FormField,
     Header,
+    OAuth2,
     QueryParam,
     Request,
     Scripts,
     Settings,
+    Transport,
 )
 from pigeon.store.order import sort_items
 from pigeon.store.schema import (
     AUTH_KEYS,
     BODY_KEYS,
+    CERTIFICATE_KEYS,
     COLLECTION_FILE,
     COLLECTION_KEYS,
     DOTENV_FILE,
@@ -50,10 +55,12 @@ from pigeon.store.schema import (
     FIELD_KEYS,
     FOLDER_FILE,
     FOLDER_KEYS,
+    OAUTH2_KEYS,
     PAIR_KEYS,
     REQUEST_KEYS,
     SCRIPT_KEYS,
     SETTINGS_KEYS,
+    TRANSPORT_SETTINGS,
 )
 from pigeon.tomltext import Invalid, describe, load_document, read_text
 from pigeon.values import MAX_DEPTH, check_name, is_token
@@ -176,7 +183,33 @@ def _auth(table: Mapping[str, Any]) -> Auth | None:
         key=_get_str(data, "key", at),
         value=_get_str(data, "value", at),
         location=_get_choice(data, "location", at, "header", ("header", "query")),
-        extra=_extra(data, AUTH_KEYS),
+        access_key=_get_str(data, "access_key", at),
+        secret_key=_get_str(data, "secret_key", at),
+        session_token=_get_str(data, "session_token", at),
+        region=_get_str(data, "region", at),
+        service=_get_str(data, "service", at),
+        extra=_extra(data, AUTH_KEYS + OAUTH2_KEYS),
+        oauth2=_oauth2(data, at),
+    )
+
+
+def _oauth2(data: Mapping[str, Any], at: tuple) -> OAuth2:
+    """The ``oauth2`` keys of an ``[auth]`` table (read whatever its type, so none is lost)."""
+    default = OAuth2()
+    params = _get_table(data, "params", at) or {}
+    for name, value in params.items():
+        if not isinstance(value, str):
+            raise Invalid((*at, "params", name), f"expected a string, got {describe(value)}")
+    texts = {
+        name: _get_str(data, name, at, getattr(default, name))
+        for name in OAUTH2_KEYS
+        if name not in ("grant", "client_auth", "params")
+    }
+    return OAuth2(
+        grant=_get_choice(data, "grant", at, default.grant, OAUTH2_GRANTS),
+        client_auth=_get_choice(data, "client_auth", at, "basic", ("basic", "body")),
+        params=dict(params),
+        **texts,
     )
 
 
@@ -238,7 +271,43 @@ def _settings(table: Mapping[str, Any]) -> Settings:
         follow_redirects=_get_bool(data, "follow_redirects", at, True),
         verify_tls=_get_bool(data, "verify_tls", at, True),
         keep_auth_on_redirect=_get_bool(data, "keep_auth_on_redirect", at, False),
+        send_cookies=_get_bool(data, "send_cookies", at, True),
         extra=_extra(data, SETTINGS_KEYS),
+    )
+
+
+def _optional_bool(table: Mapping[str, Any], key: str, at: tuple) -> bool | None:
+    return None if key not in table else _get_bool(table, key, at, True)
+
+
+def _transport(table: Mapping[str, Any]) -> Transport:
+    """``[settings]`` (proxy, CA, trust) and ``[[certificates]]`` of a collection or an
+    environment file."""
+    data = _get_table(table, "settings", ()) or {}
+    at = ("settings",)
+    certificates = []
+    for i, item in enumerate(_get_tables(table, "certificates", ())):
+        cat = ("certificates", i)
+        for key in ("host", "cert"):
+            if not _get_str(item, key, cat).strip():
+                raise Invalid((*cat, key), f"missing {key}")
+        unknown = sorted(set(item) - set(CERTIFICATE_KEYS))
+        if unknown:
+            raise Invalid((*cat, unknown[0]), f"unknown key (known: {', '.join(CERTIFICATE_KEYS)})")
+        certificates.append(
+            Certificate(
+                *(_get_str(item, key, cat).strip() for key in CERTIFICATE_KEYS[:3]),
+                password=_get_str(item, "password", cat),
+            )
+        )
+    proxy, no_proxy, trust_env, ca_bundle, system_trust = TRANSPORT_SETTINGS
+    return Transport(
+        proxy=_get_str(data, proxy, at).strip(),
+        no_proxy=_get_str(data, no_proxy, at),
+        trust_env=_optional_bool(data, trust_env, at),
+        ca_bundle=_get_str(data, ca_bundle, at).strip(),
+        system_trust=_optional_bool(data, system_trust, at),
+        certificates=certificates,
     )
 
 
@@ -291,8 +360,9 @@ def fill_collection(data: dict[str, Any], col: Collection) -> None:
         )
     # Validate everything before assigning anything: a broken file leaves the defaults.
     variables, headers, auth = _variables(data, ()), _headers(data), _auth(data)
-    scripts, order = _scripts(data), _order(data)
+    scripts, order, transport = _scripts(data), _order(data), _transport(data)
     col.name = name or col.name
+    col.transport = transport
     col.default_environment = default_env or None
     col.variables, col.headers, col.auth = variables, headers, auth
     col.scripts, col.order = scripts, order
@@ -311,6 +381,7 @@ def fill_folder(data: dict[str, Any], folder: Folder) -> None:
 
 def fill_environment(data: dict[str, Any], env: Environment) -> None:
     env.variables = _variables(data, ())
+    env.transport = _transport(data)
     env.extra = _extra(data, ENVIRONMENT_KEYS)
 
 

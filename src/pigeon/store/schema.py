@@ -21,6 +21,20 @@ ENVIRONMENT_KEYS = ("variables",)
 PAIR_KEYS = ("name", "value", "enabled")
 FIELD_KEYS = ("name", "value", "enabled", "kind", "content_type")
 BODY_KEYS = ("type", "content", "fields")
-AUTH_KEYS = ("type", "username", "password", "token", "key", "value", "location")
+AUTH_KEYS = (
+    "type", "username", "password", "token", "key", "value", "location",
+    "access_key", "secret_key", "session_token", "region", "service",
+)  # fmt: skip
+OAUTH2_KEYS = (
+    "grant", "token_url", "auth_url", "device_url", "client_id", "client_secret", "scope",
+    "audience", "refresh_token", "redirect_uri", "client_auth", "header_name", "header_prefix",
+    "query_name", "params",
+)  # fmt: skip
 SCRIPT_KEYS = ("pre_request", "post_response")
-SETTINGS_KEYS = ("timeout", "follow_redirects", "verify_tls", "keep_auth_on_redirect")
+SETTINGS_KEYS = (
+    "timeout", "follow_redirects", "verify_tls", "keep_auth_on_redirect", "send_cookies",
+)  # fmt: skip
+# collection.toml and environment files: how servers are reached. Read into ``transport`` and
+# kept in ``extra`` as written, so saving the file never rewrites them.
+TRANSPORT_SETTINGS = ("proxy", "no_proxy", "trust_env", "ca_bundle", "system_trust")
+CERTIFICATE_KEYS = ("host", "cert", "key", "password")

@@ -25,6 +25,7 @@ from pigeon.model import (
     Environment,
     Folder,
     Header,
+    OAuth2,
     QueryParam,
     Request,
     Scripts,
@@ -41,6 +42,7 @@ from pigeon.store.schema import (
     FIELD_KEYS,
     FOLDER_FILE,
     FOLDER_KEYS,
+    OAUTH2_KEYS,
     PAIR_KEYS,
     REQUEST_KEYS,
     SCRIPT_KEYS,
@@ -75,12 +77,23 @@ def _pairs(pairs: list[Header] | list[QueryParam]) -> list[dict[str, Any]]:
 
 def _auth(auth: Auth) -> dict[str, Any]:
     data: dict[str, Any] = {"type": auth.type}
-    for name in ("username", "password", "token", "key", "value"):
-        if getattr(auth, name):
+    for name in AUTH_KEYS[1:]:
+        if name != "location" and getattr(auth, name):
             data[name] = getattr(auth, name)
     if auth.location != "header":
         data["location"] = auth.location
-    return _with_extra(data, auth.extra, AUTH_KEYS)
+    data.update(_oauth2(auth))
+    return _with_extra(data, auth.extra, AUTH_KEYS + OAUTH2_KEYS)
+
+
+def _oauth2(auth: Auth) -> dict[str, Any]:
+    """The ``oauth2`` keys that differ from their defaults (the grant always, for oauth2)."""
+    default, data = OAuth2(), {}
+    for name in OAUTH2_KEYS:
+        value = getattr(auth.oauth2, name)
+        if value != getattr(default, name) or (name == "grant" and auth.type == "oauth2"):
+            data[name] = dict(value) if name == "params" else value
+    return data
 
 
 def _scripts(scripts: Scripts) -> dict[str, Any]:
@@ -133,6 +146,8 @@ def _settings(settings: Settings) -> dict[str, Any]:
         data["verify_tls"] = False
     if settings.keep_auth_on_redirect:
         data["keep_auth_on_redirect"] = True
+    if not settings.send_cookies:
+        data["send_cookies"] = False
     return _with_extra(data, settings.extra, SETTINGS_KEYS)
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.suggester import Suggester
 from textual.widgets import Checkbox, Input, Label
 
 from pigeon.tui.dialogs.form_modal import FormModal, save_cancel_row
@@ -23,9 +24,17 @@ class PairEditScreen(FormModal[PairValue | None]):
 
     FIELDS = ("pair-name", "pair-value")
 
-    def __init__(self, title: str, pair: PairValue, value_label: str = "Value") -> None:
+    def __init__(
+        self,
+        title: str,
+        pair: PairValue,
+        value_label: str = "Value",
+        suggester: Suggester | None = None,
+    ) -> None:
+        """``suggester`` completes the value (``{{`` placeholders)."""
         super().__init__()
         self._title, self._pair, self._value_label = title, pair, value_label
+        self._suggester = suggester
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -33,7 +42,7 @@ class PairEditScreen(FormModal[PairValue | None]):
             yield Label("Name")
             yield Input(self._pair.name, id="pair-name")
             yield Label(self._value_label)
-            yield Input(self._pair.value, id="pair-value")
+            yield Input(self._pair.value, suggester=self._suggester, id="pair-value")
             yield Checkbox("Enabled (sent)", self._pair.enabled, id="pair-enabled")
             yield Label("", classes="error", id="pair-error")
             yield save_cancel_row()

@@ -7,6 +7,7 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.suggester import Suggester
 from textual.widgets import Input, Label, Select
 
 from pigeon.tui.dialogs.form_modal import FormModal, save_cancel_row
@@ -32,8 +33,11 @@ class VariableEditScreen(FormModal[VariableValue | None]):
         value: Any = "",
         scopes: list[tuple[str, str]] | None = None,
         scope: str | None = None,
+        suggester: Suggester | None = None,
     ) -> None:
+        """``suggester`` completes the value (``{{`` placeholders)."""
         super().__init__()
+        self._suggester = suggester
         self._title, self._name, self._value = title, name, value
         self._scopes = scopes or [("collection", "collection")]
         self._scope = scope if scope in {k for k, _ in self._scopes} else self._scopes[0][0]
@@ -44,7 +48,11 @@ class VariableEditScreen(FormModal[VariableValue | None]):
             yield Label("Name")
             yield Input(self._name, id="var-name")
             yield Label("Value: a literal (42, true, [1, 2], {a = 1}) or text")
-            yield Input(to_literal(self._value) if self._name else "", id="var-value")
+            yield Input(
+                to_literal(self._value) if self._name else "",
+                suggester=self._suggester,
+                id="var-value",
+            )
             yield Label("", id="var-kind", classes="hint")
             yield Label("Save in")
             yield Select(

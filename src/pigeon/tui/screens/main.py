@@ -100,6 +100,14 @@ class MainScreen(Screen[None]):
         Binding("f4", "choose_environment", "Env", id="environment", tooltip="Choose environment"),
         Binding("f2", "show_log", "Log", id="log", tooltip="Script log: output and errors"),
         Binding(
+            "f7",
+            "show_cookies",
+            "Cookies",
+            id="cookies",
+            show=False,
+            tooltip="Cookies: list, edit, delete or clear the jar",
+        ),
+        Binding(
             "f3",
             "copy_curl",
             "Copy as curl",
@@ -155,6 +163,9 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#vars-pane").border_title = "Variables"
+        from pigeon.tui.dialogs.oauth2_person import AppPerson
+
+        self.session.person = AppPerson(self.app)  # OAuth 2.0 sign-ins show their dialogs
         self._apply_width(self.size.width)
         self.update_status()
         # In a worker: waiting for the first frame must not hold this screen's messages.
@@ -382,10 +393,6 @@ class MainScreen(Screen[None]):
             self.notify(f"Send failed: {error}", severity="error", timeout=8)
             if self.response_pane is not None:
                 self.response_pane.clear()
-        elif event.state == WorkerState.CANCELLED:
-            if self.response_pane is not None:
-                self.response_pane.show_cancelled()
-            self.update_status("send cancelled")
         if event.state not in (WorkerState.PENDING, WorkerState.RUNNING):
             self.refresh_bindings()  # a send in flight shows esc when it shows as pending
 
@@ -398,8 +405,12 @@ class MainScreen(Screen[None]):
             pane = await self._wait_for_response_pane()
         snapshot = copy.deepcopy(request)  # edits made while it flies do not change it
         trusted = await self._ensure_trust(snapshot)
+        started = time.monotonic()
         try:
             outcome = await self._exchange(pane, snapshot, trusted)
+        except asyncio.CancelledError:
+            self._cancelled(pane, snapshot, (time.monotonic() - started) * 1000)
+            raise
         except Exception as exc:
             self.session.add_log("send", traceback.format_exc(), error=True)
             self.notify(f"Send failed: {exc}", severity="error", timeout=8)
@@ -417,13 +428,37 @@ class MainScreen(Screen[None]):
             await pane.status_line.painted()  # the status first; the body and the rest after
             pane.show_exchange(outcome.exchange)
             self._record(outcome.exchange)
-        else:  # not sent: the pane must not keep saying it is waiting
-            pane.clear()
-            self.notify(outcome.error or "Not sent", severity="error", timeout=8)
+        else:  # refused before sending: the last response stays, the refusal heads it
             status = outcome.error or "Not sent"
+            pane.show_refused(status, self.last_exchange)
+            self.notify(status, severity="error", timeout=8)
         self.refresh_after_variables()
         if status:
             self.update_status(status)
+
+    def _cancelled(self, pane: ResponsePane, request: Request, elapsed_ms: float) -> None:
+        """A send was stopped after ``elapsed_ms``: recorded in the history; shown unless a
+        new send replaced it (that one's spinner stays)."""
+        from textual.worker import get_current_worker
+
+        from pigeon.exchange import Exchange, Timings
+        from pigeon.render import render_request
+        from pigeon.tui.format import duration
+
+        this = get_current_worker()
+        if not any(w is not this for w in self._sending_workers()):
+            pane.show_cancelled(elapsed_ms)
+            self.update_status("send cancelled")
+        s = self.session
+        try:
+            rendered = render_request(
+                s.collection, s.chain_of(request), request, s.scopes_for(request)
+            )
+        except Exception:  # not renderable: it was not sent either
+            return
+        exchange = Exchange.failed(rendered, "cancelled", f"cancelled after {duration(elapsed_ms)}")
+        exchange.timings = Timings(total_ms=elapsed_ms)
+        self._record(exchange)
 
     async def _exchange(self, pane: ResponsePane, request: Request, trusted: bool) -> SendOutcome:
         """Send ``request``. The exchange starts before any drawing: the pane shows it in
@@ -569,6 +604,11 @@ class MainScreen(Screen[None]):
         from pigeon.tui.screens.log import LogScreen
 
         self.app.push_screen(LogScreen(self.session.log))
+
+    def action_show_cookies(self) -> None:
+        from pigeon.tui.screens.cookies import CookiesScreen
+
+        self.app.push_screen(CookiesScreen(self.session))
 
     def action_copy_curl(self) -> None:
         from pigeon.render import render_request

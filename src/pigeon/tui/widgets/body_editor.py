@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -10,9 +11,11 @@ from textual.containers import Vertical
 from textual.widgets import Select, TextArea
 
 from pigeon.model import BODY_TYPES, Body, FormField
+from pigeon.scopes import Scopes
 from pigeon.tui.css import beside
 from pigeon.tui.widgets.messages import RequestEdited
 from pigeon.tui.widgets.pair_table import PairTable
+from pigeon.tui.widgets.placeholder_text_area import PlaceholderTextArea
 
 
 def format_json(text: str) -> str | None:
@@ -24,6 +27,21 @@ def format_json(text: str) -> str | None:
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
+def not_json_message(text: str) -> str:
+    """Why f8 left the body as it is: where the JSON breaks, and the placeholders only when
+    there are some (a placeholder outside a string makes the text invalid as written)."""
+    from pigeon.template import has_placeholder
+
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+    else:
+        where = "it does not parse"
+    hint = " (placeholders outside strings?)" if has_placeholder(text) else ""
+    return f"The body is not valid JSON as written{hint}: {where}; left as it is."
+
+
 class BodyEditor(Vertical):
     DEFAULT_CSS = beside(__file__)
 
@@ -31,8 +49,11 @@ class BodyEditor(Vertical):
         Binding("f8", "format_json", "Format JSON", id="body.format"),
     ]
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(
+        self, scopes: Callable[[], Scopes | None] = lambda: None, *, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
+        self._scopes = scopes
         self._body = Body()
 
     def compose(self) -> ComposeResult:
@@ -43,10 +64,10 @@ class BodyEditor(Vertical):
             compact=True,
             id="body-type",
         )
-        yield TextArea.code_editor(
+        yield PlaceholderTextArea.code_editor(
             "", language="json", tab_behavior="focus", soft_wrap=True, id="body-text"
-        )
-        yield PairTable("field", lambda n, v: FormField(n, v), id="body-fields")
+        ).completing(self._scopes)
+        yield PairTable("field", lambda n, v: FormField(n, v), self._scopes, id="body-fields")
 
     def show(self, body: Body) -> None:
         """Edit ``body`` (the model's object, changed in place)."""
@@ -86,11 +107,7 @@ class BodyEditor(Vertical):
         area = self.query_one("#body-text", TextArea)
         formatted = format_json(area.text)
         if formatted is None:
-            self.notify(
-                "The body is not valid JSON as written (placeholders outside strings?); "
-                "left as it is.",
-                severity="warning",
-            )
+            self.notify(not_json_message(area.text), severity="warning")
             return
         area.load_text(formatted)
         self._body.content = formatted

@@ -196,12 +196,31 @@ class BodyView(ScrollView, can_focus=True):
         self._start("", is_json=False)
         self._set_doc(bodyformat.build_index(message, cell_len), "message", self._generation)
 
-    def show_text(self, text: str, *, is_json: bool = False, json_lines: bool = False) -> None:
+    def show_text(
+        self,
+        text: str,
+        *,
+        is_json: bool = False,
+        json_lines: bool = False,
+        markup: bodyformat.MarkupKind | None = None,
+    ) -> None:
         """Show ``text``; when ``is_json``, pretty-printed once that is done (in a thread for
         a big body, showing the raw lines meanwhile). Text that is not valid JSON stays raw.
-        ``json_lines`` (NDJSON) keeps the lines as they are, highlighted as JSON."""
+        ``json_lines`` (NDJSON) keeps the lines as they are, highlighted as JSON. ``markup``
+        (HTML, XML) is laid out one element a line, always in a thread."""
         generation = self._start(text, is_json=is_json)
         self._json_lines = json_lines and not is_json
+        if markup is not None and not is_json:
+            self.run_worker(
+                partial(self._markup_in_thread, text, markup, generation),
+                name="format body",
+                description="format markup",
+                group="body-format",
+                thread=True,
+                exclusive=True,
+                exit_on_error=False,
+            )
+            return
         if len(text) <= SYNC_LIMIT:
             doc, phase = self._prepare_now(text, is_json)
             self._set_doc(doc, phase, generation)
@@ -253,6 +272,21 @@ class BodyView(ScrollView, can_focus=True):
                 return
             doc = bodyformat.build_index(pretty, cell_len, cancelled)
             self._from_thread(self._set_doc, doc, "pretty", generation)
+        except Stopped:
+            return
+
+    def _markup_in_thread(self, text: str, kind: bodyformat.MarkupKind, generation: int) -> None:
+        """The raw lines at once, then the laid-out ones (unless too big to lay out)."""
+        worker = get_current_worker()
+        cancelled: Callable[[], bool] = lambda: worker.is_cancelled  # noqa: E731
+        try:
+            raw = bodyformat.build_index(text, cell_len, cancelled)
+            self._from_thread(self._set_doc, raw, "text", generation)
+            pretty = bodyformat.pretty_markup(text, kind, cancelled)
+            if pretty is None or cancelled():
+                return
+            doc = bodyformat.build_index(pretty, cell_len, cancelled)
+            self._from_thread(self._set_doc, doc, "text", generation)
         except Stopped:
             return
 

@@ -16,46 +16,51 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
 
-from pigeon.model import Header, QueryParam, Request
+from pigeon.model import Header, Request
 from pigeon.scopes import Scopes
 from pigeon.tui.css import beside
+from pigeon.tui.url_query import url_params
+from pigeon.tui.widgets.messages import RequestEdited
 from pigeon.tui.widgets.pair_table import PairTable
+from pigeon.tui.widgets.query_table import QueryTable
 from pigeon.tui.widgets.url_bar import UrlBar
 from pigeon.tui.widgets.url_preview import UrlPreview
 
+_Scopes = Callable[[], Scopes | None]
 
-def _body() -> Widget:
+
+def _body(scopes: _Scopes) -> Widget:
     from pigeon.tui.widgets.body_editor import BodyEditor
 
-    return BodyEditor(id="body")
+    return BodyEditor(scopes, id="body")
 
 
-def _auth() -> Widget:
+def _auth(_: _Scopes) -> Widget:
     from pigeon.tui.widgets.auth_editor import AuthEditor
 
     return AuthEditor(id="auth")
 
 
-def _scripts() -> Widget:
+def _scripts(_: _Scopes) -> Widget:
     from pigeon.tui.widgets.scripts_editor import ScriptsEditor
 
     return ScriptsEditor(id="scripts")
 
 
-def _variables() -> Widget:
+def _variables(_: _Scopes) -> Widget:
     from pigeon.tui.widgets.request_variables import RequestVariables
 
     return RequestVariables(id="request-vars")
 
 
-def _settings() -> Widget:
+def _settings(_: _Scopes) -> Widget:
     from pigeon.tui.widgets.settings_editor import SettingsEditor
 
     return SettingsEditor(id="settings")
 
 
 # Tab id -> (title, the part's factory, what of the request the part shows).
-_LAZY_TABS: dict[str, tuple[str, Callable[[], Widget], Callable[[Request], Any]]] = {
+_LAZY_TABS: dict[str, tuple[str, Callable[[_Scopes], Widget], Callable[[Request], Any]]] = {
     "tab-body": ("Body", _body, lambda work: work.body),
     "tab-auth": ("Auth", _auth, lambda work: work),
     "tab-scripts": ("Scripts", _scripts, lambda work: work.scripts),
@@ -78,9 +83,9 @@ class EditorBody(Vertical):
         yield UrlPreview(id="url-preview")
         with TabbedContent(id="editor-tabs"):
             with TabPane("Headers", id="tab-headers"):
-                yield PairTable("header", lambda n, v: Header(n, v), id="headers")
+                yield PairTable("header", lambda n, v: Header(n, v), self._scopes, id="headers")
             with TabPane("Query", id="tab-query"):
-                yield PairTable("parameter", lambda n, v: QueryParam(n, v), id="query")
+                yield QueryTable(self._scopes, id="query")
             for pane_id, (title, _, _) in _LAZY_TABS.items():
                 yield TabPane(title, id=pane_id)
 
@@ -89,7 +94,7 @@ class EditorBody(Vertical):
         if pane_id not in _LAZY_TABS or pane_id in self._parts:
             return
         _, make, _ = _LAZY_TABS[pane_id]
-        part = self._parts[pane_id] = make()
+        part = self._parts[pane_id] = make(self._scopes)
         await event.pane.mount(part)
         if self._work is not None:
             self._show_part(pane_id, self._work)
@@ -102,17 +107,28 @@ class EditorBody(Vertical):
         self._work = work
         self.query_one(UrlBar).set_values(work.method, work.url)
         self.query_one("#headers", PairTable).show(work.headers)
-        self.query_one("#query", PairTable).show(work.query)
+        self.query_one("#query", QueryTable).show_request(work)
         for pane_id in self._parts:
             self._show_part(pane_id, work)
         self.show_counts(work)
+
+    def url_changed(self) -> None:
+        """The URL was typed in: the Query tab lists its parameters."""
+        self.query_one("#query", QueryTable).url_changed()
+
+    def on_query_table_url_rewritten(self, event: QueryTable.UrlRewritten) -> None:
+        """A URL parameter was edited in the Query tab: the URL bar shows the new URL."""
+        event.stop()
+        bar = self.query_one(UrlBar)
+        bar.set_values(bar.method, event.url)
+        self.post_message(RequestEdited())
 
     def show_counts(self, work: Request) -> None:
         """Tab labels say how much each part holds, so an empty tab need not be opened."""
         tabs = self.query_one(TabbedContent)
         counts = {
             "tab-headers": ("Headers", sum(h.enabled for h in work.headers)),
-            "tab-query": ("Query", sum(q.enabled for q in work.query)),
+            "tab-query": ("Query", sum(q.enabled for q in work.query) + len(url_params(work.url))),
             "tab-vars": ("Vars", len(work.variables)),
         }
         for pane_id, (title, count) in counts.items():

@@ -24,6 +24,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from pigeon.history import HistoryEntry, list_entries, prune
+from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.format import duration, status_kind
 from pigeon.tui.themes import method_colour
@@ -38,6 +39,13 @@ def short_time(when: datetime, now: datetime | None = None, seconds: bool = True
     return local.strftime("%H:%M:%S" if seconds else "%H:%M")
 
 
+def matches(entry: HistoryEntry, words: str) -> bool:
+    """Whether an entry's name, URL, method or status holds every word of ``words``."""
+    status = str(entry.status) if entry.status is not None else (entry.error or "")
+    haystack = f"{entry.request_name} {entry.method} {entry.url} {status}".lower()
+    return all(word in haystack for word in words.lower().split())
+
+
 def short_url(url: str, width: int) -> str:
     """The URL without its scheme, cut to ``width`` with an ellipsis."""
     parts = urlsplit(url)
@@ -48,8 +56,9 @@ def short_url(url: str, width: int) -> str:
 
 
 class HistoryList(OptionList):
-    """Two lines per exchange: time, method, status and duration; then the URL. Both are cut
-    to the list's width by hand: an option's prompt wraps otherwise."""
+    """Two lines per exchange: time, method, status and duration; then the request's name and
+    the URL. Both are cut to the list's width by hand: an option's prompt wraps otherwise.
+    ``search`` narrows the list to the entries that match it."""
 
     DEFAULT_CSS = beside(__file__)
     COMPONENT_CLASSES = {
@@ -66,6 +75,7 @@ class HistoryList(OptionList):
         Binding("r", "resend", "Re-send", id="history.resend"),
         Binding("d,delete", "delete", "Delete entry", id="history.delete"),
         Binding("p", "prune", "Prune…", id="history.prune"),
+        Binding("slash", "search", "Search", id="history.search"),
     ]
 
     @dataclass
@@ -96,6 +106,9 @@ class HistoryList(OptionList):
         count: int
         """How many entries are listed now."""
 
+    class SearchRequested(Message):
+        """``/`` was pressed: ask for words to narrow the list with."""
+
     @dataclass
     class Loaded(Message):
         """The list was read from disk (in a thread) and is on screen."""
@@ -106,7 +119,9 @@ class HistoryList(OptionList):
     def __init__(self, root: Path, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.root = root
-        self.entries: list[HistoryEntry] = []
+        self.entries: list[HistoryEntry] = []  # those shown: the ones the search matches
+        self.all_entries: list[HistoryEntry] = []
+        self.search = ""
         self._width = 0
 
     def on_mount(self) -> None:
@@ -128,7 +143,8 @@ class HistoryList(OptionList):
 
     def show_entries(self, entries: list[HistoryEntry]) -> None:
         current = self.current
-        self.entries = entries
+        self.all_entries = entries
+        self.entries = [e for e in entries if matches(e, self.search)] if self.search else entries
         self._redraw()
         if current is not None:
             index = next((i for i, e in enumerate(entries) if e.path == current.path), None)
@@ -144,14 +160,22 @@ class HistoryList(OptionList):
 
     # -- drawing ------------------------------------------------------------------------------
 
+    def set_search(self, words: str) -> None:
+        """Show only the entries whose name, URL or status holds each of ``words``."""
+        self.search = words.strip()
+        self.show_entries(self.all_entries)
+
     def _redraw(self) -> None:
         highlighted = self.highlighted
         self._width = self.scrollable_content_region.width
         self.clear_options()
         if not self.entries:
-            self.add_option(
-                Option(Text("No sends yet: ctrl+r sends a request.", style="dim"), disabled=True)
+            empty = (
+                f"Nothing matches “{self.search}”."
+                if self.all_entries
+                else ("No sends yet: ctrl+r sends a request.")
             )
+            self.add_option(Option(Text(empty, style="dim"), disabled=True))
             return
         now = datetime.now().astimezone()
         self.add_options(
@@ -168,7 +192,10 @@ class HistoryList(OptionList):
     def _prompt(self, entry: HistoryEntry, now: datetime) -> Text:
         muted = self._style("muted")
         kind = self._style(status_kind(entry.status))
-        status = str(entry.status) if entry.status is not None else "ERR"
+        if entry.status is not None:
+            status = str(entry.status)
+        else:
+            status = "cancelled" if entry.error_kind == "cancelled" else "ERR"
         colour = method_colour(self.app.current_theme, entry.method)
         width = max(self._width, 12)
         text = Text()
@@ -180,7 +207,14 @@ class HistoryList(OptionList):
         text.append(f" {duration(entry.total_ms)}", muted)
         text.truncate(width, overflow="ellipsis")  # the list would wrap it
         text.append("\n  ")
-        text.append(short_url(entry.url, width - 2))
+        room = width - 2
+        if entry.request_name:  # the name first, in at most half the line; the URL after it
+            name = Text(printable(entry.request_name), Style(bold=True))
+            name.truncate(max(room // 2, 6), overflow="ellipsis")
+            text.append_text(name)
+            text.append(" · ", muted)
+            room -= len(name) + 3
+        text.append(short_url(printable(entry.url), max(room, 6)))
         return text
 
     def on_resize(self) -> None:
@@ -205,6 +239,9 @@ class HistoryList(OptionList):
         if entry is not None:
             self.post_message(self.Delete(entry))
 
+    def action_search(self) -> None:
+        self.post_message(self.SearchRequested())
+
     def action_prune(self) -> None:
         """Drop the entries older than the config's ``history_max_age_days`` first (when set),
         then let the history pane ask how many of the rest to keep."""
@@ -212,7 +249,7 @@ class HistoryList(OptionList):
         if days:
             self._prune_by_age(days)
         else:
-            self.post_message(self.Prune(len(self.entries)))
+            self.post_message(self.Prune(len(self.all_entries)))
 
     @work(exclusive=True, group="history-prune", exit_on_error=False)
     async def _prune_by_age(self, days: float) -> None:
@@ -228,4 +265,4 @@ class HistoryList(OptionList):
                     f"older than {age}."
                 )
                 self.show_entries(await asyncio.to_thread(list_entries, self.root))
-        self.post_message(self.Prune(len(self.entries)))
+        self.post_message(self.Prune(len(self.all_entries)))

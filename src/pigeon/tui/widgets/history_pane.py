@@ -12,14 +12,17 @@ import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
+from textual.widgets import Input
 
 from pigeon.history import delete_entry, prune, to_request
 from pigeon.masking import MASK
 from pigeon.model import Request
+from pigeon.tui.css import beside
 from pigeon.tui.dialogs.prompt import PromptScreen
 from pigeon.tui.widgets.history_list import HistoryList
 
@@ -40,7 +43,13 @@ def masked_parts(request: Request) -> list[str]:
 
 
 class HistoryPane(Vertical):
-    """The history list of the session's collection, with its entries' commands."""
+    """The history list of the session's collection, with its entries' commands and a search
+    line (``/``) over it."""
+
+    DEFAULT_CSS = beside(__file__)
+    BINDINGS = [
+        Binding("escape", "end_search", "End search", show=False, id="history.end_search"),
+    ]
 
     @dataclass
     class OpenRequested(Message):
@@ -69,7 +78,35 @@ class HistoryPane(Vertical):
         self.list = HistoryList(session.root, id="history")
 
     def compose(self) -> ComposeResult:
+        yield Input(placeholder="search: name, URL, status", id="history-search")
         yield self.list
+
+    def on_history_list_search_requested(self, event: HistoryList.SearchRequested) -> None:
+        event.stop()
+        self.add_class("-searching")
+        self.query_one("#history-search", Input).focus()
+
+    @on(Input.Changed, "#history-search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.list.set_search(event.value)
+
+    @on(Input.Submitted, "#history-search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.list.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "end_search":  # esc cancels a send otherwise
+            return self.has_class("-searching")
+        return True
+
+    def action_end_search(self) -> None:
+        """Show every entry again."""
+        self.query_one("#history-search", Input).value = ""
+        self.list.set_search("")
+        self.remove_class("-searching")
+        self.list.focus()
 
     def reload(self) -> None:
         """Read the history again (off the UI loop) and redraw it."""

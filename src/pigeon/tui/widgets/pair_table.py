@@ -7,7 +7,7 @@ It edits the model's list in place (``Header``/``QueryParam``/``FormField`` shar
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.binding import Binding
@@ -15,7 +15,11 @@ from textual.widgets import DataTable
 
 from pigeon.tui.css import beside
 from pigeon.tui.dialogs.pair_edit import PairEditScreen, PairValue
+from pigeon.tui.placeholder_suggester import PlaceholderSuggester
 from pigeon.tui.widgets.messages import RequestEdited
+
+if TYPE_CHECKING:
+    from pigeon.scopes import Scopes
 
 
 class PairTable(DataTable[Any]):
@@ -32,9 +36,16 @@ class PairTable(DataTable[Any]):
     ]
 
     def __init__(
-        self, noun: str, factory: Callable[[str, str], Any], *, id: str | None = None
+        self,
+        noun: str,
+        factory: Callable[[str, str], Any],
+        scopes: Callable[[], Scopes | None] = lambda: None,
+        *,
+        id: str | None = None,
     ) -> None:
+        """``scopes`` gives the names the value's ``{{`` completion offers."""
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self._suggester = PlaceholderSuggester(scopes)
         self.noun = noun
         self._factory = factory
         self._rows: list[Any] = []
@@ -82,7 +93,9 @@ class PairTable(DataTable[Any]):
             self._rows.append(row)
             self._changed(len(self._rows) - 1)
 
-        self.app.push_screen(PairEditScreen(f"New {self.noun}", PairValue("", "")), done)
+        self.app.push_screen(
+            PairEditScreen(f"New {self.noun}", PairValue("", ""), suggester=self._suggester), done
+        )
 
     def action_edit(self) -> None:
         index = self._current()
@@ -98,7 +111,12 @@ class PairTable(DataTable[Any]):
             self._changed(index)
 
         self.app.push_screen(
-            PairEditScreen(f"Edit {self.noun}", PairValue(row.name, row.value, row.enabled)), done
+            PairEditScreen(
+                f"Edit {self.noun}",
+                PairValue(row.name, row.value, row.enabled),
+                suggester=self._suggester,
+            ),
+            done,
         )
 
     def action_toggle(self) -> None:

@@ -157,6 +157,7 @@ class RequestEditor(Vertical):
     def on_url_bar_url_changed(self, event: UrlBar.UrlChanged) -> None:
         if self.request is not None:
             self.request.url = event.url
+            self.body.url_changed()
             self._edited()
 
     def on_url_bar_curl_pasted(self, event: UrlBar.CurlPasted) -> None:

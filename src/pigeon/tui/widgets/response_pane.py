@@ -24,6 +24,7 @@ from pigeon.bodyformat import human_size
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.format import curl_command, duration, sent_text, suggested_filename
+from pigeon.tui.memory import LARGE_BODY, give_back
 from pigeon.tui.widgets.body_panel import BodyPanel
 from pigeon.tui.widgets.body_view import BodyView
 from pigeon.tui.widgets.status_line import StatusLine
@@ -93,11 +94,13 @@ class ResponsePane(Vertical):
         super().__init__(name=name, id=id, classes=classes)
         self.exchange: Exchange | None = None
         self._overwrite_ok: Path | None = None
+        self._give_back_due = False
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status-line")
         with ResponseTabs(id="response-tabs"):
             with TabPane("Body", id="tab-body"):
+                yield Static("", id="body-note")
                 yield BodyPanel(id="body-panel")
             with TabPane("Headers", id="tab-headers"):
                 yield DataTable(
@@ -150,10 +153,21 @@ class ResponsePane(Vertical):
         self.status_line.show_pending(method, url, progress)
         self.body_view.show_message("Waiting for the response…")
 
-    def show_cancelled(self) -> None:
+    def show_cancelled(self, elapsed_ms: float | None = None) -> None:
+        """The send was stopped ``elapsed_ms`` after it started (as its sender measured)."""
         self.state = "cancelled"
-        self.status_line.show_cancelled()
+        self.status_line.show_cancelled(elapsed_ms)
         self.body_view.show_message("The request was cancelled.")
+
+    def show_refused(self, reason: str, last: Exchange | None) -> None:
+        """A send refused before it went out (a render error, a refused file): the response
+        shown before it stays (``last``, shown again if the pending state replaced it) and
+        the status line says why nothing was sent."""
+        if last is not None and self.exchange is not last:
+            self.show_exchange(last)
+        elif last is None and self.state == "pending":
+            self.clear()
+        self.status_line.show_refused(reason)
 
     def clear(self) -> None:
         self._reset_parts()
@@ -161,6 +175,7 @@ class ResponsePane(Vertical):
         self.state = "empty"
         self.status_line.clear()
         self.body_view.show_message("No response yet.")
+        self._after_large()
 
     def show_status(self, exchange: Exchange) -> None:
         """The status line of a finished exchange, alone: what a person looks at first."""
@@ -177,13 +192,26 @@ class ResponsePane(Vertical):
         self._show_headers(exchange)
         self._show_sent(exchange)
         self._show_timings(exchange)
+        self._after_large()
+
+    def _after_large(self) -> None:
+        """A large body was replaced: give its memory back once this one is on screen."""
+        if self._give_back_due:
+            self._give_back_due = False
+            self.call_after_refresh(self._give_back)
 
     # -- filling the tabs -----------------------------------------------------------------------
 
     def _reset_parts(self) -> None:
+        """Empty every tab. The exchange shown until now is let go of: when its body was
+        large, the memory it held is handed back once the next one is shown."""
+        old = self.exchange
+        if old is not None and old.body_size >= LARGE_BODY:
+            self._give_back_due = True
         self.body_panel.reset()
         self.query_one("#sent-panel", BodyPanel).reset()
         self._overwrite_ok = None
+        self._note("")
         table = self.headers_table
         table.clear()
         tab = self.query_one(TabbedContent).get_tab("tab-headers")
@@ -193,6 +221,10 @@ class ResponsePane(Vertical):
         timings = self.query_one("#timings", Static)
         if timings.content != "":
             timings.update("")
+
+    @work(thread=True, group="give-back", exclusive=True, exit_on_error=False)
+    def _give_back(self) -> None:
+        give_back()
 
     def _show_body(self, exchange: Exchange) -> None:
         view = self.body_view
@@ -220,11 +252,24 @@ class ResponsePane(Vertical):
             kind == "json"
             or (exchange.content_type in ("", "text/plain") and bodyformat.looks_like_json(text))
         )
+        if exchange.undecodable:
+            count, codec = exchange.undecodable, exchange.encoding
+            codec = "UTF-8" if codec.startswith("utf-8") else codec
+            were = "byte was" if count == 1 else "bytes were"
+            self._note(f"{count:,} {were} not valid {codec} (shown as �)")
         view.show_text(
             text,
             is_json=is_json,
             json_lines=exchange.content_type in bodyformat.JSON_LINES_TYPES,
+            markup=None if is_json else bodyformat.markup_kind(exchange.content_type, text[:256]),
         )
+
+    def _note(self, text: str) -> None:
+        """A line over the body about how it is shown ("" hides it)."""
+        note = self.query_one("#body-note", Static)
+        note.set_class(bool(text), "-shown")
+        if note.content != text:
+            note.update(text)
 
     def _show_headers(self, exchange: Exchange) -> None:
         table = self.headers_table

@@ -1,4 +1,5 @@
-"""Per-request settings: timeout, redirects (and credentials on them), TLS verification."""
+"""Per-request settings: timeout, redirects (and credentials on them), TLS verification, and
+whether the cookie jar's cookies are sent."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ class SettingsEditor(VerticalScroll):
             "Keep credentials on redirects to another origin", False, id="setting-keep-auth"
         )
         yield Checkbox("Verify TLS certificates", True, id="setting-verify")
+        yield Checkbox("Send cookies from the jar", True, id="setting-cookies")
 
     def show(self, settings: Settings) -> None:
         self._settings = settings
@@ -38,6 +40,7 @@ class SettingsEditor(VerticalScroll):
             self.query_one("#setting-redirects", Checkbox).value = settings.follow_redirects
             self.query_one("#setting-keep-auth", Checkbox).value = settings.keep_auth_on_redirect
             self.query_one("#setting-verify", Checkbox).value = settings.verify_tls
+            self.query_one("#setting-cookies", Checkbox).value = settings.send_cookies
         self.query_one("#setting-error", Label).update("")
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -61,6 +64,8 @@ class SettingsEditor(VerticalScroll):
             self._settings.follow_redirects = event.value
         elif event.checkbox.id == "setting-keep-auth":
             self._settings.keep_auth_on_redirect = event.value
+        elif event.checkbox.id == "setting-cookies":
+            self._settings.send_cookies = event.value
         else:
             self._settings.verify_tls = event.value
         self.post_message(RequestEdited())

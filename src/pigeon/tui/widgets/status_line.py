@@ -13,6 +13,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from pigeon.bodyformat import human_size
+from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.format import duration, status_kind, status_parts
 from pigeon.tui.painted import Painted
@@ -51,6 +52,7 @@ class StatusLine(Widget):
         self._frame = 0
         self._timer: Timer | None = None
         self._progress: Any = None
+        self._refused = ""  # why the last send was not sent; shown until the next change
         self._painted = Painted()
 
     async def painted(self, timeout: float = 0.1) -> None:
@@ -61,6 +63,7 @@ class StatusLine(Widget):
 
     def show_exchange(self, exchange: Any) -> None:
         self._stop_timer()
+        self._refused = ""
         self._exchange = exchange
         self.state = "error" if exchange.error and exchange.status is None else "done"
         self.refresh()
@@ -70,6 +73,7 @@ class StatusLine(Widget):
         every tick to show the phase and the bytes received so far."""
         self._progress = progress
         self._exchange = None
+        self._refused = ""
         self._request = f"{method} {url}".strip()
         self._started = time.monotonic()
         self._elapsed = None
@@ -79,16 +83,25 @@ class StatusLine(Widget):
             self._timer = self.set_interval(0.1, self._tick)
         self.refresh()
 
-    def show_cancelled(self) -> None:
-        self._elapsed = (
-            (time.monotonic() - self._started) * 1000 if self.state == "pending" else None
-        )
+    def show_cancelled(self, elapsed_ms: float | None = None) -> None:
+        """Stopped after ``elapsed_ms`` (by default: since the spinner started)."""
+        if elapsed_ms is None and self.state == "pending":
+            elapsed_ms = (time.monotonic() - self._started) * 1000
+        self._elapsed = elapsed_ms
         self._stop_timer()
+        self._refused = ""
         self.state = "cancelled"
+        self.refresh()
+
+    def show_refused(self, reason: str) -> None:
+        """A send that never went out: why, ahead of the response that is still shown."""
+        self._stop_timer()
+        self._refused = reason
         self.refresh()
 
     def clear(self) -> None:
         self._stop_timer()
+        self._refused = ""
         self._exchange = None
         self.state = "empty"
         self.refresh()
@@ -125,6 +138,14 @@ class StatusLine(Widget):
 
     def render(self) -> Text:
         self._painted.resolve()  # the frame being drawn holds the line as it is now
+        line = self._line()
+        if self._refused:
+            head = Text(f"✖ Not sent: {printable(self._refused)}", style=self._style("error"))
+            line = Text.assemble(head, (SEPARATOR, self._style("muted")), line, no_wrap=True)
+            line.overflow = "ellipsis"
+        return line
+
+    def _line(self) -> Text:
         muted = self._style("muted")
         if self.state == "pending":
             spinner = SPINNER[self._frame % len(SPINNER)]

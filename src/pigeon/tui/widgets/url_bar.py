@@ -20,7 +20,7 @@ from textual.widgets import Input, Select
 from pigeon.model import METHODS
 from pigeon.scopes import Scopes
 from pigeon.tui.css import beside
-from pigeon.tui.widgets.placeholder_suggester import PlaceholderSuggester
+from pigeon.tui.placeholder_suggester import PlaceholderSuggester
 
 
 class UrlInput(Input):

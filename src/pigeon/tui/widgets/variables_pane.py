@@ -323,7 +323,13 @@ class VariablesPane(Tree[VariableRow | None]):
             if result is not None:
                 self._save_variable(result, {t.key: t for t in targets})
 
-        self.app.push_screen(VariableEditScreen(title, name, value, options, scope), done)
+        from pigeon.tui.placeholder_suggester import PlaceholderSuggester
+
+        request = self.editor.request
+        suggester = PlaceholderSuggester(lambda: self._scopes_for(request))
+        self.app.push_screen(
+            VariableEditScreen(title, name, value, options, scope, suggester), done
+        )
 
     def _save_variable(self, v: VariableValue, targets: dict[str, Target]) -> None:
         target = targets.get(v.scope)

@@ -73,6 +73,20 @@ def _first(items: Any) -> str | None:
     return next(iter(items), None)
 
 
+def suggest(value: str, scopes: Scopes | None) -> str | None:
+    """``value`` completed, when it ends in an open placeholder that names something."""
+    start = value.rfind("{{")
+    if start < 0 or "}}" in value[start:] or scopes is None:
+        return None
+    prefix = value[start + 2 :].lstrip()
+    if not prefix or not re.fullmatch(r"[A-Za-z0-9_.\-$\[\]]*", prefix):
+        return None
+    completion = complete(prefix, scopes)
+    if completion is None:
+        return None
+    return value[: len(value) - len(prefix)] + completion
+
+
 class PlaceholderSuggester(Suggester):
     """Suggests for the text up to the end; the scopes come fresh from ``scopes()`` each time."""
 
@@ -81,16 +95,4 @@ class PlaceholderSuggester(Suggester):
         self._scopes = scopes
 
     async def get_suggestion(self, value: str) -> str | None:
-        start = value.rfind("{{")
-        if start < 0 or "}}" in value[start:]:
-            return None
-        scopes = self._scopes()
-        if scopes is None:
-            return None
-        prefix = value[start + 2 :].lstrip()
-        if not prefix or not re.fullmatch(r"[A-Za-z0-9_.\-$\[\]]*", prefix):
-            return None
-        completion = complete(prefix, scopes)
-        if completion is None:
-            return None
-        return value[: len(value) - len(prefix)] + completion
+        return suggest(value, self._scopes() if "{{" in value else None)

@@ -1,0 +1,158 @@
+"""The cookie jar kept per collection and environment (DESIGN §7), in ``.pigeon/cookies/``.
+
+A jar is a JSON file written atomically with mode 0600, never through a link
+(``files.private_dir``). Session cookies are kept too, as Postman and Bruno keep them: the
+jar is the user's working state, not a browser's. A jar file that is not 0600 was not
+written by Pigeon (git checks files out 0644): a repository could ship one to plant cookies
+for any site, so it is ignored with a warning. Each cookie is checked as it is read: a name,
+value, domain or path holding a control character or ``;`` is dropped.
+"""
+
+from __future__ import annotations
+
+import http.cookiejar
+import json
+import os
+import re
+import stat
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pigeon.files import LinkedOut, atomic_write, private_dir, read_capped
+
+JAR_LIMIT = 5_000_000  # bytes: a jar file larger than this is not read
+_BAD = re.compile(r"[\x00-\x1f\x7f;]")
+
+
+def jar_path(root: Path | str, environment: str | None, create: bool = False) -> Path:
+    """``.pigeon/cookies/none.json`` without an environment, ``env-NAME.json`` with one."""
+    name = f"env-{environment}.json" if environment else "none.json"
+    return private_dir(root, "cookies", create=create) / name
+
+
+@dataclass(frozen=True, slots=True)
+class CookieRow:
+    """One cookie as the Cookies view lists it."""
+
+    domain: str
+    path: str
+    name: str
+    value: str
+    expires: int | None
+    secure: bool
+    host_only: bool
+
+
+def rows(jar: http.cookiejar.CookieJar) -> list[CookieRow]:
+    return sorted(
+        (
+            CookieRow(
+                c.domain, c.path, c.name, c.value or "", c.expires, c.secure, not c.domain_specified
+            )
+            for c in jar
+        ),
+        key=lambda row: (row.domain, row.path, row.name),
+    )
+
+
+def make_cookie(
+    name: str,
+    value: str,
+    domain: str,
+    path: str = "/",
+    *,
+    expires: int | None = None,
+    secure: bool = False,
+    http_only: bool = False,
+    host_only: bool = False,
+) -> http.cookiejar.Cookie:
+    """A cookie for ``domain`` (a leading dot: every host under it too; ``host_only``: set
+    without a Domain attribute, so for that host alone)."""
+    if not name or any(_BAD.search(text) for text in (name, value, domain, path)):
+        raise ValueError("a cookie's name, value, domain and path hold no control character or ;")
+    return http.cookiejar.Cookie(
+        0, name, value, None, False, domain, not host_only, domain.startswith("."), path or "/", True,
+        secure, expires, expires is None, None, None, {"HttpOnly": None} if http_only else {},
+    )  # fmt: skip
+
+
+def _entry(cookie: http.cookiejar.Cookie) -> dict[str, Any]:
+    return {
+        "name": cookie.name,
+        "value": cookie.value or "",
+        "domain": cookie.domain,
+        "path": cookie.path,
+        "secure": cookie.secure,
+        "expires": cookie.expires,
+        "http_only": cookie.has_nonstandard_attr("HttpOnly"),
+        "host_only": not cookie.domain_specified,
+    }
+
+
+def _cookie(entry: Any) -> http.cookiejar.Cookie | None:
+    if not isinstance(entry, dict):
+        return None
+    texts = [
+        entry.get(key, "/" if key == "path" else None)
+        for key in ("name", "value", "domain", "path")
+    ]
+    expires = entry.get("expires")
+    if not all(isinstance(t, str) for t in texts) or not texts[2]:
+        return None
+    if expires is not None and (isinstance(expires, bool) or not isinstance(expires, int)):
+        return None
+    try:
+        return make_cookie(
+            *texts,
+            expires=expires,
+            secure=entry.get("secure") is True,
+            http_only=entry.get("http_only") is True,
+            host_only=entry.get("host_only") is True,
+        )
+    except ValueError:
+        return None
+
+
+def load(jar: http.cookiejar.CookieJar, root: Path | str, environment: str | None) -> str | None:
+    """Replace the jar's cookies with the saved ones; a warning when the file is refused."""
+    jar.clear()
+    try:
+        path = jar_path(root, environment)
+        if not path.exists() and not path.is_symlink():
+            return None
+        if path.is_symlink():
+            return f"cookie jar {path} is a link; not read"
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+        if mode & 0o077:
+            return f"cookie jar {path} is not private (mode {mode:o}, not 600): not read"
+        data = json.loads(read_capped(path, JAR_LIMIT))
+    except (OSError, ValueError) as exc:
+        return f"cookie jar not read: {exc}"
+    entries = data.get("cookies") if isinstance(data, dict) else None
+    for entry in entries if isinstance(entries, list) else ():
+        cookie = _cookie(entry)
+        if cookie is not None:
+            jar.set_cookie(cookie)
+    jar.clear_expired_cookies()
+    return None
+
+
+def snapshot(jar: http.cookiejar.CookieJar) -> list[dict[str, Any]]:
+    """The jar's unexpired cookies as plain data, taken where the jar is used (the send's
+    loop), so the file can be written in a thread."""
+    now = time.time()
+    return [_entry(c) for c in list(jar) if c.expires is None or c.expires > now]
+
+
+def save(entries: list[dict[str, Any]], root: Path | str, environment: str | None) -> None:
+    """Write the jar file (0600, atomically); ``OSError`` (``LinkedOut`` for a link)."""
+    path = jar_path(root, environment, create=True)
+    if path.is_symlink():
+        raise LinkedOut(f"{path} is a link; Pigeon writes nothing there")
+    if not path.exists():
+        # The atomic write keeps the mode of the file it replaces: start it private.
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+    os.chmod(path, 0o600)
+    atomic_write(path, json.dumps({"cookies": entries}, indent=1) + "\n", durable=False)

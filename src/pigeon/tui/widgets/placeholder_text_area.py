@@ -1,0 +1,55 @@
+"""A TextArea that completes ``{{`` placeholders, as the URL bar does: the completion for the
+text before the cursor shows under the editor, and ``tab`` takes it (``tab`` moves the focus
+on, as usual, when there is none)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.widgets import TextArea
+
+from pigeon.scopes import Scopes
+from pigeon.tui.placeholder_suggester import suggest
+
+
+class PlaceholderTextArea(TextArea):
+    BINDINGS = [
+        Binding("tab", "complete", "Complete", show=False, id="text.complete"),
+    ]
+
+    completion: reactive[str] = reactive("", init=False)
+    """What ``tab`` would insert at the cursor ("" when nothing is offered)."""
+
+    _scopes: Callable[[], Scopes | None] = staticmethod(lambda: None)
+
+    def completing(self, scopes: Callable[[], Scopes | None]) -> PlaceholderTextArea:
+        """Complete from ``scopes()`` (asked afresh each time); returns the area itself."""
+        self._scopes = scopes
+        return self
+
+    def _offer(self) -> None:
+        row, column = self.cursor_location
+        before = self.document.get_line(row)[max(0, column - 256) : column]  # a long line too
+        found = suggest(before, self._scopes()) if "{{" in before else None
+        self.completion = found[len(before) :] if found else ""
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self._offer()  # not stopped: the body editor takes the text from it
+
+    def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        self._offer()
+
+    def watch_completion(self, completion: str) -> None:
+        self.border_subtitle = f"tab → {completion}" if completion else ""
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "complete":
+            return bool(self.completion)  # else tab moves the focus on
+        return super().check_action(action, parameters)
+
+    def action_complete(self) -> None:
+        if self.completion:
+            self.insert(self.completion)
