@@ -50,6 +50,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.tls",
             "pigeon.proxies",
             "pigeon.cookies",
+            "pigeon.watch",
         ),
     ),
     ("the exchange", ("pigeon.exchange", "pigeon.masking")),

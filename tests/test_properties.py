@@ -551,7 +551,7 @@ def model_case(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
     return variables, "|".join(parts)
 
 
-@settings(max_examples=250, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
 @given(case=model_case())
 def test_engine_agrees_with_the_model(case: tuple[dict[str, Any], str]) -> None:
     variables, template = case

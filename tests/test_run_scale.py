@@ -13,8 +13,12 @@ import json
 import socket
 from pathlib import Path
 
+import pytest
+
 from measured import Measured, pigeon
 from pigeon.echo import EchoServer
+
+pytestmark = pytest.mark.slow
 
 MB = 1024 * 1024
 # Everything a run holds beyond its imports stays well under this, whatever the count; the

@@ -40,6 +40,7 @@ def _collection(root: Path, url: str, path: str) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_a_file_within_the_limit_is_sent(tmp_path: Path, echo_url: str) -> None:
     (tmp_path / "doc.txt").write_text("hello-upload")
     col = _collection(tmp_path / "col", echo_url, str(tmp_path / "doc.txt"))
@@ -48,6 +49,7 @@ def test_a_file_within_the_limit_is_sent(tmp_path: Path, echo_url: str) -> None:
     assert run.code == 0, run.out + run.err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["device", "fifo", "huge"])
 def test_an_unbounded_file_is_refused_before_reading(
     tmp_path: Path, echo_url: str, kind: str

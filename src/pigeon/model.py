@@ -228,6 +228,9 @@ class Collection:
     broken: list[BrokenFile] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
     transport: Transport = field(default_factory=Transport)
+    # A digest of each file's text as last read or written (``store.seen``): a save that
+    # finds the file changed since asks first.
+    seen: dict[Path, str] = field(default_factory=dict, compare=False, repr=False)
 
     # -- navigation -------------------------------------------------------------------------
 

@@ -135,11 +135,12 @@ class Session:
         session.environment = environment if environment in collection.environments else ""
         return session
 
-    def reload(self) -> list[str]:
-        """Reload from disk, keeping runtime variables and the environment choice."""
+    def reload(self, loaded: Collection | None = None) -> list[str]:
+        """Reload from disk (or take ``loaded``, read from it off the UI loop), keeping
+        runtime variables and the environment choice."""
         from pigeon.store import load_collection
 
-        self.collection = load_collection(self.root)
+        self.collection = loaded if loaded is not None else load_collection(self.root)
         if self.environment not in self.collection.environments:
             self.environment = ""
         return [str(b) for b in self.collection.broken]
@@ -198,11 +199,12 @@ class Session:
 
     # -- edits --------------------------------------------------------------------------------
 
-    def commit_request(self, edited: Request) -> Request:
-        """Save an edited copy through the store and fold it into the collection's object."""
+    def commit_request(self, edited: Request, force: bool = False) -> Request:
+        """Save an edited copy through the store and fold it into the collection's object.
+        A file changed on disk since it was read is ``ChangedOnDisk`` unless ``force``."""
         from pigeon.store import save_request
 
-        save_request(edited)
+        save_request(edited, seen=self.collection.seen, force=force)
         original = self.saved_request(edited)
         if original is None:
             return edited

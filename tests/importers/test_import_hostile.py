@@ -44,6 +44,7 @@ paths:
 DEEP = 100_000
 
 
+@pytest.mark.slow
 def test_yaml_billion_laughs_is_refused_naming_file_and_line(tmp_path: Path) -> None:
     (tmp_path / "laughs.yaml").write_text(LAUGHS)
     run = pigeon("import", "openapi", "laughs.yaml", "--into", "out", cwd=tmp_path)
@@ -67,6 +68,7 @@ def test_yaml_aliases_within_budget_and_self_reference() -> None:
         load_yaml("a: &a [1, *a]\n")
 
 
+@pytest.mark.slow
 def test_posting_request_with_laughs_is_skipped_with_a_note(tmp_path: Path) -> None:
     col = tmp_path / "posting"
     col.mkdir()
@@ -107,6 +109,7 @@ def _openapi_refs(width: int, levels: int) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_openapi_refs_that_multiply_end_fast_with_a_note(tmp_path: Path) -> None:
     (tmp_path / "refs.json").write_text(json.dumps(_openapi_refs(12, 9)))
     run = pigeon("import", "openapi", "refs.json", "--into", "out", cwd=tmp_path)
@@ -117,6 +120,7 @@ def test_openapi_refs_that_multiply_end_fast_with_a_note(tmp_path: Path) -> None
     assert len(list((tmp_path / "out").glob("*.toml"))) == 61  # 60 requests, collection.toml
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["postman", "openapi"])
 def test_json_nested_100000_deep_is_exit_2_naming_file_line_column(
     tmp_path: Path, kind: str
@@ -168,6 +172,7 @@ def _sparse(path: Path, size: int) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("kind", "source", "text"),
     [
@@ -192,6 +197,7 @@ def test_import_reading_dev_zero_or_a_huge_file_is_a_note(
     assert len(list((tmp_path / "out").glob("*.toml"))) == 2
 
 
+@pytest.mark.slow
 def test_posting_request_file_that_is_dev_zero_is_skipped(tmp_path: Path) -> None:
     col = tmp_path / "posting"
     col.mkdir()
@@ -203,6 +209,7 @@ def test_posting_request_file_that_is_dev_zero_is_skipped(tmp_path: Path) -> Non
     assert "zero.posting.yaml: cannot read" in run.err and "not a regular file" in run.err
 
 
+@pytest.mark.slow
 def test_source_over_the_document_limit_is_refused(tmp_path: Path) -> None:
     _sparse(tmp_path / "huge.json", 1_200_000_000)
     run = pigeon("import", "postman", "huge.json", "--into", "out", cwd=tmp_path)

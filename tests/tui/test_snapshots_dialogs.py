@@ -12,7 +12,7 @@ import pytest
 from test_tui_snapshots import demo_app, open_create_user
 from textual.screen import ModalScreen
 from textual.widgets import Input
-from tui_support import wait_for
+from tui_support import replace_url, wait_for
 
 from pigeon.model import Folder, Request
 from pigeon.tui.widgets.collection_tree import CollectionTree
@@ -167,3 +167,22 @@ def test_delete_variable_confirmation(snap_compare, tmp_path, size) -> None:
         await dialog_shown(pilot)
 
     assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=run)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+def test_changed_on_disk_dialog(snap_compare, tmp_path, size, monkeypatch) -> None:
+    """A save meets a file edited outside since it was loaded: whose version wins."""
+    from pigeon.tui.screens.main import MainScreen
+
+    monkeypatch.setattr(MainScreen, "FOLLOW_DISK", False)  # no notice racing the picture
+    app = demo_app(tmp_path)
+
+    async def run(pilot) -> None:
+        await open_create_user(pilot)
+        await replace_url(pilot, "{{base_url}}/mine")
+        file = pilot.app.screen.editor.saved.path
+        file.write_text(file.read_text(encoding="utf-8") + "# theirs\n", encoding="utf-8")
+        await pilot.press("ctrl+s")
+        await dialog_shown(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=run)

@@ -16,6 +16,7 @@ from pigeon.session import Session
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.cookies import CookiesScreen
 from pigeon.tui.themes import bundled_theme_dirs
+from pigeon.tui.widgets.auth_editor import AuthEditor
 from servers import digest_server
 
 
@@ -31,6 +32,10 @@ async def test_a_digest_send_chosen_in_the_auth_tab(tmp_path: Path) -> None:
         async with running(app) as pilot:
             request = await open_request(pilot, "req")
             screen = await show_tab(pilot, "tab-auth")
+            # The tab is built when first opened: set the type once it shows the request.
+            await wait_for(
+                pilot, lambda: any(e.request is request for e in screen.query(AuthEditor))
+            )
             screen.query_one("#auth-type").value = "digest"
             await wait_for(
                 pilot, lambda: request.auth is not None and request.auth.type == "digest"

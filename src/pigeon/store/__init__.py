@@ -8,6 +8,8 @@ The package's parts, each one thing:
 * ``write``: the model -> TOML, and saves that edit the user's own document (comments, layout
   and key order kept; an unchanged save is byte for byte the file);
 * ``order``: the ``order`` lists of DESIGN §2;
+* ``seen``: what the app last read or wrote of each file, so an outside edit is never
+  overwritten unknowingly;
 * ``tree``: create, rename, duplicate, move and delete requests, folders and environments.
 
 This module is the face: everything callers reach is importable from ``pigeon.store``.
@@ -24,6 +26,7 @@ from pigeon.store.schema import (
     FOLDER_FILE,
     RESERVED_STEMS,
 )
+from pigeon.store.seen import ChangedOnDisk, write_beside
 from pigeon.store.tree import (
     FolderContents,
     add_request,
@@ -60,6 +63,7 @@ __all__ = [
     "ENVIRONMENTS_DIR",
     "FOLDER_FILE",
     "RESERVED_STEMS",
+    "ChangedOnDisk",
     "FolderContents",
     "LoadError",
     "SaveError",
@@ -93,4 +97,5 @@ __all__ = [
     "slugify",
     "sort_items",
     "title_from_stem",
+    "write_beside",
 ]

@@ -62,6 +62,7 @@ from pigeon.store.schema import (
     SETTINGS_KEYS,
     TRANSPORT_SETTINGS,
 )
+from pigeon.store.seen import digest
 from pigeon.tomltext import Invalid, describe, load_document, read_text
 from pigeon.values import MAX_DEPTH, check_name, is_token
 
@@ -388,6 +389,13 @@ def fill_environment(data: dict[str, Any], env: Environment) -> None:
 # -- loading a collection --------------------------------------------------------------------
 
 
+def _read(col: Collection, path: Path) -> str:
+    """A file's text, its digest recorded in ``col.seen`` for the saves that follow."""
+    text = read_text(path)
+    col.seen[path] = digest(text)
+    return text
+
+
 def load_collection(root: Path | str) -> Collection:
     """Load a collection directory. Bad files are listed in ``collection.broken``.
 
@@ -403,7 +411,7 @@ def load_collection(root: Path | str) -> Collection:
     col_file = root / COLLECTION_FILE
     if col_file.is_file():
         try:
-            load_document(read_text(col_file), col_file, lambda d: fill_collection(d, col))
+            load_document(_read(col, col_file), col_file, lambda d: fill_collection(d, col))
         except LoadError as exc:
             col.broken.append(exc.as_broken())
 
@@ -414,7 +422,7 @@ def load_collection(root: Path | str) -> Collection:
                 continue
             env = Environment(name=path.stem, path=path)
             try:
-                load_document(read_text(path), path, lambda d, e=env: fill_environment(d, e))
+                load_document(_read(col, path), path, lambda d, e=env: fill_environment(d, e))
             except LoadError as exc:
                 col.broken.append(exc.as_broken())
             else:
@@ -504,7 +512,7 @@ def _load_items(
             and entry.name not in (COLLECTION_FILE, FOLDER_FILE)
         ):
             try:
-                request = request_from_toml(read_text(path), path)
+                request = request_from_toml(_read(col, path), path)
             except LoadError as exc:
                 col.broken.append(exc.as_broken())
                 continue
@@ -537,7 +545,7 @@ def load_folder(col: Collection, path: Path, seen: set[str]) -> Folder:
     if folder_file.is_file():
         folder.has_file = True
         try:
-            load_document(read_text(folder_file), folder_file, lambda d: fill_folder(d, folder))
+            load_document(_read(col, folder_file), folder_file, lambda d: fill_folder(d, folder))
         except LoadError as exc:
             col.broken.append(exc.as_broken())
     folder.items = _load_items(col, path, folder.order, seen)

@@ -42,6 +42,7 @@ from pigeon.model import (
 from pigeon.store.order import order_refers, reordered, sort_items
 from pigeon.store.read import load_folder, rel_id, request_from_toml, title_from_stem
 from pigeon.store.schema import COLLECTION_FILE, ENVIRONMENTS_DIR, FOLDER_FILE, RESERVED_STEMS
+from pigeon.store.seen import record_move, record_write
 from pigeon.store.write import (
     check_collection,
     check_folder,
@@ -152,10 +153,12 @@ def add_request(col: Collection, folder: Folder | None, req: Request) -> Request
         new = copy.deepcopy(req)  # the caller keeps editing its own
         new.name, new.path = req.name.strip() or title_from_stem(stem), path
         new.id = rel_id(col.root, path)
+        text = request_to_toml(new)
         try:
-            create_exclusive(path, request_to_toml(new))
+            create_exclusive(path, text)
         except FileExistsError:
             continue
+        record_write(col.seen, path, None, text)
         items.append(new)
         _resort(col, folder)
         return new
@@ -238,6 +241,7 @@ def rename_request(col: Collection, req: Request, new_name: str) -> Request:
         req.name, req.id = new_name, rel_id(col.root, new)
         save_request(req, new)
     else:
+        before = read_text(old)
         text = _named_text(old, new_name, "renamed")
         if new == old:
             safe_write(old, text, request_from_toml)
@@ -248,6 +252,8 @@ def rename_request(col: Collection, req: Request, new_name: str) -> Request:
                 raise SaveError(f"not renamed: cannot write {new}: {exc}") from exc
             old.unlink()
             fsync_dir(directory)
+            record_move(col.seen, old, new)
+        record_write(col.seen, new, before, text)
     req.name, req.path, req.id = new_name, new, rel_id(col.root, new)
     if new_order is not None:
         _set_order(col, parent, new_order)
@@ -322,6 +328,7 @@ def move_request(col: Collection, req: Request, folder: Folder | None) -> Reques
         move_exclusive(old, new)
     except OSError as exc:
         raise SaveError(f"not moved: cannot move {old} to {new}: {exc}") from exc
+    record_move(col.seen, old, new)
     old_items[:] = [it for it in old_items if it is not req]
     req.path, req.id = new, rel_id(col.root, new)
     new_items.append(req)
@@ -416,6 +423,7 @@ def _repath(col: Collection, folder: Folder, new: Path) -> None:
                 visit(child)
 
     visit(folder)
+    record_move(col.seen, old, new)
     for broken in col.broken:
         if _is_within(broken.path, old):
             broken.path = moved(broken.path)
@@ -457,6 +465,7 @@ def _write_head(col: Collection, folder: Folder | None, updates: Mapping[str, An
         new = {"name": old.get("name", ""), **new}
     edited = update(text, old, new) if text is not None else dumps(new)
     safe_write(path, edited, parse, current=text)
+    record_write(col.seen, path, text, edited)
     if folder is not None:
         folder.has_file = True
 

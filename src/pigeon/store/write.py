@@ -48,6 +48,7 @@ from pigeon.store.schema import (
     SCRIPT_KEYS,
     SETTINGS_KEYS,
 )
+from pigeon.store.seen import Seen, check, digest
 from pigeon.tomltext import Block, check_writable, dumps, load_document, read_text, update
 from pigeon.values import check_name
 
@@ -297,44 +298,61 @@ def save_data(
     data: Mapping[str, Any],
     parse: Callable[[str, Path], T],
     data_of: Callable[[T], Mapping[str, Any]],
+    seen: Seen | None = None,
+    force: bool = False,
 ) -> None:
     """Write ``data`` to ``path``: a new file in the readable layout, or the difference from
-    what the file holds now written into the user's own text."""
+    what the file holds now written into the user's own text. With ``seen`` (the app), a file
+    changed or gone since it was read is ``ChangedOnDisk`` unless ``force``, and what is
+    written is recorded."""
     if not path.exists():
-        safe_write(path, dumps(data), parse)
-        return
-    text, current = on_disk(path, parse)
-    safe_write(path, update(text, data_of(current), data), parse, current=text)
+        if not force:
+            check(seen, path, None)
+        text = dumps(data)
+        safe_write(path, text, parse)
+    else:
+        current_text, current = on_disk(path, parse)
+        if not force:
+            check(seen, path, current_text)
+        text = update(current_text, data_of(current), data)
+        safe_write(path, text, parse, current=current_text)
+    if seen is not None:
+        seen[path] = digest(text)
 
 
-def save_request(req: Request, path: Path | str | None = None) -> Path:
-    """Write a request to ``path`` (default: its own file). Returns the path written."""
+def save_request(
+    req: Request, path: Path | str | None = None, *, seen: Seen | None = None, force: bool = False
+) -> Path:
+    """Write a request to ``path`` (default: its own file). Returns the path written.
+    ``seen``, ``force``: as ``save_data``."""
     target = Path(path) if path is not None else req.path
     if target is None:
         raise SaveError(f"request {req.name!r} has no file to save to")
     if target.suffix != ".toml" or target.name in (COLLECTION_FILE, FOLDER_FILE):
         raise SaveError(f"not saved: {target} is not a request file name (NAME.toml)")
-    save_data(target, request_data(req), request_from_toml, request_data)
+    save_data(target, request_data(req), request_from_toml, request_data, seen, force)
     req.path = target
     return target
 
 
-def save_collection_file(col: Collection) -> Path:
+def save_collection_file(col: Collection, *, seen: Seen | None = None, force: bool = False) -> Path:
     target = col.root / COLLECTION_FILE
-    save_data(target, collection_data(col), check_collection, collection_data)
+    save_data(target, collection_data(col), check_collection, collection_data, seen, force)
     return target
 
 
-def save_folder_file(folder: Folder) -> Path:
+def save_folder_file(folder: Folder, *, seen: Seen | None = None, force: bool = False) -> Path:
     if folder.path is None:
         raise SaveError(f"folder {folder.name!r} has no directory")
     target = folder.path / FOLDER_FILE
-    save_data(target, folder_data(folder), check_folder, folder_data)
+    save_data(target, folder_data(folder), check_folder, folder_data, seen, force)
     folder.has_file = True
     return target
 
 
-def save_environment(env: Environment, root: Path | None = None) -> Path:
+def save_environment(
+    env: Environment, root: Path | None = None, *, seen: Seen | None = None, force: bool = False
+) -> Path:
     """Write an environment to its file, or to ``root/environments/NAME.toml``."""
     if env.path is not None:
         target = env.path
@@ -342,6 +360,6 @@ def save_environment(env: Environment, root: Path | None = None) -> Path:
         target = Path(root) / ENVIRONMENTS_DIR / f"{env.name}.toml"
     else:
         raise SaveError(f"environment {env.name!r} has no file to save to")
-    save_data(target, environment_data(env), check_environment, environment_data)
+    save_data(target, environment_data(env), check_environment, environment_data, seen, force)
     env.path = target
     return target

@@ -1,7 +1,7 @@
-"""Where a variable edited in the variables pane can be written or deleted: the collection,
-the active environment, each folder of the open request's chain, the request itself (each saved
-to its own file through the store, comments kept) or the runtime scope; and why a value just
-saved may not be the one a send uses (a higher scope shadows it).
+"""Where a variable edited in the variables pane can be written (or deleted from): the collection, the active
+environment, each folder of the open request's chain, the request itself (each saved to its own
+file through the store) or the runtime scope; and why a value just saved may not be the one a
+send uses (a higher scope shadows it).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from pigeon.session import Session
 
 _ABSENT: Any = object()
+DELETED: Any = _ABSENT  # the value that ``Target.save`` takes as "remove the name"
 
 
 @dataclass
@@ -31,8 +32,19 @@ class Target:
     label: str  # what the dialog shows
     layer: str  # the label of its layer in ``Scopes`` ("folder users"), to match definitions
     variables: Mapping[str, Any]  # the live mapping, to see whether it defines a name
-    save: Callable[[str, Any], str | None]  # writes name = value; the error when it could not
-    delete: Callable[[str], str | None]  # removes name; the error when it could not
+    save: Callable[[str, Any, bool], str | None]
+    """Writes name = value (``True``: over a change on disk); the error when it could not.
+    A file changed on disk since it was read is ``store.ChangedOnDisk``."""
+    beside: Callable[[str, Any], Path] | None = None
+    """Writes the file with name = value next to it under a free name (none: no file)."""
+
+    def delete(self, name: str) -> str | None:
+        """Remove ``name`` from this scope (its file edited in place, comments kept); the
+        error when it could not."""
+        try:
+            return self.save(name, DELETED, False)
+        except Exception as exc:  # a file changed on disk: say so, write nothing
+            return f"Not deleted: {exc}"
 
 
 def variable_targets(
@@ -47,51 +59,55 @@ def variable_targets(
     layers = s.scopes_for(request).layers
     label_of = {id(layer.variables): layer.label for layer in layers}
     targets = [
-        Target(
+        _file_target(
             "collection",
             f"collection ({_rel(s.root, col.root / 'collection.toml')})",
             label_of.get(id(col.variables), "collection"),
+            "Save collection",
             col.variables,
-            *_file_writers("collection", col.variables, lambda: store.save_collection_file(col)),
+            col.root / "collection.toml",
+            lambda force: store.save_collection_file(col, seen=col.seen, force=force),
+            lambda: store.collection_to_toml(col),
         )
     ]
     env = col.environments.get(s.environment) if s.environment else None
     if env is not None:
-        where = _rel(s.root, env.path) if env.path else f"environments/{env.name}.toml"
+        env_file = env.path or s.root / "environments" / f"{env.name}.toml"
         targets.append(
-            Target(
+            _file_target(
                 "environment",
-                f"environment {env.name} ({where})",
+                f"environment {env.name} ({_rel(s.root, env_file)})",
                 label_of.get(id(env.variables), f"environment {env.name}"),
+                "Save environment",
                 env.variables,
-                *_file_writers(
-                    "environment", env.variables, lambda: store.save_environment(env, s.root)
-                ),
+                env_file,
+                lambda force: store.save_environment(env, s.root, seen=col.seen, force=force),
+                lambda: store.environment_to_toml(env),
             )
         )
     if request is not None:
         for i, folder in enumerate(s.chain_of(request)):
             where = _rel(s.root, folder.path / "folder.toml") if folder.path else "no file"
             targets.append(
-                Target(
+                _file_target(
                     f"folder:{i}",
                     f"folder {folder.name} ({where})",
                     label_of.get(id(folder.variables), f"folder {folder.name}"),
+                    "Save folder",
                     folder.variables,
-                    *_file_writers(
-                        "folder", folder.variables, lambda f=folder: store.save_folder_file(f)
-                    ),
+                    folder.path / "folder.toml" if folder.path else None,
+                    lambda force, f=folder: store.save_folder_file(f, seen=col.seen, force=force),
+                    lambda f=folder: store.folder_to_toml(f),
                 )
             )
         layer = label_of.get(id(request.variables), "")
         targets.append(_request_target(s, request, saved, layer))
 
-    def save_runtime(name: str, value: Any) -> str | None:
-        s.runtime.set(name, value)
-        return None
-
-    def delete_runtime(name: str) -> str | None:
-        s.runtime.delete(name)
+    def save_runtime(name: str, value: Any, force: bool = False) -> str | None:
+        if value is DELETED:
+            s.runtime.delete(name)
+        else:
+            s.runtime.set(name, value)
         return None
 
     targets.append(
@@ -101,32 +117,52 @@ def variable_targets(
             label_of.get(id(s.runtime.mapping), "runtime (scripts)"),
             s.runtime.mapping,
             save_runtime,
-            delete_runtime,
         )
     )
     return targets
 
 
-def _file_writers(
-    what: str, variables: dict[str, Any], write: Callable[[], Any]
-) -> tuple[Callable[[str, Any], str | None], Callable[[str], str | None]]:
-    """Save and delete for a scope kept in a file: change the variable and write the file; a
-    refused write puts the old value back."""
+def _file_target(
+    key: str,
+    label: str,
+    layer: str,
+    what: str,
+    variables: dict[str, Any],
+    path: Path | None,
+    write: Callable[[bool], Any],
+    text: Callable[[], str],
+) -> Target:
+    """A scope saved to a file: the variable is set and the file written (``force``: over a
+    change on disk); a refused write puts the old value back. ``ChangedOnDisk`` is raised for
+    the caller to ask about; ``beside`` writes the file with the variable set next to it."""
 
-    def change(name: str, value: Any, doing: str) -> str | None:
+    def save(name: str, value: Any, force: bool = False) -> str | None:
+        from pigeon.store import ChangedOnDisk
+
         old = variables.get(name, _ABSENT)
-        _put(variables, name, value)
+        _restore(variables, name, value)
         try:
-            write()
+            write(force)
         except Exception as exc:
-            _put(variables, name, old)
-            return f"{doing} {what} failed: {exc}"
+            _restore(variables, name, old)
+            if isinstance(exc, ChangedOnDisk):
+                raise
+            return f"{what} failed: {exc}"
         return None
 
-    return (
-        lambda name, value: change(name, value, "Save"),
-        lambda name: change(name, _ABSENT, "Delete from"),
-    )
+    def beside(name: str, value: Any) -> Path:
+        from pigeon.store import write_beside
+
+        old = variables.get(name, _ABSENT)
+        variables[name] = value
+        try:
+            mine = text()
+        finally:
+            _restore(variables, name, old)
+        assert path is not None
+        return write_beside(path, mine)
+
+    return Target(key, label, layer, variables, save, beside if path is not None else None)
 
 
 def _request_target(
@@ -137,24 +173,38 @@ def _request_target(
     file = saved if saved is not None and saved.path is not None else None
     where = _rel(session.root, file.path) if file is not None else "only here: it has no file"
 
-    def change(name: str, value: Any) -> str | None:
+    def updated(name: str, value: Any) -> Request:
+        assert file is not None
+        mine = copy.deepcopy(file)
+        _restore(mine.variables, name, value)
+        return mine
+
+    def save(name: str, value: Any, force: bool = False) -> str | None:
+        from pigeon.store import ChangedOnDisk
+
         if file is not None:
-            updated = copy.deepcopy(file)
-            _put(updated.variables, name, value)
             try:
-                session.commit_request(updated)
+                session.commit_request(updated(name, value), force)
+            except ChangedOnDisk:
+                raise
             except Exception as exc:
                 return f"Save request failed: {exc}"
-        _put(request.variables, name, value)
+        _restore(request.variables, name, value)
         return None
+
+    def beside(name: str, value: Any) -> Path:
+        from pigeon.store import request_to_toml, write_beside
+
+        assert file is not None and file.path is not None
+        return write_beside(file.path, request_to_toml(updated(name, value)))
 
     return Target(
         "request",
         f"this request ({where})",
         layer,
         request.variables,
-        change,
-        lambda name: change(name, _ABSENT),
+        save,
+        beside if file is not None else None,
     )
 
 
@@ -186,9 +236,9 @@ def _rel(root: Path, path: Path | None) -> str:
         return str(path)
 
 
-def _put(variables: dict[str, Any], name: str, value: Any) -> None:
-    """Set ``name`` to ``value``, or remove it when ``value`` is ``_ABSENT``."""
-    if value is _ABSENT:
+def _restore(variables: dict[str, Any], name: str, old: Any) -> None:
+    """Set ``name`` to ``old``, or remove it when ``old`` is ``_ABSENT``."""
+    if old is _ABSENT:
         variables.pop(name, None)
     else:
-        variables[name] = value
+        variables[name] = old

@@ -22,7 +22,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from pigeon.model import Request
+from pigeon.model import Collection, Request
+from pigeon.terminal import printable
 from pigeon.tui.screens.save_as import SaveAs
 from pigeon.tui.widgets.collection_pane import CollectionPane
 from pigeon.tui.widgets.collection_tree import CollectionTree
@@ -33,9 +34,13 @@ from pigeon.tui.widgets.session_status import SessionStatus
 from pigeon.tui.widgets.variables_pane import VariablesPane
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from pigeon.exchange import Exchange
     from pigeon.scopes import Scopes
     from pigeon.session import SendOutcome, Session
+    from pigeon.store import ChangedOnDisk
+    from pigeon.tui.widgets.disk_watch import DiskWatch
     from pigeon.tui.widgets.history_pane import HistoryPane
     from pigeon.tui.widgets.response_pane import ResponsePane
 
@@ -131,6 +136,8 @@ class MainScreen(Screen[None]):
 
         return [("History (f6)", HistoryList)]
 
+    FOLLOW_DISK = True  # watch the collection's directory and follow what changes there
+
     def __init__(self, session: Session) -> None:
         super().__init__()
         self.session = session
@@ -195,6 +202,10 @@ class MainScreen(Screen[None]):
         self.built_at = time.time()
         if self.session.echo is not None:
             self.session.echo.start()
+        if self.FOLLOW_DISK:
+            from pigeon.tui.widgets.disk_watch import DiskWatch
+
+            await self.mount(DiskWatch(self.session))
 
     def on_resize(self, event: events.Resize) -> None:
         self._apply_width(event.size.width)
@@ -335,14 +346,21 @@ class MainScreen(Screen[None]):
 
     # -- save ---------------------------------------------------------------------------------
 
-    def save_current(self) -> bool:
-        """Save the request being edited; ``False`` (with a message) when it could not be."""
+    def save_current(self, force: bool = False) -> bool:
+        """Save the request being edited; ``False`` (with a message) when it could not be.
+        A file changed on disk since it was read is overwritten only when ``force``; else
+        the user is asked whose version wins."""
+        from pigeon.store import ChangedOnDisk
+
         editor = self.editor
         if editor.request is None:
             self.notify("Nothing to save: choose a request first.", severity="warning")
             return False
         try:
-            saved = self.session.commit_request(editor.request)
+            saved = self.session.commit_request(editor.request, force)
+        except ChangedOnDisk as exc:
+            self._ask_whose_request(exc)
+            return False
         except Exception as exc:
             self.notify(f"Not saved: {exc}", severity="error", timeout=10)
             return False
@@ -355,6 +373,94 @@ class MainScreen(Screen[None]):
 
     def action_save(self) -> None:
         self.save_as.save()
+
+    # -- the disk: the files are the truth ------------------------------------------------------
+
+    def _ask_whose_request(self, exc: ChangedOnDisk) -> None:
+        """The open request's file changed (or went away) on disk since it was read."""
+        from rich.text import Text
+
+        from pigeon import store
+        from pigeon.tui.dialogs.changed_on_disk import ChangedOnDiskScreen
+
+        editor, tree = self.editor, self.collection_pane.collection_tree
+        mine = editor.request
+
+        def answered(answer: str | None) -> None:
+            if answer is None or mine is None or editor.request is not mine:
+                return  # escape: nothing written, the edits stay
+            if answer == "mine":
+                if self.save_current(force=True):
+                    self.follow_disk()
+                return
+            tree.mark_dirty(exc.path, False)
+            if answer == "beside":
+                try:
+                    copy = store.write_beside(exc.path, store.request_to_toml(mine))
+                except Exception as error:
+                    self.notify(f"Not saved: {error}", severity="error", timeout=10)
+                    return
+                theirs = printable(exc.path.name)
+                self.notify(
+                    f"Saved yours as {printable(copy.name)}; {theirs} is theirs.", markup=False
+                )
+                editor.show_message("")
+                self.follow_disk(open_path=copy)
+            else:  # theirs: the disk's version, or nothing when it was deleted
+                gone = f"{printable(exc.path.name)} was deleted on disk." if exc.deleted else ""
+                editor.show_message(Text(gone))
+                self.follow_disk(open_path=None if exc.deleted else exc.path)
+
+        self.app.push_screen(ChangedOnDiskScreen(exc.path.name, exc.deleted), answered)
+
+    def on_disk_watch_changed(self, event: DiskWatch.Changed) -> None:
+        self.follow_disk(event.collection)
+
+    def on_disk_watch_failed(self, event: DiskWatch.Failed) -> None:
+        message = f"Not following the disk: {printable(event.message)}"
+        self.notify(message, severity="warning", timeout=10, markup=False)
+
+    def on_variables_pane_reload_wanted(self) -> None:
+        self.follow_disk()
+
+    def follow_disk(self, loaded: Collection | None = None, open_path: Path | None = None) -> None:
+        """Take the collection as it is on disk (``loaded``: read off the loop, else read now)
+        and rebuild the tree where it was. The open request follows its file when it has no
+        unsaved edits; with them it keeps them, and its save asks whose version wins.
+        ``open_path``: the request to open instead."""
+        editor, session = self.editor, self.session
+        base = editor.saved.path if editor.saved is not None else None
+        path = open_path or base
+        before = session.collection.seen.get(base) if base is not None else None
+        cursor = self.collection_pane.collection_tree.cursor_node
+        data = cursor.data if cursor is not None else None
+        session.reload(loaded)
+        seen = session.collection.seen
+        reopened = next((r for r in session.collection.requests() if r.path == path), None)
+        self.collection_pane.reload(getattr(data, "path", None) or path)
+        if open_path is not None and reopened is not None:
+            editor.load(reopened)
+        elif base is not None and editor.request is not None:
+            changed = before is not None and seen.get(base) != before
+            name = printable(base.name)
+            if editor.dirty or reopened is None:
+                if before is not None:  # the edits stand on what was read: a save asks
+                    seen[base] = before
+                if changed and reopened is None:
+                    editor.mark_unsaved()
+                    broken = any(b.path == base for b in session.collection.broken)
+                    why = "no longer loads" if broken else "was deleted on disk"
+                    self.notify(f"{name} {why}: yours is kept unsaved.", markup=False)
+                elif changed:
+                    self.notify(
+                        f"{name} changed on disk: your unsaved edits are kept.", markup=False
+                    )
+            elif changed:
+                editor.load(reopened)
+                self.notify(f"{name} changed on disk: reloaded.", markup=False)
+            else:
+                editor.saved = reopened
+        self.refresh_after_variables()
 
     # -- send ---------------------------------------------------------------------------------
 

@@ -141,11 +141,18 @@ class RequestEditor(Vertical):
         self.origin = ""
         self._update_title()
 
+    def mark_unsaved(self) -> None:
+        """Its file went away on disk: what the editor holds is unsaved now."""
+        self.dirty = True
+        self._update_title()
+
     @property
     def edited(self) -> bool:
-        """Whether leaving would lose edits: ``dirty`` but for a copy from history as its entry
-        sent it, which the history still holds."""
-        return self.request is not None and self.request != self.saved
+        """Whether leaving would lose edits: ``dirty``, but for a copy from history as its
+        entry sent it, which the history still holds."""
+        if self.origin == FROM_HISTORY:
+            return self.request is not None and self.request != self.saved
+        return self.dirty
 
     # -- edits --------------------------------------------------------------------------------
 

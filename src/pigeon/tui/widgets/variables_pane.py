@@ -28,12 +28,14 @@ from pigeon.masking import MASK, secret_name
 from pigeon.model import Auth, Header, Request
 from pigeon.scopes import Definition, Scopes
 from pigeon.template import ENV, parse
+from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.variable_targets import Target, shadowed_by, variable_targets
 from pigeon.values import kind_of, preview
 
 if TYPE_CHECKING:
     from pigeon.session import Session
+    from pigeon.store import ChangedOnDisk
     from pigeon.tui.dialogs.variable_edit import VariableValue
     from pigeon.tui.widgets.request_editor import RequestEditor
 
@@ -99,6 +101,10 @@ class VariablesPane(Tree[VariableRow | None]):
 
     class Changed(Message):
         """A variable was saved, or the runtime ones forgotten: previews and this pane follow."""
+
+    class ReloadWanted(Message):
+        """The file a variable was to be saved in changed on disk, and the user chose the
+        disk's version: the collection is to be read again."""
 
     def __init__(
         self,
@@ -331,11 +337,19 @@ class VariablesPane(Tree[VariableRow | None]):
             VariableEditScreen(title, name, value, options, scope, suggester), done
         )
 
-    def _save_variable(self, v: VariableValue, targets: dict[str, Target]) -> None:
+    def _save_variable(
+        self, v: VariableValue, targets: dict[str, Target], force: bool = False
+    ) -> None:
+        from pigeon.store import ChangedOnDisk
+
         target = targets.get(v.scope)
         if target is None:
             return
-        error = target.save(v.name, v.value)
+        try:
+            error = target.save(v.name, v.value, force)
+        except ChangedOnDisk as exc:
+            self._ask_whose(exc, v, targets)
+            return
         if error is not None:
             self.notify(error, severity="error", timeout=8)
             return
@@ -352,6 +366,29 @@ class VariablesPane(Tree[VariableRow | None]):
                 severity="warning",
                 timeout=12,
             )
+
+    def _ask_whose(self, exc: ChangedOnDisk, v: VariableValue, targets: dict[str, Target]) -> None:
+        """The target's file changed on disk since it was read: ask whose version wins."""
+        from pigeon.tui.dialogs.changed_on_disk import ChangedOnDiskScreen
+
+        target = targets[v.scope]
+
+        def answered(answer: str | None) -> None:
+            if answer == "mine":
+                self._save_variable(v, targets, force=True)
+            elif answer == "theirs":
+                self.post_message(self.ReloadWanted())
+            elif answer == "beside" and target.beside is not None:
+                try:
+                    copy = target.beside(v.name, v.value)
+                except Exception as error:
+                    self.notify(f"Not saved: {error}", severity="error", timeout=8)
+                    return
+                where = f"{printable(copy.name)}, beside {printable(exc.path.name)}"
+                self.notify(f"{v.name} saved in {where}.", markup=False)
+                self.post_message(self.ReloadWanted())
+
+        self.app.push_screen(ChangedOnDiskScreen(exc.path.name, exc.deleted), answered)
 
     def clear_runtime(self) -> None:
         """Forget every variable scripts have set."""
