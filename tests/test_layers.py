@@ -51,6 +51,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.proxies",
             "pigeon.cookies",
             "pigeon.watch",
+            "pigeon.external_editor",
         ),
     ),
     ("the exchange", ("pigeon.exchange", "pigeon.masking")),

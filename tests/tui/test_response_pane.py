@@ -262,6 +262,8 @@ async def test_save_body_writes_the_file(tmp_path: Path) -> None:
         await pilot.pause()
         prompt = app.screen.query_one("#prompt-input")
         assert prompt.value == "response.json"
+        title = str(app.screen.query_one(".title").render())  # where a bare name goes
+        assert f"a bare name goes in {Path.cwd()}" in title.replace("\n", " ")
         prompt.value = str(tmp_path / "missing" / "x.json")
         await pilot.press("enter")
         await pilot.pause()

@@ -152,7 +152,7 @@ async def test_multipart_field_becomes_a_file(app: PigeonApp) -> None:
         field = request.body.fields[-1]
         assert (field.name, field.value, field.kind) == ("doc", "notes.txt", "text")
         table.move_cursor(row=len(request.body.fields) - 1)
-        await pilot.press("k")
+        await pilot.press("t")
         await pilot.pause()
         assert field.kind == "file"
 

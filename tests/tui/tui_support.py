@@ -7,6 +7,9 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from textual import events
+from textual.app import App
+from textual.keys import _character_to_key
 from textual.pilot import Pilot
 from textual.widgets import Input
 
@@ -99,3 +102,14 @@ async def wait_for(pilot: Pilot, condition: Callable[[], object], timeout: float
     while not condition():
         assert time.monotonic() < deadline, "timed out waiting"
         await pilot.pause(0.02)
+
+
+def burst(app: App[object], *keys: str) -> None:
+    """Post ``keys`` to the app in one go, as a terminal does for a paste or a macro: none is
+    handled before the last is in the queue (``pilot.press`` waits after each key)."""
+    for key in keys:
+        char = key if len(key) == 1 else None
+        name = _character_to_key(key) if char is not None and not key.isalnum() else key
+        event = events.Key(name, char)
+        event.set_sender(app)
+        app.post_message(event)

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-from textual.app import App, SystemCommand
+from textual import events
+from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.filter import LineFilter
 from textual.screen import Screen
@@ -17,9 +19,10 @@ from textual.theme import Theme
 from pigeon.config import AppConfig, ConfigError
 from pigeon.session import Session, demo_collection_dir
 from pigeon.tui.control_filter import ControlCharacters
+from pigeon.tui.key_order import KeysInOrder
 
 
-class PigeonApp(App[int]):
+class PigeonApp(KeysInOrder):
     # Absolute paths (subclasses live elsewhere). The main screen's rules load with the app's:
     # a screen with its own CSS_PATH would re-parse every stylesheet when it is pushed.
     CSS_PATH = [
@@ -30,7 +33,59 @@ class PigeonApp(App[int]):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
         Binding("f1,question_mark", "help", "Help", id="help"),
-        Binding("ctrl+p", "command_palette", "Palette", id="palette", show=False),
+        # One footer entry stands for the four (after help: on a narrow line it goes first).
+        # alt+digit reaches the app through tmux and screen: their alt+digit keys follow the
+        # prefix.
+        Binding(
+            "alt+1",
+            "focus_pane('tree')",
+            "Panes",
+            id="pane.tree",
+            key_display="alt+1…4",
+            tooltip="Go to the tree (or the history)",
+        ),
+        Binding(
+            "alt+2",
+            "focus_pane('editor')",
+            "Editor",
+            id="pane.editor",
+            show=False,
+            tooltip="Go to the request editor's open tab",
+        ),
+        Binding(
+            "alt+3",
+            "focus_pane('response')",
+            "Response",
+            id="pane.response",
+            show=False,
+            tooltip="Go to the response's open tab",
+        ),
+        Binding(
+            "alt+4",
+            "focus_pane('variables')",
+            "Variables",
+            id="pane.variables",
+            show=False,
+            tooltip="Go to the variables pane",
+        ),
+        Binding(
+            "ctrl+e",
+            "edit_externally",
+            "$EDITOR",
+            id="edit_externally",
+            priority=True,  # before the text field's own ctrl+e (end of line: end does it too)
+            show=False,
+            tooltip="Edit the focused text in your editor ($VISUAL, $EDITOR or vi)",
+        ),
+        Binding(
+            "ctrl+p",
+            "command_palette",
+            "Palette",
+            id="palette",
+            show=False,
+            tooltip="Open the palette: change the theme, reload the collection, or run any "
+            "action that works where you are",
+        ),
     ]
 
     def __init__(
@@ -118,9 +173,48 @@ class PigeonApp(App[int]):
 
     # -- keys and help ------------------------------------------------------------------------
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "focus_pane":
+            return hasattr(self.screen, "focus_pane")  # the main screen, not a dialog
+        if action == "edit_externally":
+            from pigeon.tui.external_edit import editable
+
+            return editable(self.focused)
+        return True
+
+    def action_focus_pane(self, pane: str) -> None:
+        self.screen.focus_pane(pane)  # type: ignore[attr-defined]
+
+    def action_edit_externally(self) -> None:
+        from pigeon.tui.external_edit import edit_focused
+
+        edit_focused(self)
+
+    def before_passing(self, event: events.Event) -> events.Event:
+        """Several lines pasted into a one-line field arrive joined by spaces, with a word."""
+        if not isinstance(event, events.Paste):
+            return event
+        from pigeon.tui.one_line_paste import joined
+
+        one = joined(self.focused, event.text)
+        if one is None:
+            return event
+        text, lines = one
+        self.notify(f"Pasted {lines} lines as one: this field holds one line.")
+        pasted = events.Paste(text)
+        pasted.set_sender(self)
+        return pasted
+
+    def get_key_display(self, binding: Binding) -> str:
+        """The footer's one entry for alt+1…4 names its own key once a pane key is remapped."""
+        if binding.id == "pane.tree" and any(i.startswith("pane.") for i in self._keymap):
+            binding = replace(binding, key_display=None)
+        return super().get_key_display(binding)
+
     @staticmethod
     def help_groups() -> list[tuple[str, type]]:
         from pigeon.tui.screens.main import MainScreen
+        from pigeon.tui.vim_keys import VimMoves
         from pigeon.tui.widgets.body_editor import BodyEditor
         from pigeon.tui.widgets.body_panel import BodyPanel
         from pigeon.tui.widgets.body_view import BodyView
@@ -143,6 +237,7 @@ class PigeonApp(App[int]):
             ("Response", ResponsePane),
             ("Response body", BodyPanel),
             ("Response body view", BodyView),
+            ("Lists: the tree, tables, history, variables, a body (vim-style)", VimMoves),
         ]
 
     def binding_ids(self) -> set[str]:
@@ -157,12 +252,11 @@ class PigeonApp(App[int]):
         if isinstance(self.screen, HelpScreen):
             return
         sections = help_sections(self.help_groups(), self._keymap)
-        sections.append(
-            (
-                "Palette (ctrl+p)",
-                [("", "the theme, reloading, and every action above that works where you are", "")],
-            )
-        )
+        moving = [
+            ("tab, shift+tab", "Go to the next or the previous part of the screen", ""),
+            ("←, →", "On a strip of tabs: the previous or the next tab", ""),
+        ]
+        sections[:0] = [("Moving around", moving)]
         self.push_screen(HelpScreen(sections))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

@@ -14,15 +14,11 @@ from typing import Any
 
 from textual.actions import parse as parse_action
 from textual.binding import Binding
+from textual.keys import format_key
 from textual.screen import Screen
 from textual.widget import Widget
 
-_PRETTY = {
-    "question_mark": "?",
-    "escape": "esc",
-    "delete": "del",
-    "space": "space",
-}
+_PRETTY = {"enter": "enter"}  # Textual's ⏎ is easy to miss in a table of keys
 
 
 def bindings_of(cls: type) -> list[Binding]:
@@ -45,8 +41,14 @@ def known_ids(classes: Iterable[type]) -> set[str]:
     return {b.id for cls in every for b in bindings_of(cls) if b.id}
 
 
+def pretty_key(key: str) -> str:
+    """``slash`` as ``/``, ``full_stop`` as ``.``, ``up`` as ``↑``, ``ctrl+slash`` as ``ctrl+/``."""
+    *modifiers, name = key.strip().split("+")
+    return "+".join([*modifiers, _PRETTY.get(name) or format_key(name)])
+
+
 def pretty_keys(keys: str) -> str:
-    return ", ".join(_PRETTY.get(k.strip(), k.strip()) for k in keys.split(","))
+    return ", ".join(pretty_key(k) for k in keys.split(","))
 
 
 def describe(binding: Binding) -> str:

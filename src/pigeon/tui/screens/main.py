@@ -691,6 +691,25 @@ class MainScreen(Screen[None]):
             else:
                 self.set_focus(None)
 
+    def focus_pane(self, pane: str) -> None:
+        """alt+1…4 (the app's keys): focus a pane, showing a hidden side pane (and leaving a zoomed one)."""
+        if self.maximized is not None:
+            self.minimize()
+        if pane == "tree":
+            if self.collection_pane.display:
+                self.collection_pane.shown.focus()
+            else:
+                self._toggle_side("#tree-pane", "#vars-pane")
+        elif pane == "variables":
+            if self.query_one("#vars-pane").display:
+                self.variables_pane.focus()
+            else:
+                self._toggle_side("#vars-pane", "#tree-pane")
+        elif pane == "editor":
+            self.editor.focus_tab()
+        elif self.response_pane is not None:
+            self.response_pane.focus_tab()
+
     def action_maximize_pane(self) -> None:
         if self.maximized is not None:
             self.minimize()

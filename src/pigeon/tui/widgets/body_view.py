@@ -35,6 +35,7 @@ from textual.worker import get_current_worker
 from pigeon import bodyformat
 from pigeon.bodyformat import EMPTY_INDEX, LineIndex, Matches, Stopped
 from pigeon.tui.css import beside
+from pigeon.tui.vim_keys import vim_bindings
 
 _CSS = beside(__file__)
 
@@ -104,8 +105,9 @@ class BodyView(ScrollView, can_focus=True):
     }
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("g,home", "jump_home", "Top", id="body.top", show=False),
-        Binding("G,end", "jump_end", "Bottom", id="body.bottom", show=False),
+        *vim_bindings("scroll_down", "scroll_up", "jump_home", "jump_end", find=""),
+        Binding("home", "jump_home", "Top", id="body.top", show=False),
+        Binding("end", "jump_end", "Bottom", id="body.bottom", show=False),
         Binding("pageup", "page_up", "Page up", show=False),
         Binding("pagedown,space", "page_down", "Page down", show=False),
     ]

@@ -24,11 +24,13 @@ from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.painted import Painted
 from pigeon.tui.themes import method_colour
+from pigeon.tui.vim_keys import vim_bindings
+from pigeon.tui.widgets.find_rows import FindInTree
 
 NodeData = Folder | Request | BrokenFile | None
 
 
-class CollectionTree(Tree[NodeData]):
+class CollectionTree(FindInTree, Tree[NodeData]):
     """Folders and requests; ``•`` marks a request with unsaved edits, ``⚠`` a broken file.
 
     Its keys stay out of the footer (the app's own keys matter more on a narrow screen); the
@@ -37,6 +39,7 @@ class CollectionTree(Tree[NodeData]):
     DEFAULT_CSS = beside(__file__)
 
     BINDINGS = [
+        *vim_bindings(),
         Binding("n", "command('new_request')", "New request", id="tree.new_request", show=False),
         Binding("f", "command('new_folder')", "New folder", id="tree.new_folder", show=False),
         Binding("r", "command('rename')", "Rename", id="tree.rename", show=False),

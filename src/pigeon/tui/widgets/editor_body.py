@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from textual.app import ComposeResult
+from textual.app import ComposeResult, RenderResult
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
@@ -69,6 +69,14 @@ _LAZY_TABS: dict[str, tuple[str, Callable[[_Scopes], Widget], Callable[[Request]
 }
 
 
+class LazyTabPane(TabPane):
+    """A tab whose part is mounted when it is first opened: blank until then (an empty
+    widget draws its own name, ``TabPane#tab-vars``)."""
+
+    def render(self) -> RenderResult:
+        return ""
+
+
 class EditorBody(Vertical):
     DEFAULT_CSS = beside(__file__)
 
@@ -87,7 +95,7 @@ class EditorBody(Vertical):
             with TabPane("Query", id="tab-query"):
                 yield QueryTable(self._scopes, id="query")
             for pane_id, (title, _, _) in _LAZY_TABS.items():
-                yield TabPane(title, id=pane_id)
+                yield LazyTabPane(title, id=pane_id)
 
     async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         pane_id = event.pane.id or ""
@@ -122,6 +130,9 @@ class EditorBody(Vertical):
         bar = self.query_one(UrlBar)
         bar.set_values(bar.method, event.url)
         self.post_message(RequestEdited())
+
+    def first_tab(self) -> None:
+        self.query_one(TabbedContent).active = "tab-headers"
 
     def show_counts(self, work: Request) -> None:
         """Tab labels say how much each part holds, so an empty tab need not be opened."""

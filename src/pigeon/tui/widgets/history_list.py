@@ -28,6 +28,7 @@ from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.format import duration, status_kind
 from pigeon.tui.themes import method_colour
+from pigeon.tui.vim_keys import vim_bindings
 
 
 def short_time(when: datetime, now: datetime | None = None, seconds: bool = True) -> str:
@@ -71,6 +72,7 @@ class HistoryList(OptionList):
         "history-list--muted",
     }
     BINDINGS = [
+        *vim_bindings(top="first", bottom="last", find=""),  # `/` searches: below
         Binding("enter", "select", "Open entry", id="history.open"),
         Binding("r", "resend", "Re-send", id="history.resend"),
         Binding("d,delete", "delete", "Delete entry", id="history.delete"),

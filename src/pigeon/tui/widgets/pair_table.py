@@ -16,23 +16,26 @@ from textual.widgets import DataTable
 from pigeon.tui.css import beside
 from pigeon.tui.dialogs.pair_edit import PairEditScreen, PairValue
 from pigeon.tui.placeholder_suggester import PlaceholderSuggester
+from pigeon.tui.vim_keys import vim_bindings
+from pigeon.tui.widgets.find_rows import FindInTable
 from pigeon.tui.widgets.messages import RequestEdited
 
 if TYPE_CHECKING:
     from pigeon.scopes import Scopes
 
 
-class PairTable(DataTable[Any]):
+class PairTable(FindInTable, DataTable[Any]):
     """``a`` add, ``enter``/``e`` edit, ``space`` toggle, ``d`` delete."""
 
     DEFAULT_CSS = beside(__file__)
 
     BINDINGS = [
+        *vim_bindings(top="scroll_top", bottom="scroll_bottom"),
         Binding("a", "add", "Add", id="pairs.add"),
         Binding("e", "edit", "Edit", id="pairs.edit"),
         Binding("space", "toggle", "On/off", id="pairs.toggle"),
         Binding("d,delete", "remove", "Delete", id="pairs.delete"),
-        Binding("k", "toggle_kind", "Text/file", id="pairs.kind"),
+        Binding("t", "toggle_kind", "Text/file", id="pairs.kind"),
     ]
 
     def __init__(

@@ -114,11 +114,14 @@ class RequestEditor(Vertical):
         if not self._body_ready:  # still being mounted: right after start-up
             self.call_after_refresh(self._load_later, request, origin)
             return
+        another = self.saved is None or self.saved.id != request.id
         self.saved = request
         self.request = work = copy.deepcopy(request)
         self.origin = origin
         self.dirty = origin == FROM_HISTORY
         self.add_class("-editing")
+        if another:  # a new request starts on the first tab, as its tab strip does
+            self.body.first_tab()
         self.body.show(work)
         self._update_title()
         self.refresh_preview()
@@ -244,3 +247,16 @@ class RequestEditor(Vertical):
             url = self.query_one("#url", Input)
             url.focus()
             url.cursor_position = len(url.value)
+
+    def focus_tab(self) -> None:
+        """Focus what the open tab holds (a table, the body...), else the URL."""
+        if self.request is None:
+            return
+        from textual.widgets import TabbedContent
+
+        pane = self.query_one("#editor-tabs", TabbedContent).active_pane
+        target = next((w for w in self.screen.focus_chain if pane in w.ancestors), None)
+        if target is None:
+            self.focus_url()
+        else:
+            target.focus()

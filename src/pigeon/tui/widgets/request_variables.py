@@ -10,14 +10,17 @@ from textual.widgets import DataTable
 
 from pigeon.tui.css import beside
 from pigeon.tui.dialogs.variable_edit import VariableEditScreen, VariableValue
+from pigeon.tui.vim_keys import vim_bindings
+from pigeon.tui.widgets.find_rows import FindInTable
 from pigeon.tui.widgets.messages import RequestEdited
 from pigeon.values import kind_of, preview
 
 
-class RequestVariables(DataTable[Any]):
+class RequestVariables(FindInTable, DataTable[Any]):
     DEFAULT_CSS = beside(__file__)
 
     BINDINGS = [
+        *vim_bindings(top="scroll_top", bottom="scroll_bottom"),
         Binding("a", "add", "Add", id="reqvars.add"),
         Binding("e", "edit", "Edit", id="reqvars.edit"),
         Binding("d,delete", "remove", "Delete", id="reqvars.delete"),

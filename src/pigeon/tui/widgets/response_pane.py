@@ -76,6 +76,9 @@ class ResponsePane(Vertical):
         Binding("C", "copy_curl", "Copy as curl", id="response.copy_curl", show=False),
         Binding("s", "save_body", "Save body", id="response.save_body"),
         Binding("v", "toggle_secrets", "Show secrets", id="response.reveal", show=False),
+        # The body's own keys, from the tab strip or the headers too (listed under the body).
+        Binding("slash", "body('search')", show=False, id="body.search"),
+        Binding("f,full_stop", "body('filter')", show=False, id="body.filter"),
     ]
 
     state: reactive[State] = reactive("empty", init=False)
@@ -141,6 +144,12 @@ class ResponsePane(Vertical):
     @property
     def headers_table(self) -> DataTable[str]:
         return self.query_one("#headers-table", DataTable)
+
+    def focus_tab(self) -> None:
+        """Focus what the open tab shows (the body, the headers table...)."""
+        pane = self.query_one(TabbedContent).active_pane
+        target = next((w for w in self.screen.focus_chain if pane in w.ancestors), None)
+        (target or self.body_view).focus()
 
     # -- public API -----------------------------------------------------------------------------
 
@@ -337,7 +346,17 @@ class ResponsePane(Vertical):
             return exchange is not None and exchange.body_size > 0
         if action in ("copy_curl", "toggle_secrets"):
             return exchange is not None
+        if action == "body" and parameters == ("filter",):
+            return self.body_view.is_json
         return True
+
+    def action_body(self, action: str) -> None:
+        """Search or filter the body from elsewhere in the pane: its tab comes to the front."""
+        self.query_one(TabbedContent).active = "tab-body"
+        if action == "search":
+            self.body_panel.action_search()
+        else:
+            self.body_panel.action_filter()
 
     def action_copy_body(self) -> None:
         exchange = self.exchange
@@ -386,7 +405,10 @@ class ResponsePane(Vertical):
 
         self.app.push_screen(
             PromptScreen(
-                f"Save body ({human_size(exchange.body_size)}) to", name, check=self._check_target
+                f"Save body ({human_size(exchange.body_size)}) to (a bare name goes in "
+                f"{printable(str(Path.cwd()))})",
+                name,
+                check=self._check_target,
             ),
             saved,
         )

@@ -24,6 +24,8 @@ from pigeon.tui.placeholder_suggester import PlaceholderSuggester
 
 
 class UrlInput(Input):
+    pastes_curl = True  # a curl command pasted here is taken whole (see ``one_line_paste``)
+
     BINDINGS = [
         Binding("up", "cycle_method(-1)", "Previous method", show=False, id="url.method_prev"),
         Binding("down", "cycle_method(1)", "Next method", show=False, id="url.method_next"),
