@@ -119,13 +119,19 @@ class Session:
 
     @classmethod
     def open(cls, root: Path, environment: str | None = None) -> Session:
-        """Load a collection; ``environment=None`` picks the collection's default."""
+        """Load a collection; ``environment=None`` picks the one last chosen in the app when
+        it still exists, else the collection's default."""
         from pigeon.store import load_collection
+        from pigeon.store.remembered import remembered_environment
 
         collection = load_collection(root)
         session = cls(root=collection.root, collection=collection)
         if environment is None:
-            environment = collection.default_environment or ""
+            remembered = remembered_environment(collection.root)
+            if remembered == "" or remembered in collection.environments:
+                environment = remembered
+            else:
+                environment = collection.default_environment or ""
         session.environment = environment if environment in collection.environments else ""
         return session
 
@@ -138,6 +144,14 @@ class Session:
         if self.environment not in self.collection.environments:
             self.environment = ""
         return [str(b) for b in self.collection.broken]
+
+    def choose_environment(self, name: str) -> str | None:
+        """Use environment ``name`` ("": none) and remember it for the next session of this
+        collection; why it could not be remembered, or ``None``."""
+        from pigeon.store.remembered import remember_environment
+
+        self.environment = name
+        return remember_environment(self.root, name)
 
     # -- lookups ------------------------------------------------------------------------------
 

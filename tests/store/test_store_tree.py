@@ -14,8 +14,10 @@ from pigeon.model import (
 )
 from pigeon.store import (
     SaveError,
+    add_request,
     create_folder,
     create_request,
+    delete_environment,
     delete_folder,
     delete_request,
     duplicate_folder,
@@ -24,6 +26,7 @@ from pigeon.store import (
     load_collection,
     move_folder,
     move_request,
+    rename_environment,
     rename_folder,
     rename_request,
     slugify,
@@ -525,3 +528,44 @@ def test_a_dotted_key_and_its_comment_stay_when_the_order_changes(col: Path) -> 
     )
     reloaded = load_collection(col)
     assert reloaded.order == ["people"] and reloaded.extra == {"meta": {"owner": "me"}}
+
+
+# -- requests with no file yet, and environments ---------------------------------------------
+
+
+def test_add_request_writes_a_copy_once_and_never_over_a_file(col: Path) -> None:
+    loaded = load_collection(col)
+    scratch = Request(name="Ping", method="POST", url="{{base_url}}/p")
+    added = add_request(loaded, None, scratch)
+    assert added is not scratch and scratch.path is None  # the caller's request is untouched
+    assert added.path == col / "ping-2.toml" and added.id == "ping-2"
+    assert (col / "ping.toml").read_text() == 'name = "Ping"\nurl = "{{base_url}}/ping"\n'
+    reread = load_collection(col).find("ping-2")[1]
+    assert (reread.method, reread.url) == ("POST", "{{base_url}}/p")
+
+
+def test_rename_and_delete_environment_follow_the_default(col: Path) -> None:
+    write(col, "collection.toml", '# mine\nname = "Test"\ndefault_environment = "dev"\n')
+    write(col, "environments/dev.toml", '# dev\n[variables]\nhost = "d"\n')
+    write(col, "environments/prod.toml", '[variables]\nhost = "p"\n')
+    loaded = load_collection(col)
+    with pytest.raises(SaveError, match="already exists"):
+        rename_environment(loaded, "dev", "prod")
+    with pytest.raises(SaveError, match="invalid environment name"):
+        rename_environment(loaded, "dev", "no good")
+    env = rename_environment(loaded, "dev", "local")
+    assert (
+        env.path == col / "environments/local.toml" and not (col / "environments/dev.toml").exists()
+    )
+    assert env.path.read_text() == '# dev\n[variables]\nhost = "d"\n'
+    assert sorted(loaded.environments) == ["local", "prod"]
+    text = (col / "collection.toml").read_text()
+    assert text == '# mine\nname = "Test"\ndefault_environment = "local"\n'
+    delete_environment(loaded, "prod")
+    assert not (col / "environments/prod.toml").exists() and list(loaded.environments) == ["local"]
+    assert load_collection(col).default_environment == "local"
+    delete_environment(loaded, "local")
+    assert (col / "collection.toml").read_text() == '# mine\nname = "Test"\n'
+    assert loaded.default_environment is None and loaded.environments == {}
+    with pytest.raises(SaveError, match="no environment"):
+        delete_environment(loaded, "local")

@@ -6,6 +6,8 @@ The demo opens without an echo server (no port, path or clock on screen). Update
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 from test_tui_snapshots import demo_app, open_create_user
 from textual.screen import ModalScreen
@@ -122,6 +124,49 @@ def test_history_pane_empty(snap_compare, tmp_path, size) -> None:
 
 def test_help_screen_80x24(snap_compare, tmp_path) -> None:
     assert snap_compare(demo_app(tmp_path), terminal_size=(80, 24), press=["f1"])
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+def test_save_copy_from_history_dialog(snap_compare, tmp_path, size) -> None:
+    async def run(pilot) -> None:
+        await open_create_user(pilot)
+        screen = pilot.app.screen
+        sent = copy.deepcopy(screen.editor.saved)
+        sent.path, sent.id = None, ""  # as history gives it back
+        screen.save_as.open_copy(sent, "users/create-user")
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await dialog_shown(pilot)
+
+    assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=run)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+def test_save_scratch_prompt(snap_compare, tmp_path, size) -> None:
+    async def run(pilot) -> None:
+        await highlight(pilot, "users/list-users")
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: pilot.app.screen.editor.request is not None)
+        await pilot.press("ctrl+s")
+        await dialog_shown(pilot)
+
+    assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=run)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+def test_delete_variable_confirmation(snap_compare, tmp_path, size) -> None:
+    async def run(pilot) -> None:
+        await open_create_user(pilot)
+        pane = pilot.app.screen.query_one(VariablesPane)
+        pane.display = True
+        pane.focus()
+        node = next(n for n in pane.root.children if n.data is not None and n.data.name == "count")
+        pane.move_cursor(node)
+        await pilot.pause()
+        await pilot.press("d")
+        await dialog_shown(pilot)
+
+    assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=run)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])

@@ -1,5 +1,5 @@
-"""Command line entry points (DESIGN §6): the app, `render`, `run`, `check`, `import`, `export`,
-`echo`.
+"""Command line entry points (DESIGN §6): the app, `new`, `render`, `run`, `check`, `import`,
+`export`, `echo`.
 
 This package's face holds the parser and the dispatch; the commands with more to them have
 their own modules: ``run`` (`pigeon run`'s console), ``render`` (`pigeon render` and
@@ -36,7 +36,7 @@ __all__ = [
     "parse_vars",
 ]
 
-COMMANDS = ("render", "run", "check", "report", "import", "export", "echo", "auth")
+COMMANDS = ("new", "render", "run", "check", "report", "import", "export", "echo", "auth")
 
 
 # -- shared option parsing ------------------------------------------------------------------
@@ -83,12 +83,20 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     app = argparse.ArgumentParser(
         prog="pigeon",
         description="A keyboard-driven HTTP API client for the terminal.",
-        epilog="commands: render, run, check, report, import, export, echo, auth "
+        epilog="commands: new, render, run, check, report, import, export, echo, auth "
         "(pigeon COMMAND --help)",
     )
     app.add_argument("collection", nargs="?", help="collection directory (default: the demo)")
     app.add_argument("--env", metavar="NAME", help="environment to select on start")
     app.add_argument("--version", action="store_true", help="print the version and exit")
+
+    new = argparse.ArgumentParser(
+        prog="pigeon new",
+        description="Make a new collection to start from: collection.toml, a .gitignore for "
+        ".env and .pigeon/, the local environment and an example request.",
+        epilog="a directory that already holds something is refused (exit 2)",
+    )
+    new.add_argument("directory", help="the collection directory to make")
 
     render = argparse.ArgumentParser(
         prog="pigeon render",
@@ -237,6 +245,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     _add_common(auth)
     return {
         "app": app,
+        "new": new,
         "render": render,
         "run": run,
         "check": chk,
@@ -249,6 +258,15 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
 
 
 # -- commands -------------------------------------------------------------------------------
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from pigeon.store.scaffold import new_collection
+
+    for path in new_collection(Path(args.directory)):
+        print(f"wrote {printable(str(path))}")
+    print(f"open it with: pigeon {printable(args.directory)}")
+    return EXIT_OK
 
 
 def cmd_render(args: argparse.Namespace) -> int:
@@ -334,6 +352,7 @@ def cmd_app(args: argparse.Namespace) -> int:
 
 
 HANDLERS = {
+    "new": cmd_new,
     "render": cmd_render,
     "run": cmd_run,
     "check": cmd_check,

@@ -12,6 +12,7 @@ share those steps' helpers.
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import shutil
@@ -137,23 +138,31 @@ def create_request(
     col: Collection, folder: Folder | None, name: str, method: str = "GET"
 ) -> Request:
     """Create a new request file named after ``name``; an existing file is never touched."""
+    return add_request(col, folder, Request(name=name, method=method))
+
+
+def add_request(col: Collection, folder: Folder | None, req: Request) -> Request:
+    """Give ``req`` (a request with no file yet: a scratch request, a copy from history) a new
+    file in ``folder`` named after it, written in one exclusive create, and add it to the
+    collection; an existing file is never touched."""
     items, _, directory = _container(col, folder)
-    base = slugify(name) or "request"
+    base = slugify(req.name) or "request"
     for _ in range(100):  # another process may take a name between the check and the write
         stem = _free_stem(col, directory, base)
         path = directory / f"{stem}.toml"
-        req = Request(name=name.strip() or title_from_stem(stem), method=method, path=path)
-        req.id = rel_id(col.root, path)
-        text = request_to_toml(req)
+        new = copy.deepcopy(req)  # the caller keeps editing its own
+        new.name, new.path = req.name.strip() or title_from_stem(stem), path
+        new.id = rel_id(col.root, path)
+        text = request_to_toml(new)
         try:
             create_exclusive(path, text)
         except FileExistsError:
             continue
         record_write(col.seen, path, None, text)
-        items.append(req)
+        items.append(new)
         _resort(col, folder)
-        return req
-    raise SaveError(f"could not create a file for {name!r} in {directory}")
+        return new
+    raise SaveError(f"could not create a file for {req.name!r} in {directory}")
 
 
 def create_folder(col: Collection, parent: Folder | None, name: str) -> Folder:
@@ -692,3 +701,59 @@ def create_environment(col: Collection, name: str) -> Environment:
         raise SaveError(f"environment {name!r} already exists: {path}") from None
     col.environments[name] = env
     return env
+
+
+def _environment(col: Collection, name: str) -> Environment:
+    env = col.environments.get(name)
+    if env is None or env.path is None:
+        raise SaveError(f"no environment {name!r} in this collection")
+    return env
+
+
+def rename_environment(col: Collection, name: str, new_name: str) -> Environment:
+    """Rename ``environments/NAME.toml`` (never over another file); a ``default_environment``
+    naming it follows, edited in place in ``collection.toml``."""
+    env = _environment(col, name)
+    try:
+        check_name(new_name)
+    except ValueError as exc:
+        raise SaveError(
+            f"invalid environment name {new_name!r}: use letters, digits, _ . -"
+        ) from exc
+    default = col.default_environment == name
+    if default:
+        _on_disk_text(col, None, "renamed")  # a collection.toml that does not load: stop here
+    assert env.path is not None
+    path = env.path.with_name(f"{new_name}.toml")
+    try:
+        move_exclusive(env.path, path)
+    except FileExistsError:
+        raise SaveError(f"environment {new_name!r} already exists: {path}") from None
+    except OSError as exc:
+        raise SaveError(f"not renamed: {exc}") from exc
+    del col.environments[name]
+    env.name, env.path = new_name, path
+    col.environments[new_name] = env
+    if default:
+        _write_head(col, None, {"default_environment": new_name})
+        col.default_environment = new_name
+    return env
+
+
+def delete_environment(col: Collection, name: str) -> None:
+    """Delete ``environments/NAME.toml``; a ``default_environment`` naming it is removed from
+    ``collection.toml`` (when that file does not load, nothing is deleted)."""
+    env = _environment(col, name)
+    default = col.default_environment == name
+    if default:
+        _on_disk_text(col, None, "deleted")
+    assert env.path is not None
+    try:
+        env.path.unlink(missing_ok=True)
+    except OSError as exc:
+        raise SaveError(f"not deleted: {exc}") from exc
+    fsync_dir(env.path.parent)
+    del col.environments[name]
+    if default:
+        _write_head(col, None, {"default_environment": None})
+        col.default_environment = None

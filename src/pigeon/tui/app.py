@@ -280,6 +280,12 @@ class PigeonApp(KeysInOrder):
             yield SystemCommand(
                 "Reload collection", "Read the collection from disk again", self.action_reload
             )
+            yield from screen.collection_pane.environments.commands()
+            yield SystemCommand(
+                "New collection…",
+                "Make a collection in a new directory (as pigeon new) and open it",
+                self.action_new_collection,
+            )
             if not any(entry.binding_id == "vars.clear_runtime" for entry in offered):
                 yield SystemCommand(
                     "Clear runtime variables",
@@ -305,6 +311,50 @@ class PigeonApp(KeysInOrder):
             self.notify(f"Reloaded; {len(problems)} broken file(s)." if problems else "Reloaded.")
 
         screen.guard_unsaved(reload)
+
+    def action_new_collection(self) -> None:
+        """Ask for a directory, make a collection there and open it in place of this one."""
+        from pigeon.store.scaffold import new_collection
+        from pigeon.tui.dialogs.prompt import PromptScreen
+
+        def named(text: str | None) -> None:
+            if not text:
+                return
+            directory = Path(text).expanduser()
+            try:
+                new_collection(directory)
+            except Exception as exc:
+                self.notify(f"No collection made: {exc}", severity="error", timeout=10)
+                return
+            self.open_collection(directory)
+
+        prompt = PromptScreen("New collection in directory", placeholder="~/apis/my-api")
+        self.push_screen(prompt, named)
+
+    def open_collection(self, root: Path) -> None:
+        """Open the collection at ``root`` in place of this one, once unsaved edits are saved
+        or discarded; the old one's connections, script worker and echo server are closed."""
+        from pigeon.store import LoadError
+        from pigeon.terminal import printable
+        from pigeon.tui.screens.main import MainScreen
+
+        screen = self.screen
+        if not isinstance(screen, MainScreen):
+            return
+
+        def switch() -> None:
+            try:
+                session = Session.open(root)
+            except LoadError as exc:
+                self.notify(f"Not opened: {exc}", severity="error", timeout=10)
+                return
+            session.config = self.session.config
+            old, self.session = self.session, session
+            self.switch_screen(MainScreen(session))
+            self.run_worker(old.close(), exit_on_error=False)
+            self.notify(f"Opened {printable(session.collection.name)} ({root})", markup=False)
+
+        screen.guard_unsaved(switch)
 
     def action_clear_runtime(self) -> None:
         from pigeon.tui.screens.main import MainScreen

@@ -1,4 +1,4 @@
-"""Where a variable edited in the variables pane can be written: the collection, the active
+"""Where a variable edited in the variables pane can be written (or deleted from): the collection, the active
 environment, each folder of the open request's chain, the request itself (each saved to its own
 file through the store) or the runtime scope; and why a value just saved may not be the one a
 send uses (a higher scope shadows it).
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from pigeon.session import Session
 
 _ABSENT: Any = object()
+DELETED: Any = _ABSENT  # the value that ``Target.save`` takes as "remove the name"
 
 
 @dataclass
@@ -36,6 +37,14 @@ class Target:
     A file changed on disk since it was read is ``store.ChangedOnDisk``."""
     beside: Callable[[str, Any], Path] | None = None
     """Writes the file with name = value next to it under a free name (none: no file)."""
+
+    def delete(self, name: str) -> str | None:
+        """Remove ``name`` from this scope (its file edited in place, comments kept); the
+        error when it could not."""
+        try:
+            return self.save(name, DELETED, False)
+        except Exception as exc:  # a file changed on disk: say so, write nothing
+            return f"Not deleted: {exc}"
 
 
 def variable_targets(
@@ -95,7 +104,10 @@ def variable_targets(
         targets.append(_request_target(s, request, saved, layer))
 
     def save_runtime(name: str, value: Any, force: bool = False) -> str | None:
-        s.runtime.set(name, value)
+        if value is DELETED:
+            s.runtime.delete(name)
+        else:
+            s.runtime.set(name, value)
         return None
 
     targets.append(
@@ -128,7 +140,7 @@ def _file_target(
         from pigeon.store import ChangedOnDisk
 
         old = variables.get(name, _ABSENT)
-        variables[name] = value
+        _restore(variables, name, value)
         try:
             write(force)
         except Exception as exc:
@@ -164,7 +176,7 @@ def _request_target(
     def updated(name: str, value: Any) -> Request:
         assert file is not None
         mine = copy.deepcopy(file)
-        mine.variables[name] = value
+        _restore(mine.variables, name, value)
         return mine
 
     def save(name: str, value: Any, force: bool = False) -> str | None:
@@ -177,7 +189,7 @@ def _request_target(
                 raise
             except Exception as exc:
                 return f"Save request failed: {exc}"
-        request.variables[name] = value
+        _restore(request.variables, name, value)
         return None
 
     def beside(name: str, value: Any) -> Path:
@@ -225,6 +237,7 @@ def _rel(root: Path, path: Path | None) -> str:
 
 
 def _restore(variables: dict[str, Any], name: str, old: Any) -> None:
+    """Set ``name`` to ``old``, or remove it when ``old`` is ``_ABSENT``."""
     if old is _ABSENT:
         variables.pop(name, None)
     else:

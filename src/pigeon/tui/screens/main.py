@@ -24,6 +24,7 @@ from textual.worker import Worker, WorkerState
 
 from pigeon.model import Collection, Request
 from pigeon.terminal import printable
+from pigeon.tui.screens.save_as import SaveAs
 from pigeon.tui.widgets.collection_pane import CollectionPane
 from pigeon.tui.widgets.collection_tree import CollectionTree
 from pigeon.tui.widgets.key_footer import KeyFooter
@@ -66,11 +67,16 @@ class MainScreen(Screen[None]):
             "Save",
             id="save",
             priority=True,
-            tooltip="Save the request to its file",
+            tooltip="Save the request (a new one asks a name)",
         ),
         Binding("ctrl+l", "focus_url", "Go to URL", id="focus_url", priority=True, show=False),
         Binding(
-            "ctrl+n", "new_request", "New", id="new_request", show=False, tooltip="New request"
+            "ctrl+n",
+            "new_request",
+            "New",
+            id="new_request",
+            show=False,
+            tooltip="New scratch request (a file once saved)",
         ),
         Binding(
             "ctrl+t",
@@ -148,6 +154,7 @@ class MainScreen(Screen[None]):
         self.variables_pane = VariablesPane(session, self.editor, self._scopes_for, id="variables")
         self.status = SessionStatus(id="status")
         self.response_pane: ResponsePane | None = None  # mounted just after the first paint
+        self.save_as = SaveAs(session, self.editor, self.collection_pane, self.save_current)
 
     # -- layout -------------------------------------------------------------------------------
 
@@ -287,7 +294,9 @@ class MainScreen(Screen[None]):
     def on_request_editor_changed(self, event: RequestEditor.Changed) -> None:
         editor = self.editor
         if editor.saved is not None:
-            self.collection_pane.collection_tree.mark_dirty(editor.saved.path, event.dirty)
+            tree = self.collection_pane.collection_tree
+            tree.show_method(editor.saved.path, event.request.method)  # before the save
+            tree.mark_dirty(editor.saved.path, event.dirty)
         self._refresh_variables(
             editor.last_preview.unresolved if editor.last_preview else None, force=False
         )
@@ -297,15 +306,14 @@ class MainScreen(Screen[None]):
         from pigeon.tui.dialogs.confirm import UnsavedScreen
 
         editor = self.editor
-        if not editor.dirty or editor.request is None:
+        if not editor.edited or editor.request is None:
             then()
             return
         name = editor.request.name
 
         def answered(answer: str | None) -> None:
             if answer == "save":
-                if self.save_current():
-                    then()
+                self.save_as.save(then)
             elif answer == "discard":
                 self._discard_current()
                 then()
@@ -331,7 +339,7 @@ class MainScreen(Screen[None]):
         editor = self.editor
         if editor.saved is not None:
             self.collection_pane.collection_tree.mark_dirty(editor.saved.path, False)
-            editor.load(editor.saved)
+            editor.load(editor.saved, editor.origin)
 
     def action_choose_environment(self) -> None:
         self.collection_pane.choose_environment()
@@ -364,7 +372,7 @@ class MainScreen(Screen[None]):
         return True
 
     def action_save(self) -> None:
-        self.save_current()
+        self.save_as.save()
 
     # -- the disk: the files are the truth ------------------------------------------------------
 
@@ -628,7 +636,8 @@ class MainScreen(Screen[None]):
         stored exchange."""
 
         def open_it() -> None:
-            self._load(event.request)
+            self.save_as.open_copy(event.request, event.exchange.request.request_id)
+            self._refresh_variables()
             if event.refused:
                 self.notify(event.refused, severity="warning", timeout=10)
             if self.response_pane is not None:
@@ -639,7 +648,8 @@ class MainScreen(Screen[None]):
 
     def on_history_pane_send_requested(self, event: HistoryPane.SendRequested) -> None:
         def send_it() -> None:
-            self._load(event.request)
+            self.save_as.open_copy(event.request, event.request_id)
+            self._refresh_variables()
             self._send(self.editor.request)
 
         self.guard_unsaved(send_it)
@@ -713,7 +723,7 @@ class MainScreen(Screen[None]):
         editor.focus_url()
 
     def action_new_request(self) -> None:
-        self.collection_pane.new_request()
+        self.guard_unsaved(self.save_as.new_scratch)
 
     def action_show_log(self) -> None:
         from pigeon.tui.screens.log import LogScreen

@@ -24,6 +24,7 @@ from textual.widget import Widget
 
 from pigeon.model import Folder, Request
 from pigeon.tui.widgets.collection_tree import CollectionTree
+from pigeon.tui.widgets.environment_commands import EnvironmentCommands
 from pigeon.tui.widgets.environment_label import EnvironmentLabel
 from pigeon.tui.widgets.pane import Pane
 
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 # Dialogs and the store are imported where they are used: they are not needed for the first
 # paint, and start-up time is part of the product.
 
-NO_ENV = "__none__"
 TREE_HINT = "n new · r rename · d delete · f1"
 HISTORY_HINT = "f6 tree · f1 keys"
 
@@ -85,6 +85,7 @@ class CollectionPane(Pane):
         self.environment_label = EnvironmentLabel(id="env")
         self.collection_tree = CollectionTree(id="tree")
         self.history: HistoryPane | None = None  # mounted the first time f6 shows it
+        self.environments = EnvironmentCommands(session, self, self._set_environment)
 
     def compose(self) -> ComposeResult:
         yield self.environment_label
@@ -139,27 +140,34 @@ class CollectionPane(Pane):
         self.choose_environment()
 
     def choose_environment(self) -> None:
-        from pigeon.tui.dialogs.choose import ChooseScreen
+        """The chooser: enter uses an environment; n, r and d make, rename or delete one."""
+        from pigeon.tui.dialogs.environments import EnvironmentAnswer, EnvironmentScreen
 
-        options = [
-            (NO_ENV, "(no environment)"),
-            *((n, n) for n in self.session.environment_names()),
-        ]
+        def answered(answer: EnvironmentAnswer | None) -> None:
+            if answer is None:
+                return
+            if answer.action == "choose":
+                self._set_environment(answer.name)
+            elif answer.action == "new":
+                self.environments.new()
+            elif answer.action == "rename":
+                self.environments.rename(answer.name)
+            elif answer.action == "delete":
+                self.environments.delete(answer.name)
 
-        def chosen(value: str | None) -> None:
-            if value is not None:
-                self._set_environment("" if value == NO_ENV else value)
-
-        current = self.session.environment or NO_ENV
-        self.app.push_screen(ChooseScreen("Environment", options, current), chosen)
+        screen = EnvironmentScreen(self.session.environment_names(), self.session.environment)
+        self.app.push_screen(screen, answered)
 
     def _set_environment(self, name: str) -> None:
+        """Use environment ``name`` and remember it for the next start."""
         if name == self.session.environment:
             return
-        self.session.environment = name
+        problem = self.session.choose_environment(name)
         self.environment_label.show(name)
         self.post_message(self.EnvironmentChanged())
         self.notify(f"Environment: {name or 'none'}")
+        if problem:
+            self.notify(f"Not remembered for next time: {problem}", severity="warning")
 
     # -- the tree's commands ------------------------------------------------------------------
 
@@ -202,7 +210,11 @@ class CollectionPane(Pane):
             return FAILED
 
     def new_request(self) -> None:
-        """Ask for a name, then make a request in the highlighted folder and open it."""
+        """Once unsaved edits are saved or discarded, ask for a name, then make a request in
+        the highlighted folder and open it (so a cancel never leaves a file behind)."""
+        self.guard_unsaved(self._new_request)
+
+    def _new_request(self) -> None:
         from pigeon import store
         from pigeon.tui.dialogs.prompt import PromptScreen
 

@@ -93,6 +93,7 @@ class CollectionTree(FindInTree, Tree[NodeData]):
         self.show_root = False
         self.guide_depth = 2
         self._dirty: set[Path] = set()
+        self._methods: dict[Path, str] = {}  # the method of a request being edited, unsaved
         self._painted = Painted()
 
     async def painted(self, timeout: float = 1.0) -> None:
@@ -153,7 +154,8 @@ class CollectionTree(FindInTree, Tree[NodeData]):
     def _label(self, item: Folder | Request) -> Text:
         if isinstance(item, Folder):
             return Text(printable(item.name), style="bold")
-        method = (item.method or "GET").upper()
+        method = (self._methods.get(item.path, item.method) if item.path else item.method) or "GET"
+        method = method.upper()
         colour = method_colour(self.app.current_theme, method)
         badge = (method[:4] if method != "DELETE" else "DEL").ljust(4)
         text = Text.assemble((badge, f"bold {colour}"), " ", printable(item.name))
@@ -172,13 +174,26 @@ class CollectionTree(FindInTree, Tree[NodeData]):
     # -- state --------------------------------------------------------------------------------
 
     def mark_dirty(self, path: Path | None, dirty: bool) -> None:
-        """Show or clear the unsaved-changes dot of one request."""
+        """Show or clear the unsaved-changes dot of one request (cleared, it shows its saved
+        method again)."""
+        if path is not None and not dirty:
+            self._methods.pop(path, None)
         if path is None or (path in self._dirty) == dirty:
             return
         if dirty:
             self._dirty.add(path)
         else:
             self._dirty.discard(path)
+        self._relabel(path)
+
+    def show_method(self, path: Path | None, method: str) -> None:
+        """Show the method of the request at ``path`` as edited, before it is saved."""
+        if path is None or self._methods.get(path) == method:
+            return
+        self._methods[path] = method
+        self._relabel(path)
+
+    def _relabel(self, path: Path) -> None:
         for node in self._all_nodes():
             if isinstance(node.data, Request) and node.data.path == path:
                 node.set_label(self._label(node.data))

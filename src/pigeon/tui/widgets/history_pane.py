@@ -69,6 +69,8 @@ class HistoryPane(Vertical):
 
         request: Request
         """The request the entry sent."""
+        request_id: str = ""
+        """The id of the collection's request it was sent from."""
 
     def __init__(self, session: Session, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -120,7 +122,7 @@ class HistoryPane(Vertical):
         request = to_request(event.entry)
         masked = masked_parts(request)
         if not masked:
-            self.post_message(self.SendRequested(request))
+            self.post_message(self.SendRequested(request, event.entry.request_id))
             return
         verb = "holds" if len(masked) == 1 else "hold"
         refused = (

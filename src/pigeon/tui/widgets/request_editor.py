@@ -1,7 +1,9 @@
 """The request editor: URL bar, live preview, and tabs for every part of a request.
 
 It edits a deep copy of the collection's request; ``dirty`` is that copy differing from the
-saved one, so undoing an edit by hand clears the mark.
+saved one, so undoing an edit by hand clears the mark. A request with no file of its own says
+where it came from (``origin``): a scratch request (ctrl+n) is dirty once edited, a copy opened
+from history is dirty from the start (it is not what its file holds).
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ from pigeon.scopes import Scopes
 from pigeon.tui.css import beside
 from pigeon.tui.widgets.messages import RequestEdited
 from pigeon.tui.widgets.url_bar import UrlBar
+
+SCRATCH = "scratch"
+FROM_HISTORY = "from history"
 
 
 @dataclass
@@ -56,6 +61,7 @@ class RequestEditor(Vertical):
         self.request: Request | None = None  # the working copy
         self.saved: Request | None = None  # the collection's object
         self.dirty = False
+        self.origin = ""  # "": a request of the collection; SCRATCH or FROM_HISTORY: no file yet
         self.last_preview: Preview | None = None
 
     def compose(self) -> ComposeResult:
@@ -85,6 +91,7 @@ class RequestEditor(Vertical):
         """No request to edit: show why (nothing chosen, or a broken file's error)."""
         self.request = self.saved = None
         self.dirty = False
+        self.origin = ""
         self.query_one("#editor-empty", Static).update(text)
         self.remove_class("-editing")
         self.border_title = "Request"
@@ -101,15 +108,17 @@ class RequestEditor(Vertical):
             )
         )
 
-    def load(self, request: Request) -> None:
-        """Edit a copy of ``request``."""
+    def load(self, request: Request, origin: str = "") -> None:
+        """Edit a copy of ``request`` (``origin``: ``SCRATCH`` or ``FROM_HISTORY`` for one that
+        has no file yet)."""
         if not self._body_ready:  # still being mounted: right after start-up
-            self.call_after_refresh(self._load_later, request)
+            self.call_after_refresh(self._load_later, request, origin)
             return
         another = self.saved is None or self.saved.id != request.id
         self.saved = request
         self.request = work = copy.deepcopy(request)
-        self.dirty = False
+        self.origin = origin
+        self.dirty = origin == FROM_HISTORY
         self.add_class("-editing")
         if another:  # a new request starts on the first tab, as its tab strip does
             self.body.first_tab()
@@ -122,22 +131,31 @@ class RequestEditor(Vertical):
         """The editing widgets (``EditorBody``), once mounted."""
         return self.query_one("#editor-body")
 
-    def _load_later(self, request: Request) -> None:
-        self.load(request)
+    def _load_later(self, request: Request, origin: str) -> None:
+        self.load(request, origin)
         if self.request is not None:
             self.focus_url()
-            self.post_message(self.Changed(self.request, False))
+            self.post_message(self.Changed(self.request, self.dirty))
 
     def mark_saved(self, saved: Request) -> None:
-        """After a save: the working copy is the new reference."""
+        """After a save: the working copy is the new reference (and has a file)."""
         self.saved = saved
         self.dirty = False
+        self.origin = ""
         self._update_title()
 
     def mark_unsaved(self) -> None:
         """Its file went away on disk: what the editor holds is unsaved now."""
         self.dirty = True
         self._update_title()
+
+    @property
+    def edited(self) -> bool:
+        """Whether leaving would lose edits: ``dirty``, but for a copy from history as its
+        entry sent it, which the history still holds."""
+        if self.origin == FROM_HISTORY:
+            return self.request is not None and self.request != self.saved
+        return self.dirty
 
     # -- edits --------------------------------------------------------------------------------
 
@@ -200,7 +218,7 @@ class RequestEditor(Vertical):
     def _edited(self) -> None:
         if self.request is None:
             return
-        self.dirty = self.request != self.saved
+        self.dirty = self.origin == FROM_HISTORY or self.request != self.saved
         self._update_title()
         self.body.show_counts(self.request)
         self.refresh_preview()
@@ -218,7 +236,11 @@ class RequestEditor(Vertical):
             self.border_title = "Request"
             return
         mark = " •" if self.dirty else ""
-        self.border_title = f"Request: {self.request.name}{mark}"
+        if self.origin == SCRATCH:
+            self.border_title = f"Scratch request{mark}"
+        else:
+            origin = f" ({self.origin})" if self.origin else ""
+            self.border_title = f"Request: {self.request.name}{origin}{mark}"
 
     def focus_url(self) -> None:
         if self.request is not None:

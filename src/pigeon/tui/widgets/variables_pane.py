@@ -7,7 +7,8 @@ at the top so a typo is found without sending.
 The pane edits what it shows: ``e``/``a`` open the variable dialog on any scope the open
 request sees (``pigeon.tui.variable_targets``), starting on the scope whose definition wins, so
 editing a folder's variable changes the folder's file; a saved value that a higher scope still
-shadows is reported as such. ``x`` forgets the runtime variables. Either way the pane posts
+shadows is reported as such. ``d`` deletes the highlighted definition from its scope's file
+(after asking; comments kept), ``x`` forgets the runtime variables. Either way the pane posts
 ``Changed`` and the screen redraws what depends on variables.
 """
 
@@ -95,6 +96,7 @@ class VariablesPane(FindInTree, Tree[VariableRow | None]):
         Binding("v", "toggle_reveal", "Reveal secrets", id="vars.reveal"),
         Binding("e", "edit", "Edit variable", id="vars.edit"),
         Binding("a", "add", "Add variable", id="vars.add"),
+        Binding("d,delete", "delete", "Delete variable", id="vars.delete"),
         Binding("x", "clear_runtime", "Clear runtime vars", id="vars.clear_runtime"),
     ]
 
@@ -262,6 +264,40 @@ class VariablesPane(FindInTree, Tree[VariableRow | None]):
 
     def action_clear_runtime(self) -> None:
         self.clear_runtime()
+
+    def action_delete(self) -> None:
+        """Delete the highlighted definition from the scope it is in, once confirmed."""
+        from pigeon.tui.dialogs.confirm import ConfirmScreen
+
+        node = self.cursor_node
+        row = node.data if node is not None else None
+        d = row.definition if row is not None else None
+        if row is None or d is None:
+            self.notify("Highlight a variable to delete.", severity="warning")
+            return
+        targets = variable_targets(self.session, self.editor.request, self.editor.saved)
+        target = next((t for t in targets if t.layer == d.label), None)
+        if target is None:
+            self.notify(
+                f"{row.name} is set by {d.label}, which cannot be edited here.", severity="warning"
+            )
+            return
+        name = row.name
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+            error = target.delete(name)
+            if error is not None:
+                self.notify(error, severity="error", timeout=8)
+                return
+            if target.key == "request":
+                self.editor.load_variables_tab()
+            self.post_message(self.Changed())
+            self.notify(f"Deleted {name} from {target.label.split(' (')[0]}.")
+
+        message = f"Delete {name} from {target.label}?"
+        self.app.push_screen(ConfirmScreen("Delete variable", message, yes="Delete"), answered)
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[VariableRow | None]) -> None:
         event.stop()

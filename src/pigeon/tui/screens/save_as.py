@@ -1,0 +1,148 @@
+"""Saving the request in the editor, wherever it came from: a request of the collection is
+saved to its file; a scratch request (ctrl+n) or a copy opened from history has no file yet,
+so its save asks a name and writes a new file in the tree's highlighted folder, or, for a copy
+whose request still exists, first says it would replace that file (``SaveCopyScreen``).
+
+Every path ends in ``then`` only once the request is saved, so "save, then switch away or
+quit" never goes on after a save that was cancelled or refused.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from pigeon.model import Request
+from pigeon.tui.widgets.request_editor import FROM_HISTORY, SCRATCH
+
+if TYPE_CHECKING:
+    from pigeon.session import Session
+    from pigeon.tui.widgets.collection_pane import CollectionPane
+    from pigeon.tui.widgets.request_editor import RequestEditor
+
+Then = Callable[[], object]
+
+
+class SaveAs:
+    """The save behind ctrl+s and the unsaved-changes dialog's Save. ``save_file`` saves a
+    request that has a file (the screen's own save; ``False`` when it was refused)."""
+
+    def __init__(
+        self,
+        session: Session,
+        editor: RequestEditor,
+        pane: CollectionPane,
+        save_file: Callable[[], bool],
+    ) -> None:
+        self.session, self.editor, self.pane, self.save_file = session, editor, pane, save_file
+        self.history_of = ""  # the id of the request the copy from history was sent from
+
+    def new_scratch(self) -> None:
+        """Open an unnamed request with no file in the editor."""
+        self.editor.load(Request(name="Scratch"), SCRATCH)
+        self.editor.focus_url()
+
+    def open_copy(self, request: Request, sent_from: str) -> None:
+        """Open ``request``, made from a history entry of request ``sent_from`` (an id, or
+        ``""``), as an unsaved copy."""
+        self.history_of = sent_from
+        self.editor.load(request, FROM_HISTORY)
+
+    def save(self, then: Then | None = None) -> None:
+        """Save the editor's request, then ``then``."""
+        editor = self.editor
+        if editor.request is None or (editor.request.path is not None and not editor.origin):
+            if self.save_file() and then is not None:
+                then()
+            return
+        original = self._original() if editor.origin == FROM_HISTORY else None
+        if original is None:
+            self._ask_name(then)
+            return
+        from pigeon.tui.dialogs.save_copy import SaveCopyScreen
+
+        def answered(answer: str | None) -> None:
+            if answer == "replace":
+                self._replace(original, then)
+            elif answer == "new":
+                self._ask_name(then)
+
+        where = self._where(original)
+        self.pane.app.push_screen(SaveCopyScreen(original.name, where), answered)
+
+    def _original(self) -> Request | None:
+        """The collection's request the copy from history was sent from, if its file is
+        still there."""
+        found = next(
+            (r for r in self.session.collection.requests() if r.id == self.history_of), None
+        )
+        return found if found is not None and found.path and found.path.is_file() else None
+
+    def _where(self, request: Request) -> str:
+        assert request.path is not None
+        try:
+            return request.path.relative_to(self.session.root).as_posix()
+        except ValueError:
+            return str(request.path)
+
+    def _ask_name(self, then: Then | None) -> None:
+        """Ask a name, write the request as a new file in the highlighted folder."""
+        from pigeon import store
+        from pigeon.tui.dialogs.prompt import PromptScreen
+
+        folder = self.pane.collection_tree.folder_for_new()
+        request = self.editor.request
+        assert request is not None
+
+        def named(name: str | None) -> None:
+            if not name or self.editor.request is not request:
+                return
+            unsaved = copy.deepcopy(request)
+            unsaved.name = name
+            try:
+                saved = store.add_request(self.session.collection, folder, unsaved)
+            except Exception as exc:
+                self.pane.notify(f"Not saved: {exc}", severity="error", timeout=10)
+                return
+            self._adopt(saved)
+            self.pane.notify(f"Saved {self._where(saved)}")
+            if then is not None:
+                then()
+
+        where = f" in {folder.name}" if folder is not None else ""
+        default = request.name if self.editor.origin != SCRATCH else ""
+        self.pane.app.push_screen(
+            PromptScreen(f"Save request{where}", default, placeholder="List users"), named
+        )
+
+    def _replace(self, original: Request, then: Then | None) -> None:
+        """Write the copy over the file of the request it was sent from."""
+        request = self.editor.request
+        assert request is not None
+        edited = copy.deepcopy(request)
+        edited.path, edited.id = original.path, original.id
+        try:
+            saved = self.session.commit_request(edited)
+        except Exception as exc:
+            self.pane.notify(f"Not saved: {exc}", severity="error", timeout=10)
+            return
+        self._adopt(saved)
+        self.pane.notify(f"Saved over {self._where(saved)}")
+        if then is not None:
+            then()
+
+    def _adopt(self, saved: Request) -> None:
+        """The editor's request is ``saved`` now: it has a file, and the tree shows it."""
+        editor = self.editor
+        if editor.request is not None:
+            editor.request.name, editor.request.path, editor.request.id = (
+                saved.name,
+                saved.path,
+                saved.id,
+            )
+        editor.mark_saved(saved)
+        editor.refresh_preview()
+        self.pane.reload(saved.path)
+        if editor.request is not None:  # what it sees may differ in its folder
+            editor.post_message(editor.Changed(editor.request, False))
