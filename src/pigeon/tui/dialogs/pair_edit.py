@@ -28,7 +28,7 @@ class PairEditScreen(FormModal[PairValue | None]):
         self._title, self._pair, self._value_label = title, pair, value_label
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
+        with Vertical(classes="dialog form"):
             yield Label(self._title, classes="title")
             yield Label("Name")
             yield Input(self._pair.name, id="pair-name")
