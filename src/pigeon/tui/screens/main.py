@@ -110,7 +110,13 @@ class MainScreen(Screen[None]):
             tooltip="Narrow the focused pane",
         ),
         Binding("f4", "choose_environment", "Env", id="environment", tooltip="Choose environment"),
-        Binding("f2", "show_log", "Log", id="log", tooltip="Script log: output and errors"),
+        Binding(
+            "f2",
+            "show_log",
+            "Log",
+            id="log",
+            tooltip="Log: every message in full, script output and errors",
+        ),
         Binding(
             "f3",
             "copy_curl",
