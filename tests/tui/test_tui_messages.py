@@ -46,3 +46,11 @@ async def test_every_notification_is_kept_in_full_in_the_log(app: PigeonApp) -> 
         log = app.screen.query_one(RichLog)
         text = "".join(strip.text for strip in log.lines)
         assert "END" in text and "Not saved: a reason" in text
+
+
+async def test_a_warning_under_the_url_wraps_to_its_end(app: PigeonApp) -> None:
+    async with running(app, "users/create-user", size=(80, 24)) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "JSON body is not valid JSON" in text
+        assert "rendered" in text  # "...; it is sent as rendered", the warning's last word
