@@ -20,7 +20,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from pigeon.model import Request
@@ -229,13 +228,11 @@ class MainScreen(Screen[None]):
         """Widen or narrow the focused side pane, or the centre (the side panes give way)."""
         focused = self.focused
         ancestors = focused.ancestors_with_self if focused is not None else []
-        target = next((side for side, pane in self._sides() if pane in ancestors), "centre")
-        shown = (self.collection_pane.display, self.query_one("#vars-pane").display)
+        tree, variables = self.collection_pane, self.query_one("#vars-pane")
+        target = "tree" if tree in ancestors else "vars" if variables in ancestors else "centre"
+        shown = (tree.display, variables.display)
         if self.pane_widths.resize(target, direction * STEP, self.size.width, shown):
             self._apply_width(self.size.width)
-
-    def _sides(self) -> list[tuple[str, Widget]]:
-        return [("tree", self.collection_pane), ("vars", self.query_one("#vars-pane"))]
 
     def update_status(self, extra: str = "") -> None:
         self.status.show(self.session, extra)
