@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 CENTRE_MIN = 60  # status lines, error messages and hints fit; at 120 columns the editor's tabs too
-TREE_MIN, TREE_WIDTH = 18, 22
-VARS_MIN, VARS_WIDTH = 24, 30
+TREE_MIN, TREE_WIDTH = 18, 26
+VARS_MIN, VARS_WIDTH = 24, 26
 VARS_FROM = 110  # the variables pane starts shown from this width (the tree from 78: it fits)
 STEP = 4  # columns a resize key moves a pane's edge
 
