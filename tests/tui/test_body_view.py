@@ -290,6 +290,18 @@ async def test_search_in_a_huge_body_runs_in_a_thread_and_a_new_query_wins() -> 
         assert any('"user 4242"' in line for line in on_screen), row
 
 
+async def test_the_search_count_writes_both_numbers_alike() -> None:
+    app = BodyApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        view = app.query_one(BodyView)
+        view.show_text("x\n" * 1200)
+        await pilot.pause()
+        await pilot.press("slash", "x", "enter", "N")  # from the first match back to the last
+        count = app.query_one("#body-bar-count")
+        await wait_for(pilot, lambda: str(count.render()).startswith("1,200/"))
+        assert str(count.render()) == "1,200/1,200"
+
+
 ITEMS = json.dumps({"items": [{"name": "a", "n": 1}, {"name": "b", "n": 5}]})
 
 

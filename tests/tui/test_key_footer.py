@@ -54,3 +54,11 @@ async def test_focus_moves_change_the_keys_shown(app: PigeonApp) -> None:
             await pilot.pause()
             await pilot.pause()
             assert shown(footer) == await rebuilt(pilot, footer), key
+
+
+async def test_keys_that_overflow_do_not_show_past_the_palette_key(app: PigeonApp) -> None:
+    async with running(app, "users/list-users", size=(80, 24)) as pilot:
+        main_screen(app).query_one("#headers").focus()  # a table's keys: the line overflows
+        await pilot.pause()
+        line = app.screen._compositor.render_strips()[-1].text
+        assert line.endswith("^p Palette "), repr(line)

@@ -47,6 +47,14 @@ async def dialog_shown(pilot) -> None:
     await pilot.pause(0.2)
 
 
+async def show_variables(pilot) -> None:
+    """Show the variables pane (ctrl+g: below 110 columns it starts hidden) and focus it."""
+    if not pilot.app.screen.query_one("#vars-pane").display:
+        await pilot.press("ctrl+g")
+    pilot.app.screen.query_one(VariablesPane).focus()
+    await pilot.pause()
+
+
 def then(*keys: str, ref: str = "users/list-users", dialog: bool = True):
     """A ``run_before`` that highlights ``ref`` in the tree and presses ``keys``."""
 
@@ -97,10 +105,7 @@ def test_header_edit_form(snap_compare, tmp_path, size) -> None:
 def test_variable_edit_dialog(snap_compare, tmp_path, size) -> None:
     async def run(pilot) -> None:
         await open_create_user(pilot)
-        pane = pilot.app.screen.query_one(VariablesPane)
-        pane.display = True
-        pane.focus()
-        await pilot.pause()
+        await show_variables(pilot)
         await pilot.press("e")
         await dialog_shown(pilot)
 
@@ -111,7 +116,8 @@ def test_variable_edit_dialog(snap_compare, tmp_path, size) -> None:
 def test_variables_pane(snap_compare, tmp_path, size) -> None:
     async def run(pilot) -> None:
         await open_create_user(pilot)
-        pilot.app.screen.query_one(VariablesPane).display = True
+        await show_variables(pilot)
+        pilot.app.screen.query_one(CollectionTree).focus()
         await pilot.pause()
 
     assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=run)
@@ -136,6 +142,35 @@ def test_save_copy_from_history_dialog(snap_compare, tmp_path, size) -> None:
         screen.save_as.open_copy(sent, "users/create-user")
         await pilot.pause()
         await pilot.press("ctrl+s")
+        await dialog_shown(pilot)
+
+    assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=run)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+def test_delete_request_confirmation(snap_compare, tmp_path, size) -> None:
+    assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=then("d"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+def test_unsaved_changes_dialog(snap_compare, tmp_path, size) -> None:
+    async def run(pilot) -> None:
+        await open_create_user(pilot)
+        pilot.app.screen.query_one("#url", Input).value += "/edited"
+        await then("enter")(pilot)  # open another request: save, discard or cancel?
+
+    assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=run)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+def test_trust_dialog(snap_compare, tmp_path, size) -> None:
+    async def run(pilot) -> None:
+        from pigeon.trust import summary
+        from pigeon.tui.dialogs.trust import TrustScreen
+
+        await open_create_user(pilot)
+        wants = summary(pilot.app.session.needs())  # the demo's: scripts, an environment read
+        pilot.app.push_screen(TrustScreen("~/collections/demo", wants))  # a path that stays
         await dialog_shown(pilot)
 
     assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=run)
@@ -186,3 +221,14 @@ def test_changed_on_disk_dialog(snap_compare, tmp_path, size, monkeypatch) -> No
         await dialog_shown(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+def test_variables_pane_maximised(snap_compare, tmp_path, size) -> None:
+    async def run(pilot) -> None:
+        await open_create_user(pilot)
+        await show_variables(pilot)
+        await pilot.press("ctrl+o")
+        await pilot.pause(0.2)
+
+    assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=run)

@@ -483,12 +483,12 @@ async def test_a_tls_failure_is_shown_in_the_response_pane(app: PigeonApp) -> No
             assert server.request_count == 0
 
 
-@pytest.mark.parametrize("width", [70, 100, 109, 110, 119, 120, 160])
+@pytest.mark.parametrize("width", [70, 78, 100, 109, 110, 119, 120, 160])
 async def test_the_editor_keeps_room_at_every_width(app: PigeonApp, width: int) -> None:
     async with running(app, "users/list-users", size=(width, 30)) as pilot:
         await pilot.pause()
         screen = main_screen(app)
         editor = screen.query_one(RequestEditor)
-        assert editor.size.width >= 44, (width, editor.size.width)
-        assert screen.query_one("#tree-pane").display
+        assert editor.outer_size.width >= 60, (width, editor.outer_size.width)
+        assert screen.query_one("#tree-pane").display == (width >= 78)  # 18 columns and 60
         assert screen.query_one("#vars-pane").display == (width >= 110)

@@ -13,6 +13,7 @@ from textual import events
 from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.filter import LineFilter
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
 
@@ -122,6 +123,20 @@ class PigeonApp(KeysInOrder):
         self.theme_changed_signal.subscribe(self, self._remember)
         for problem in self.startup_problems:
             self.notify(problem, severity="warning", timeout=10)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Notify, and keep the message in the log (f2): a toast goes away, and a long one
+        may not show whole."""
+        self.session.add_log(title or severity, message)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     @property
     def config(self) -> AppConfig:

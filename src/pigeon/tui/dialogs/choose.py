@@ -5,19 +5,15 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
-from pigeon.tui.css import beside
-
-_CSS = beside(__file__, "dialogs.tcss")
+from pigeon.tui.dialogs.form_modal import Dialog
 
 
-class ChooseScreen(ModalScreen[str | None]):
+class ChooseScreen(Dialog[str | None]):
     """Options are ``(id, label)``; dismisses with the chosen id, or ``None`` on ``escape``."""
 
-    DEFAULT_CSS = _CSS
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
 
     def __init__(

@@ -26,14 +26,20 @@ def save_cancel_row() -> Horizontal:
     return button_row(Button("Cancel", id="cancel"), Button("Save", id="save", variant="primary"))
 
 
-class FormModal(ModalScreen[ResultT]):
+class Dialog(ModalScreen[ResultT]):
+    """A dialog centred over the dimmed app, its buttons always in view: on a small screen
+    the body scrolls (``dialogs.tcss``)."""
+
+    DEFAULT_CSS = DIALOG_CSS
+
+
+class FormModal(Dialog[ResultT]):
     """A dialog of input fields closed by ``_accept`` (``None`` on cancel).
 
     ``enter`` in one of ``FIELDS`` moves to the next and in the last one accepts, so a form can
     be filled without the mouse; ``escape`` or any button but Save cancels.
     """
 
-    DEFAULT_CSS = DIALOG_CSS
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
     FIELDS: ClassVar[tuple[str, ...]] = ()
     """Ids of the inputs ``enter`` walks through, in order."""
@@ -60,10 +66,9 @@ class FormModal(ModalScreen[ResultT]):
         self.dismiss(None)
 
 
-class AnswerModal(ModalScreen[ResultT]):
+class AnswerModal(Dialog[ResultT]):
     """A question answered by a button or by a key bound to ``answer(...)``."""
 
-    DEFAULT_CSS = DIALOG_CSS
     FIRST_FOCUS: ClassVar[str] = "no"
     """Id of the button focused on opening: the harmless answer, so ``enter`` is safe."""
 

@@ -37,7 +37,7 @@ class PairEditScreen(FormModal[PairValue | None]):
         self._suggester = suggester
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
+        with Vertical(classes="dialog form"):
             yield Label(self._title, classes="title")
             yield Label("Name")
             yield Input(self._pair.name, id="pair-name")

@@ -43,7 +43,7 @@ class VariableEditScreen(FormModal[VariableValue | None]):
         self._scope = scope if scope in {k for k, _ in self._scopes} else self._scopes[0][0]
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
+        with Vertical(classes="dialog form"):
             yield Label(self._title, classes="title")
             yield Label("Name")
             yield Input(self._name, id="var-name")

@@ -32,17 +32,17 @@ class HelpScreen(ModalScreen[None]):
                 id="help-title",
                 markup=False,
             )
-            # The same widths in every section, so the ids line up in one column; a long
-            # description wraps rather than push its id out of the box.
+            # The same widths in every section, so the ids line up in one column at the right;
+            # the description takes what is left and wraps, so no id is ever cut off.
             every_row = [row for _, rows in self._sections for row in rows]
-            width = min(max((len(row[1]) for row in every_row), default=0), 50)
+            keys_width = min(max((len(row[0]) for row in every_row), default=0), 20)
             id_width = max((len(row[2]) for row in every_row), default=0)
             with VerticalScroll(id="help-scroll"):
                 for title, rows in self._sections:
-                    table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), expand=False)
-                    table.add_column(style="bold", no_wrap=True, min_width=16)
-                    table.add_column(min_width=width)
-                    table.add_column(style="dim", no_wrap=True, min_width=id_width)
+                    table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), expand=True)
+                    table.add_column(style="bold", width=keys_width, overflow="fold")
+                    table.add_column(ratio=1, overflow="fold")
+                    table.add_column(style="dim", no_wrap=True, width=id_width)
                     for keys, description, action_id in rows:
                         table.add_row(keys, description, action_id)
                     yield Static(Text(title, style="bold underline"), classes="help-section")

@@ -1,4 +1,5 @@
-"""Script output and errors (with tracebacks) for this session."""
+"""This session's messages in full: notifications, script output and errors (with
+tracebacks)."""
 
 from __future__ import annotations
 
@@ -24,14 +25,17 @@ class LogScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="log-box"):
-            yield Label("Script log — escape to close", id="log-title")
+            yield Label("Log: messages, script output and errors — escape to close", id="log-title")
             yield RichLog(id="log", wrap=True, markup=False, highlight=False)
 
     def on_mount(self) -> None:
         log = self.query_one(RichLog)
         if not self._entries:
             log.write(
-                Text("Nothing yet: script output (print) and errors appear here.", style="dim")
+                Text(
+                    "Nothing yet: messages, script output (print) and errors appear here.",
+                    style="dim",
+                )
             )
         for entry in self._entries:
             head = Text.assemble(

@@ -24,6 +24,7 @@ from textual.worker import Worker, WorkerState
 
 from pigeon.model import Collection, Request
 from pigeon.terminal import printable
+from pigeon.tui.pane_widths import STEP, PaneWidths
 from pigeon.tui.screens.save_as import SaveAs
 from pigeon.tui.widgets.collection_pane import CollectionPane
 from pigeon.tui.widgets.collection_tree import CollectionTree
@@ -102,8 +103,30 @@ class MainScreen(Screen[None]):
             priority=True,
             tooltip="Maximise the focused pane, or restore it",
         ),
+        Binding(
+            "ctrl+right",
+            "resize_pane(1)",
+            "Wider",
+            id="pane_wider",
+            show=False,
+            tooltip="Widen the focused pane (the centre keeps 60 columns)",
+        ),
+        Binding(
+            "ctrl+left",
+            "resize_pane(-1)",
+            "Narrower",
+            id="pane_narrower",
+            show=False,
+            tooltip="Narrow the focused pane",
+        ),
         Binding("f4", "choose_environment", "Env", id="environment", tooltip="Choose environment"),
-        Binding("f2", "show_log", "Log", id="log", tooltip="Script log: output and errors"),
+        Binding(
+            "f2",
+            "show_log",
+            "Log",
+            id="log",
+            tooltip="Log: every message in full, script output and errors",
+        ),
         Binding(
             "f7",
             "show_cookies",
@@ -147,6 +170,7 @@ class MainScreen(Screen[None]):
         self._trust_asked = False
         self._tree_hidden_by_user: bool | None = None
         self._vars_hidden_by_user: bool | None = None
+        self.pane_widths = PaneWidths()
         self.editor = RequestEditor(self._scopes_for, self._preview, id="editor")
         self.collection_pane = CollectionPane(
             session, self.editor, self.guard_unsaved, id="tree-pane"
@@ -211,13 +235,33 @@ class MainScreen(Screen[None]):
         self._apply_width(event.size.width)
 
     def _apply_width(self, width: int) -> None:
-        """Below 120 columns the side panes narrow, below 110 the variables pane starts
-        hidden (the editor keeps 50 columns or more), below 70 the tree too."""
-        self.set_class(width < 120, "narrow")
-        if self._vars_hidden_by_user is None:
-            self.query_one("#vars-pane").display = width >= 110
+        """The side panes narrow, then start hidden, so the centre keeps its 60 columns
+        (``tui/pane_widths``); a maximised pane takes the whole screen."""
+        tree, variables = self.collection_pane, self.query_one("#vars-pane")
+        tree_shown, vars_shown = PaneWidths.shown_at_start(width)
         if self._tree_hidden_by_user is None:
-            self.collection_pane.display = width >= 70
+            tree.display = tree_shown
+        if self._vars_hidden_by_user is None:
+            variables.display = vars_shown
+        widths = self.pane_widths.fit(width, (tree.display, variables.display))
+        for side, pane in (("tree", tree), ("vars", variables)):
+            if pane is self.maximized:
+                pane.styles.width = "1fr"
+            elif side in widths:
+                pane.styles.width = widths[side]
+
+    def watch_maximized(self) -> None:
+        self._apply_width(self.size.width)
+
+    def action_resize_pane(self, direction: int) -> None:
+        """Widen or narrow the focused side pane, or the centre (the side panes give way)."""
+        focused = self.focused
+        ancestors = focused.ancestors_with_self if focused is not None else []
+        tree, variables = self.collection_pane, self.query_one("#vars-pane")
+        target = "tree" if tree in ancestors else "vars" if variables in ancestors else "centre"
+        shown = (tree.display, variables.display)
+        if self.pane_widths.resize(target, direction * STEP, self.size.width, shown):
+            self._apply_width(self.size.width)
 
     def update_status(self, extra: str = "") -> None:
         self.status.show(self.session, extra)
@@ -669,7 +713,11 @@ class MainScreen(Screen[None]):
         focused = self.focused
         pane.display = not pane.display
         hidden = {selector: not pane.display}
-        if pane.display and self.size.width < 100 and self.query_one(other).display:
+        if (
+            pane.display
+            and not PaneWidths.fits_both(self.size.width)
+            and self.query_one(other).display
+        ):
             self.query_one(other).display = False
             hidden[other] = True
         for key, value in hidden.items():
@@ -677,6 +725,7 @@ class MainScreen(Screen[None]):
                 self._tree_hidden_by_user = value
             else:
                 self._vars_hidden_by_user = value
+        self._apply_width(self.size.width)
         if pane.display:
             if selector == "#vars-pane":
                 self._refresh_variables()

@@ -209,4 +209,4 @@ class BodyPanel(Vertical):
             label.update("no matches")
         else:
             more = "+" if view.matches_capped else ""
-            label.update(f"{view.current_match + 1}/{view.match_count:,}{more}")
+            label.update(f"{view.current_match + 1:,}/{view.match_count:,}{more}")

@@ -201,8 +201,9 @@ class HistoryList(OptionList):
         colour = method_colour(self.app.current_theme, entry.method)
         width = max(self._width, 12)
         text = Text()
-        text.append(short_time(entry.started_at, now, seconds=width >= 26), muted)
-        text.append(" ")
+        if width >= 22:  # narrower, the status and its time come first: the clock goes
+            text.append(short_time(entry.started_at, now, seconds=width >= 26), muted)
+            text.append(" ")
         text.append(entry.method[:6], Style(color=colour, bold=True))
         text.append(" ")
         text.append(status, kind + Style(bold=True))

@@ -27,6 +27,15 @@ Shown = tuple[str, str, str, str, str]
 class KeyFooter(Footer):
     """A ``Footer`` that updates its keys in place instead of rebuilding them."""
 
+    # Compact, Textual's palette key keeps a key's right margin: the keys that overflow the
+    # line showed through in its last column (``^p PaletteL``). A padding is drawn over them.
+    DEFAULT_CSS = """
+    KeyFooter.-compact FooterKey.-command-palette {
+        margin-right: 0;
+        padding-right: 1;
+    }
+    """
+
     def __init__(self, *, compact: bool = False) -> None:
         super().__init__(compact=compact)
         self._keys: dict[Shown, FooterKey] = {}  # every key composed or mounted, shown or not

@@ -66,7 +66,7 @@ class StatusLine(Widget):
         self._refused = ""
         self._exchange = exchange
         self.state = "error" if exchange.error and exchange.status is None else "done"
-        self.refresh()
+        self._refresh_lines()
 
     def show_pending(self, method: str, url: str, progress: Any = None) -> None:
         """In flight; ``progress`` (a :class:`pigeon.send.Progress`), when given, is read on
@@ -81,7 +81,7 @@ class StatusLine(Widget):
         self.state = "pending"
         if self._timer is None:
             self._timer = self.set_interval(0.1, self._tick)
-        self.refresh()
+        self._refresh_lines()
 
     def show_cancelled(self, elapsed_ms: float | None = None) -> None:
         """Stopped after ``elapsed_ms`` (by default: since the spinner started)."""
@@ -91,20 +91,27 @@ class StatusLine(Widget):
         self._stop_timer()
         self._refused = ""
         self.state = "cancelled"
-        self.refresh()
+        self._refresh_lines()
 
     def show_refused(self, reason: str) -> None:
         """A send that never went out: why, ahead of the response that is still shown."""
         self._stop_timer()
         self._refused = reason
-        self.refresh()
+        self._refresh_lines()
 
     def clear(self) -> None:
         self._stop_timer()
         self._refused = ""
         self._exchange = None
         self.state = "empty"
-        self.refresh()
+        self._refresh_lines()
+
+    def _refresh_lines(self) -> None:
+        """Redraw; lay the pane out again only when the line takes a different number of
+        rows (a long error wraps), which a send that succeeds mostly does not."""
+        width = self.content_region.width
+        rows = len(self._text().wrap(self.app.console, width)) if width > 0 else 1
+        self.refresh(layout=rows != self.content_region.height)
 
     def _tick(self) -> None:
         self._frame += 1
@@ -131,18 +138,23 @@ class StatusLine(Widget):
     @property
     def plain(self) -> str:
         """The line as plain text."""
-        return self.render().plain
+        return self._text().plain
 
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"status-line--{name}", partial=True)
 
     def render(self) -> Text:
         self._painted.resolve()  # the frame being drawn holds the line as it is now
+        return self._text()
+
+    def _text(self) -> Text:
+        """The line as it is now, with why the last send was refused ahead of it; an error or
+        a long status wraps, in flight it is one line."""
         line = self._line()
         if self._refused:
             head = Text(f"✖ Not sent: {printable(self._refused)}", style=self._style("error"))
-            line = Text.assemble(head, (SEPARATOR, self._style("muted")), line, no_wrap=True)
-            line.overflow = "ellipsis"
+            line = Text.assemble(head, (SEPARATOR, self._style("muted")), line)
+            line.overflow = "fold"
         return line
 
     def _line(self) -> Text:
@@ -164,15 +176,14 @@ class StatusLine(Widget):
             )
         exchange = self._exchange
         if self.state == "error" and exchange is not None:
-            text = Text(f"✖ {exchange.error}", style=self._style("error"), no_wrap=True)
-            text.overflow = "ellipsis"
+            text = Text(f"✖ {exchange.error}", style=self._style("error"), overflow="fold")
             if exchange.timings.total_ms:
                 text.append(f"{SEPARATOR}{duration(exchange.timings.total_ms)}", muted)
             return text
         if self.state == "done" and exchange is not None:
             kind = self._style(status_kind(exchange.status))
             head, *rest = status_parts(exchange)
-            text = Text(no_wrap=True, overflow="ellipsis")
+            text = Text(overflow="fold")
             text.append(head, kind + Style(bold=True))
             if rest and exchange.status_class:
                 text.append(SEPARATOR, muted)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
@@ -42,6 +43,7 @@ class UrlPreview(Static):
         self.unresolved: list[str] = []
         self.warnings: list[str] = []
         self.error: str | None = None
+        self._shown: tuple[object, ...] = ()
 
     def show(
         self, url: str, unresolved: list[str], warnings: list[str], error: str | None = None
@@ -52,6 +54,16 @@ class UrlPreview(Static):
             list(warnings),
             error,
         )
+        shown = (url, tuple(unresolved), tuple(warnings), error)
+        if shown == self._shown:  # an update costs a relayout
+            return
+        self._shown = shown
         text = preview_text(url, unresolved, warnings, error)
-        if text != self.content:  # an update costs a relayout
+        text.overflow = "fold"  # an error or a warning wraps: read in full
+        if error:
             self.update(text)
+            return
+        # The URL keeps one line (it is in the bar above, whole); what is below it wraps.
+        first, *rest = text.split("\n")
+        first.no_wrap, first.overflow = True, "ellipsis"
+        self.update(Group(first, *rest) if rest else first)

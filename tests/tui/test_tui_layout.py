@@ -1,0 +1,111 @@
+"""The main screen's columns at the sizes people use: the centre (editor over response) keeps 60
+columns, the side panes narrow or hide for it, resize by key within bounds, and maximise."""
+
+from __future__ import annotations
+
+import pytest
+from tui_support import main_screen, running
+
+from pigeon.tui.app import PigeonApp
+from pigeon.tui.pane_widths import CENTRE_MIN, TREE_MIN, VARS_MIN, PaneWidths
+from pigeon.tui.widgets.collection_tree import CollectionTree
+from pigeon.tui.widgets.variables_pane import VariablesPane
+
+
+def widths(app: PigeonApp) -> tuple[int, int, int]:
+    """Columns of the tree pane, the centre and the variables pane (0: hidden)."""
+    screen = main_screen(app)
+    return tuple(  # type: ignore[return-value]
+        screen.query_one(sel).region.width for sel in ("#tree-pane", "#centre", "#vars-pane")
+    )
+
+
+@pytest.mark.parametrize(
+    ("size", "tree_shown", "vars_shown"),
+    [
+        ((120, 40), True, True),
+        ((100, 30), True, False),
+        ((80, 24), True, False),
+        ((60, 20), False, False),
+    ],
+)
+async def test_centre_keeps_sixty_columns(app: PigeonApp, size, tree_shown, vars_shown) -> None:
+    async with running(app, "users/create-user", size=size) as pilot:
+        await pilot.pause()
+        tree, centre, variables = widths(app)
+        assert centre >= CENTRE_MIN
+        assert (tree > 0, variables > 0) == (tree_shown, vars_shown)
+        assert tree + centre + variables == size[0]
+        if size == (120, 40):  # room to spare goes to the centre: every editor tab shows
+            tabs = main_screen(app).query_one("#editor-tabs Tabs")
+            assert tabs.virtual_size.width <= tabs.region.width
+
+
+async def test_resize_keys_move_the_focused_pane_within_bounds(app: PigeonApp) -> None:
+    async with running(app, "users/create-user") as pilot:
+        screen = main_screen(app)
+        screen.query_one(CollectionTree).focus()
+        tree, centre, _ = widths(app)
+        await pilot.press("ctrl+right")
+        await pilot.pause()
+        assert widths(app)[0] == tree + 4 and widths(app)[1] == centre - 4
+        for _ in range(30):  # bounded: the centre stops the tree at its minimum
+            await pilot.press("ctrl+right")
+        await pilot.pause()
+        assert widths(app)[1] == CENTRE_MIN
+        for _ in range(30):
+            await pilot.press("ctrl+left")
+        await pilot.pause()
+        assert widths(app)[0] == TREE_MIN
+        screen.query_one(VariablesPane).focus()
+        await pilot.press("ctrl+left", "ctrl+left")
+        await pilot.pause()
+        assert widths(app)[2] == VARS_MIN
+        await pilot.press("ctrl+right")
+        await pilot.pause()
+        assert widths(app)[2] == VARS_MIN + 4
+        # Focus in the centre: the side panes give way to it, down to their minimums.
+        screen.query_one("#headers").focus()
+        for _ in range(10):
+            await pilot.press("ctrl+right")
+        await pilot.pause()
+        assert widths(app) == (TREE_MIN, 120 - TREE_MIN - VARS_MIN, VARS_MIN)
+
+
+async def test_resized_widths_hold_when_the_terminal_shrinks(app: PigeonApp) -> None:
+    async with running(app, "users/create-user") as pilot:
+        main_screen(app).query_one(VariablesPane).focus()
+        await pilot.press("ctrl+right", "ctrl+right")
+        await pilot.pause()
+        await pilot.resize_terminal(110, 40)
+        await pilot.pause()
+        tree, centre, variables = widths(app)
+        assert centre == CENTRE_MIN and tree >= TREE_MIN and variables >= VARS_MIN
+
+
+async def test_maximise_widens_a_side_pane_and_restores_it(app: PigeonApp) -> None:
+    async with running(app, "users/create-user") as pilot:
+        screen = main_screen(app)
+        before = widths(app)
+        screen.query_one(VariablesPane).focus()
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert screen.maximized is screen.query_one("#vars-pane")
+        assert screen.query_one("#vars-pane").region.width == 120
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert screen.maximized is None and widths(app) == before
+        screen.query_one(CollectionTree).focus()
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert screen.query_one("#tree-pane").region.width == 120
+
+
+def test_widths_narrow_in_proportion_then_hide() -> None:
+    for total in range(40, 240):
+        shown = PaneWidths.shown_at_start(total)
+        fitted = PaneWidths().fit(total, shown)
+        assert total - sum(fitted.values()) >= min(total, CENTRE_MIN)
+        assert all(w >= {"tree": TREE_MIN, "vars": VARS_MIN}[s] for s, w in fitted.items())
+    # Shown by the user where they do not fit: at their minimums, the centre gives.
+    assert PaneWidths().fit(70, (True, True)) == {"tree": TREE_MIN, "vars": VARS_MIN}
