@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 from textual.widgets import Label
-from tui_support import main_screen, make_app, replace_url, running
+from tui_support import main_screen, make_app, replace_url, running, wait_for
 
 from pigeon.echo import EchoServer
 from pigeon.model import Folder, Request
@@ -101,8 +101,7 @@ async def test_duplicate_and_move(app: PigeonApp, collection: Path) -> None:
         await pilot.pause()
         assert isinstance(app.screen, ChooseScreen)
         await pilot.press("home", "enter")  # (top level)
-        await pilot.pause()
-        assert not copy_file.exists()
+        await wait_for(pilot, lambda: not copy_file.exists())
         assert (collection / "list-users-copy.toml").is_file()
         reloaded = load_collection(collection)
         assert reloaded.find_folder("users").order == ["list-users", "create-user"]
@@ -210,8 +209,8 @@ async def test_duplicate_and_move_folder(app: PigeonApp, collection: Path) -> No
         labels = [str(o.prompt).strip() for o in app.screen.query_one("OptionList").options]
         assert "Users" not in labels and "Users copy" in labels  # not into itself
         await pilot.press("down", "enter")  # (top level), then Auth
-        await pilot.pause()
         moved = collection / "auth" / "users"
+        await wait_for(pilot, lambda: (moved / "list-users.toml").is_file())
         assert (moved / "list-users.toml").is_file() and not (collection / "users").exists()
         reloaded = load_collection(collection)
         assert "users" not in reloaded.order

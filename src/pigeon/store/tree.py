@@ -294,6 +294,7 @@ def duplicate_request(col: Collection, req: Request) -> Request:
         break
     else:
         raise SaveError(f"not duplicated: no free file name for {name!r} in {directory}")
+    record_write(col.seen, path, None, text)  # the app's own file: no news to the watcher
     copied = request_from_toml(text, path)
     copied.id = rel_id(col.root, path)
     items.append(copied)

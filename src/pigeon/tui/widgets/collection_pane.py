@@ -292,8 +292,9 @@ class CollectionPane(Pane):
         from pigeon.tui.dialogs.prompt import PromptScreen
 
         def named(name: str | None) -> None:
-            if name and name != folder.name:
-                self._change_folder(folder, "Rename", store.rename_folder, name)
+            current = self._current(folder) if name and name != folder.name else None
+            if isinstance(current, Folder):
+                self._change_folder(current, "Rename", store.rename_folder, name)
 
         self.app.push_screen(PromptScreen("Rename folder", folder.name), named)
 
@@ -429,7 +430,6 @@ class CollectionPane(Pane):
         self.app.push_screen(ConfirmScreen("Delete request", message, yes="Delete"), answered)
 
     def _move(self, item: Folder | Request | None) -> None:
-        from pigeon import store
         from pigeon.tui.dialogs.choose import ChooseScreen
 
         if not isinstance(item, (Folder, Request)):
@@ -449,22 +449,41 @@ class CollectionPane(Pane):
         def chosen(folder_id: str | None) -> None:
             if folder_id is None or folder_id == here:
                 return
-            target = self.session.collection.find_folder(folder_id) if folder_id else None
-            if isinstance(item, Folder):
-                self._change_folder(item, "Move", store.move_folder, target)
+            moving = self._current(item)  # the collection may have been reloaded meanwhile
+            if moving is None:
                 return
-            before = item.path
-            moved = self._store_call(
-                "Move", store.move_request, self.session.collection, item, target
-            )
-            # Even a refusal may come after the file moved (an order list not written).
-            if moved is not FAILED or item.path != before:
-                editor = self.editor
-                if editor.saved is item and editor.request is not None:
-                    editor.request.path, editor.request.id = item.path, item.id
-                self._rebuild_tree(item.path)
+            target = self.session.collection.find_folder(folder_id) if folder_id else None
+            self._move_to(moving, target)
 
         self.app.push_screen(ChooseScreen(f"Move “{item.name}” to", folders, here), chosen)
+
+    def _current(self, item: Folder | Request) -> Folder | Request | None:
+        """``item`` as the collection holds it now: the disk watcher may have reloaded it
+        while a dialog was open, and a command must act on the live model."""
+        collection = self.session.collection
+        if isinstance(item, Folder):
+            now: Folder | Request | None = collection.find_folder(item.id)
+        else:
+            found = collection.find(item.id)
+            now = found[1] if found is not None else None
+        if now is None:
+            self.notify(f"“{item.name}” is no longer in the collection.", severity="warning")
+        return now
+
+    def _move_to(self, item: Folder | Request, target: Folder | None) -> None:
+        from pigeon import store
+
+        if isinstance(item, Folder):
+            self._change_folder(item, "Move", store.move_folder, target)
+            return
+        before = item.path
+        moved = self._store_call("Move", store.move_request, self.session.collection, item, target)
+        # Even a refusal may come after the file moved (an order list not written).
+        if moved is not FAILED or item.path != before:
+            editor = self.editor
+            if editor.saved is item and editor.request is not None:
+                editor.request.path, editor.request.id = item.path, item.id
+            self._rebuild_tree(item.path)
 
 
 def _folders(items: list[Folder | Request]) -> list[Folder]:
