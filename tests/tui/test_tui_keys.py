@@ -363,7 +363,7 @@ async def test_a_tab_not_opened_yet_never_shows_its_internal_name(app: PigeonApp
 async def test_the_next_request_opens_on_the_first_tab_with_its_strip_whole(
     app: PigeonApp,
 ) -> None:
-    async with running(app, "users/list-users", size=(80, 30)) as pilot:
+    async with running(app, "users/list-users", size=(48, 30)) as pilot:
         screen = await show_tab(pilot, "tab-settings")
         strip = screen.query_one("#editor-tabs").query_one("#tabs-scroll")
         await wait_for(pilot, lambda: strip.scroll_x > 0)  # narrow: the strip scrolled along
