@@ -36,6 +36,9 @@ from servers import (
 )
 from test_send import req
 
+# Each case waits out a real deadline on the clock (a second or two): slow by design.
+pytestmark = pytest.mark.slow
+
 DEADLINE = 1.0
 # The deadline plus a generous margin for a loaded machine: the point is that a server that
 # keeps sending cannot stretch the exchange, not how fast it stops.

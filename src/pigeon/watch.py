@@ -84,14 +84,16 @@ class DiskWatcher:
                 self._failed(f"{type(exc).__name__}: {exc}")
 
     def news(self, paths: set[Path]) -> set[Path]:
-        """The paths whose change the open collection does not know: a folder, a request,
-        folder, environment or collection file (or ``.env``) whose text is not the one last
-        read or written there."""
+        """The paths whose change the open collection does not know: a folder holding no file
+        it knows, or a request, folder, environment or collection file (or ``.env``) whose
+        text is not the one last read or written there."""
         seen = self._seen()
+        known_dirs = {parent for p in seen for parent in p.parents}
         out = set()
         for path in paths:
             if path.is_dir():
-                out.add(path)
+                if path not in known_dirs:  # a folder the app made holds files it recorded
+                    out.add(path)
             elif path.suffix == ".toml" or path.name == ".env" or path in seen:
                 if digest_of(path) != seen.get(path):
                     out.add(path)

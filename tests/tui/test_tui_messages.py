@@ -5,7 +5,7 @@ at its end shows; a long note under the panes wraps; every notification is kept 
 from __future__ import annotations
 
 from textual.widgets import RichLog
-from tui_support import main_screen, press_and_settle, replace_url, running, wait_for
+from tui_support import main_screen, press_and_settle, running, wait_for
 
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.log import LogScreen
