@@ -39,7 +39,8 @@ def main_screen(app: PigeonApp) -> MainScreen:
 
 
 async def open_request(pilot, request_id: str) -> Request:
-    """Highlight a request in the tree, as the arrow keys would, and press enter."""
+    """Highlight a request in the tree, as the arrow keys would, and press enter (or, when a
+    narrow screen hides the tree, choose it as enter does)."""
     screen = main_screen(pilot.app)
     tree = screen.query_one(CollectionTree)
     tree.focus()
@@ -48,10 +49,12 @@ async def open_request(pilot, request_id: str) -> Request:
     )
     tree.move_cursor(node)
     await pilot.pause()
-    await pilot.press("enter")
-    await pilot.pause()
+    if tree.has_focus:
+        await pilot.press("enter")
+    else:  # a narrow screen hides the tree: choose the request as enter would
+        tree.post_message(CollectionTree.RequestChosen(node.data))
     editor = screen.query_one(RequestEditor)
-    assert editor.request is not None and editor.request.id == request_id
+    await wait_for(pilot, lambda: editor.request is not None and editor.request.id == request_id)
     return editor.request
 
 
