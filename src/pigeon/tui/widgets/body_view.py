@@ -213,24 +213,19 @@ class BodyView(ScrollView, can_focus=True):
         generation = self._start(text, is_json=is_json)
         self._json_lines = json_lines and not is_json
         if markup is not None and not is_json:
-            self.run_worker(
-                partial(self._markup_in_thread, text, markup, generation),
-                name="format body",
-                description="format markup",
-                group="body-format",
-                thread=True,
-                exclusive=True,
-                exit_on_error=False,
-            )
+            self._format_in_thread(partial(self._markup_in_thread, text, markup, generation))
             return
         if len(text) <= SYNC_LIMIT:
             doc, phase = self._prepare_now(text, is_json)
             self._set_doc(doc, phase, generation)
             return
+        self._format_in_thread(partial(self._prepare_in_thread, text, is_json, generation))
+
+    def _format_in_thread(self, work: Callable[[], object]) -> None:
+        """Format off the UI loop; a newer body's formatting replaces this one's."""
         self.run_worker(
-            partial(self._prepare_in_thread, text, is_json, generation),
+            work,
             name="format body",
-            description="format body",
             group="body-format",
             thread=True,
             exclusive=True,
