@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
-import http.cookiejar
 import socket
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -28,6 +27,8 @@ from pigeon.model import Collection, Folder, Request
 from pigeon.scopes import RuntimeVars, Scopes, build_scopes
 
 if TYPE_CHECKING:
+    import http.cookiejar  # the jar is made by the send, on first use
+
     from pigeon.oauth2 import Person, Tokens
     from pigeon.scripts.process import ScriptWorker
     from pigeon.send import HttpSession
