@@ -284,7 +284,8 @@ async def test_the_watcher_stops_with_the_app(app: PigeonApp) -> None:
     async with running(app) as pilot:
         await wait_for(pilot, lambda: main_screen(app).query(DiskWatch))
         watch = main_screen(app).query_one(DiskWatch)
-        assert watch.watcher is not None and watch.watcher.running
+        # Mounted is not yet started: the thread starts in its mount handler.
+        await wait_for(pilot, lambda: watch.watcher is not None and watch.watcher.running)
     assert not watch.watcher.running
     assert not [t for t in threading.enumerate() if t.name == "pigeon-watch"]
 
