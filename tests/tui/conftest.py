@@ -7,18 +7,20 @@ import shutil
 from pathlib import Path
 
 import pytest
-import textual._wait
 from tui_support import DEMO, make_app
 
 from pigeon.echo import EchoServer
 from pigeon.tui.app import PigeonApp
 
-# Pilot waits after each key and pause until the process uses under a twentieth of the CPU over
-# one window: with Textual's 20 ms window a key costs 40-80 ms of sleep for a few ms of work,
-# which left both cores idle most of a Pilot test. A 5 ms window keeps the same test (still
-# under a twentieth) and lets the sleep end as soon as the app is quiet.
-textual._wait.SLEEP_GRANULARITY = 1 / 200
-textual._wait.SLEEP_IDLE = textual._wait.SLEEP_GRANULARITY / 20
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A Pilot test that fails is run once more before it counts: on a loaded machine (CI,
+    two workers a core) the app's timing varies, and one slow frame must not fail a run.
+    A test that fails twice fails; the rerun is reported in the summary."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.flaky(reruns=1))
 
 
 @pytest.fixture(name="private_config", autouse=True)
