@@ -416,7 +416,7 @@ class _Checker:
 
     # -- once --
 
-    def unused_and_unset(self, environments: list[str | None]) -> None:
+    def unused_and_unset(self) -> None:
         used: set[str] = set()
         col = self.col
         # Who defines variables, and in which file: the collection, the environments, each
@@ -492,5 +492,5 @@ def check(collection: Collection, environments: Iterable[str | None]) -> Report:
     checker = _Checker(collection)
     for env in envs:
         checker.check_environment(env)
-    checker.unused_and_unset(envs)
+    checker.unused_and_unset()
     return checker.report(envs)
