@@ -52,6 +52,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.cookies",
             "pigeon.watch",
             "pigeon.external_editor",
+            "pigeon.websocket",
         ),
     ),
     ("the exchange", ("pigeon.exchange", "pigeon.masking")),

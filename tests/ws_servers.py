@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import ssl
 import threading
 from collections.abc import Iterator
 from http import HTTPStatus
@@ -77,8 +78,8 @@ def _process_request(ws: ServerConnection, request: Request) -> Response | None:
 
 
 @contextlib.contextmanager
-def ws_server() -> Iterator[str]:
-    """``ws://127.0.0.1:PORT`` of a running server, stopped on exit."""
+def ws_server(tls: ssl.SSLContext | None = None) -> Iterator[str]:
+    """``ws://127.0.0.1:PORT`` (``wss://`` with ``tls``) of a running server, stopped on exit."""
     ready = threading.Event()
     state: dict[str, object] = {}
 
@@ -93,6 +94,7 @@ def ws_server() -> Iterator[str]:
             process_request=_process_request,
             max_size=None,
             ping_interval=None,
+            ssl=tls,
         ) as server:
             state["port"] = server.sockets[0].getsockname()[1]
             ready.set()
@@ -104,7 +106,7 @@ def ws_server() -> Iterator[str]:
     if not ready.wait(10):
         raise RuntimeError("the WebSocket server did not start")
     try:
-        yield f"ws://127.0.0.1:{state['port']}"
+        yield f"{'wss' if tls else 'ws'}://127.0.0.1:{state['port']}"
     finally:
         loop = state["loop"]
         loop.call_soon_threadsafe(state["stop"].set)  # type: ignore[attr-defined]
