@@ -53,6 +53,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.watch",
             "pigeon.external_editor",
             "pigeon.websocket",
+            "pigeon.websocket_exchange",
         ),
     ),
     ("the exchange", ("pigeon.exchange", "pigeon.masking")),

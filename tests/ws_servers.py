@@ -21,6 +21,7 @@ from http import HTTPStatus
 from urllib.parse import parse_qs, urlsplit
 
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 SUBPROTOCOLS = ("chat.v1", "chat.v2")
@@ -63,8 +64,9 @@ async def _handler(ws: ServerConnection) -> None:
 
 
 async def _echo(ws: ServerConnection) -> None:
-    async for message in ws:
-        await ws.send(message)
+    with contextlib.suppress(ConnectionClosed):  # the client may close between the two
+        async for message in ws:
+            await ws.send(message)
 
 
 def _select_subprotocol(ws: ServerConnection, offered: list[str]) -> str | None:

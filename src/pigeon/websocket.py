@@ -275,7 +275,7 @@ class WebSocketLink:
             self._ws = None
             self._open.set()
             self._done.set()
-            self._arrived.set()
+            self._wake()
             self._changed()
 
     async def _run(self) -> None:
@@ -353,8 +353,8 @@ class WebSocketLink:
                 self.received += 1
                 self.bytes_received += event.size
                 self._inbox.append(frame)
-                self._arrived.set()
                 self._add(frame)
+                self._wake()
             elif isinstance(event, ev.CloseConnection):  # pragma: no cover  (receive raises)
                 self._closed(event.code, event.reason or "")
                 return
@@ -382,6 +382,12 @@ class WebSocketLink:
         if by == "server":
             note = f"{code} {reason}".strip()
             self._add(Frame(direction, "close", reason, len(reason.encode()) + 2, note=note))
+
+    def _wake(self) -> None:
+        """Wake every waiter (``receive``, ``wait_received``): each waits on the event of its
+        moment, and a new one takes its place."""
+        arrived, self._arrived = self._arrived, asyncio.Event()
+        arrived.set()
 
     def _fail(self, message: str) -> None:
         self.state, self.error = "failed", message
@@ -497,15 +503,20 @@ class WebSocketLink:
     async def receive(self, timeout: float | None = None) -> Frame | None:
         """The next received message not yet handed out, waiting at most ``timeout`` seconds
         (the request's by default); ``None`` when none came or the link ended."""
-        limit = timeout if timeout is not None else self.timeout
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(limit):
-                while not self._inbox:
-                    if self._done.is_set():
-                        return None
-                    self._arrived.clear()
-                    await self._arrived.wait()
+        await self._wait(lambda: bool(self._inbox), timeout)
         return self._inbox.popleft() if self._inbox else None
+
+    async def wait_received(self, count: int, timeout: float | None = None) -> bool:
+        """Wait until ``count`` messages have arrived in all (or the link ended, or
+        ``timeout``, the request's by default, passed); whether they did."""
+        await self._wait(lambda: self.received >= count, timeout)
+        return self.received >= count
+
+    async def _wait(self, ready: Callable[[], bool], timeout: float | None) -> None:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout if timeout is not None else self.timeout):
+                while not ready() and not self._done.is_set():
+                    await self._arrived.wait()
 
     @property
     def messages(self) -> list[Frame]:
