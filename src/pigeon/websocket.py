@@ -246,6 +246,7 @@ class WebSocketLink:
         self.state: State = "connecting"
         self.handshake = Handshake(url=rendered.url)
         self.log: deque[Frame] = deque(maxlen=max_frames)
+        self.frames_total = 0  # frames ever logged: a reader of the ring knows what is new
         self.sent = 0
         self.received = 0
         self.bytes_received = 0
@@ -395,6 +396,7 @@ class WebSocketLink:
 
     def _add(self, frame: Frame) -> None:
         self.log.append(frame)
+        self.frames_total += 1
         self._changed()
 
     def _changed(self) -> None:
