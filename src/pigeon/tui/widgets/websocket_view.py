@@ -121,9 +121,11 @@ class WebSocketView(Vertical):
         saved.clear_options()
         messages = request.websocket.messages if request is not None else []
         for i, message in enumerate(messages):
-            body = printable(message.body.strip().split("\n", 1)[0])[:60]
+            body = printable(message.body.strip().split("\n", 1)[0])[:40]
             saved.add_option(Option(f"{printable(message.name)}  {body}", id=str(i)))
         saved.set_class(not messages, "-empty")
+        if messages:
+            saved.highlighted = 0
         if not keep_log and self.link is None:
             self.frame_log.clear()
         self._show_state()
