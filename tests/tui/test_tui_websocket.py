@@ -140,3 +140,29 @@ def test_close_codes_a_client_may_send() -> None:
     assert isinstance(parse_close("1006"), str)
     assert isinstance(parse_close("go"), str)
     assert isinstance(parse_close("1000 " + "x" * 124), str)
+
+
+SCRIPTED = """
+[scripts]
+post_response = '''
+pigeon.ws.send(pigeon.render("from {{who}}"))
+reply = pigeon.ws.receive(timeout=5)
+pigeon.log("script got", reply.text)
+assert reply.text == "something else"
+'''
+"""
+
+
+async def test_post_response_scripts_run_once_connected(collection: Path, ws_base: str) -> None:
+    app = make(collection, ws_base)
+    path = collection / "sockets" / "chat.toml"
+    path.write_text(path.read_text(encoding="utf-8") + SCRIPTED, encoding="utf-8")
+    app.session.collection = Session.open(collection).collection  # the file as changed
+    app.session.trust()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await connected(pilot, app)
+        log = app.session.log
+        await wait_for(pilot, lambda: any(e.error for e in log))
+        assert any(e.text.endswith("script got from me") for e in log)
+        assert any("something else" in e.text for e in log if e.error)
+        await wait_for(pilot, lambda: view.frame_log.lines().count("  from me") == 2)

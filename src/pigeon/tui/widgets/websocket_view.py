@@ -74,6 +74,7 @@ class WebSocketView(Vertical):
         self._link_task: asyncio.Task[None] | None = None
         self._redraw_due = False
         self._told = False  # the connection's failure was notified
+        self._scripted: WebSocketLink | None = None  # the link whose scripts were started
 
     def compose(self) -> ComposeResult:
         yield Static("", id="ws-state", markup=False)
@@ -221,9 +222,53 @@ class WebSocketView(Vertical):
             return
         self.frame_log.update(list(link.log), link.frames_total)
         self._show_state()
+        if link.state == "open" and link is not self._scripted:
+            self._scripted = link
+            self._run_scripts(link)
         if link.state == "failed" and link.error and not self._told:
             self._told = True  # once: the state line keeps it
             self.notify(printable(link.error), title="WebSocket", severity="error", timeout=8)
+
+    @work(group="websocket-script", exit_on_error=False)
+    async def _run_scripts(self, link: WebSocketLink) -> None:
+        """The request's post-response scripts, once connected, with ``pigeon.ws`` served by
+        the link (as ``pigeon run`` runs them); their output goes to the log (f2)."""
+        from pigeon.pipeline import RunContext
+        from pigeon.scripts import has_scripts
+        from pigeon.websocket_exchange import exchange_of, script_call
+
+        s, request, loop = self.session, self.request, self._loop
+        if request is None or loop is None:
+            return
+        chain = s.chain_of(request)
+        if not has_scripts(s.collection, chain, request, "post_response"):
+            return
+        if not s.is_trusted():
+            self.notify("Post-response scripts skipped: the collection is not trusted")
+            return
+
+        async def ws(call: tuple[Any, ...]) -> Any:
+            future = asyncio.run_coroutine_threadsafe(script_call(link, call), loop)
+            return await asyncio.wrap_future(future)
+
+        outcome = await s.script_worker().run_scripts(
+            "post_response",
+            s.collection,
+            chain,
+            request,
+            s.scopes_for(request),
+            s.runtime,
+            trusted=True,
+            exchange=exchange_of(link),
+            timeout=RunContext.script_timeout,
+            ws=ws,
+        )
+        source = request.id or request.name
+        for line in outcome.output:
+            s.add_log(source, line)
+        for problem in [*outcome.errors, *outcome.assertion_failures]:
+            s.add_log(source, problem.traceback or problem.summary(), error=True)
+            self.notify(printable(problem.summary()), title="Script error", severity="error")
 
     def _call(self, make: Any) -> concurrent.futures.Future[Any] | None:
         """Run ``make(link)`` (a coroutine) on the link's loop; ``None`` when not connected."""
