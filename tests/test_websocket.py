@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -159,8 +160,14 @@ async def test_a_huge_message_costs_the_frame_cap_and_the_ring_keeps_the_newest(
     ws_base: str,
 ) -> None:
     link = WebSocketLink(rendered(f"{ws_base}/huge?mb=16"), max_frames=2, frame_cap=1000)
-    task = await opened(link)
-    huge = await link.receive(10)
+    tracemalloc.start()
+    try:
+        task = await opened(link)
+        huge = await link.receive(10)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 1024 * 1024  # a 16 MB message is never held whole
     assert huge is not None
     assert (huge.size, huge.truncated, len(huge.data)) == (16 * 1024 * 1024, True, 1000)
     with pytest.raises(ValueError):
@@ -217,3 +224,13 @@ async def test_wss_through_the_collections_ca_bundle(tmp_path: Path) -> None:
         assert unverified.state == "open", unverified.error
         await unverified.close()
         await asyncio.wait_for(task, 5)
+
+
+async def test_a_flood_keeps_the_newest_frames_only(ws_base: str) -> None:
+    link = WebSocketLink(rendered(f"{ws_base}/push?count=3000&every=0"), max_frames=100)
+    task = await opened(link)
+    assert await link.wait_received(3000, timeout=30)
+    assert len(link.log) == 100 and link.log[-1].data == "tick 3000"
+    assert link.frames_total == 3000
+    await link.close()
+    await asyncio.wait_for(task, 5)
