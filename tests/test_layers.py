@@ -52,6 +52,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.cookies",
             "pigeon.watch",
             "pigeon.external_editor",
+            "pigeon.websocket",
+            "pigeon.websocket_exchange",
         ),
     ),
     ("the exchange", ("pigeon.exchange", "pigeon.masking")),

@@ -13,6 +13,7 @@ from typing import Any
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 BODY_TYPES = ("none", "json", "text", "form", "multipart")
 AUTH_TYPES = ("none", "basic", "bearer", "api_key", "oauth2", "digest", "aws_sigv4")
+REQUEST_TYPES = ("http", "websocket")
 OAUTH2_GRANTS = (
     "client_credentials", "password", "refresh_token", "authorization_code", "device_code",
 )  # fmt: skip
@@ -145,6 +146,25 @@ class Transport:
 
 
 @dataclass(slots=True)
+class Message:
+    """A saved WebSocket message: ``body`` (a template) is sent as one text frame."""
+
+    name: str
+    body: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
+
+
+@dataclass(slots=True)
+class WebSocket:
+    """A WebSocket request's own keys: the subprotocols offered, the saved messages, and how
+    many messages ``pigeon run`` waits for after sending them (``None``: one per message)."""
+
+    subprotocols: list[str] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
+    replies: int | None = None
+
+
+@dataclass(slots=True)
 class Request:
     name: str
     method: str = "GET"
@@ -162,6 +182,14 @@ class Request:
     path: Path | None = None
     id: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    type: str = "http"  # one of REQUEST_TYPES; a ws:// or wss:// URL is a WebSocket too
+    websocket: WebSocket = field(default_factory=WebSocket)
+
+    @property
+    def is_websocket(self) -> bool:
+        return self.type == "websocket" or self.url.lstrip()[:6].lower().startswith(
+            ("ws://", "wss://")
+        )
 
 
 @dataclass

@@ -200,6 +200,7 @@ class RequestResult(Outcome):
     strict_failure: bool = False
     scripts_skipped: list[str] = field(default_factory=list)  # phases whose scripts did not run
     duration_ms: float = 0.0
+    frames: tuple[int, int] | None = None  # a WebSocket's messages (sent, received)
 
     @property
     def id(self) -> str:
@@ -234,6 +235,7 @@ class RequestResult(Outcome):
             strict_failure=self.strict_failure,
             scripts_skipped=tuple(self.scripts_skipped),
             duration_ms=self.duration_ms,
+            frames=self.frames,
         )
 
 
@@ -262,6 +264,7 @@ class ResultRecord(Outcome):
     scripts_skipped: tuple[str, ...]
     duration_ms: float
     seq: int = 0  # its place in the whole run (all shards, all iterations): reports merge by it
+    frames: tuple[int, int] | None = None  # a WebSocket's messages (sent, received)
 
     @property
     def status_class(self) -> str:
@@ -287,6 +290,7 @@ async def _scripts(
     request: Request,
     scopes: Scopes,
     exchange: Exchange | None = None,
+    ws: Callable[[tuple[Any, ...]], Any] | None = None,
 ) -> ScriptOutcome:
     """Run one phase's scripts in the script worker, so a slow script never blocks the event
     loop, and the time limit or cancelling the awaiting task (escape, ctrl+c) kills it."""
@@ -305,6 +309,7 @@ async def _scripts(
         exchange=exchange,
         timeout=ctx.script_timeout,
         send=send,
+        ws=ws,
     )
 
 
@@ -372,6 +377,55 @@ async def _send_from_script(
         }
     finally:
         result.record()  # the exchange's spooled body file goes
+
+
+async def _websocket(
+    ctx: RunContext, chain: list[Folder], request: Request, scopes: Scopes, result: RequestResult
+) -> None:
+    """A WebSocket request: connect, send its saved messages, wait for the replies, run its
+    post-response scripts with ``pigeon.ws``, close (``pigeon.websocket.converse``)."""
+    from pigeon import __version__
+    from pigeon.render import render_text
+    from pigeon.websocket_exchange import converse, exchange_of
+
+    rendered = result.rendered
+    assert rendered is not None
+    if rendered.oauth2 is not None:
+        result.error = "not sent: OAuth 2.0 auth is not available for WebSocket requests"
+        return
+    texts = []
+    for message in request.websocket.messages:
+        done = render_text(message.body, scopes)
+        result.unresolved += [n for n in done.unresolved if n not in result.unresolved]
+        texts.append(done.text)
+    script = None
+    if _scripts_run(ctx, chain, request, "post_response", result):
+
+        async def script(exchange: Exchange, ws: Callable[[tuple[Any, ...]], Any]) -> ScriptOutcome:
+            return await _scripts(ctx, "post_response", chain, request, scopes, exchange, ws)
+
+    link, outcome, short = await converse(
+        rendered,
+        request.websocket.subprotocols,
+        texts,
+        request.websocket.replies,
+        script,
+        user_agent=f"pigeon/{__version__}",
+    )
+    result.exchange = exchange = exchange_of(link)
+    result.frames = (link.sent, link.received)
+    if ctx.history is not None:
+        ctx.history.record(ctx.collection.root, exchange)
+    if outcome is not None:
+        result.log += outcome.output
+        result.script_errors += outcome.errors
+        result.assertion_failures += outcome.assertion_failures
+    if link.closed_by == "server" and link.close_code != 1000:
+        result.warnings = [
+            *result.warnings,
+            f"the server closed the connection: {link.status_line()}",
+        ]
+    result.error = exchange.error or short
 
 
 def _scopes(ctx: RunContext, chain: list[Folder], request: Request, reuse: bool = True) -> Scopes:
@@ -462,6 +516,9 @@ async def execute(ctx: RunContext, chain: list[Folder], request: Request) -> Req
             return result
         if ctx.strict and rendered.unresolved:
             result.strict_failure = True
+            return result
+        if request.is_websocket or rendered.url.lower().startswith(("ws://", "wss://")):
+            await _websocket(ctx, chain, request, scopes, result)
             return result
         if rendered.oauth2 is None:
             exchange = await ctx.session().send(rendered)

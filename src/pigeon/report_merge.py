@@ -63,7 +63,14 @@ def _record(item: dict[str, Any]) -> ResultRecord:
         scripts_skipped=tuple(item["scripts_skipped"]),
         duration_ms=float(item.get("duration_ms", item["time_ms"] or 0.0)),
         seq=int(item.get("seq", 0)),
+        frames=_frames(item.get("frames")),
     )
+
+
+def _frames(value: Any) -> tuple[int, int] | None:
+    if not isinstance(value, dict):
+        return None
+    return int(value.get("sent", 0)), int(value.get("received", 0))
 
 
 def _read(path: Path) -> dict[str, Any]:

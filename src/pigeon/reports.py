@@ -12,7 +12,8 @@ JSON (``schema`` 1)::
                    "passed", "skipped" (sent, its post-response scripts not run),
                    "scripts_skipped": [phases], "error" (could not be built or sent, or null),
                    "script_errors": [str], "assertion_failures": [str],
-                   "unresolved": [names], "warnings": [str], "log": [script output lines]}]}
+                   "unresolved": [names], "warnings": [str], "log": [script output lines],
+                   "frames": {"sent", "received"} (a WebSocket's messages, else null)}]}
 
 New keys may be added; existing ones keep their meaning.
 
@@ -158,6 +159,7 @@ def _result_json(r: ResultRecord, mask: Masker) -> dict[str, Any]:
         "unresolved": list(r.unresolved),
         "warnings": [mask.text(w) for w in r.warnings],
         "log": [mask.text(line) for line in r.log],
+        "frames": dict(zip(("sent", "received"), r.frames, strict=True)) if r.frames else None,
         # What `pigeon report merge` needs to rebuild this result, the JUnit report included.
         "seq": r.seq,
         "folder": r.folder,

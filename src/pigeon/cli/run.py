@@ -60,6 +60,8 @@ class Console:
             )
             status = self._c(f"{r.status} {r.status_class}", code)
             figures = f"{r.elapsed_ms:.0f} ms  {human_size(r.size)}"
+            if r.frames is not None:
+                figures += f"  {r.frames[0]} sent, {r.frames[1]} received"
         else:
             status, figures = self._c("—", "2"), f"{r.duration_ms:.0f} ms"
         if r.skipped:

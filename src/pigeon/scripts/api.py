@@ -16,6 +16,10 @@ A script sees ``pigeon`` (a ``PigeonAPI``) and nothing of Pigeon's internals:
 * ``log(*values)``: a line in the script log, like ``print``.
 * ``send(ref, vars=None)``: send another request of the collection through the pipeline and
   get its response (``pigeon.pipeline`` does the sending; a request never sends itself).
+* ``ws`` (a WebSocket request's post-response scripts, run once it is connected and its
+  saved messages are sent): ``ws.send(text or bytes)``, ``ws.send_json(value)``,
+  ``ws.receive(timeout=5)`` (the next message received, or ``None``), ``ws.messages`` (every
+  message so far, both ways), ``ws.ping()`` (the round trip in ms), ``ws.close(code, reason)``.
 
 Both spellings (``setVar`` and ``set_var``) stay: the first is what Bruno and Postman users
 type, the second is what Python users expect. Everything here runs inside the script; what
@@ -181,9 +185,11 @@ class PigeonAPI:
         response: Any = None,
         write: Callable[[str], None] | None = None,
         sender: Callable[[str, dict[str, Any]], Any] | None = None,
+        ws: Callable[..., Any] | None = None,
     ) -> None:
         self.phase = phase
         self._sender = sender  # sends another request through the pipeline (pigeon.send)
+        self.ws = ScriptWebSocket(ws)
         self._request = request  # this send's request (a copy): edits are what gets sent
         self._scopes = scopes
         self._runtime = runtime
@@ -320,6 +326,67 @@ class PigeonAPI:
 
     def __repr__(self) -> str:
         return f"<pigeon {self.phase} {self.request.id or self.request.name}>"
+
+
+class WsMessage:
+    """A WebSocket message a script sees: ``direction`` ("sent" or "received"), ``kind``
+    ("text" or "binary"), ``data`` (str or bytes, cut at the log's cap when ``truncated``),
+    ``size`` (the whole message's bytes), ``text`` and ``json()``."""
+
+    def __init__(self, facts: Mapping[str, Any]) -> None:
+        self.direction: str = facts["direction"]
+        self.kind: str = facts["kind"]
+        self.data: str | bytes = facts["data"]
+        self.size: int = facts["size"]
+        self.truncated: bool = facts["truncated"]
+        self.at: float = facts["at"]
+
+    @property
+    def text(self) -> str:
+        data = self.data
+        return data if isinstance(data, str) else data.decode("utf-8", "replace")
+
+    def json(self) -> Any:
+        return json.loads(self.text)
+
+    def __repr__(self) -> str:
+        return f"<WsMessage {self.direction} {self.kind} {self.data[:60]!r}>"
+
+
+class ScriptWebSocket:
+    """``pigeon.ws``: the WebSocket request's connection, served by the parent."""
+
+    def __init__(self, call: Callable[..., Any] | None) -> None:
+        self._call = call
+
+    def _ask(self, *call: Any) -> Any:
+        if self._call is None:
+            raise RuntimeError("pigeon.ws is only there in a WebSocket request's scripts")
+        return self._call(*call)
+
+    def send(self, data: str | bytes) -> None:
+        if not isinstance(data, str | bytes):
+            raise TypeError("pigeon.ws.send: text (str) or binary (bytes); send_json for values")
+        self._ask("send", data)
+
+    def send_json(self, value: Any) -> None:
+        self.send(json.dumps(value))
+
+    def receive(self, timeout: float = 5.0) -> WsMessage | None:
+        """The next message received that no ``receive`` returned yet, waiting at most
+        ``timeout`` seconds; ``None`` when none came."""
+        facts = self._ask("receive", float(timeout))
+        return WsMessage(facts) if facts is not None else None
+
+    @property
+    def messages(self) -> list[WsMessage]:
+        return [WsMessage(f) for f in self._ask("messages")]
+
+    def ping(self) -> float:
+        return float(self._ask("ping"))
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        self._ask("close", int(code), str(reason))
 
 
 class _Sent:

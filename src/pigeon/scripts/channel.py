@@ -104,6 +104,8 @@ _ALLOWED = {
             "Auth",
             "Scripts",
             "Settings",
+            "WebSocket",
+            "Message",
         )
     ),
     ("pigeon.scripts.outcome", "ScriptError"),

@@ -93,11 +93,13 @@ class ScriptWorker:
         exchange: Any = None,
         timeout: float | None = None,
         send: Sender | None = None,
+        ws: WsCaller | None = None,
     ) -> ScriptOutcome:
         """Run the scripts of ``phase`` in the worker; never raises for anything a script does.
 
         ``send`` is what ``pigeon.send`` calls (``None``: not available); the time it takes
-        counts in the phase's ``timeout``.
+        counts in the phase's ``timeout``. ``ws`` serves ``pigeon.ws`` (a WebSocket request's
+        connection) the same way.
 
         ``timeout`` (seconds, all scripts of the phase together, from the moment the worker
         has them) kills the worker when it passes. Cancelling the caller kills it too, and
@@ -125,7 +127,7 @@ class ScriptWorker:
                 await self._ensure_started()
                 running = self._proc
                 async with asyncio.timeout(timeout):
-                    await self._converse(job, runtime, outcome, exchange, current, send)
+                    await self._converse(job, runtime, outcome, exchange, current, send, ws)
             except TimeoutError:
                 self.kill()
                 stopped = ("TimedOut", f"{phase} script timed out after {timeout:g} s; stopped")
@@ -151,13 +153,16 @@ class ScriptWorker:
         exchange: Any,
         current: list[int],
         send: Sender | None,
+        ws: WsCaller | None = None,
     ) -> None:
         """Send the job, then serve the worker's messages until it says it is done."""
         self._send(job)
         while True:
             message = await self._receive()
             if message[0] == "call" and isinstance(message[1], tuple):
-                self._send(await _sent(send, message[1]))
+                call = message[1]
+                answer = await (_ws(ws, call[1:]) if call[:1] == ("ws",) else _sent(send, call))
+                self._send(answer)
                 continue
             try:
                 if self._handle(message, job, runtime, outcome, exchange, current):
@@ -359,6 +364,19 @@ async def _sent(send: Sender | None, call: tuple[Any, ...]) -> tuple[str, Any]:
     try:
         return ("ok", await send(call[1], call[2]))
     except (ValueError, LookupError, RuntimeError) as exc:
+        return ("err", str(exc))
+
+
+WsCaller = Callable[[tuple[Any, ...]], Awaitable[Any]]
+
+
+async def _ws(ws: WsCaller | None, call: tuple[Any, ...]) -> tuple[str, Any]:
+    """The parent's answer to a ``pigeon.ws`` call (``pigeon.websocket.script_call``)."""
+    if ws is None:
+        return ("err", "pigeon.ws is only there in a WebSocket request's post-response script")
+    try:
+        return ("ok", await ws(call))
+    except (ValueError, ConnectionError, TypeError) as exc:
         return ("err", str(exc))
 
 

@@ -96,6 +96,7 @@ def run_sources(
     log: Callable[[LogLine], None] | None = None,
     started: Callable[[int], None] | None = None,
     sender: Callable[[str, dict[str, Any]], Any] | None = None,
+    ws: Callable[..., Any] | None = None,
 ) -> ScriptOutcome:
     """Run these scripts, in order, as ``run_scripts`` does once they are known and trusted.
 
@@ -115,7 +116,7 @@ def run_sources(
         if started is not None:
             started(index)
         writer = _LineWriter(emit, source)
-        api = PigeonAPI(phase, work, scopes, runtime, exchange, writer.write, sender)
+        api = PigeonAPI(phase, work, scopes, runtime, exchange, writer.write, sender, ws)
         failed = _run_one(source, _namespace(api, writer), outcome)
         writer.flush()
         work = api.request  # a script may have replaced the request object

@@ -112,6 +112,7 @@ def run_job(job: Job, pipe: Pipe, memory_mb: float) -> Done:
         log=lambda line: pipe.send(("log", line)),
         started=lambda index: _started(pipe, index),
         sender=lambda ref, values: pipe.call(("send", ref, values)),
+        ws=lambda *call: pipe.call(("ws", *call)),
     )
     for error in outcome.errors:
         if error.type == "MemoryError":

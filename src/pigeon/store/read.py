@@ -26,6 +26,7 @@ from pigeon.model import (
     DEFAULT_TIMEOUT,
     METHODS,
     OAUTH2_GRANTS,
+    REQUEST_TYPES,
     Auth,
     Body,
     BrokenFile,
@@ -35,12 +36,14 @@ from pigeon.model import (
     Folder,
     FormField,
     Header,
+    Message,
     OAuth2,
     QueryParam,
     Request,
     Scripts,
     Settings,
     Transport,
+    WebSocket,
 )
 from pigeon.store.order import sort_items
 from pigeon.store.schema import (
@@ -55,12 +58,14 @@ from pigeon.store.schema import (
     FIELD_KEYS,
     FOLDER_FILE,
     FOLDER_KEYS,
+    MESSAGE_KEYS,
     OAUTH2_KEYS,
     PAIR_KEYS,
     REQUEST_KEYS,
     SCRIPT_KEYS,
     SETTINGS_KEYS,
     TRANSPORT_SETTINGS,
+    WEBSOCKET_KEYS,
 )
 from pigeon.store.seen import digest
 from pigeon.tomltext import Invalid, describe, load_document, read_text
@@ -312,6 +317,31 @@ def _transport(table: Mapping[str, Any]) -> Transport:
     )
 
 
+def _websocket(table: Mapping[str, Any]) -> WebSocket:
+    """``subprotocols``, ``replies`` and ``[[messages]]``: a WebSocket request's own keys."""
+    subprotocols = table.get("subprotocols", [])
+    if not isinstance(subprotocols, list) or not all(
+        isinstance(item, str) and is_token(item) for item in subprotocols
+    ):
+        raise Invalid(("subprotocols",), "expected an array of subprotocol names (tokens)")
+    replies = table.get("replies")
+    if replies is not None and (
+        isinstance(replies, bool) or not isinstance(replies, int) or not 0 <= replies <= 100_000
+    ):
+        raise Invalid(("replies",), f"expected a count from 0 to 100000, got {describe(replies)}")
+    messages = []
+    for i, item in enumerate(_get_tables(table, "messages", ())):
+        at = ("messages", i)
+        messages.append(
+            Message(
+                name=_get_str(item, "name", at),
+                body=_get_str(item, "body", at),
+                extra=_extra(item, MESSAGE_KEYS),
+            )
+        )
+    return WebSocket(subprotocols=list(subprotocols), messages=messages, replies=replies)
+
+
 def _method(table: Mapping[str, Any]) -> str:
     method = _get_str(table, "method", (), "GET").strip()
     if not is_token(method):
@@ -340,7 +370,9 @@ def _request(data: dict[str, Any], default_name: str) -> Request:
         auth=_auth(data),
         scripts=_scripts(data),
         settings=_settings(data),
-        extra=_extra(data, REQUEST_KEYS),
+        extra=_extra(data, REQUEST_KEYS + WEBSOCKET_KEYS),
+        type=_get_choice(data, "type", (), "http", REQUEST_TYPES),
+        websocket=_websocket(data),
     )
 
 

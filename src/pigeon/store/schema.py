@@ -38,3 +38,6 @@ SETTINGS_KEYS = (
 # kept in ``extra`` as written, so saving the file never rewrites them.
 TRANSPORT_SETTINGS = ("proxy", "no_proxy", "trust_env", "ca_bundle", "system_trust")
 CERTIFICATE_KEYS = ("host", "cert", "key", "password")
+# A WebSocket request's top-level keys ("type" is also "http"), and a [[messages]] entry's.
+WEBSOCKET_KEYS = ("type", "subprotocols", "replies", "messages")
+MESSAGE_KEYS = ("name", "body")

@@ -25,6 +25,7 @@ from pigeon.model import (
     Environment,
     Folder,
     Header,
+    Message,
     OAuth2,
     QueryParam,
     Request,
@@ -42,11 +43,13 @@ from pigeon.store.schema import (
     FIELD_KEYS,
     FOLDER_FILE,
     FOLDER_KEYS,
+    MESSAGE_KEYS,
     OAUTH2_KEYS,
     PAIR_KEYS,
     REQUEST_KEYS,
     SCRIPT_KEYS,
     SETTINGS_KEYS,
+    WEBSOCKET_KEYS,
 )
 from pigeon.store.seen import Seen, check, digest
 from pigeon.tomltext import Block, check_writable, dumps, load_document, read_text, update
@@ -159,10 +162,30 @@ def _unknown(extra: Mapping[str, Any], known: tuple[str, ...]) -> tuple[dict, di
     return plain, tables
 
 
+def _messages(messages: list[Message]) -> list[dict[str, Any]]:
+    out = []
+    for message in messages:
+        entry: dict[str, Any] = {"name": message.name}
+        if message.body:
+            entry["body"] = Block(message.body) if "\n" in message.body else message.body
+        out.append(_with_extra(entry, message.extra, MESSAGE_KEYS))
+    return out
+
+
 def request_data(req: Request) -> dict[str, Any]:
     """A request as a file holds it: known keys in DESIGN §2's order, defaults left out."""
-    plain, tables = _unknown(req.extra, REQUEST_KEYS)
-    data: dict[str, Any] = {"name": req.name, "method": req.method, "url": req.url}
+    plain, tables = _unknown(req.extra, REQUEST_KEYS + WEBSOCKET_KEYS)
+    data: dict[str, Any] = {"name": req.name}
+    if req.type != "http":
+        data["type"] = req.type
+    if not (req.is_websocket and req.method == "GET"):  # a WebSocket's handshake is a GET
+        data["method"] = req.method
+    data["url"] = req.url
+    ws = req.websocket
+    if ws.subprotocols:
+        data["subprotocols"] = list(ws.subprotocols)
+    if ws.replies is not None:
+        data["replies"] = ws.replies
     if req.description:
         data["description"] = Block(req.description)
     data.update(plain)
@@ -181,6 +204,8 @@ def request_data(req: Request) -> dict[str, Any]:
         data["scripts"] = scripts
     if settings := _settings(req.settings):
         data["settings"] = settings
+    if ws.messages:
+        data["messages"] = _messages(ws.messages)
     data.update(tables)
     return data
 

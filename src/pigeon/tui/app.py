@@ -239,6 +239,7 @@ class PigeonApp(KeysInOrder):
         from pigeon.tui.widgets.response_pane import ResponsePane
         from pigeon.tui.widgets.url_bar import UrlInput
         from pigeon.tui.widgets.variables_pane import VariablesPane
+        from pigeon.tui.widgets.websocket_view import MessageComposer, WebSocketView
 
         return [
             ("Everywhere", PigeonApp),
@@ -252,6 +253,8 @@ class PigeonApp(KeysInOrder):
             ("Response", ResponsePane),
             ("Response body", BodyPanel),
             ("Response body view", BodyView),
+            ("WebSocket (ctrl+r connects and closes)", WebSocketView),
+            ("WebSocket message", MessageComposer),
             ("Lists: the tree, tables, history, variables, a body (vim-style)", VimMoves),
         ]
 

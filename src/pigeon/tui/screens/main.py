@@ -223,6 +223,8 @@ class MainScreen(Screen[None]):
         response.border_title = "Response"
         await self.query_one("#centre").mount(response)
         self.response_pane = response
+        if self.editor.request is not None:
+            self._response_for(self.editor.request)
         self.built_at = time.time()
         if self.session.echo is not None:
             self.session.echo.start()
@@ -327,6 +329,17 @@ class MainScreen(Screen[None]):
     def _load(self, request: Request) -> None:
         self.editor.load(request)
         self._refresh_variables()
+        self._response_for(request)
+
+    def _response_for(self, request: Request) -> ResponsePane | None:
+        """The response pane, showing the WebSocket view for a WebSocket request."""
+        pane = self.response_pane
+        if pane is not None:
+            if request.is_websocket:
+                pane.websocket_view(self.session).load(request)
+            else:
+                pane.show_http()
+        return pane
 
     def on_collection_tree_broken_chosen(self, event: CollectionTree.BrokenChosen) -> None:
         def show() -> None:
@@ -512,6 +525,10 @@ class MainScreen(Screen[None]):
         editor = self.query_one(RequestEditor)
         if editor.request is None:
             self.notify("Choose a request to send.", severity="warning")
+            return
+        pane = self._response_for(editor.request)
+        if pane is not None and editor.request.is_websocket:
+            pane.websocket_view(self.session).toggle(editor.request)  # connect or close
             return
         self._send(editor.request)
 

@@ -31,6 +31,8 @@ from pigeon.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
     from pigeon.send import Exchange, Progress
+    from pigeon.session import Session
+    from pigeon.tui.widgets.websocket_view import WebSocketView
 
 State = Literal["empty", "pending", "done", "error", "cancelled"]
 
@@ -122,6 +124,22 @@ class ResponsePane(Vertical):
         table.add_column("Name", key="name")
         table.add_column("Value", key="value")
         self.clear()
+
+    # -- a WebSocket request ------------------------------------------------------------------
+
+    def websocket_view(self, session: Session) -> WebSocketView:
+        """Show the WebSocket view instead of the tabs (made on first use)."""
+        from pigeon.tui.widgets.websocket_view import WebSocketView
+
+        view = next(iter(self.query(WebSocketView).results(WebSocketView)), None)
+        if view is None:
+            view = WebSocketView(session, id="websocket")
+            self.mount(view)
+        self.add_class("-websocket")
+        return view
+
+    def show_http(self) -> None:
+        self.remove_class("-websocket")
 
     # -- parts ----------------------------------------------------------------------------------
 

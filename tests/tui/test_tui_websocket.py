@@ -1,0 +1,168 @@
+"""The WebSocket view, driven through the app: connect with the send key, send from the
+composer and from the saved messages, ping, close with a code; the server's close code and its
+escapes shown as they are."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, OptionList
+from tui_support import open_request, wait_for
+
+from pigeon.session import Session
+from pigeon.tui.app import PigeonApp
+from pigeon.tui.themes import bundled_theme_dirs
+from pigeon.tui.widgets.response_pane import ResponsePane
+from pigeon.tui.widgets.websocket_view import WebSocketView, parse_close
+from ws_servers import ws_server
+
+CHAT = """\
+name = "Chat"
+type = "websocket"
+url = "{{ws_base}}/echo"
+subprotocols = ["chat.v1"]
+
+[[messages]]
+name = "hello"
+body = '{"hello": "{{who}}"}'
+
+[[messages]]
+name = "bye"
+body = "bye"
+"""
+
+
+@pytest.fixture(scope="module")
+def ws_base() -> Iterator[str]:
+    with ws_server() as base:
+        yield base
+
+
+def make(collection: Path, ws_base: str, path: str = "/echo") -> PigeonApp:
+    (collection / "sockets").mkdir()
+    (collection / "sockets" / "chat.toml").write_text(CHAT.replace("/echo", path), encoding="utf-8")
+    session = Session.open(collection)
+    session.overrides.update({"ws_base": ws_base, "who": "me"})
+    return PigeonApp(session, theme_dirs=bundled_theme_dirs(), remember_theme=False)
+
+
+def view_of(app: PigeonApp) -> WebSocketView:
+    return app.screen.query_one(WebSocketView)
+
+
+async def connected(pilot, app: PigeonApp) -> WebSocketView:
+    await open_request(pilot, "sockets/chat")
+    await wait_for(pilot, lambda: app.screen.query(WebSocketView))
+    view = view_of(app)
+    assert app.screen.query_one(ResponsePane).has_class("-websocket")
+    await wait_for(pilot, lambda: "not connected" in view.state_line)
+    await pilot.press("ctrl+r")
+    await wait_for(pilot, lambda: view.link is not None and "open" in view.state_line)
+    return view
+
+
+async def test_connect_send_ping_and_close_with_a_code(collection: Path, ws_base: str) -> None:
+    app = make(collection, ws_base)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await connected(pilot, app)
+        assert "● open (chat.v1)" in view.state_line
+        log = view.frame_log
+
+        view.query_one("#ws-composer", Input).focus()
+        await pilot.press(*"hi {{who}}", "enter")
+        await wait_for(pilot, lambda: log.lines().count("  hi me") == 2)  # sent, echoed
+
+        saved = view.query_one("#ws-saved", OptionList)
+        saved.focus()
+        saved.highlighted = 0
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: log.lines().count('    "hello": "me"') == 2)  # pretty JSON
+
+        log.focus()
+        await pilot.press("p")
+        await wait_for(pilot, lambda: any("pong after" in line for line in log.lines()))
+        assert "2 sent, 2 received" in view.state_line  # pings are not messages
+
+        await pilot.press("x")
+        await wait_for(
+            pilot, lambda: isinstance(app.focused, Input) and app.focused.id == "prompt-input"
+        )
+        await pilot.press("ctrl+u", *"4000 done", "enter")
+        await wait_for(pilot, lambda: "closed 4000 done by the client" in view.state_line)
+        assert any("close 4000 done" in line for line in log.lines())
+
+
+async def test_the_send_key_closes_an_open_connection(collection: Path, ws_base: str) -> None:
+    app = make(collection, ws_base)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await connected(pilot, app)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: "closed 1000 by the client" in view.state_line)
+
+
+async def test_the_servers_close_code_is_shown(collection: Path, ws_base: str) -> None:
+    app = make(collection, ws_base, "/close/1008")
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await connected(pilot, app)
+        view.query_one("#ws-composer", Input).focus()
+        await pilot.press("x", "enter")
+        await wait_for(pilot, lambda: "closed 1008 closing 1008 by the server" in view.state_line)
+        assert any("close 1008 closing 1008" in line for line in view.frame_log.lines())
+
+
+async def test_escapes_from_the_server_are_shown_not_obeyed(collection: Path, ws_base: str) -> None:
+    app = make(collection, ws_base, "/escapes")
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await connected(pilot, app)
+        log = view.frame_log
+        await wait_for(pilot, lambda: len(log.lines()) >= 4)
+        text = "\n".join(log.lines())
+        assert "\\x1b[31mALERT" in text and "\\x07" in text and "\x1b" not in text
+        assert "ff fe 1b 5b 32 4a" in text
+
+
+async def test_a_refused_connection_is_one_line(collection: Path, ws_base: str) -> None:
+    app = make(collection, ws_base, "/reject")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "sockets/chat")
+        await wait_for(pilot, lambda: app.screen.query(WebSocketView))
+        view = view_of(app)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: "failed" in view.state_line)
+        assert "403 Forbidden, not 101 Switching Protocols" in view.state_line
+
+
+def test_close_codes_a_client_may_send() -> None:
+    assert parse_close("4000 bye now") == (4000, "bye now")
+    assert parse_close("1000") == (1000, "")
+    assert isinstance(parse_close("1006"), str)
+    assert isinstance(parse_close("go"), str)
+    assert isinstance(parse_close("1000 " + "x" * 124), str)
+
+
+SCRIPTED = """
+[scripts]
+post_response = '''
+pigeon.ws.send(pigeon.render("from {{who}}"))
+reply = pigeon.ws.receive(timeout=5)
+pigeon.log("script got", reply.text)
+assert reply.text == "something else"
+'''
+"""
+
+
+async def test_post_response_scripts_run_once_connected(collection: Path, ws_base: str) -> None:
+    app = make(collection, ws_base)
+    path = collection / "sockets" / "chat.toml"
+    path.write_text(path.read_text(encoding="utf-8") + SCRIPTED, encoding="utf-8")
+    app.session.collection = Session.open(collection).collection  # the file as changed
+    app.session.trust()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await connected(pilot, app)
+        log = app.session.log
+        await wait_for(pilot, lambda: any(e.error for e in log))
+        assert any(e.text.endswith("script got from me") for e in log)
+        assert any("something else" in e.text for e in log if e.error)
+        await wait_for(pilot, lambda: view.frame_log.lines().count("  from me") == 2)
