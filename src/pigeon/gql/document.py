@@ -78,7 +78,7 @@ def complete(before: str, schema: GraphQLSchema, limit: int = 50) -> Completion 
     head = before[: len(before) - len(partial)]
     if head.rstrip().endswith(("$", "@", ":", "=")) or head.endswith("."):
         return None  # a variable, a directive, a value, a default
-    stack = _open_brackets(head)
+    stack = open_brackets(head)
     if not stack:
         return None
     if re.search(r"\.\.\.\s*on\s+$", head):
@@ -95,7 +95,7 @@ def complete(before: str, schema: GraphQLSchema, limit: int = 50) -> Completion 
     return Completion(partial, chosen) if chosen else None
 
 
-def _open_brackets(text: str) -> list[str] | None:
+def open_brackets(text: str) -> list[str] | None:
     """The brackets still open at the end of ``text``; ``None`` inside a string or a comment
     (nothing to complete there)."""
     stack: list[str] = []
