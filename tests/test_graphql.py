@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -315,3 +317,18 @@ def test_the_cli_fetches_and_prints_the_schema(tmp_path: Path, capsys) -> None:
     assert main(["graphql-schema", str(root), "user"]) == 1
     err = capsys.readouterr().err
     assert "user: no schema:" in err and len(err.strip().splitlines()) == 1
+
+
+def test_graphql_core_is_not_imported_by_the_app_or_a_plain_send() -> None:
+    """The first screen and the plain HTTP path never pay for graphql-core."""
+    code = (
+        "import sys\n"
+        "import pigeon.tui.app, pigeon.tui.screens.main, pigeon.tui.widgets.editor_body\n"
+        "import pigeon.tui.widgets.body_editor, pigeon.pipeline, pigeon.send, pigeon.cli\n"
+        "import pigeon.importers.http_file, pigeon.importers.postman, pigeon.check\n"
+        "print(sorted(m for m in sys.modules if m == 'graphql' or m.startswith('graphql.')))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    assert out.strip() == "[]"
