@@ -225,6 +225,19 @@ def test_a_completion_says_the_type_and_an_argument_inserts_its_colon() -> None:
     assert arg is not None and arg.candidates[0].insert == "id: "
 
 
+def test_a_huge_type_is_filtered_before_it_is_described() -> None:
+    from graphql import build_schema
+
+    fields = "\n".join(f"  f{i}(a: Int, b: [String!]): String" for i in range(20_000))
+    schema = build_schema(f"type Query {{\n{fields}\n}}")
+    found = complete("{ f1999", schema)
+    assert found is not None and [c.name for c in found.candidates] == [
+        "f19990",
+        *(f"f1999{i}" for i in range(1, 10)),
+    ]
+    assert len(complete("{ ", schema).candidates) == 50  # the limit, out of 20,001
+
+
 # -- introspection and its cache -------------------------------------------------------------
 
 

@@ -7,6 +7,7 @@ reach, or longer than ``MAX_TOKENS`` tokens, is one line too, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -81,18 +82,28 @@ def complete(before: str, schema: GraphQLSchema, limit: int = 50) -> Completion 
     stack = open_brackets(head)
     if not stack:
         return None
+    wanted = _Wanted(partial, limit)
     if re.search(r"\.\.\.\s*on\s+$", head):
-        found = _types(schema)
+        _types(schema, wanted)
     elif stack[-1] == "{":
-        found = _at(head + f" {_CURSOR} " + _closers(stack), schema, field=True)
+        _at(head + f" {_CURSOR} " + _closers(stack), schema, wanted, field=True)
     elif stack[-1] == "(" and ":" not in re.split(r"[(,]", head)[-1]:
-        found = _at(head + f" {_CURSOR}: null " + _closers(stack), schema, field=False)
-    else:
-        return None
-    if not found:
-        return None
-    chosen = [c for c in found if c.name.startswith(partial) and c.name != partial][:limit]
-    return Completion(partial, chosen) if chosen else None
+        _at(head + f" {_CURSOR}: null " + _closers(stack), schema, wanted, field=False)
+    return Completion(partial, wanted.found) if wanted.found else None
+
+
+class _Wanted:
+    """The candidates kept: names that start with ``partial`` (not equal to it), at most
+    ``limit``; a type of many thousand fields is filtered before any is described."""
+
+    def __init__(self, partial: str, limit: int) -> None:
+        self.partial, self.limit = partial, limit
+        self.found: list[Candidate] = []
+
+    def takes(self, name: str) -> bool:
+        return (
+            len(self.found) < self.limit and name.startswith(self.partial) and name != self.partial
+        )
 
 
 def open_brackets(text: str) -> list[str] | None:
@@ -133,59 +144,50 @@ def _closers(stack: list[str]) -> str:
     return " ".join(_OPENERS[ch] for ch in reversed(stack))
 
 
-def _at(document: str, schema: GraphQLSchema, *, field: bool) -> list[Candidate]:
+def _at(document: str, schema: GraphQLSchema, wanted: _Wanted, *, field: bool) -> None:
     from graphql import GraphQLError, TypeInfo, TypeInfoVisitor, Visitor, parse, visit
 
     try:
         ast = parse(document, max_tokens=MAX_TOKENS)
     except (GraphQLError, RecursionError):
-        return []
+        return
     info = TypeInfo(schema)
-    found: list[Candidate] = []
 
     class Cursor(Visitor):
         def enter_field(self, node: Any, *_: Any) -> None:
             if field and node.name.value == _CURSOR:
-                found.extend(_fields(info.get_parent_type()))
+                _fields(info.get_parent_type(), wanted)
 
         def enter_argument(self, node: Any, _key: Any, siblings: Any, *_: Any) -> None:
             if field or node.name.value != _CURSOR:
                 return
             owner = info.get_directive() or info.get_field_def()
             given = {a.name.value for a in siblings or ()}
-            if owner is not None:
-                found.extend(
-                    Candidate(name, f": {arg.type}", f"{name}: ")
-                    for name, arg in owner.args.items()
-                    if name not in given
-                )
+            for name, arg in owner.args.items() if owner is not None else ():
+                if name not in given and wanted.takes(name):
+                    wanted.found.append(Candidate(name, f": {arg.type}", f"{name}: "))
 
-    try:
+    with contextlib.suppress(RecursionError):
         visit(ast, TypeInfoVisitor(info, Cursor()))
-    except RecursionError:
-        return []
-    return found
 
 
-def _fields(parent: Any) -> list[Candidate]:
+def _fields(parent: Any, wanted: _Wanted) -> None:
     from graphql import is_interface_type, is_object_type
 
-    out = []
     if is_object_type(parent) or is_interface_type(parent):
         for name, definition in parent.fields.items():
-            args = ", ".join(f"{a}: {d.type}" for a, d in definition.args.items())
+            if not wanted.takes(name):
+                continue
+            args = ", ".join(f"{a}: {d.type}" for a, d in list(definition.args.items())[:20])
             detail = f"({args}): {definition.type}" if args else f": {definition.type}"
-            out.append(Candidate(name, _clip(detail, 120), name))
-    if parent is not None:
-        out.append(Candidate("__typename", ": String!", "__typename"))
-    return out
+            wanted.found.append(Candidate(name, _clip(detail, 120), name))
+    if parent is not None and wanted.takes("__typename"):
+        wanted.found.append(Candidate("__typename", ": String!", "__typename"))
 
 
-def _types(schema: GraphQLSchema) -> list[Candidate]:
+def _types(schema: GraphQLSchema, wanted: _Wanted) -> None:
     from graphql import is_composite_type
 
-    return [
-        Candidate(name, "type", name)
-        for name, kind in sorted(schema.type_map.items())
-        if is_composite_type(kind) and not name.startswith("__")
-    ]
+    for name in sorted(n for n in schema.type_map if wanted.takes(n) and not n.startswith("__")):
+        if is_composite_type(schema.type_map[name]) and wanted.takes(name):
+            wanted.found.append(Candidate(name, "type", name))

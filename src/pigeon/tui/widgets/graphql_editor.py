@@ -105,6 +105,10 @@ class GraphQLEditor(Vertical):
 
     # -- the check ------------------------------------------------------------------------
 
+    def on_descendant_focus(self) -> None:
+        """Back in the editor: the URL or the environment may point elsewhere now."""
+        self.check_soon()
+
     def check_soon(self) -> None:
         """Check the query once typing pauses (the URL or the environment may have changed
         the endpoint too)."""
