@@ -167,6 +167,13 @@ async def test_choosing_graphql_for_a_get_makes_it_a_post(gql_app: PigeonApp) ->
         area.load_text("query Op { users { id } }")
         await wait_for(pilot, lambda: request.body.query == "query Op { users { id } }")
         assert (request.body.type, request.body.operation_name) == ("graphql", "Op")
+        variables = screen.query_one("#graphql-variables", PlaceholderTextArea)
+        variables.load_text('{"a":[1,2]}')
+        variables.focus()
+        await pilot.press("f8")  # formats the variables, the JSON of a GraphQL body
+        await wait_for(
+            pilot, lambda: request.body.variables == '{\n  "a": [\n    1,\n    2\n  ]\n}\n'
+        )
 
 
 async def test_the_palette_offers_the_schema_fetch(gql_app: PigeonApp) -> None:

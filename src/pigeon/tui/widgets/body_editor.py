@@ -116,11 +116,13 @@ class BodyEditor(Vertical):
         self.post_message(RequestEdited())
 
     def action_format_json(self) -> None:
-        area = self.query_one("#body-text", TextArea)
+        graphql = self._body.type == "graphql"  # its variables are the JSON
+        area = self.query_one("#graphql-variables" if graphql else "#body-text", TextArea)
         formatted = format_json(area.text)
         if formatted is None:
             self.notify(not_json_message(area.text), severity="warning")
             return
-        area.load_text(formatted)
-        self._body.content = formatted
-        self.post_message(RequestEdited())
+        area.load_text(formatted)  # the GraphQL editor takes its Changed into the body
+        if not graphql:
+            self._body.content = formatted
+            self.post_message(RequestEdited())
