@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from pigeon.render import RenderedRequest
 
 
+TOO_LARGE = f"the answer is larger than {LIMIT // (1024 * 1024)} MB; not read"
+
+
 @dataclass(frozen=True)
 class Fetched:
     endpoint: str
@@ -61,10 +64,10 @@ async def fetch_schema(ctx: RunContext, chain: list[Folder], request: Request) -
     if result.rendered is None:
         raise SchemaError(result.error or "the request could not be built")
     exchange = await _send_capped(ctx, result.rendered)
-    if exchange.error and not exchange.cut_off:
+    if exchange.error:
         raise SchemaError(exchange.error)
-    if exchange.body_size > LIMIT or exchange.cut_off:
-        raise SchemaError(f"the answer is larger than {LIMIT // (1024 * 1024)} MB; not read")
+    if exchange.body_size > LIMIT:  # it ended between two looks at its size
+        raise SchemaError(TOO_LARGE)
     endpoint = endpoint_of(result.rendered.url)
     data, schema = await asyncio.to_thread(_read, exchange)
     path = await asyncio.to_thread(save, ctx.collection.root, endpoint, data)
@@ -95,23 +98,18 @@ async def _send_capped(ctx: RunContext, rendered: RenderedRequest) -> Exchange:
         while not sending.done():
             await asyncio.wait([sending], timeout=0.05)
             if progress.bytes_received > LIMIT:
-                raise SchemaError(
-                    f"the answer is larger than {LIMIT // (1024 * 1024)} MB; not read"
-                )
+                raise SchemaError(TOO_LARGE)
         return sending.result()
     finally:
         sending.cancel()
 
 
 def _read(exchange: Exchange) -> tuple[dict, GraphQLSchema]:
-    status = exchange.status or 0
     try:
         with exchange.open_body() as fh:
             answer = json.loads(fh.read(LIMIT + 1))
     except (ValueError, RecursionError):
-        raise SchemaError(
-            f"the answer ({status} {exchange.reason}) is not JSON".replace(" )", ")")
-        ) from None
+        raise SchemaError(f"the answer (status {exchange.status}) is not JSON") from None
     finally:
         exchange.discard()
     data = introspection_data(answer)

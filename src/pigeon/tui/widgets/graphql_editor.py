@@ -2,8 +2,9 @@
 the cached schema) and its variables (JSON, with ``{{`` placeholders as a JSON body has).
 
 The check waits for a pause in typing and runs in a thread (building a big schema takes a
-while); its verdict heads the query's frame, where even a short screen shows it. ``f9`` fetches the schema by introspection
-from the request's own URL, headers and auth, and caches it in the collection's ``.pigeon/``.
+while); its verdict heads the query's frame, where even a short screen shows it. ``f9``
+fetches the schema by introspection from the request's own URL, headers and auth, and caches
+it in the collection's ``.pigeon/``.
 """
 
 from __future__ import annotations
@@ -168,8 +169,9 @@ class GraphQLEditor(Vertical):
         )
         try:
             fetched = await fetch_schema(ctx, s.chain_of(request), request)
-        except SchemaError as exc:
-            message = printable(f"No schema: {exc}")
+        except Exception as exc:  # SchemaError, or a defect: one line either way
+            reason = str(exc) if isinstance(exc, SchemaError) else f"{type(exc).__name__}: {exc}"
+            message = printable(f"No schema: {' '.join(reason.split())}")
             area.border_title = Text.assemble("Query ", (f"⚠ {message}", "red"))
             self.notify(message, severity="error", timeout=8)
             return
