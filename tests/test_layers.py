@@ -33,6 +33,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.check",
             "pigeon.importers",
             "pigeon.exporters",
+            "pigeon.gql.introspect",
         ),
     ),
     ("one request", ("pigeon.session", "pigeon.pipeline", "pigeon.trust")),
@@ -58,7 +59,17 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("the exchange", ("pigeon.exchange", "pigeon.masking")),
     ("rendering", ("pigeon.render", "pigeon.expand", "pigeon.scopes", "pigeon.transport")),
-    ("files", ("pigeon.store", "pigeon.config", "pigeon.tomltext", "pigeon.files", "pigeon.rows")),
+    (
+        "files",
+        (
+            "pigeon.store",
+            "pigeon.config",
+            "pigeon.tomltext",
+            "pigeon.files",
+            "pigeon.rows",
+            "pigeon.gql.cache",
+        ),
+    ),
     (
         "values",
         (
@@ -69,6 +80,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.bodyformat",
             "pigeon.errors",
             "pigeon.terminal",
+            "pigeon.gql",
         ),
     ),
     ("the package", ("pigeon",)),

@@ -189,6 +189,12 @@ def _request_places(request: Request, path: Path) -> Iterator[_Place]:
         yield _Place(path, "content", body.content, json=body.type == "json")
     elif body.type in ("form", "multipart"):
         yield from _pair_places(body.fields, path)
+    elif body.type == "graphql":
+        for key, text in (("query", body.query), ("operation_name", body.operation_name)):
+            if "{{" in text:
+                yield _Place(path, key, text)
+        if "{{" in body.variables:
+            yield _Place(path, "variables", body.variables, json=True)
     yield from _auth_places(request.auth, path)
 
 

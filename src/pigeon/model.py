@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
-BODY_TYPES = ("none", "json", "text", "form", "multipart")
+BODY_TYPES = ("none", "json", "text", "form", "multipart", "graphql")
 AUTH_TYPES = ("none", "basic", "bearer", "api_key", "oauth2", "digest", "aws_sigv4")
 REQUEST_TYPES = ("http", "websocket")
 OAUTH2_GRANTS = (
@@ -53,6 +53,11 @@ class Body:
     content: str = ""  # json / text
     fields: list[FormField] = field(default_factory=list)  # form / multipart
     extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
+    # graphql: the query document and its variables (a JSON object, a template: §5's JSON
+    # body rules), sent as {"query", "variables", "operationName"}
+    query: str = field(default="", kw_only=True)
+    variables: str = field(default="", kw_only=True)
+    operation_name: str = field(default="", kw_only=True)
 
 
 @dataclass(slots=True)

@@ -23,7 +23,7 @@ from urllib.parse import quote, urlencode
 from pigeon.errors import RenderError
 from pigeon.expand import MAX_DEPTH, Renderer
 from pigeon.files import read_capped
-from pigeon.model import Auth, Collection, Folder, Header, OAuth2, Request, Settings
+from pigeon.model import Auth, Body, Collection, Folder, Header, OAuth2, Request, Settings
 from pigeon.scopes import Scopes
 from pigeon.template import Placeholder, parse
 from pigeon.transport import TransportSpec, transport_spec
@@ -160,6 +160,31 @@ def _json_problem(text: str) -> str | None:
             f"(line {exc.lineno}, column {exc.colno}); it is sent as rendered"
         )
     return None
+
+
+def _graphql(body: Body, r: Renderer) -> tuple[str, str | None, str]:
+    """A ``graphql`` body's query (text place), variables (§5's JSON body rules: rendered,
+    checked, embedded as rendered; "" when blank) and operation name (text place)."""
+    query = r.render_text(body.query)
+    variables = r.render_json(body.variables).strip() if body.variables.strip() else ""
+    if variables:
+        problem = _json_problem(variables)
+        if problem:
+            r.warn(problem.replace("JSON body is", "GraphQL variables are", 1))
+        elif not variables.startswith("{"):
+            r.warn("GraphQL variables must be a JSON object; they are sent as rendered")
+    return query, variables or None, r.render_text(body.operation_name).strip()
+
+
+def graphql_payload(query: str, variables: str | None, operation_name: str) -> str:
+    """The standard JSON POST body: ``{"query", "variables", "operationName"}``, the variables
+    as rendered (never re-encoded), absent parts left out."""
+    parts = [f'"query": {json.dumps(query, ensure_ascii=False)}']
+    if variables is not None:
+        parts.append(f'"variables": {variables}')
+    if operation_name:
+        parts.append(f'"operationName": {json.dumps(operation_name, ensure_ascii=False)}')
+    return "{" + ", ".join(parts) + "}"
 
 
 # -- requests -------------------------------------------------------------------------------
@@ -484,12 +509,23 @@ def render_request(
         for q in request.query
         if q.enabled and q.name
     ]
-    url = _add_query(url, query + auth_query)
-
     body: bytes | None = None
     body_text: str | None = None
     content_type: str | None = None
     btype = request.body.type
+    if btype == "graphql":
+        gql_query, gql_vars, gql_name = _graphql(request.body, r)
+        if method == "GET":  # GraphQL over HTTP's GET: the same three as query parameters
+            query.append(("query", gql_query))
+            if gql_vars is not None:
+                query.append(("variables", gql_vars))
+            if gql_name:
+                query.append(("operationName", gql_name))
+        else:
+            body_text = graphql_payload(gql_query, gql_vars, gql_name)
+            content_type = "application/json"
+    url = _add_query(url, query + auth_query)
+
     if btype == "json":
         body_text = r.render_json(request.body.content)
         _check_json(body_text, r)
@@ -513,7 +549,7 @@ def render_request(
         ]
         body, content_type = _multipart(fields, collection.root, scopes)
         body_text = body.decode("utf-8", errors="replace")
-    elif btype != "none":
+    elif btype not in ("none", "graphql"):
         raise RenderError(f"unknown body type {btype!r}")
     if body_text is not None and body is None:
         body = body_text.encode("utf-8")

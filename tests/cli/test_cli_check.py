@@ -190,6 +190,21 @@ def test_oauth2_fields_are_checked(tmp_path: Path, capsys) -> None:
     assert "did you mean `idp`?" in out["findings"][0]["message"]
 
 
+def test_graphql_query_and_variables_are_checked(tmp_path: Path, capsys) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", 'name = "c"\n[variables]\napi = "http://127.0.0.1:9"\nuid = 1\n')
+    write(
+        root,
+        "r.toml",
+        'name = "R"\nmethod = "POST"\nurl = "{{api}}"\n[body]\ntype = "graphql"\n'
+        "query = '{ user(id: {{uid}}) { name } }'\nvariables = '{\"id\": {{uidd}}}'\n",
+    )
+    _, out = findings(capsys, str(root))
+    # uid is used by the query (not reported unused); uidd is unresolved in the variables
+    assert [(f["rule"], f["line"]) for f in out["findings"]] == [("unresolved", 7)]
+    assert "did you mean `uid`?" in out["findings"][0]["message"]
+
+
 def test_a_clean_collection_exits_0(tmp_path: Path, capsys) -> None:
     root = tmp_path / "clean"
     write(root, "collection.toml", 'name = "clean"\n[variables]\nbase = "http://127.0.0.1:9"\n')

@@ -108,6 +108,33 @@ def test_bad_header_is_reported_with_line() -> None:
         parse_http_file("###\nGET https://x.test\nnot a header line\n")
 
 
+@pytest.mark.parametrize(
+    "head",
+    ["GRAPHQL https://x.test/gql", "POST https://x.test/gql\nX-REQUEST-TYPE: GraphQL"],
+)
+def test_graphql_requests_become_graphql_bodies_with_their_variables(
+    head: str, tmp_path: Path
+) -> None:
+    text = (
+        f"### Find\n{head}\nAuthorization: Bearer {{{{token}}}}\n\n"
+        "query Find($id: ID!) {\n  user(id: $id) {\n    name\n\n    email\n  }\n}\n\n"
+        '{\n  "id": "{{uid}}"\n}\n'
+    )
+    req = parse_http_file(text).requests[0][1]
+    assert req.method == "POST"
+    assert req.headers == [] and req.auth is not None and req.auth.type == "bearer"
+    assert req.body.type == "graphql"
+    assert (
+        req.body.query
+        == "query Find($id: ID!) {\n  user(id: $id) {\n    name\n\n    email\n  }\n}\n"
+    )
+    assert req.body.variables == '{\n  "id": "{{uid}}"\n}\n'
+    (tmp_path / "api.http").write_text(text)
+    run_import("http", str(tmp_path / "api.http"), tmp_path / "col")
+    rendered = render_written(tmp_path / "col", "find")
+    assert json.loads(rendered.body_text or "")["query"].startswith("query Find")
+
+
 def test_lower_case_methods_graphql_and_websocket() -> None:
     text = (
         "get https://x.test/a\n\n###\ndelete https://x.test/b\n\n"
@@ -121,9 +148,9 @@ def test_lower_case_methods_graphql_and_websocket() -> None:
         ("GET", "https://x.test/after"),
     ]  # fmt: skip
     gql = result.requests[2][1]
-    assert gql.body.type == "json" and json.loads(gql.body.content) == {
-        "query": "query { me { name } }"
-    }
-    assert any("WEBSOCKET" in n for n in result.notes) and any("GRAPHQL" in n for n in result.notes)
+    assert (gql.body.type, gql.body.query, gql.body.variables) == (
+        "graphql", "query { me { name } }\n", "",
+    )  # fmt: skip
+    assert any("WEBSOCKET" in n for n in result.notes)
     with pytest.raises(ImportFailed, match="not a request line"):
         parse_http_file("fetch something\n")

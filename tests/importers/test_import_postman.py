@@ -113,6 +113,8 @@ def test_urlencoded_multipart_xml_text_graphql(shop: tuple[Path, list[str]]) -> 
         "query": "query { order(id: 1001) { state } }",
         "variables": {"x": 1},
     }
+    graph = load_collection(root).find("orders/graph")[1]  # type: ignore[index]
+    assert (graph.body.type, graph.body.variables) == ("graphql", '{"x": 1}')
 
     r = render_written(root, "orders/signed-aws")
     assert r.header("authorization") is None  # signed as it is sent
@@ -120,6 +122,31 @@ def test_urlencoded_multipart_xml_text_graphql(shop: tuple[Path, list[str]]) -> 
     req = load_collection(root).find("orders/signed-aws")[1]  # type: ignore[index]
     assert req.auth.secret_key == "{{$env.AWS_SECRET_ACCESS_KEY}}"
     assert any("$env.AWS_SECRET_ACCESS_KEY: put it in .env" in n for n in notes)
+
+
+def test_graphql_variables_with_placeholders_stay_a_template(tmp_path: Path) -> None:
+    item = {
+        "name": "Q",
+        "request": {
+            "method": "POST",
+            "url": "https://x.test/graphql",
+            "body": {
+                "mode": "graphql",
+                "graphql": {
+                    "query": "query ($id: ID!) { a(id: $id) }",
+                    "variables": '{"id": {{id}}}',
+                },
+            },
+        },
+    }
+    doc = {"info": {"name": "g"}, "item": [item]}
+    source = tmp_path / "g.json"
+    source.write_text(json.dumps(doc))
+    run_import("postman", str(source), tmp_path / "col")
+    body = load_collection(tmp_path / "col").find("q")[1].body  # type: ignore[index]
+    assert (body.type, body.query, body.variables) == (
+        "graphql", "query ($id: ID!) { a(id: $id) }", '{"id": {{id}}}',
+    )  # fmt: skip
 
 
 def test_not_postman() -> None:

@@ -227,7 +227,7 @@ def test_syntax_error_names_file_line_column_and_problem(col: Path) -> None:
         ('name = "x"\n[[headers]]\nname = "A"\n\n[[headers]]\nname = "B"\nvalue = 42\n', 7, 1,
          ["headers[1].value", "integer 42"]),
         ('name = "x"\n[[query]]\nvalue = "1"\n', 2, 1, ["query[0]", "missing name"]),
-        ('name = "x"\n[body]\ntype = "graphql"\n', 3, 1, ["body.type", "'graphql'", "json"]),
+        ('name = "x"\n[body]\ntype = "soap"\n', 3, 1, ["body.type", "'soap'", "json"]),
         ('name = "x"\n[auth]\ntype = "ntlm"\n', 3, 1, ["auth.type", "bearer"]),
         ('name = "x"\n[settings]\ntimeout = -1\n', 3, 1, ["settings.timeout", "positive"]),
         ('name = "x"\n[settings]\nverify_tls = "no"\n', 3, 1, ["settings.verify_tls", "true or false"]),

@@ -36,7 +36,10 @@ __all__ = [
     "parse_vars",
 ]
 
-COMMANDS = ("new", "render", "run", "check", "report", "import", "export", "echo", "auth")
+COMMANDS = (
+    "new", "render", "run", "check", "report", "import", "export", "echo", "auth",
+    "graphql-schema",
+)  # fmt: skip
 
 
 # -- shared option parsing ------------------------------------------------------------------
@@ -83,7 +86,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     app = argparse.ArgumentParser(
         prog="pigeon",
         description="A keyboard-driven HTTP API client for the terminal.",
-        epilog="commands: new, render, run, check, report, import, export, echo, auth "
+        epilog="commands: new, render, run, check, report, import, export, echo, auth, graphql-schema "
         "(pigeon COMMAND --help)",
     )
     app.add_argument("collection", nargs="?", help="collection directory (default: the demo)")
@@ -243,6 +246,16 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     auth.add_argument("collection", help="collection directory")
     auth.add_argument("request", help="request file relative to the collection (.toml optional)")
     _add_common(auth)
+    schema = argparse.ArgumentParser(
+        prog="pigeon graphql-schema",
+        description="Fetch the schema of a GraphQL request's endpoint by introspection (its "
+        "URL, headers and auth; no script runs) and cache it in the collection's .pigeon/, "
+        "where the app checks and completes queries.",
+    )
+    schema.add_argument("collection", help="collection directory")
+    schema.add_argument("request", help="request file relative to the collection (.toml optional)")
+    _add_common(schema)
+    schema.add_argument("--sdl", action="store_true", help="print the schema (GraphQL SDL)")
     return {
         "app": app,
         "new": new,
@@ -254,6 +267,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         "export": exp,
         "echo": echo,
         "auth": auth,
+        "graphql-schema": schema,
     }
 
 
@@ -320,6 +334,13 @@ def cmd_auth(args: argparse.Namespace) -> int:
     return cli_auth(args)
 
 
+def cmd_graphql_schema(args: argparse.Namespace) -> int:
+    from pigeon.cli.graphql import cli_graphql_schema
+
+    args.vars = parse_vars(args.var_items)
+    return cli_graphql_schema(args)
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from pigeon.importers import run_import
     from pigeon.importers.documents import read_stream
@@ -362,6 +383,7 @@ HANDLERS = {
     "echo": cmd_echo,
     "app": cmd_app,
     "auth": cmd_auth,
+    "graphql-schema": cmd_graphql_schema,
 }
 
 

@@ -151,19 +151,31 @@ def _request(
     )
     req.settings.follow_redirects = follow
     _auth(req, result, where)
-    if method == "GRAPHQL":
-        # JetBrains sends the query as a JSON POST; variables after it are not separated out.
-        req.method = "POST"
-        req.name = name or _default_name("POST", url)
-        req.body = Body(
-            type="json", content=json.dumps({"query": body_text or ""}, ensure_ascii=False)
-        )
-        result.note(
-            f'{where}: GRAPHQL became a POST with a JSON {{"query": ...}} body; check any variables'
-        )
+    graphql = [h for h in req.headers if h.name.lower() == "x-request-type"]
+    if method == "GRAPHQL" or any(h.value.strip().lower() == "graphql" for h in graphql):
+        # JetBrains' GRAPHQL method, REST Client's X-REQUEST-TYPE header: the query, then
+        # (after a blank line) a JSON object of variables.
+        req.method = "POST" if method == "GRAPHQL" else req.method
+        req.name = name or _default_name(req.method, url)
+        req.headers = [h for h in req.headers if h not in graphql]
+        query, variables = split_graphql(_convert(body_text or "", result))
+        req.body = Body(type="graphql", query=query, variables=variables)
     elif body_text is not None:
         req.body = _body(_convert(body_text, result), req, result)
     return req
+
+
+def split_graphql(text: str) -> tuple[str, str]:
+    """A GraphQL body as the .http clients write it: the query, and the JSON object of
+    variables after the last blank line (when the query before it closes every brace)."""
+    from pigeon.gql.document import open_brackets
+
+    text = text.strip("\n")
+    for m in reversed(list(re.finditer(r"\n[ \t]*\n", text))):
+        query, variables = text[: m.start()], text[m.end() :]
+        if variables.lstrip().startswith("{") and open_brackets(query) == []:
+            return query.strip("\n") + "\n", variables.strip() + "\n"
+    return (text + "\n" if text else ""), ""
 
 
 def _default_name(method: str, url: str) -> str:

@@ -525,21 +525,14 @@ class _Collection:
             return Body(type="multipart", fields=fields)
         if mode == "graphql":
             gql = as_dict(body.get("graphql"))
-            variables = gql.get("variables") or "{}"
-            try:
-                parsed = json.loads(variables) if isinstance(variables, str) else variables
-            except (ValueError, RecursionError):
-                parsed = None
-            if parsed is None:
-                self.result.note(f"{where}: GraphQL variables are not JSON; not carried over")
-                parsed = {}
+            variables = gql.get("variables")
+            if isinstance(variables, (dict, list)):
+                variables = json.dumps(variables, indent=2, ensure_ascii=False)
+            variables = as_text(variables)  # a template: {{placeholders}} stay as written
             return Body(
-                type="json",
-                content=json.dumps(
-                    {"query": as_text(gql.get("query")), "variables": parsed},
-                    indent=2,
-                    ensure_ascii=False,
-                ),
+                type="graphql",
+                query=as_text(gql.get("query")),
+                variables="" if variables.strip() in ("", "{}") else variables,
             )
         if mode == "file":
             src = as_dict(body.get("file")).get("src")

@@ -260,6 +260,9 @@ def _body(table: Mapping[str, Any]) -> Body:
         type=_get_choice(data, "type", at, "none", BODY_TYPES),
         content=_get_str(data, "content", at),
         fields=fields,
+        query=_get_str(data, "query", at),
+        variables=_get_str(data, "variables", at),
+        operation_name=_get_str(data, "operation_name", at),
         extra=_extra(data, BODY_KEYS),
     )
 

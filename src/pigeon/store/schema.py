@@ -20,7 +20,7 @@ FOLDER_KEYS = ("name", "order", "variables", "headers", "auth", "scripts")
 ENVIRONMENT_KEYS = ("variables",)
 PAIR_KEYS = ("name", "value", "enabled")
 FIELD_KEYS = ("name", "value", "enabled", "kind", "content_type")
-BODY_KEYS = ("type", "content", "fields")
+BODY_KEYS = ("type", "content", "fields", "query", "variables", "operation_name")
 AUTH_KEYS = (
     "type", "username", "password", "token", "key", "value", "location",
     "access_key", "secret_key", "session_token", "region", "service",

@@ -137,6 +137,12 @@ def _body(body: Body) -> dict[str, Any]:
         fields.append(_with_extra(entry, f.extra, FIELD_KEYS))
     if fields:
         data["fields"] = fields
+    if body.query:
+        data["query"] = Block(body.query)
+    if body.variables:
+        data["variables"] = Block(body.variables)
+    if body.operation_name:
+        data["operation_name"] = body.operation_name
     return _with_extra(data, body.extra, BODY_KEYS)
 
 
@@ -196,7 +202,7 @@ def request_data(req: Request) -> dict[str, Any]:
     if req.query:
         data["query"] = _pairs(req.query)
     body = req.body
-    if body.type != "none" or body.content or body.fields or body.extra:
+    if body.type != "none" or body != Body():
         data["body"] = _body(body)
     if req.auth is not None:
         data["auth"] = _auth(req.auth)

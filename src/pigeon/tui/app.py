@@ -234,6 +234,7 @@ class PigeonApp(KeysInOrder):
         from pigeon.tui.widgets.body_panel import BodyPanel
         from pigeon.tui.widgets.body_view import BodyView
         from pigeon.tui.widgets.collection_tree import CollectionTree
+        from pigeon.tui.widgets.graphql_editor import GraphQLEditor
         from pigeon.tui.widgets.pair_table import PairTable
         from pigeon.tui.widgets.request_variables import RequestVariables
         from pigeon.tui.widgets.response_pane import ResponsePane
@@ -248,6 +249,7 @@ class PigeonApp(KeysInOrder):
             ("URL bar (up/down: method, right: accept completion)", UrlInput),
             ("Headers, query and form tables", PairTable),
             ("Body", BodyEditor),
+            ("GraphQL body", GraphQLEditor),
             ("Request variables", RequestVariables),
             ("Variables pane", VariablesPane),
             ("Response", ResponsePane),

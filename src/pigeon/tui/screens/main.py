@@ -571,6 +571,13 @@ class MainScreen(Screen[None]):
         if pane is None:  # a send before the pane is built: it is, a moment after the first paint
             pane = await self._wait_for_response_pane()
         snapshot = copy.deepcopy(request)  # edits made while it flies do not change it
+        if snapshot.body.type == "graphql":
+            from pigeon.tui.graphql_check import refusal
+
+            if refused := await refusal(self.session, snapshot):
+                pane.show_refused(refused, self.last_exchange)
+                self.notify(refused, severity="error", timeout=8)
+                return
         trusted = await self._ensure_trust(snapshot)
         started = time.monotonic()
         try:

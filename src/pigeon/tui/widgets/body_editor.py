@@ -1,4 +1,5 @@
-"""The request body: its type, then a JSON/text editor or a table of form fields."""
+"""The request body: its type, then a JSON/text editor, a table of form fields or the
+GraphQL editor."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Select, TextArea
 
-from pigeon.model import BODY_TYPES, Body, FormField
+from pigeon.model import BODY_TYPES, Body, FormField, Request
 from pigeon.scopes import Scopes
 from pigeon.tui.css import beside
-from pigeon.tui.widgets.messages import RequestEdited
+from pigeon.tui.widgets.graphql_editor import GraphQLEditor
+from pigeon.tui.widgets.messages import MethodWanted, RequestEdited
 from pigeon.tui.widgets.pair_table import PairTable
 from pigeon.tui.widgets.placeholder_text_area import PlaceholderTextArea
 
@@ -55,6 +57,7 @@ class BodyEditor(Vertical):
         super().__init__(id=id)
         self._scopes = scopes
         self._body = Body()
+        self._request: Request | None = None
 
     def compose(self) -> ComposeResult:
         yield Select(
@@ -68,10 +71,12 @@ class BodyEditor(Vertical):
             "", language="json", tab_behavior="focus", soft_wrap=True, id="body-text"
         ).completing(self._scopes)
         yield PairTable("field", lambda n, v: FormField(n, v), self._scopes, id="body-fields")
+        yield GraphQLEditor(self._scopes, id="body-graphql")
 
-    def show(self, body: Body) -> None:
-        """Edit ``body`` (the model's object, changed in place)."""
-        self._body = body
+    def show(self, request: Request) -> None:
+        """Edit ``request``'s body (the working copy's, changed in place)."""
+        self._request = request
+        self._body = body = request.body
         area = self.query_one("#body-text", TextArea)
         with self.prevent(Select.Changed, TextArea.Changed):
             self.query_one("#body-type", Select).value = (
@@ -79,6 +84,7 @@ class BodyEditor(Vertical):
             )
             area.load_text(body.content)
         self.query_one("#body-fields", PairTable).show(body.fields)
+        self.query_one(GraphQLEditor).show(request)
         self._show_type(body.type)
 
     def _show_type(self, body_type: str) -> None:
@@ -88,6 +94,10 @@ class BodyEditor(Vertical):
         fields.display = body_type in ("form", "multipart")
         fields.files_allowed = body_type == "multipart"
         fields.refresh_bindings()
+        graphql = self.query_one(GraphQLEditor)
+        graphql.display = body_type == "graphql"
+        if graphql.display:
+            graphql.check_soon()
         area.language = "json" if body_type == "json" else None
 
     def on_select_changed(self, event: Select.Changed) -> None:
@@ -96,6 +106,8 @@ class BodyEditor(Vertical):
             return
         self._body.type = str(event.value)
         self._show_type(self._body.type)
+        if self._body.type == "graphql" and self._request and self._request.method == "GET":
+            self.post_message(MethodWanted("POST"))  # GraphQL's usual method
         self.post_message(RequestEdited())
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
@@ -104,11 +116,13 @@ class BodyEditor(Vertical):
         self.post_message(RequestEdited())
 
     def action_format_json(self) -> None:
-        area = self.query_one("#body-text", TextArea)
+        graphql = self._body.type == "graphql"  # its variables are the JSON
+        area = self.query_one("#graphql-variables" if graphql else "#body-text", TextArea)
         formatted = format_json(area.text)
         if formatted is None:
             self.notify(not_json_message(area.text), severity="warning")
             return
-        area.load_text(formatted)
-        self._body.content = formatted
-        self.post_message(RequestEdited())
+        area.load_text(formatted)  # the GraphQL editor takes its Changed into the body
+        if not graphql:
+            self._body.content = formatted
+            self.post_message(RequestEdited())

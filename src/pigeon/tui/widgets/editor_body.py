@@ -14,13 +14,13 @@ from typing import Any
 from textual.app import ComposeResult, RenderResult
 from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import TabbedContent, TabPane
+from textual.widgets import Input, TabbedContent, TabPane
 
 from pigeon.model import Header, Request
 from pigeon.scopes import Scopes
 from pigeon.tui.css import beside
 from pigeon.tui.url_query import url_params
-from pigeon.tui.widgets.messages import RequestEdited
+from pigeon.tui.widgets.messages import MethodWanted, RequestEdited
 from pigeon.tui.widgets.pair_table import PairTable
 from pigeon.tui.widgets.query_table import QueryTable
 from pigeon.tui.widgets.url_bar import UrlBar
@@ -61,7 +61,7 @@ def _settings(_: _Scopes) -> Widget:
 
 # Tab id -> (title, the part's factory, what of the request the part shows).
 _LAZY_TABS: dict[str, tuple[str, Callable[[_Scopes], Widget], Callable[[Request], Any]]] = {
-    "tab-body": ("Body", _body, lambda work: work.body),
+    "tab-body": ("Body", _body, lambda work: work),
     "tab-auth": ("Auth", _auth, lambda work: work),
     "tab-scripts": ("Scripts", _scripts, lambda work: work.scripts),
     "tab-vars": ("Vars", _variables, lambda work: work.variables),
@@ -130,6 +130,14 @@ class EditorBody(Vertical):
         bar = self.query_one(UrlBar)
         bar.set_values(bar.method, event.url)
         self.post_message(RequestEdited())
+
+    def on_method_wanted(self, event: MethodWanted) -> None:
+        """A GraphQL body was chosen for a GET: the request is a POST now, as the bar shows."""
+        event.stop()
+        if self._work is not None:
+            self._work.method = event.method
+            bar = self.query_one(UrlBar)
+            bar.set_values(event.method, bar.query_one("#url", Input).value)
 
     def first_tab(self) -> None:
         self.query_one(TabbedContent).active = "tab-headers"
