@@ -14,6 +14,10 @@ the trust list -- goes through this module:
 * **Writing a new file** builds a document in a fixed, readable layout (``dumps``): plain keys
   first, then tables, arrays of tables as ``[[name]]`` entries, and text marked ``Block`` (bodies,
   scripts, descriptions) as ``'''`` blocks so JSON and code read as written.
+
+Why one module: the reader and the writer keep one promise between them (what is written loads
+back equal, and what loads is written back unchanged), so their rules for strings, tables and
+values sit side by side.
 """
 
 from __future__ import annotations
