@@ -83,9 +83,15 @@ def classify_body(content_type: str, head: bytes, size: int) -> BodyKind:
         return "json"
     if is_text_type(content_type):
         return "text"
-    if content_type.startswith(("image/", "audio/", "video/", "font/")) or looks_binary(head):
-        return "binary"
-    return "text"
+    # A declared image, audio or font that is text (an HTML error page) is shown as text.
+    return "binary" if looks_binary(head) else "text"
+
+
+def claims_binary(content_type: str) -> bool:
+    """A media type whose body should not be text (``image/png``; not ``image/svg+xml``)."""
+    return content_type.startswith(("image/", "audio/", "video/", "font/")) and not is_text_type(
+        content_type
+    )
 
 
 @dataclass

@@ -27,6 +27,7 @@ from pigeon.tui.format import curl_command, duration, sent_text, suggested_filen
 from pigeon.tui.memory import LARGE_BODY, give_back
 from pigeon.tui.widgets.body_panel import BodyPanel
 from pigeon.tui.widgets.body_view import BodyView
+from pigeon.tui.widgets.image_view import ImageView
 from pigeon.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
@@ -105,6 +106,7 @@ class ResponsePane(Vertical):
             with TabPane("Body", id="tab-body"):
                 yield Static("", id="body-note")
                 yield BodyPanel(id="body-panel")
+                yield ImageView(id="image-view")
             with TabPane("Headers", id="tab-headers"):
                 yield DataTable(
                     id="headers-table", cursor_type="row", zebra_stripes=True, show_cursor=True
@@ -136,6 +138,10 @@ class ResponsePane(Vertical):
     @property
     def body_panel(self) -> BodyPanel:
         return self.query_one("#body-panel", BodyPanel)
+
+    @property
+    def image_view(self) -> ImageView:
+        return self.query_one(ImageView)
 
     @property
     def sent_view(self) -> BodyView:
@@ -218,6 +224,7 @@ class ResponsePane(Vertical):
         if old is not None and old.body_size >= LARGE_BODY:
             self._give_back_due = True
         self.body_panel.reset()
+        self._show_image(False)
         self.query_one("#sent-panel", BodyPanel).reset()
         self._overwrite_ok = None
         self._note("")
@@ -244,11 +251,16 @@ class ResponsePane(Vertical):
         if kind == "empty":
             view.show_message(f"No body ({exchange.status} {exchange.reason})".replace(" )", ")"))
             return
-        if kind in ("image", "binary"):
+        if kind == "image":
+            self._show_image(True)
+            self.image_view.show(exchange)
+            return
+        if kind == "binary":
             description = bodyformat.describe_binary(
                 exchange.content_type, exchange.body[:65536], exchange.body_size
             )
             view.show_message(f"{description} — press s to save")
+            self._show_hex(exchange, description)
             return
         text = exchange.text
         if exchange.truncated:
@@ -266,12 +278,37 @@ class ResponsePane(Vertical):
             codec = "UTF-8" if codec.startswith("utf-8") else codec
             were = "byte was" if count == 1 else "bytes were"
             self._note(f"{count:,} {were} not valid {codec} (shown as �)")
+        elif bodyformat.claims_binary(exchange.content_type):
+            self._note(f"Sent as {printable(exchange.content_type)}, but the body is text")
         view.show_text(
             text,
             is_json=is_json,
             json_lines=exchange.content_type in bodyformat.JSON_LINES_TYPES,
             markup=None if is_json else bodyformat.markup_kind(exchange.content_type, text[:256]),
         )
+
+    def _show_image(self, shown: bool) -> None:
+        """The image view in the body tab in place of the text view, or back."""
+        image = self.image_view
+        if image.has_class("-shown") != shown:
+            image.set_class(shown, "-shown")
+            self.body_panel.display = not shown
+            if not shown:
+                image.clear()
+
+    @work(thread=True, group="hex-dump", exclusive=True, exit_on_error=False)
+    def _show_hex(self, exchange: Exchange, description: str) -> None:
+        """A binary body as a hex dump, made in a thread (its first ``HEX_LIMIT`` bytes)."""
+        text = bodyformat.hex_dump(exchange.body)
+        self.app.call_from_thread(self._hex_ready, exchange, description, text)
+
+    def _hex_ready(self, exchange: Exchange, description: str, text: str) -> None:
+        if self.exchange is not exchange:
+            return
+        shown = min(len(exchange.body), bodyformat.HEX_LIMIT)
+        part = f"its first {human_size(shown)} " if shown < exchange.body_size else ""
+        self._note(f"{description}: {part}in hex — press s to save")
+        self.body_view.show_text(text)
 
     def _note(self, text: str) -> None:
         """A line over the body about how it is shown ("" hides it)."""

@@ -1,0 +1,203 @@
+"""Image and binary responses in the response pane, fetched from a loopback server: each
+described in one line (and why it is not drawn), drawn when the renderer is forced, a binary
+body as hex, and the bytes saved exactly."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from response_pane_app import ResponsePaneApp
+from tui_support import wait_for
+
+from images import BOMB, GIF, JPEG, PNG, PROTOBUF, image_server
+from pigeon.bodies.kind import human_size
+from pigeon.model import Settings
+from pigeon.render import RenderedRequest
+from pigeon.send import Exchange, HttpSession
+from pigeon.tui.graphics import terminal_graphics
+from pigeon.tui.widgets.body_view import BodyView
+from pigeon.tui.widgets.image_view import ImageView
+from pigeon.tui.widgets.response_pane import ResponsePane
+
+pytestmark = pytest.mark.timeout(60)
+
+NO_GRAPHICS = terminal_graphics("auto", {"TERM": "xterm-256color"})
+WHY = (
+    "Not drawn: this terminal cannot show images (TERM=xterm-256color); "
+    'images = "kitty", "sixel" or "blocks" in config.toml draws them anyway'
+)
+
+
+@pytest.fixture(scope="module")
+def images_url() -> Iterator[str]:
+    with image_server() as url:
+        yield url
+
+
+@pytest.fixture
+async def fetch(images_url: str) -> AsyncIterator[object]:
+    async with HttpSession() as session:
+
+        async def get(path: str) -> Exchange:
+            request = RenderedRequest(
+                method="GET", url=f"{images_url}{path}", headers=[], settings=Settings()
+            )
+            return await session.send(request)
+
+        yield get
+
+
+@pytest.mark.parametrize(
+    ("path", "description"),
+    [
+        ("/png", f"PNG image, 400x300 pixels, {human_size(len(PNG))}"),
+        ("/gif", f"GIF image, 20x10 pixels, 5 frames (animated), {human_size(len(GIF))}"),
+        ("/jpeg", f"JPEG image, 640x480 pixels, {human_size(len(JPEG))}"),
+        ("/jpeg-as-png", f"JPEG image, 640x480 pixels, {human_size(len(JPEG))}, sent as image/png"),
+    ],
+)
+async def test_an_image_is_described_and_says_why_it_is_not_drawn(
+    fetch: object, path: str, description: str
+) -> None:
+    exchange = await fetch(path)  # type: ignore[operator]
+    app = ResponsePaneApp(None)
+    async with app.run_test(size=(120, 30)) as pilot:
+        pane = app.query_one(ResponsePane)
+        pane.image_view.graphics = NO_GRAPHICS
+        pane.show_exchange(exchange)
+        view = pane.image_view
+        await wait_for(pilot, lambda: view.why_not_drawn)
+        assert view.description == description
+        assert view.why_not_drawn == WHY
+        assert view.display and not pane.body_panel.display and not view.drawn
+        caption = str(view.query_one("#image-caption").render())
+        assert caption == description
+
+
+@pytest.mark.parametrize(
+    ("path", "ending"),
+    [
+        (
+            "/bomb",
+            f"100,000x100,000 pixels, {len(BOMB)} B: "
+            "over the 40 megapixel limit, not decoded (a decompression bomb?)",
+        ),
+        ("/truncated", ": corrupt or truncated (image file is truncated)"),
+    ],
+)
+async def test_hostile_images_are_one_line(fetch: object, path: str, ending: str) -> None:
+    exchange = await fetch(path)  # type: ignore[operator]
+    app = ResponsePaneApp(None)
+    async with app.run_test(size=(120, 30)) as pilot:
+        pane = app.query_one(ResponsePane)
+        pane.image_view.graphics = terminal_graphics("sixel")  # it would draw, if it could
+        pane.show_exchange(exchange)
+        view = pane.image_view
+        await wait_for(pilot, lambda: ": " in view.description)  # Pillow's verdict
+        assert view.description.startswith("PNG image, ") and view.description.endswith(ending)
+        assert "\n" not in view.description and not view.drawn and view.why_not_drawn == ""
+
+
+async def test_a_forced_renderer_draws_the_picture(fetch: object) -> None:
+    exchange = await fetch("/png")  # type: ignore[operator]
+    app = ResponsePaneApp(None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.query_one(ResponsePane)
+        pane.image_view.graphics = terminal_graphics("blocks")
+        pane.show_exchange(exchange)
+        view = pane.image_view
+        await wait_for(pilot, lambda: view.drawn)
+        picture = view.query_one("#image-picture").children[0]
+        await wait_for(pilot, lambda: picture.size.height > 1)
+        assert type(picture).__name__ == "HalfcellImage"
+        assert view.why_not_drawn == "" and view.description.startswith("PNG image, 400x300")
+        # A 4:3 picture in half blocks: about as wide as two lines of it are high.
+        assert 1.0 < picture.size.width / (2 * picture.size.height) < 1.7
+        # The next response takes the picture away.
+        pane.show_exchange(await fetch("/lying-png"))  # type: ignore[operator]
+        await pilot.pause()
+        assert not view.display and not view.query_one("#image-picture").children
+
+
+async def test_sixel_and_kitty_widgets_load_without_asking_the_terminal(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    from pigeon.tui.graphics import image_widget
+
+    sixel, kitty = image_widget("sixel"), image_widget("kitty")
+    import textual_image._terminal as terminal
+    from textual_image.widget import SixelImage, TGPImage
+
+    assert (sixel, kitty) == (SixelImage, TGPImage)
+
+    assert terminal.get_cell_size._result == (10, 20)  # type: ignore[attr-defined]
+    assert capfd.readouterr().out == ""  # not one query written
+
+
+async def test_a_lying_content_type_is_shown_as_text(fetch: object) -> None:
+    exchange = await fetch("/lying-png")  # type: ignore[operator]
+    app = ResponsePaneApp(exchange)
+    async with app.run_test(size=(120, 30)) as pilot:
+        view = app.query_one("#body-view", BodyView)
+        await wait_for(pilot, lambda: "502 Bad Gateway" in view.text)
+        note = app.query_one("#body-note")
+        assert note.display and str(note.content) == "Sent as image/png, but the body is text"
+        assert not app.query_one(ImageView).display
+
+
+async def test_svg_is_shown_as_xml(fetch: object) -> None:
+    exchange = await fetch("/svg")  # type: ignore[operator]
+    app = ResponsePaneApp(exchange)
+    async with app.run_test(size=(120, 30)) as pilot:
+        view = app.query_one("#body-view", BodyView)
+        await wait_for(pilot, lambda: view.line_count > 1)
+        lines = [view.line_text(n).strip() for n in range(view.line_count)]
+        assert lines[1].startswith("<svg") and lines[2] == '<rect width="10"/>'
+        assert not app.query_one(ImageView).display
+
+
+async def test_a_binary_body_is_a_hex_dump(fetch: object) -> None:
+    exchange = await fetch("/protobuf")  # type: ignore[operator]
+    app = ResponsePaneApp(exchange)
+    async with app.run_test(size=(120, 30)) as pilot:
+        view = app.query_one("#body-view", BodyView)
+        await wait_for(pilot, lambda: view.text.startswith("00000000"))
+        assert view.line_text(0) == (
+            "00000000  08 96 01 12 07 74 65 73  74 69 6e 67 1a 03 00 ff  |.....testing....|"
+        )
+        note = str(app.query_one("#body-note").content)
+        assert (
+            note
+            == f"Binary body, application/x-protobuf, {len(PROTOBUF)} B: in hex — press s to save"
+        )
+        await pilot.press("c")  # not copied as text
+        assert app.clipboard == ""
+
+
+async def test_a_large_binary_body_shows_its_first_megabyte(tmp_path: Path) -> None:
+    from response_pane_app import make_exchange
+
+    blob = bytes(range(256)) * 20480  # 5.0 MB
+    app = ResponsePaneApp(make_exchange(blob, "application/octet-stream"))
+    async with app.run_test(size=(120, 30)) as pilot:
+        view = app.query_one("#body-view", BodyView)
+        await wait_for(pilot, lambda: view.line_count == 65536)
+        note = str(app.query_one("#body-note").content)
+        assert note == (
+            "Binary body, application/octet-stream, 5.0 MB: its first 1.0 MB in hex — press s to save"
+        )
+
+
+async def test_saving_an_image_writes_its_exact_bytes(fetch: object, tmp_path: Path) -> None:
+    exchange = await fetch("/jpeg")  # type: ignore[operator]
+    app = ResponsePaneApp(exchange)
+    async with app.run_test(size=(120, 30)) as pilot:
+        pane = app.query_one(ResponsePane)
+        target = tmp_path / "saved.jpg"
+        pane.save_body_to(target)
+        await wait_for(pilot, lambda: target.exists())
+        assert target.read_bytes() == JPEG
+        await pilot.press("c")
+        assert app.clipboard == ""
