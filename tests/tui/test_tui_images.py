@@ -4,11 +4,13 @@ body as hex, and the bytes saved exactly."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from response_pane_app import ResponsePaneApp
+from response_pane_app import ResponsePaneApp, make_exchange
 from tui_support import wait_for
 
 from images import BOMB, GIF, JPEG, PNG, PROTOBUF, image_server
@@ -16,7 +18,7 @@ from pigeon.bodies.kind import human_size
 from pigeon.model import Settings
 from pigeon.render import RenderedRequest
 from pigeon.send import Exchange, HttpSession
-from pigeon.tui.graphics import terminal_graphics
+from pigeon.tui.graphics import Graphics, terminal_graphics
 from pigeon.tui.widgets.body_view import BodyView
 from pigeon.tui.widgets.image_view import ImageView
 from pigeon.tui.widgets.response_pane import ResponsePane
@@ -177,8 +179,6 @@ async def test_a_binary_body_is_a_hex_dump(fetch: object) -> None:
 
 
 async def test_a_large_binary_body_shows_its_first_megabyte(tmp_path: Path) -> None:
-    from response_pane_app import make_exchange
-
     blob = bytes(range(256)) * 20480  # 5.0 MB
     app = ResponsePaneApp(make_exchange(blob, "application/octet-stream"))
     async with app.run_test(size=(120, 30)) as pilot:
@@ -201,3 +201,42 @@ async def test_saving_an_image_writes_its_exact_bytes(fetch: object, tmp_path: P
         assert target.read_bytes() == JPEG
         await pilot.press("c")
         assert app.clipboard == ""
+
+
+def test_nothing_for_images_is_imported_before_the_first_image() -> None:
+    """The first screen's time is measured: Pillow and textual-image wait for an image."""
+    code = (
+        "import sys\n"
+        "import pigeon.tui.app, pigeon.tui.screens.main, pigeon.tui.widgets.response_pane\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('PIL', 'textual_image'))))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    assert out.strip() == "[]"
+
+
+def described_app(exchange: Exchange, graphics: Graphics) -> tuple[ResponsePaneApp, object]:
+    """The pane showing ``exchange`` as a terminal with ``graphics`` would."""
+
+    async def run_before(pilot: object) -> None:
+        pane = pilot.app.query_one(ResponsePane)  # type: ignore[attr-defined]
+        view = pane.image_view
+        view.graphics = graphics
+        pane.show_exchange(exchange)
+        await wait_for(pilot, lambda: view.why_not_drawn or view.drawn)
+        view.focus()
+        await pilot.pause()  # type: ignore[attr-defined]
+
+    return ResponsePaneApp(None), run_before
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_image_described(snap_compare, size: tuple[int, int]) -> None:
+    app, run_before = described_app(make_exchange(PNG, "image/png"), NO_GRAPHICS)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def test_snapshot_image_drawn_in_half_blocks(snap_compare) -> None:
+    app, run_before = described_app(make_exchange(PNG, "image/png"), terminal_graphics("blocks"))
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
