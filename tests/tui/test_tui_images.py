@@ -240,3 +240,16 @@ def test_snapshot_image_described(snap_compare, size: tuple[int, int]) -> None:
 def test_snapshot_image_drawn_in_half_blocks(snap_compare) -> None:
     app, run_before = described_app(make_exchange(PNG, "image/png"), terminal_graphics("blocks"))
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+async def test_images_off_in_the_config(fetch: object) -> None:
+    from pigeon.config import AppConfig
+
+    exchange = await fetch("/png")  # type: ignore[operator]
+    app = ResponsePaneApp(exchange)
+    app.config = AppConfig(images="off")  # type: ignore[attr-defined]  (as PigeonApp has it)
+    async with app.run_test(size=(120, 30)) as pilot:
+        view = app.query_one(ImageView)
+        await wait_for(pilot, lambda: view.why_not_drawn)
+        assert view.why_not_drawn == 'Not drawn: images are off (images = "off" in config.toml)'
+        assert view.description.startswith("PNG image, 400x300 pixels")
