@@ -9,7 +9,20 @@ import io
 import pytest
 from PIL import Image
 
-from images import BOMB, CORRUPT, GIF, HTML, JPEG, PNG, PROTOBUF, SVG, TRUNCATED, WEBP, png_bomb
+from images import (
+    BOMB,
+    CORRUPT,
+    GIF,
+    HTML,
+    JPEG,
+    PNG,
+    PROTOBUF,
+    SVG,
+    TRUNCATED,
+    WEBP,
+    picture,
+    png_bomb,
+)
 from pigeon.bodies import claims_binary, classify_body, hex_dump, markup_kind
 from pigeon.bodies import image as image_module
 from pigeon.bodies.image import inspect_image
@@ -27,6 +40,9 @@ def test_each_format_is_described_and_decoded_for_drawing() -> None:
     )
     assert described(JPEG, "image/jpeg").startswith("JPEG image, 640x480 pixels, ")
     assert described(WEBP, "image/webp") == f"WebP image, 32x16 pixels, {len(WEBP)} B"
+    avif = picture("AVIF", 33, 17)
+    assert classify_body("image/avif", avif, len(avif)) == "image"
+    assert described(avif, "image/avif") == f"AVIF image, 33x17 pixels, {len(avif)} B"
     facts = inspect_image(JPEG)
     assert facts.picture is not None and facts.picture.size == (640, 480)
     assert facts.problem is None

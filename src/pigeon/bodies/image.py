@@ -27,7 +27,7 @@ MAX_PIXELS = 40_000_000  # width x height decoded at most (Pillow's MAX_IMAGE_PI
 MAX_FRAMES = 10_000  # frames counted at most
 THUMBNAIL = (1600, 1600)  # the copy kept to draw: more than a terminal shows
 # The formats a response may be opened as: what browsers show, nothing that runs a program.
-FORMATS = ("PNG", "JPEG", "GIF", "WEBP", "BMP", "ICO", "AVIF")
+FORMATS = ("PNG", "JPEG", "GIF", "WEBP", "AVIF", "BMP")
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class ImageFacts:
 
 def _same_format(name: str, subtype: str) -> bool:
     name = name.lower()
-    aliases = {"jpeg": ("jpeg", "jpg", "pjpeg"), "ico": ("x-icon", "vnd.microsoft.icon", "ico")}
+    aliases = {"jpeg": ("jpeg", "jpg", "pjpeg"), "bmp": ("bmp", "x-bmp", "x-ms-bmp")}
     return subtype in aliases.get(name, (name, f"x-{name}"))
 
 

@@ -102,7 +102,7 @@ class ImageInfo:
 
 
 def image_info(head: bytes) -> ImageInfo | None:
-    """Format and pixel size of a PNG, GIF, JPEG, WebP or BMP from its first bytes."""
+    """Format and pixel size of a PNG, GIF, JPEG, WebP, AVIF or BMP from its first bytes."""
     try:
         if head.startswith(b"\x89PNG\r\n\x1a\n") and len(head) >= 24:
             width, height = struct.unpack(">II", head[16:24])
@@ -114,6 +114,8 @@ def image_info(head: bytes) -> ImageInfo | None:
             return ImageInfo("JPEG", *_jpeg_size(head))
         if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
             return ImageInfo("WebP", *_webp_size(head))
+        if head[4:8] == b"ftyp" and head[8:12] in (b"avif", b"avis"):
+            return ImageInfo("AVIF")  # its size is deep in the file: Pillow reads it
         if head.startswith(b"BM") and len(head) >= 26:
             width, height = struct.unpack("<ii", head[18:26])
             return ImageInfo("BMP", width, abs(height))

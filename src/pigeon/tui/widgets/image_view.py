@@ -8,6 +8,7 @@ the small copy that is drawn. Nothing is imported for images before the first on
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from pigeon.bodies.image import ImageFacts, header_facts, inspect_image
+from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.graphics import Graphics, image_widget, terminal_graphics
 
@@ -86,16 +88,28 @@ class ImageView(Vertical, can_focus=True):
             decode=protocol is not None,
             cancelled=lambda: worker.is_cancelled,
         )
-        widget = image_widget(protocol) if protocol and facts.picture is not None else None
+        widget, why = None, graphics.reason
+        if protocol and facts.picture is not None:
+            try:
+                widget = image_widget(protocol)
+            except Exception as exc:  # noqa: BLE001 - a broken install must not stop the app
+                why = f"textual-image did not load ({printable(str(exc))[:120]})"
+        if facts.problem:
+            why = ""  # the description says what is wrong with the image
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._inspected, exchange, facts, widget, generation)
+            self.app.call_from_thread(self._inspected, exchange, facts, widget, why, generation)
 
     def _inspected(
-        self, exchange: Exchange, facts: ImageFacts, widget: type[Widget] | None, generation: int
+        self,
+        exchange: Exchange,
+        facts: ImageFacts,
+        widget: type[Widget] | None,
+        why: str,
+        generation: int,
     ) -> None:
         if generation != self._generation:
             return
-        why = "" if facts.problem or widget else f"Not drawn: {self._judge().reason}"
+        why = f"Not drawn: {why}" if why and widget is None else ""
         self._caption(facts.describe(exchange.body_size, exchange.content_type), why)
         if widget is not None:
             self.query_one("#image-picture").mount(widget(facts.picture))  # type: ignore[call-arg]
@@ -110,5 +124,10 @@ class ImageView(Vertical, can_focus=True):
         note.set_class(bool(why), "-shown")
 
     def _clear_picture(self) -> None:
+        """Take the picture away, and out of the terminal's memory (kitty keeps images)."""
         self.drawn = False
-        self.query_one("#image-picture").remove_children()
+        holder = self.query_one("#image-picture")
+        for picture in holder.children:
+            with contextlib.suppress(Exception):
+                picture.image = None  # type: ignore[attr-defined]
+        holder.remove_children()
