@@ -4,6 +4,7 @@ body as hex, and the bytes saved exactly."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -253,3 +254,92 @@ async def test_images_off_in_the_config(fetch: object) -> None:
         await wait_for(pilot, lambda: view.why_not_drawn)
         assert view.why_not_drawn == 'Not drawn: images are off (images = "off" in config.toml)'
         assert view.description.startswith("PNG image, 400x300 pixels")
+
+
+_PTY_APP = """
+import os
+from images import PNG
+from response_pane_app import ResponsePaneApp, make_exchange
+
+class App(ResponsePaneApp):
+    def on_image_view_inspected(self, event):
+        with open(os.environ["PIGEON_TEST_RESULT"], "w") as result:
+            result.write("drawn" if event.drawn else "not drawn")
+        self.call_after_refresh(lambda: self.call_after_refresh(self.exit))
+
+App(make_exchange(PNG, "image/png")).run()
+"""
+
+
+def run_in_a_terminal(term: str, result: Path) -> tuple[bytes, str]:
+    """The app showing a PNG in a real pseudo-terminal (TERM=``term``, 120x40 cells of 10x20
+    pixels): every byte it wrote to the terminal, and whether it drew (in ``result``)."""
+    import fcntl
+    import os
+    import pty
+    import select
+    import struct
+    import termios
+    import time
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 1200, 800))
+    here = Path(__file__).parent
+    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TERM_PROGRAM", "STY")}
+    env.update(
+        TERM=term,
+        PIGEON_TEST_RESULT=str(result),
+        PYTHONPATH=os.pathsep.join([str(here), str(here.parent), *sys.path]),
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _PTY_APP],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        close_fds=True,
+    )
+    os.close(slave)
+    out = bytearray()
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                try:
+                    data = os.read(master, 65536)
+                except OSError:
+                    break
+                out += data
+            elif proc.poll() is not None:
+                break
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    said = result.read_text() if result.exists() else "(nothing)"
+    return bytes(out), said
+
+
+@pytest.mark.parametrize(
+    ("term", "drawn", "protocol"),
+    [
+        ("xterm-kitty", True, rb"\x1b_G"),
+        ("foot", True, rb"\x1bP[0-9;]*q"),
+        ("xterm-256color", False, b""),
+    ],
+)
+def test_a_real_terminal_gets_the_picture_and_no_question(
+    term: str, drawn: bool, protocol: bytes, tmp_path: Path
+) -> None:
+    out, said = run_in_a_terminal(term, tmp_path / "result")
+    assert said == ("drawn" if drawn else "not drawn"), out[-500:]
+    assert b"Traceback" not in out
+    if protocol:
+        assert re.search(protocol, out)
+    else:
+        assert b"\x1b_G" not in out and not re.search(rb"\x1bP[0-9;]*q", out)
+    # textual-image's queries (kitty's a=q, the device attributes, the cell size): none.
+    assert b"a=q" not in out and b"\x1b[c" not in out and b"\x1b[16t" not in out
