@@ -343,3 +343,19 @@ def test_a_real_terminal_gets_the_picture_and_no_question(
         assert b"\x1b_G" not in out and not re.search(rb"\x1bP[0-9;]*q", out)
     # textual-image's queries (kitty's a=q, the device attributes, the cell size): none.
     assert b"a=q" not in out and b"\x1b[c" not in out and b"\x1b[16t" not in out
+
+
+async def test_the_focus_follows_the_body_from_text_to_image_and_back(fetch: object) -> None:
+    png, text = await fetch("/png"), await fetch("/lying-png")  # type: ignore[operator]
+    app = ResponsePaneApp(text)
+    async with app.run_test(size=(120, 30)) as pilot:
+        pane = app.query_one(ResponsePane)
+        await wait_for(pilot, lambda: pane.body_view.has_focus)
+        pane.show_exchange(png)
+        await wait_for(pilot, lambda: pane.image_view.has_focus)
+        await pilot.press("s")  # the pane's keys still answer: the save prompt opens
+        await wait_for(pilot, lambda: len(app.screen_stack) == 2)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: len(app.screen_stack) == 1)
+        pane.show_exchange(text)
+        await wait_for(pilot, lambda: pane.body_view.has_focus)

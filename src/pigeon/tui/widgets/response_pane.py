@@ -289,12 +289,15 @@ class ResponsePane(Vertical):
 
     def _show_image(self, shown: bool) -> None:
         """The image view in the body tab in place of the text view, or back."""
-        image = self.image_view
+        image, view = self.image_view, self.body_view
         if image.has_class("-shown") != shown:
+            focused = (view if shown else image).has_focus
             image.set_class(shown, "-shown")
             self.body_panel.display = not shown
             if not shown:
                 image.clear()
+            if focused:  # the keys stay with the body, whichever view shows it
+                (image if shown else view).focus()
 
     @work(thread=True, group="hex-dump", exclusive=True, exit_on_error=False)
     def _show_hex(self, exchange: Exchange, description: str) -> None:
