@@ -359,3 +359,18 @@ async def test_the_focus_follows_the_body_from_text_to_image_and_back(fetch: obj
         await wait_for(pilot, lambda: len(app.screen_stack) == 1)
         pane.show_exchange(text)
         await wait_for(pilot, lambda: pane.body_view.has_focus)
+
+
+async def test_the_app_describes_an_image_it_was_sent(app) -> None:
+    from tui_support import main_screen, replace_url, running
+
+    from pigeon.echo import PNG as ECHO_PNG
+
+    async with running(app, "users/list-users") as pilot:
+        await replace_url(pilot, "{{base_url}}/image.png")
+        await pilot.press("ctrl+r")
+        view = main_screen(app).query_one(ImageView)
+        await wait_for(pilot, lambda: view.why_not_drawn)
+        assert view.description == f"PNG image, 8x8 pixels, {len(ECHO_PNG)} B"
+        assert view.why_not_drawn == "Not drawn: the output is not a terminal"
+        assert view.display and not main_screen(app).query_one("#body-panel").display
