@@ -18,6 +18,7 @@ from textual.markup import escape
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
 
 from pigeon import bodyformat
 from pigeon.bodyformat import human_size
@@ -302,7 +303,11 @@ class ResponsePane(Vertical):
     @work(thread=True, group="hex-dump", exclusive=True, exit_on_error=False)
     def _show_hex(self, exchange: Exchange, description: str) -> None:
         """A binary body as a hex dump, made in a thread (its first ``HEX_LIMIT`` bytes)."""
-        text = bodyformat.hex_dump(exchange.body)
+        worker = get_current_worker()
+        try:
+            text = bodyformat.hex_dump(exchange.body, lambda: worker.is_cancelled)
+        except bodyformat.Stopped:
+            return
         self.app.call_from_thread(self._hex_ready, exchange, description, text)
 
     def _hex_ready(self, exchange: Exchange, description: str, text: str) -> None:
