@@ -265,7 +265,13 @@ class App(ResponsePaneApp):
     def on_image_view_inspected(self, event):
         with open(os.environ["PIGEON_TEST_RESULT"], "w") as result:
             result.write("drawn" if event.drawn else "not drawn")
-        self.call_after_refresh(lambda: self.call_after_refresh(self.exit))
+        self.set_interval(0.05, self.leave_once_laid_out)
+
+    def leave_once_laid_out(self):
+        # The picture is written out by the first refresh after it has a size.
+        pictures = self.query("#image-picture > *")
+        if not pictures or pictures.first().size.height > 0:
+            self.call_after_refresh(lambda: self.call_after_refresh(self.exit))
 
 App(make_exchange(PNG, "image/png")).run()
 """
