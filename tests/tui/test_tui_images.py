@@ -122,6 +122,7 @@ async def test_a_forced_renderer_draws_the_picture(fetch: object) -> None:
         pane.show_exchange(await fetch("/lying-png"))  # type: ignore[operator]
         await pilot.pause()
         assert not view.display and not view.query_one("#image-picture").children
+        assert pane.body_panel.display
 
 
 async def test_sixel_and_kitty_widgets_load_without_asking_the_terminal(
@@ -147,7 +148,7 @@ async def test_a_lying_content_type_is_shown_as_text(fetch: object) -> None:
         await wait_for(pilot, lambda: "502 Bad Gateway" in view.text)
         note = app.query_one("#body-note")
         assert note.display and str(note.content) == "Sent as image/png, but the body is text"
-        assert not app.query_one(ImageView).display
+        assert not any(view.display for view in app.query(ImageView))
 
 
 async def test_svg_is_shown_as_xml(fetch: object) -> None:
@@ -158,7 +159,7 @@ async def test_svg_is_shown_as_xml(fetch: object) -> None:
         await wait_for(pilot, lambda: view.line_count > 1)
         lines = [view.line_text(n).strip() for n in range(view.line_count)]
         assert lines[1].startswith("<svg") and lines[2] == '<rect width="10"/>'
-        assert not app.query_one(ImageView).display
+        assert not any(view.display for view in app.query(ImageView))
 
 
 async def test_a_binary_body_is_a_hex_dump(fetch: object) -> None:
@@ -375,8 +376,20 @@ async def test_the_app_describes_an_image_it_was_sent(app) -> None:
     async with running(app, "users/list-users") as pilot:
         await replace_url(pilot, "{{base_url}}/image.png")
         await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: main_screen(app).query(ImageView))
         view = main_screen(app).query_one(ImageView)
         await wait_for(pilot, lambda: view.why_not_drawn)
         assert view.description == f"PNG image, 8x8 pixels, {len(ECHO_PNG)} B"
         assert view.why_not_drawn == "Not drawn: the output is not a terminal"
         assert view.display and not main_screen(app).query_one("#body-panel").display
+
+
+async def test_the_image_view_is_made_on_the_first_image(fetch: object) -> None:
+    app = ResponsePaneApp(await fetch("/lying-png"))  # type: ignore[operator]
+    async with app.run_test(size=(120, 30)) as pilot:
+        pane = app.query_one(ResponsePane)
+        await pilot.pause()
+        assert not app.query(ImageView)  # the first screen does without it
+        pane.show_exchange(await fetch("/gif"))  # type: ignore[operator]
+        await wait_for(pilot, lambda: app.query(ImageView) and pane.image_view.why_not_drawn)
+        assert pane.image_view.description.startswith("GIF image, 20x10 pixels, 5 frames")

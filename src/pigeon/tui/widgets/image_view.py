@@ -49,6 +49,13 @@ class ImageView(Vertical, can_focus=True):
         self.why_not_drawn = ""
         self.drawn = False
         self._generation = 0
+        self._ready = False  # mounted, its parts composed
+        self._waiting: Exchange | None = None  # shown before that
+
+    def on_mount(self) -> None:
+        self._ready = True
+        if self._waiting is not None:
+            self.show(self._waiting)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="image-caption", markup=False)
@@ -57,6 +64,10 @@ class ImageView(Vertical, can_focus=True):
 
     def show(self, exchange: Exchange) -> None:
         """Describe ``exchange``'s image body at once, then read and draw it in a thread."""
+        if not self._ready:
+            self._waiting = exchange
+            return
+        self._waiting = None
         self._generation += 1
         self._clear_picture()
         graphics = self._judge()
@@ -65,6 +76,7 @@ class ImageView(Vertical, can_focus=True):
         self._inspect(exchange, graphics, self._generation)
 
     def clear(self) -> None:
+        self._waiting = None
         self._generation += 1
         self.workers.cancel_group(self, "image-inspect")
         self._clear_picture()

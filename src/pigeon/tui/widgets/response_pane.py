@@ -28,11 +28,11 @@ from pigeon.tui.format import curl_command, duration, sent_text, suggested_filen
 from pigeon.tui.memory import LARGE_BODY, give_back
 from pigeon.tui.widgets.body_panel import BodyPanel
 from pigeon.tui.widgets.body_view import BodyView
-from pigeon.tui.widgets.image_view import ImageView
 from pigeon.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
     from pigeon.send import Exchange, Progress
+    from pigeon.tui.widgets.image_view import ImageView
 
 State = Literal["empty", "pending", "done", "error", "cancelled"]
 
@@ -107,7 +107,6 @@ class ResponsePane(Vertical):
             with TabPane("Body", id="tab-body"):
                 yield Static("", id="body-note")
                 yield BodyPanel(id="body-panel")
-                yield ImageView(id="image-view")
             with TabPane("Headers", id="tab-headers"):
                 yield DataTable(
                     id="headers-table", cursor_type="row", zebra_stripes=True, show_cursor=True
@@ -142,7 +141,15 @@ class ResponsePane(Vertical):
 
     @property
     def image_view(self) -> ImageView:
-        return self.query_one(ImageView)
+        """The image view, made on the first image: the first screen does without it."""
+        from pigeon.tui.widgets.image_view import ImageView
+
+        found = self.query("#image-view").results(ImageView)
+        view = next(found, None)
+        if view is None:
+            view = ImageView(id="image-view")
+            self.query_one("#tab-body").mount(view)
+        return view
 
     @property
     def sent_view(self) -> BodyView:
@@ -290,6 +297,8 @@ class ResponsePane(Vertical):
 
     def _show_image(self, shown: bool) -> None:
         """The image view in the body tab in place of the text view, or back."""
+        if not shown and not self.query("#image-view"):
+            return
         image, view = self.image_view, self.body_view
         if image.has_class("-shown") != shown:
             focused = (view if shown else image).has_focus
