@@ -154,3 +154,12 @@ def test_the_setting_and_the_reasons() -> None:
     assert terminal_graphics("auto", {"TERM": "xterm-kitty"}, tty=False).reason == (
         "the output is not a terminal"
     )
+
+
+def test_frames_are_counted_within_a_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    many = picture("GIF", 8, 8, frames=30)
+    assert described(many, "image/gif").startswith("GIF image, 8x8 pixels, 30 frames (animated)")
+    monkeypatch.setattr(image_module, "FRAME_PIXELS", 8 * 8 * 12)  # seeking decodes frames
+    assert described(many, "image/gif").startswith("GIF image, 8x8 pixels, 12+ frames (animated)")
+    monkeypatch.setattr(image_module, "MAX_FRAMES", 5)
+    assert inspect_image(many).frames == 5 and inspect_image(many).more_frames

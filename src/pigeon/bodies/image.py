@@ -4,7 +4,7 @@ read with Pillow within bounds, whether it decodes, and a small copy of its firs
 A server may send a decompression bomb (a few kilobytes claiming 100,000 x 100,000 pixels), a
 truncated or corrupt file, or a format whose decoder runs other programs (EPS): only the web's
 image formats are opened, nothing over ``DECODE_LIMIT`` bytes or ``MAX_PIXELS`` pixels is
-decoded, frames are counted up to ``MAX_FRAMES``, and every failure is one line in
+decoded, frames are counted up to ``MAX_FRAMES`` (or ``FRAME_PIXELS`` decoded), and every failure is one line in
 ``ImageFacts.problem``. Pillow is imported on first use, in the caller's worker thread.
 """
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 DECODE_LIMIT = 32 * 1024 * 1024  # bytes of an image body Pillow is given at most
 MAX_PIXELS = 40_000_000  # width x height decoded at most (Pillow's MAX_IMAGE_PIXELS)
 MAX_FRAMES = 10_000  # frames counted at most
+FRAME_PIXELS = 100_000_000  # and frames x pixels (seeking a GIF decodes each frame)
 THUMBNAIL = (1600, 1600)  # the copy kept to draw: more than a terminal shows
 # The formats a response may be opened as: what browsers show, nothing that runs a program.
 FORMATS = ("PNG", "JPEG", "GIF", "WEBP", "AVIF", "BMP")
@@ -37,7 +38,8 @@ class ImageFacts:
     format: str
     width: int | None = None
     height: int | None = None
-    frames: int | None = None  # ``MAX_FRAMES`` means at least that many
+    frames: int | None = None
+    more_frames: bool = False  # counting stopped at a bound: at least ``frames``
     problem: str | None = None
     picture: Image | None = None  # the first frame, at most ``THUMBNAIL``, RGB(A)
 
@@ -47,7 +49,7 @@ class ImageFacts:
         if self.width and self.height:
             parts.append(f"{self.width:,}x{self.height:,} pixels")
         if self.frames and self.frames > 1:
-            more = "+" if self.frames >= MAX_FRAMES else ""
+            more = "+" if self.more_frames else ""
             parts.append(f"{self.frames:,}{more} frames (animated)")
         parts.append(human_size(size))
         declared = content_type.split("/", 1)[-1].lower() if content_type else ""
@@ -98,7 +100,8 @@ def inspect_image(
             facts = ImageFacts(_format_name(image.format or facts.format), width, height)
             if width * height > MAX_PIXELS:
                 return _with(facts, problem=_bomb())
-            facts = _with(facts, frames=_count_frames(image, cancelled))
+            frames, more = _count_frames(image, cancelled)
+            facts = _with(facts, frames=frames, more_frames=more)
             image.seek(0)
             if decode:
                 image.draft("RGB", THUMBNAIL)  # JPEG decodes at a fraction of its size
@@ -133,18 +136,21 @@ def _bomb() -> str:
     )
 
 
-def _count_frames(image: Image, cancelled: Callable[[], bool] | None) -> int:
-    """Frames, counted by seeking (no decoding) and stopping at ``MAX_FRAMES``."""
+def _count_frames(image: Image, cancelled: Callable[[], bool] | None) -> tuple[int, bool]:
+    """Frames, counted by seeking, and whether a bound stopped the count before the end."""
     if not getattr(image, "is_animated", False):
-        return 1
+        return 1, False
+    limit = min(MAX_FRAMES, max(1, FRAME_PIXELS // max(1, image.width * image.height)))
     count = 1
-    while count < MAX_FRAMES and not (cancelled and cancelled()):
+    while not (cancelled and cancelled()):
+        if count >= limit:
+            return count, True
         try:
             image.seek(count)
         except EOFError:
             break
         count += 1
-    return count
+    return count, False
 
 
 def _has_alpha(image: Image) -> bool:
