@@ -108,9 +108,9 @@ def inspect_image(
             image.load()
             if not decode:
                 return facts
-            picture = image.convert("RGBA" if _has_alpha(image) else "RGB")
-            picture.thumbnail(THUMBNAIL)
-            return _with(facts, picture=picture)
+            alpha = _has_alpha(image)
+            image.thumbnail(THUMBNAIL)  # before converting: one small copy, not a large one
+            return _with(facts, picture=image.convert("RGBA" if alpha else "RGB"))
     except PILImage.UnidentifiedImageError:
         return _with(facts, problem="not an image Pillow can read (corrupt, or another format)")
     except (PILImage.DecompressionBombError, PILImage.DecompressionBombWarning):

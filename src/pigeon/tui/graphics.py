@@ -22,6 +22,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from pigeon.terminal import printable
+
 if TYPE_CHECKING:
     from textual.widget import Widget
 
@@ -80,7 +82,7 @@ def terminal_graphics(
         protocol = "sixel"  # Konsole; Windows Terminal 1.22 and later
     if protocol is not None:
         return Graphics(protocol)
-    shown = term or "unset"
+    shown = printable(term) if term else "unset"
     return Graphics(
         None,
         f"this terminal cannot show images (TERM={shown}); "
