@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -26,6 +26,8 @@ from pigeon.tui.widgets.response_pane import ResponsePane
 
 pytestmark = pytest.mark.timeout(60)
 
+Fetch = Callable[[str], Awaitable[Exchange]]  # GET a path of the image server
+
 NO_GRAPHICS = terminal_graphics("auto", {"TERM": "xterm-256color"})
 WHY = (
     "Not drawn: this terminal cannot show images (TERM=xterm-256color); "
@@ -40,7 +42,7 @@ def images_url() -> Iterator[str]:
 
 
 @pytest.fixture
-async def fetch(images_url: str) -> AsyncIterator[object]:
+async def fetch(images_url: str) -> AsyncIterator[Fetch]:
     async with HttpSession() as session:
 
         async def get(path: str) -> Exchange:
@@ -62,9 +64,9 @@ async def fetch(images_url: str) -> AsyncIterator[object]:
     ],
 )
 async def test_an_image_is_described_and_says_why_it_is_not_drawn(
-    fetch: object, path: str, description: str
+    fetch: Fetch, path: str, description: str
 ) -> None:
-    exchange = await fetch(path)  # type: ignore[operator]
+    exchange = await fetch(path)
     app = ResponsePaneApp(None)
     async with app.run_test(size=(120, 30)) as pilot:
         pane = app.query_one(ResponsePane)
@@ -90,8 +92,8 @@ async def test_an_image_is_described_and_says_why_it_is_not_drawn(
         ("/truncated", ": corrupt or truncated (image file is truncated)"),
     ],
 )
-async def test_hostile_images_are_one_line(fetch: object, path: str, ending: str) -> None:
-    exchange = await fetch(path)  # type: ignore[operator]
+async def test_hostile_images_are_one_line(fetch: Fetch, path: str, ending: str) -> None:
+    exchange = await fetch(path)
     app = ResponsePaneApp(None)
     async with app.run_test(size=(120, 30)) as pilot:
         pane = app.query_one(ResponsePane)
@@ -103,8 +105,8 @@ async def test_hostile_images_are_one_line(fetch: object, path: str, ending: str
         assert "\n" not in view.description and not view.drawn and view.why_not_drawn == ""
 
 
-async def test_a_forced_renderer_draws_the_picture(fetch: object) -> None:
-    exchange = await fetch("/png")  # type: ignore[operator]
+async def test_a_forced_renderer_draws_the_picture(fetch: Fetch) -> None:
+    exchange = await fetch("/png")
     app = ResponsePaneApp(None)
     async with app.run_test(size=(120, 40)) as pilot:
         pane = app.query_one(ResponsePane)
@@ -119,7 +121,7 @@ async def test_a_forced_renderer_draws_the_picture(fetch: object) -> None:
         # A 4:3 picture in half blocks: about as wide as two lines of it are high.
         assert 1.0 < picture.size.width / (2 * picture.size.height) < 1.7
         # The next response takes the picture away.
-        pane.show_exchange(await fetch("/lying-png"))  # type: ignore[operator]
+        pane.show_exchange(await fetch("/lying-png"))
         await pilot.pause()
         assert not view.display and not view.query_one("#image-picture").children
         assert pane.body_panel.display
@@ -140,8 +142,8 @@ async def test_sixel_and_kitty_widgets_load_without_asking_the_terminal(
     assert capfd.readouterr().out == ""  # not one query written
 
 
-async def test_a_lying_content_type_is_shown_as_text(fetch: object) -> None:
-    exchange = await fetch("/lying-png")  # type: ignore[operator]
+async def test_a_lying_content_type_is_shown_as_text(fetch: Fetch) -> None:
+    exchange = await fetch("/lying-png")
     app = ResponsePaneApp(exchange)
     async with app.run_test(size=(120, 30)) as pilot:
         view = app.query_one("#body-view", BodyView)
@@ -151,8 +153,8 @@ async def test_a_lying_content_type_is_shown_as_text(fetch: object) -> None:
         assert not any(view.display for view in app.query(ImageView))
 
 
-async def test_svg_is_shown_as_xml(fetch: object) -> None:
-    exchange = await fetch("/svg")  # type: ignore[operator]
+async def test_svg_is_shown_as_xml(fetch: Fetch) -> None:
+    exchange = await fetch("/svg")
     app = ResponsePaneApp(exchange)
     async with app.run_test(size=(120, 30)) as pilot:
         view = app.query_one("#body-view", BodyView)
@@ -162,8 +164,8 @@ async def test_svg_is_shown_as_xml(fetch: object) -> None:
         assert not any(view.display for view in app.query(ImageView))
 
 
-async def test_a_binary_body_is_a_hex_dump(fetch: object) -> None:
-    exchange = await fetch("/protobuf")  # type: ignore[operator]
+async def test_a_binary_body_is_a_hex_dump(fetch: Fetch) -> None:
+    exchange = await fetch("/protobuf")
     app = ResponsePaneApp(exchange)
     async with app.run_test(size=(120, 30)) as pilot:
         view = app.query_one("#body-view", BodyView)
@@ -192,8 +194,8 @@ async def test_a_large_binary_body_shows_its_first_megabyte(tmp_path: Path) -> N
         )
 
 
-async def test_saving_an_image_writes_its_exact_bytes(fetch: object, tmp_path: Path) -> None:
-    exchange = await fetch("/jpeg")  # type: ignore[operator]
+async def test_saving_an_image_writes_its_exact_bytes(fetch: Fetch, tmp_path: Path) -> None:
+    exchange = await fetch("/jpeg")
     app = ResponsePaneApp(exchange)
     async with app.run_test(size=(120, 30)) as pilot:
         pane = app.query_one(ResponsePane)
@@ -244,10 +246,10 @@ def test_snapshot_image_drawn_in_half_blocks(snap_compare) -> None:
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
 
 
-async def test_images_off_in_the_config(fetch: object) -> None:
+async def test_images_off_in_the_config(fetch: Fetch) -> None:
     from pigeon.config import AppConfig
 
-    exchange = await fetch("/png")  # type: ignore[operator]
+    exchange = await fetch("/png")
     app = ResponsePaneApp(exchange)
     app.config = AppConfig(images="off")  # type: ignore[attr-defined]  (as PigeonApp has it)
     async with app.run_test(size=(120, 30)) as pilot:
@@ -352,8 +354,8 @@ def test_a_real_terminal_gets_the_picture_and_no_question(
     assert b"a=q" not in out and b"\x1b[c" not in out and b"\x1b[16t" not in out
 
 
-async def test_the_focus_follows_the_body_from_text_to_image_and_back(fetch: object) -> None:
-    png, text = await fetch("/png"), await fetch("/lying-png")  # type: ignore[operator]
+async def test_the_focus_follows_the_body_from_text_to_image_and_back(fetch: Fetch) -> None:
+    png, text = await fetch("/png"), await fetch("/lying-png")
     app = ResponsePaneApp(text)
     async with app.run_test(size=(120, 30)) as pilot:
         pane = app.query_one(ResponsePane)
@@ -384,12 +386,12 @@ async def test_the_app_describes_an_image_it_was_sent(app) -> None:
         assert view.display and not main_screen(app).query_one("#body-panel").display
 
 
-async def test_the_image_view_is_made_on_the_first_image(fetch: object) -> None:
-    app = ResponsePaneApp(await fetch("/lying-png"))  # type: ignore[operator]
+async def test_the_image_view_is_made_on_the_first_image(fetch: Fetch) -> None:
+    app = ResponsePaneApp(await fetch("/lying-png"))
     async with app.run_test(size=(120, 30)) as pilot:
         pane = app.query_one(ResponsePane)
         await pilot.pause()
         assert not app.query(ImageView)  # the first screen does without it
-        pane.show_exchange(await fetch("/gif"))  # type: ignore[operator]
+        pane.show_exchange(await fetch("/gif"))
         await wait_for(pilot, lambda: app.query(ImageView) and pane.image_view.why_not_drawn)
         assert pane.image_view.description.startswith("GIF image, 20x10 pixels, 5 frames")
