@@ -336,3 +336,21 @@ def test_limits_are_saved_on_their_own_lines(home: Path) -> None:
         "# mine\nhistory_keep = 5  # enough\nhistory_max_age_days = 14\nmax_body_in_memory_mb = 8\n"
     )
     assert load_config() == cfg
+
+
+def test_images_setting(home: Path) -> None:
+    assert load_config().images == "auto"
+    path = config_file(home)
+    path.write_text('images = "off"\n', encoding="utf-8")
+    cfg = load_config()
+    assert cfg.images == "off" and cfg.problems == [] and cfg.extra == {}
+    cfg.images = "sixel"
+    cfg.save()
+    assert path.read_text(encoding="utf-8") == 'images = "sixel"\n'
+    path.write_text('images = "iterm"\n', encoding="utf-8")
+    cfg = load_config()
+    assert cfg.images == "auto"
+    assert cfg.problems == [
+        f'{path}:1: images must be one of "auto", "off", "kitty", "sixel", "blocks", '
+        "not 'iterm'; using the default"
+    ]

@@ -31,6 +31,7 @@ TRUST_FILE = "trusted.toml"
 CONFIG_FILE = "config.toml"
 DEFAULT_MAX_BODY_IN_MEMORY_MB = 32  # pigeon.send.DEFAULT_MAX_BODY_IN_MEMORY, in MiB
 DEFAULT_SCRIPT_MEMORY_MB = 1024.0  # the script worker's address-space limit
+IMAGE_SETTINGS = ("auto", "off", "kitty", "sixel", "blocks")  # pigeon.tui.graphics reads them
 
 
 def _xdg(variable: str, fallback: tuple[str, ...], environ: Mapping[str, str] | None) -> Path:
@@ -178,7 +179,8 @@ class AppConfig:
     many exchanges the history keeps per collection, ``history_max_age_days`` how old they may
     grow (0: any age). ``max_body_in_memory_mb`` is how much of a response body is kept in
     memory (and shown); the rest goes to a temporary file. ``script_memory_mb`` is the
-    address-space limit of the process that runs a collection's scripts.
+    address-space limit of the process that runs a collection's scripts. ``images`` is how
+    an image body is drawn (``IMAGE_SETTINGS``: judged from the terminal, off, or a protocol).
 
     Loading is lenient: a value of the wrong type is reported in ``problems`` (with file and
     line) and its default used, so one typo does not lose the other settings. Saving writes
@@ -194,6 +196,7 @@ class AppConfig:
     history_max_age_days: float = 0
     max_body_in_memory_mb: float = DEFAULT_MAX_BODY_IN_MEMORY_MB
     script_memory_mb: float = DEFAULT_SCRIPT_MEMORY_MB
+    images: str = "auto"
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys, kept on save
     path: Path | None = field(default=None, compare=False)
     problems: list[str] = field(default_factory=list, compare=False)
@@ -254,6 +257,7 @@ _FIELDS = (
     "history_max_age_days",
     "max_body_in_memory_mb",
     "script_memory_mb",
+    "images",
 )
 _SCALARS = tuple(name for name in _FIELDS if name != "keys")
 
@@ -275,6 +279,7 @@ def _settings(cfg: AppConfig) -> dict[str, Any]:
         "history_max_age_days": cfg.history_max_age_days,
         "max_body_in_memory_mb": cfg.max_body_in_memory_mb,
         "script_memory_mb": cfg.script_memory_mb,
+        "images": cfg.images,
         "extra": dict(cfg.extra),
     }
 
@@ -333,6 +338,13 @@ def _apply(cfg: AppConfig, data: Mapping[str, Any], text: str, file: Path) -> No
             setattr(cfg, key, value)
         else:
             problem(key, f"{key} must be {rule}, not {value!r}")
+    images = data.get("images")
+    if images is not None:
+        if images in IMAGE_SETTINGS:
+            cfg.images = images
+        else:
+            choices = ", ".join(f'"{name}"' for name in IMAGE_SETTINGS)
+            problem("images", f"images must be one of {choices}, not {images!r}")
     keys = data.get("keys")
     if keys is not None:
         if isinstance(keys, dict):

@@ -6,6 +6,7 @@
 * ``filter``: JMESPath and JSONPath filters (``apply_filter``, ``FilterError``);
 * ``markup``: HTML and XML laid out one element a line (``pretty_markup``);
 * ``kind``: which kind of body this is, image sizes, ``human_size``;
+* ``hexdump``: a binary body as ``hexdump -C`` shows it (``hex_dump``);
 * ``cancel``: how a long loop stops when the caller's check says so (``Stopped``).
 
 This module is the face: every name below is importable from ``pigeon.bodies`` (and, as
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 from pigeon.bodies.cancel import Cancelled, Stopped
 from pigeon.bodies.filter import FilterError, apply_filter, filter_language
+from pigeon.bodies.hexdump import HEX_LIMIT, hex_dump
 from pigeon.bodies.json import (
     TokenKind,
     dumps_pretty,
@@ -28,6 +30,7 @@ from pigeon.bodies.kind import (
     JSON_LINES_TYPES,
     BodyKind,
     ImageInfo,
+    claims_binary,
     classify_body,
     describe_binary,
     human_size,
@@ -42,6 +45,7 @@ from pigeon.bodies.search import Matches, find_all, search_pattern
 
 __all__ = [
     "EMPTY_INDEX",
+    "HEX_LIMIT",
     "JSON_LINES_TYPES",
     "MARKUP_LIMIT",
     "BodyKind",
@@ -55,11 +59,13 @@ __all__ = [
     "TokenKind",
     "apply_filter",
     "build_index",
+    "claims_binary",
     "classify_body",
     "describe_binary",
     "dumps_pretty",
     "filter_language",
     "find_all",
+    "hex_dump",
     "human_size",
     "image_info",
     "is_json_type",

@@ -83,9 +83,15 @@ def classify_body(content_type: str, head: bytes, size: int) -> BodyKind:
         return "json"
     if is_text_type(content_type):
         return "text"
-    if content_type.startswith(("image/", "audio/", "video/", "font/")) or looks_binary(head):
-        return "binary"
-    return "text"
+    # A declared image, audio or font that is text (an HTML error page) is shown as text.
+    return "binary" if looks_binary(head) else "text"
+
+
+def claims_binary(content_type: str) -> bool:
+    """A media type whose body should not be text (``image/png``; not ``image/svg+xml``)."""
+    return content_type.startswith(("image/", "audio/", "video/", "font/")) and not is_text_type(
+        content_type
+    )
 
 
 @dataclass
@@ -96,7 +102,7 @@ class ImageInfo:
 
 
 def image_info(head: bytes) -> ImageInfo | None:
-    """Format and pixel size of a PNG, GIF, JPEG, WebP or BMP from its first bytes."""
+    """Format and pixel size of a PNG, GIF, JPEG, WebP, AVIF or BMP from its first bytes."""
     try:
         if head.startswith(b"\x89PNG\r\n\x1a\n") and len(head) >= 24:
             width, height = struct.unpack(">II", head[16:24])
@@ -108,6 +114,8 @@ def image_info(head: bytes) -> ImageInfo | None:
             return ImageInfo("JPEG", *_jpeg_size(head))
         if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
             return ImageInfo("WebP", *_webp_size(head))
+        if head[4:8] == b"ftyp" and head[8:12] in (b"avif", b"avis"):
+            return ImageInfo("AVIF")  # its size is deep in the file: Pillow reads it
         if head.startswith(b"BM") and len(head) >= 26:
             width, height = struct.unpack("<ii", head[18:26])
             return ImageInfo("BMP", width, abs(height))

@@ -18,6 +18,7 @@ from textual.markup import escape
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
 
 from pigeon import bodyformat
 from pigeon.bodyformat import human_size
@@ -32,6 +33,7 @@ from pigeon.tui.widgets.status_line import StatusLine
 if TYPE_CHECKING:
     from pigeon.send import Exchange, Progress
     from pigeon.session import Session
+    from pigeon.tui.widgets.image_view import ImageView
     from pigeon.tui.widgets.websocket_view import WebSocketView
 
 State = Literal["empty", "pending", "done", "error", "cancelled"]
@@ -156,6 +158,18 @@ class ResponsePane(Vertical):
         return self.query_one("#body-panel", BodyPanel)
 
     @property
+    def image_view(self) -> ImageView:
+        """The image view, made on the first image: the first screen does without it."""
+        from pigeon.tui.widgets.image_view import ImageView
+
+        found = self.query("#image-view").results(ImageView)
+        view = next(found, None)
+        if view is None:
+            view = ImageView(id="image-view")
+            self.query_one("#tab-body").mount(view)
+        return view
+
+    @property
     def sent_view(self) -> BodyView:
         return self.query_one("#sent-view", BodyView)
 
@@ -236,6 +250,7 @@ class ResponsePane(Vertical):
         if old is not None and old.body_size >= LARGE_BODY:
             self._give_back_due = True
         self.body_panel.reset()
+        self._show_image(False)
         self.query_one("#sent-panel", BodyPanel).reset()
         self._overwrite_ok = None
         self._note("")
@@ -262,11 +277,16 @@ class ResponsePane(Vertical):
         if kind == "empty":
             view.show_message(f"No body ({exchange.status} {exchange.reason})".replace(" )", ")"))
             return
-        if kind in ("image", "binary"):
+        if kind == "image":
+            self._show_image(True)
+            self.image_view.show(exchange)
+            return
+        if kind == "binary":
             description = bodyformat.describe_binary(
                 exchange.content_type, exchange.body[:65536], exchange.body_size
             )
             view.show_message(f"{description} — press s to save")
+            self._show_hex(exchange, description)
             return
         text = exchange.text
         if exchange.truncated:
@@ -284,12 +304,46 @@ class ResponsePane(Vertical):
             codec = "UTF-8" if codec.startswith("utf-8") else codec
             were = "byte was" if count == 1 else "bytes were"
             self._note(f"{count:,} {were} not valid {codec} (shown as �)")
+        elif bodyformat.claims_binary(exchange.content_type):
+            self._note(f"Sent as {printable(exchange.content_type)}, but the body is text")
         view.show_text(
             text,
             is_json=is_json,
             json_lines=exchange.content_type in bodyformat.JSON_LINES_TYPES,
             markup=None if is_json else bodyformat.markup_kind(exchange.content_type, text[:256]),
         )
+
+    def _show_image(self, shown: bool) -> None:
+        """The image view in the body tab in place of the text view, or back."""
+        if not shown and not self.query("#image-view"):
+            return
+        image, view = self.image_view, self.body_view
+        if image.has_class("-shown") != shown:
+            focused = (view if shown else image).has_focus
+            image.set_class(shown, "-shown")
+            self.body_panel.display = not shown
+            if not shown:
+                image.clear()
+            if focused:  # the keys stay with the body, whichever view shows it
+                (image if shown else view).focus()
+
+    @work(thread=True, group="hex-dump", exclusive=True, exit_on_error=False)
+    def _show_hex(self, exchange: Exchange, description: str) -> None:
+        """A binary body as a hex dump, made in a thread (its first ``HEX_LIMIT`` bytes)."""
+        worker = get_current_worker()
+        try:
+            text = bodyformat.hex_dump(exchange.body, lambda: worker.is_cancelled)
+        except bodyformat.Stopped:
+            return
+        self.app.call_from_thread(self._hex_ready, exchange, description, text)
+
+    def _hex_ready(self, exchange: Exchange, description: str, text: str) -> None:
+        if self.exchange is not exchange:
+            return
+        shown = min(len(exchange.body), bodyformat.HEX_LIMIT)
+        part = f"its first {human_size(shown)} " if shown < exchange.body_size else ""
+        self._note(f"{description}: {part}in hex — press s to save")
+        self.body_view.show_text(text)
 
     def _note(self, text: str) -> None:
         """A line over the body about how it is shown ("" hides it)."""
