@@ -47,6 +47,20 @@ def outline_of(value: Any) -> Outline:
     return build_outline(build_index(dumps_pretty(value)), "json")
 
 
+def assert_well_nested(outline: Outline) -> None:
+    """Nodes in line order, each inside its parent, ``after`` past exactly the nodes inside."""
+    lines = len(outline.doc)
+    for node in range(len(outline)):
+        start, end = outline.opens[node], outline.closes[node]
+        assert 0 <= start < end < lines
+        parent = outline.parents[node]
+        if parent >= 0:
+            assert outline.opens[parent] < start and end <= outline.closes[parent]
+        after = outline.after[node]
+        assert all(outline.opens[i] <= end for i in range(node + 1, after))
+        assert after == len(outline) or outline.opens[after] > end
+
+
 def brute_visible(outline: Outline, folds: Folds) -> list[int]:
     hidden = set()
     for node in range(len(outline)):
@@ -67,6 +81,7 @@ def shown_text(folds: Folds) -> str:
 @given(VALUES)
 def test_every_line_has_the_path_of_the_value_it_shows(value: Any) -> None:
     outline = outline_of(value)
+    assert_well_nested(outline)
     expected = reference_paths(value)
     assert len(outline.doc) == len(expected)
     for line, path in enumerate(expected):
@@ -130,16 +145,15 @@ def test_markup_folds_by_element_with_its_closing_tag() -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.integers(0, 6), max_size=30).map(lambda ds: ["  " * d + "x" for d in ds]))
+@given(
+    st.lists(st.tuples(st.integers(0, 6), st.sampled_from(["x", "</x>", ""])), max_size=30).map(
+        lambda rows: ["  " * depth + text for depth, text in rows]
+    )
+)
 def test_any_indented_text_makes_a_well_nested_outline(lines: list[str]) -> None:
     """Markup comes from outside: whatever its indentation, nodes nest and stay in bounds."""
     outline = build_outline(build_index("\n".join(lines)), "markup")
-    for node in range(len(outline)):
-        assert 0 <= outline.opens[node] < outline.closes[node] < len(lines)
-        parent = outline.parents[node]
-        if parent >= 0:
-            assert outline.opens[parent] < outline.opens[node]
-            assert outline.closes[node] <= outline.closes[parent]
+    assert_well_nested(outline)
 
 
 # -- folds ---------------------------------------------------------------------------------------

@@ -113,8 +113,7 @@ class Folds:
         self._recount()
 
     def fold_all(self) -> None:
-        self._flags = bytearray(b"\x01" * len(self.outline))
-        self._rebuild()
+        self.fold_level(0)
 
     def unfold_all(self) -> None:
         self._flags = bytearray(len(self.outline))
@@ -131,16 +130,16 @@ class Folds:
     # -- the ranges ---------------------------------------------------------------------------
 
     def _outermost(self, first: int, stop: int) -> tuple[array, array]:
-        """The outermost folded nodes among nodes ``first`` to ``stop`` (exclusive)."""
-        opens, closes = self.outline.opens, self.outline.closes
+        """The outermost folded nodes among nodes ``first`` to ``stop`` (exclusive): each
+        found skips the nodes inside it, so the loop runs once per range."""
+        outline, flags = self.outline, self._flags
+        opens, closes, after = outline.opens, outline.closes, outline.after
         starts, ends = array("q"), array("q")
-        end = -1
-        for node in compress(range(first, stop), self._flags[first:stop]):
-            start = opens[node]
-            if start > end:
-                end = closes[node]
-                starts.append(start)
-                ends.append(end)
+        node = flags.find(1, first, stop)
+        while node >= 0:
+            starts.append(opens[node])
+            ends.append(closes[node])
+            node = flags.find(1, after[node], stop)
         return starts, ends
 
     def _rebuild(self) -> None:

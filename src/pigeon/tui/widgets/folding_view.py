@@ -93,6 +93,8 @@ class FoldingBodyView(BodyView):
         self._markup: MarkupKind | None = None
         self.cursor_line = 0
         self._posted_path: str | None = None
+        self._path_key: tuple[Folds, int] | None = None
+        self._path = ""
 
     # -- what is on show --------------------------------------------------------------------
 
@@ -351,7 +353,11 @@ class FoldingBodyView(BodyView):
         folds = self._folds
         if folds is None or folds.outline.kind != "json":
             return ""
-        return format_path(folds.outline.path_at(self.cursor_line))
+        key = (folds, self.cursor_line)
+        if self._path_key != key:  # the footer asks at every refresh of the bindings
+            self._path_key = key
+            self._path = format_path(folds.outline.path_at(self.cursor_line))
+        return self._path
 
     def _post_cursor(self, force: bool = False) -> None:
         path = self.cursor_path
