@@ -149,14 +149,18 @@ async def test_a_filter_result_folds_too() -> None:
     app = BodyApp()
     async with app.run_test(size=(60, 30)) as pilot:
         view = await folding(pilot)
+        await pilot.press("1")
+        folded = shown(view)
         await pilot.press("f", *"users", "enter")
         await wait_for(pilot, lambda: view.is_filtered and view.folds is not None)
         assert view.cursor_path == "@"
+        assert view.row_count == view.line_count == 17
         await pilot.press("1")
         assert shown(view) == ["[", "  { … 3 keys },", "  { … 3 keys }", "]"]
+        # Clearing the filter brings back the body as it was folded.
         await pilot.press("escape")
         await wait_for(pilot, lambda: not view.is_filtered and view.folds is not None)
-        assert view.row_count == view.line_count
+        assert shown(view) == folded
 
 
 async def test_a_large_body_folds_once_its_outline_is_built_in_a_thread() -> None:

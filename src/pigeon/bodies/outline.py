@@ -55,7 +55,6 @@ class Outline:
 
     def __post_init__(self) -> None:
         self._children: dict[int, array] = {}
-        self._closers: dict[int, int] | None = None
 
     def __len__(self) -> int:
         return len(self.opens)
@@ -67,9 +66,8 @@ class Outline:
 
     def node_closed_at(self, line: int) -> int:
         """The node whose closing line is ``line``, or -1."""
-        if self._closers is None:
-            self._closers = {close: i for i, close in enumerate(self.closes) if self.closed[i]}
-        return self._closers.get(line, -1)
+        node = self.enclosing(line)
+        return node if node >= 0 and self.closed[node] and self.closes[node] == line else -1
 
     def enclosing(self, line: int) -> int:
         """The innermost node holding ``line`` below its opening line, or -1."""
@@ -79,17 +77,22 @@ class Outline:
         return i
 
     def children(self, node: int) -> array:
-        """The first line of each child of ``node`` (its closing line is no child)."""
+        """The first line of each child of ``node`` (its closing line is no child). Runs of
+        one-line children are added a range at a time: a million numbers take milliseconds."""
         found = self._children.get(node)
         if found is None:
+            opens, closes, after = self.opens, self.closes, self.after
             found = array("q")
-            line, end = self.opens[node] + 1, self.closes[node]
-            if not self.closed[node]:
-                end += 1
+            line = opens[node] + 1
+            end = closes[node] + (0 if self.closed[node] else 1)
+            child, last = node + 1, after[node]
             while line < end:
-                found.append(line)
-                child = self.node_at(line)
-                line = (self.closes[child] if child >= 0 else line) + 1
+                start = opens[child] if child < last else end
+                found.extend(range(line, start))
+                if start >= end:
+                    break
+                found.append(start)
+                line, child = closes[child] + 1, after[child]
             self._children[node] = found
         return found
 

@@ -89,6 +89,7 @@ class FoldingBodyView(BodyView):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._folds: Folds | None = None
+        self._kept: Folds | None = None
         self._next_markup: MarkupKind | None = None
         self._markup: MarkupKind | None = None
         self.cursor_line = 0
@@ -120,14 +121,21 @@ class FoldingBodyView(BodyView):
 
     def _start(self, text: str, *, is_json: bool) -> int:
         self._markup, self._next_markup = self._next_markup, None
+        self._kept = None
         self.workers.cancel_group(self, "body-outline")
         return super()._start(text, is_json=is_json)
 
     def _show_doc(self, doc: LineIndex, phase: Phase) -> None:
+        # The folds of the document going away are kept: clearing a filter brings them back.
+        kept, self._kept = self._kept, self._folds
         self._folds = None
         self.workers.cancel_group(self, "body-outline")
         super()._show_doc(doc, phase)
         self.cursor_line = min(self._line_at(self.scroll_offset.y), max(len(doc) - 1, 0))
+        if kept is not None and kept.outline.doc is doc:
+            self._folds = kept
+            self._folds_changed()
+            return
         self._post_cursor()
         kind = self._outline_kind(phase)
         if kind is None or not len(doc):
