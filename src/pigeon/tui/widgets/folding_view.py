@@ -199,8 +199,16 @@ class FoldingBodyView(BodyView):
     def render_line(self, y: int) -> Strip:
         strip = super().render_line(y)
         if self.has_focus and self._line_at(self.scroll_offset.y + y) == self.cursor_line:
+            # Under a search match or a selection, their own background stays.
+            plain, cursor = self.rich_style.bgcolor, self._cursor_style()
             strip = Strip(
-                Segment.apply_style(strip, post_style=self._cursor_style()), strip.cell_length
+                [
+                    Segment(seg.text, seg.style + cursor)
+                    if seg.style is not None and seg.style.bgcolor == plain
+                    else seg
+                    for seg in strip
+                ],
+                strip.cell_length,
             )
         return strip
 
