@@ -64,8 +64,8 @@ class BodyPanel(Vertical):
             yield Static("", id="body-bar-hint")
 
     @property
-    def view(self) -> BodyView:
-        return self.query_one(BodyView)
+    def view(self) -> FoldingBodyView:
+        return self.query_one(FoldingBodyView)
 
     @property
     def input(self) -> Input:
@@ -88,7 +88,7 @@ class BodyPanel(Vertical):
         if action == "filter":
             return view.is_json
         if action == "path":
-            return isinstance(view, FoldingBodyView) and view.cursor_path != ""
+            return view.cursor_path != ""
         if action == "close_bar":
             return bool(self.mode) or view.is_filtered
         return True
@@ -180,9 +180,7 @@ class BodyPanel(Vertical):
         if self.mode == "search":
             self.view.focus()
         elif self.mode == "path":
-            view = self.view
-            assert isinstance(view, FoldingBodyView)
-            error = view.unfold_to_path(event.value)
+            error = self.view.unfold_to_path(event.value)
             if error is not None:
                 self._set_hint(Text(f"✖ {printable(error)}", style="bold"), error=True)
                 return
