@@ -30,6 +30,7 @@ from pigeon.tui.screens.help import HelpScreen
 from pigeon.tui.themes import bundled_theme_dirs
 from pigeon.tui.widgets.body_view import BodyView
 from pigeon.tui.widgets.collection_tree import CollectionTree
+from pigeon.tui.widgets.folding_view import FoldingBodyView
 from pigeon.tui.widgets.key_footer import KeyFooter
 from pigeon.tui.widgets.pair_table import PairTable
 from pigeon.tui.widgets.variables_pane import VariablesPane
@@ -188,23 +189,24 @@ async def test_vim_keys_move_in_the_history(app: PigeonApp) -> None:
         assert history.highlighted == 0
 
 
-async def test_vim_keys_scroll_the_response_body(app: PigeonApp) -> None:
+async def test_vim_keys_move_the_cursor_through_the_response_body(app: PigeonApp) -> None:
     async with running(app, "responses/large-json", size=(120, 30)) as pilot:
         await press_and_settle(pilot, "ctrl+r")
-        view = main_screen(app).query_one("#body-view", BodyView)
+        view = main_screen(app).query_one("#body-view", FoldingBodyView)
         await wait_for(pilot, lambda: view.line_count > 100)
         view.focus()
         await pilot.pause()
         await pilot.press("j", "j")
-        await wait_for(pilot, lambda: view.scroll_y == 2)
+        await wait_for(pilot, lambda: view.cursor_line == 2)
         await pilot.press("k")
-        await wait_for(pilot, lambda: view.scroll_y == 1)
+        await wait_for(pilot, lambda: view.cursor_line == 1)
         await pilot.press("ctrl+d")
-        await wait_for(pilot, lambda: view.scroll_y > 5)
+        await wait_for(pilot, lambda: view.scroll_y > 5 and view.cursor_line > 5)
         await pilot.press("G")
         await wait_for(pilot, lambda: view.scroll_y == view.max_scroll_y)
+        assert view.cursor_line == view.line_count - 1
         await pilot.press("g", "g")
-        await wait_for(pilot, lambda: view.scroll_y == 0)
+        await wait_for(pilot, lambda: view.scroll_y == 0 and view.cursor_line == 0)
 
 
 # -- help ---------------------------------------------------------------------------------------

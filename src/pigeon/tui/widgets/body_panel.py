@@ -14,6 +14,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Input, Label, Static
 
+from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.widgets.body_view import (
     FILTER_HELP,
@@ -21,6 +22,7 @@ from pigeon.tui.widgets.body_view import (
     LIVE_FILTER_LIMIT,
     BodyView,
 )
+from pigeon.tui.widgets.folding_view import FoldingBodyView
 
 _CSS = beside(__file__, "body_view.tcss")
 
@@ -36,9 +38,10 @@ class BodyPanel(Vertical):
         Binding("n", "next_match", "Next match", id="body.next"),
         Binding("N", "previous_match", "Prev match", id="body.previous"),
         Binding("escape", "close_bar", "Close", id="body.close"),
+        Binding("o", "path", "Go to path", id="body.path", tooltip="Unfold to a JSON path"),
     ]
 
-    mode: reactive[Literal["", "search", "filter"]] = reactive("", init=False)
+    mode: reactive[Literal["", "search", "filter", "path"]] = reactive("", init=False)
     """Which bar is open, if any."""
 
     def __init__(
@@ -51,7 +54,8 @@ class BodyPanel(Vertical):
         self._submitted = False
 
     def compose(self) -> ComposeResult:
-        yield BodyView(id=self._view_id)
+        yield FoldingBodyView(id=self._view_id)
+        yield Static("", id="body-path", markup=False)
         with Vertical(id="body-bar"):
             with Horizontal(id="body-bar-row"):
                 yield Label("/", id="body-bar-prompt")
@@ -60,8 +64,8 @@ class BodyPanel(Vertical):
             yield Static("", id="body-bar-hint")
 
     @property
-    def view(self) -> BodyView:
-        return self.query_one(BodyView)
+    def view(self) -> FoldingBodyView:
+        return self.query_one(FoldingBodyView)
 
     @property
     def input(self) -> Input:
@@ -83,6 +87,8 @@ class BodyPanel(Vertical):
             return view.match_count > 0
         if action == "filter":
             return view.is_json
+        if action == "path":
+            return view.cursor_path != ""
         if action == "close_bar":
             return bool(self.mode) or view.is_filtered
         return True
@@ -105,6 +111,16 @@ class BodyPanel(Vertical):
         self.input.value = self.view.filter_expression or self._last_filter
         self.query_one("#body-bar-count", Label).update("")
         self._set_hint(FILTER_HELP)
+        self.input.focus()
+
+    def action_path(self) -> None:
+        """Ask for a path (``items[3].id``) to unfold the body to."""
+        self.mode = "path"
+        self.query_one("#body-bar-prompt", Label).update("path")
+        self.input.placeholder = "items[3].id, $.items[3].id or @"
+        self.input.value = ""
+        self.query_one("#body-bar-count", Label).update("")
+        self._set_hint("enter: unfold to it   escape: close")
         self.input.focus()
 
     def action_next_match(self) -> None:
@@ -163,6 +179,12 @@ class BodyPanel(Vertical):
         event.stop()
         if self.mode == "search":
             self.view.focus()
+        elif self.mode == "path":
+            error = self.view.unfold_to_path(event.value)
+            if error is not None:
+                self._set_hint(Text(f"✖ {printable(error)}", style="bold"), error=True)
+                return
+            self.action_close_bar()
         elif self.mode == "filter":
             self._stop_filter_timer()
             self._last_filter = event.value
@@ -186,6 +208,18 @@ class BodyPanel(Vertical):
         if self._submitted:
             self.view.focus()
         self.refresh_bindings()
+
+    def on_folding_body_view_cursor_moved(self, event: FoldingBodyView.CursorMoved) -> None:
+        """The cursor's JSON path on the line under the body while the body has the focus."""
+        self.query_one("#body-path", Static).update(printable(event.path))
+        self.set_class(bool(event.path), "-has-path")
+        self.refresh_bindings()
+
+    def on_descendant_focus(self) -> None:
+        self.add_class("-focus-in")  # (``:focus-within`` does not restyle the path line)
+
+    def on_descendant_blur(self) -> None:
+        self.remove_class("-focus-in")
 
     def on_body_view_loaded(self, event: BodyView.Loaded) -> None:
         if self.mode == "filter" and not self.view.is_json:

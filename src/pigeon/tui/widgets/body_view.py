@@ -336,6 +336,13 @@ class BodyView(ScrollView, can_focus=True):
 
     # -- rendering ----------------------------------------------------------------------------
 
+    def _line_at(self, row: int) -> int:
+        """The line drawn on ``row`` (a view that folds lines maps them)."""
+        return row
+
+    def _row_of(self, line: int) -> int:
+        return line
+
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles.clear()
@@ -351,7 +358,7 @@ class BodyView(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
-        number = scroll_y + y
+        number = self._line_at(scroll_y + y)
         width = self.scrollable_content_region.width
         base = self._styles.get("")
         if base is None:
@@ -513,7 +520,7 @@ class BodyView(ScrollView, can_focus=True):
         self._current = -1
         if found:
             # The first match at or below the top of the view, so searching never jumps back.
-            top = doc.starts[min(self.scroll_offset.y, len(doc) - 1)]
+            top = doc.starts[min(self._line_at(self.scroll_offset.y), len(doc) - 1)]
             first = found.between(top, len(doc.text) + 1)
             self._current = first.start if len(first) else 0
             self._reveal_current()
@@ -556,7 +563,7 @@ class BodyView(ScrollView, can_focus=True):
         x = self.scroll_offset.x
         if column < x or column + (end - start) > x + region.width:
             x = max(0, column - region.width // 3)
-        y = max(0, number - region.height // 2)
+        y = max(0, self._row_of(number) - region.height // 2)
         self.scroll_to(x, y, animate=False, immediate=True)
 
     def clear_search(self) -> None:
