@@ -446,8 +446,8 @@ async def test_slash_and_f_on_the_response_tabs_search_and_filter_the_body(
         strip.focus()
         await pilot.pause()
         burst(app, "f", *"path", "enter")
-        await wait_for(pilot, lambda: view.is_filtered)
-        assert view.text == '"/users"'
+        # The filter applies live as it is typed: wait for the whole expression's result.
+        await wait_for(pilot, lambda: view.is_filtered and view.text == '"/users"')
         assert tabs.active == "tab-body"
 
 
