@@ -56,7 +56,17 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("the exchange", ("pigeon.exchange", "pigeon.masking")),
     ("rendering", ("pigeon.render", "pigeon.expand", "pigeon.scopes", "pigeon.transport")),
-    ("files", ("pigeon.store", "pigeon.config", "pigeon.tomltext", "pigeon.files", "pigeon.rows")),
+    (
+        "files",
+        (
+            "pigeon.store",
+            "pigeon.config",
+            "pigeon.tomltext",
+            "pigeon.tomlwrite",
+            "pigeon.files",
+            "pigeon.rows",
+        ),
+    ),
     (
         "values",
         (
