@@ -22,10 +22,13 @@ The headless figures of ``bench_tui.py`` (the app's own clock, no terminal) foll
 Medians measured on a shared 2-core machine (before: the code as it was, same benchmark):
   send -> status    before 300 ms (floor 2.5 ms); now 20-36 ms (floor 2.3-2.5 ms).
                     Under heavy load: before 769 ms, now 20 ms.
-  first screen      before 2.35-3.5x the minimal app; now 1.6-1.7x. Goal 1.3x missed:
-                    what is left is Pigeon's own imports and building the collection pane,
-                    editor shell and footer before the first frame (the editor's tabs and the
-                    response pane now come after it).
+  first screen      before 2.35-3.5x the minimal app; then 1.6-1.7x; 1.97-2.07x after the
+                    next round of features. With the first screen's imports trimmed (no
+                    tomlkit, renderer, TextArea, dialogs or file commands before it): 2.04x ->
+                    1.88x in CPU time at the first frame (paired medians, a machine loaded 10x
+                    its cores; wall times there say nothing). Goal 1.3x missed: what is left
+                    is Textual's own work for more widgets (borders, a key line of 11 keys, a
+                    theme of our own) and Pigeon's model, store and widget modules.
 """
 
 from __future__ import annotations

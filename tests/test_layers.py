@@ -65,6 +65,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.store",
             "pigeon.config",
             "pigeon.tomltext",
+            "pigeon.tomlwrite",
             "pigeon.files",
             "pigeon.rows",
             "pigeon.gql.cache",

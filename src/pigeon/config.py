@@ -24,7 +24,7 @@ from typing import Any
 
 from pigeon.errors import ConfigError, LoadError
 from pigeon.files import atomic_write
-from pigeon.tomltext import dumps, parse, read_text, update
+from pigeon.tomltext import parse, read_text
 
 APP_NAME = "pigeon"
 TRUST_FILE = "trusted.toml"
@@ -158,6 +158,8 @@ class TrustStore:
         return True
 
     def _write(self, data: dict[str, Any]) -> None:
+        from pigeon.tomlwrite import dumps, update  # tomlkit: only when something is written
+
         found = _read(self.path)
         text = _TRUST_HEADER + dumps(data) if found is None else update(*found, data)
         try:
@@ -240,6 +242,8 @@ class AppConfig:
         if data == (current or {}):
             self._loaded = _settings(self)
             return file
+        from pigeon.tomlwrite import dumps, update  # tomlkit: only when something is written
+
         text = dumps(data) if found is None else update(found[0], found[1], data)
         try:
             _atomic_write(file, text)

@@ -23,8 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, quote_plus, unquote_plus, urlsplit, urlunsplit
 
-from dotenv.parser import parse_stream
-
 MASK = "•••"
 
 # One list of secret names: a header, a query parameter, a variable or an environment variable
@@ -394,4 +392,6 @@ def dotenv_secrets(root: Path) -> list[str]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return []
+    from dotenv.parser import parse_stream  # only for a collection that has a .env
+
     return [b.value for b in parse_stream(io.StringIO(text)) if not b.error and b.value]

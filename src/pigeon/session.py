@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 import pigeon
 from pigeon.config import AppConfig
-from pigeon.exchange import Exchange
 from pigeon.model import Collection, Folder, Request
 from pigeon.scopes import RuntimeVars, Scopes, build_scopes
 
 if TYPE_CHECKING:
     import http.cookiejar  # the jar is made by the send, on first use
 
+    from pigeon.exchange import Exchange  # the renderer loads after the first screen
     from pigeon.oauth2 import Person, Tokens
     from pigeon.scripts.process import ScriptWorker
     from pigeon.send import HttpSession

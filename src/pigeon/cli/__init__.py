@@ -82,7 +82,8 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> dict[str, argparse.ArgumentParser]:
+def _app_parser() -> argparse.ArgumentParser:
+    """``pigeon [DIR]``'s parser alone: the app starts without building the commands' ones."""
     app = argparse.ArgumentParser(
         prog="pigeon",
         description="A keyboard-driven HTTP API client for the terminal.",
@@ -92,7 +93,11 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     app.add_argument("collection", nargs="?", help="collection directory (default: the demo)")
     app.add_argument("--env", metavar="NAME", help="environment to select on start")
     app.add_argument("--version", action="store_true", help="print the version and exit")
+    return app
 
+
+def build_parser() -> dict[str, argparse.ArgumentParser]:
+    app = _app_parser()
     new = argparse.ArgumentParser(
         prog="pigeon new",
         description="Make a new collection to start from: collection.toml, a .gitignore for "
@@ -391,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     command = argv[0] if argv and argv[0] in COMMANDS else "app"
     rest = argv[1:] if command != "app" else argv
-    parser = build_parser()[command]
+    parser = _app_parser() if command == "app" else build_parser()[command]
     try:
         args = parser.parse_intermixed_args(rest)
     except SystemExit as exc:  # argparse prints its own one-line usage error

@@ -38,7 +38,7 @@ from pigeon.store import (
     slugify,
 )
 from pigeon.store.write import check_collection, check_environment, check_folder
-from pigeon.tomltext import value_text
+from pigeon.tomlwrite import value_text
 from pigeon.values import MAX_DEPTH, check_value, too_deep
 
 # -- names and values TOML can hold ---------------------------------------------------------

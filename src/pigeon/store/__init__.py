@@ -15,6 +15,11 @@ The package's parts, each one thing:
 This module is the face: everything callers reach is importable from ``pigeon.store``.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from pigeon.errors import LoadError, SaveError
 from pigeon.files import atomic_write
 from pigeon.store.order import sort_items
@@ -27,35 +32,82 @@ from pigeon.store.schema import (
     RESERVED_STEMS,
 )
 from pigeon.store.seen import ChangedOnDisk, write_beside
-from pigeon.store.tree import (
-    FolderContents,
-    add_request,
-    create_environment,
-    create_folder,
-    create_request,
-    delete_environment,
-    delete_folder,
-    delete_request,
-    duplicate_folder,
-    duplicate_request,
-    folder_contents,
-    move_folder,
-    move_request,
-    rename_environment,
-    rename_folder,
-    rename_request,
-    slugify,
-)
-from pigeon.store.write import (
-    collection_to_toml,
-    environment_to_toml,
-    folder_to_toml,
-    request_to_toml,
-    save_collection_file,
-    save_environment,
-    save_folder_file,
-    save_request,
-)
+
+# Creating, moving and saving files load when first asked for (``tomlkit`` with them): the app
+# reads its collection before its first frame and writes nothing then.
+_LATER = {
+    "tree": (
+        "FolderContents",
+        "add_request",
+        "create_environment",
+        "create_folder",
+        "create_request",
+        "delete_environment",
+        "delete_folder",
+        "delete_request",
+        "duplicate_folder",
+        "duplicate_request",
+        "folder_contents",
+        "move_folder",
+        "move_request",
+        "rename_environment",
+        "rename_folder",
+        "rename_request",
+        "slugify",
+    ),
+    "write": (
+        "collection_to_toml",
+        "environment_to_toml",
+        "folder_to_toml",
+        "request_to_toml",
+        "save_collection_file",
+        "save_environment",
+        "save_folder_file",
+        "save_request",
+    ),
+}
+_WHERE = {name: module for module, names in _LATER.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from pigeon.store.tree import (
+        FolderContents,
+        add_request,
+        create_environment,
+        create_folder,
+        create_request,
+        delete_environment,
+        delete_folder,
+        delete_request,
+        duplicate_folder,
+        duplicate_request,
+        folder_contents,
+        move_folder,
+        move_request,
+        rename_environment,
+        rename_folder,
+        rename_request,
+        slugify,
+    )
+    from pigeon.store.write import (
+        collection_to_toml,
+        environment_to_toml,
+        folder_to_toml,
+        request_to_toml,
+        save_collection_file,
+        save_environment,
+        save_folder_file,
+        save_request,
+    )
 
 __all__ = [
     "COLLECTION_FILE",

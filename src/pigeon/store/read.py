@@ -17,8 +17,6 @@ from datetime import time
 from pathlib import Path
 from typing import Any
 
-from dotenv.parser import parse_stream
-
 from pigeon.errors import LoadError
 from pigeon.model import (
     AUTH_TYPES,
@@ -494,6 +492,8 @@ def read_dotenv(path: Path, broken: list[BrokenFile]) -> dict[str, str]:
             BrokenFile(path, "not a text file (a control character); not read", line, column)
         )
         return {}
+    from dotenv.parser import parse_stream  # only for a collection that has a .env
+
     values: dict[str, str] = {}
     bad: list[int] = []
     for binding in parse_stream(io.StringIO(text)):

@@ -56,7 +56,8 @@ from pigeon.store.write import (
     safe_write,
     save_request,
 )
-from pigeon.tomltext import dumps, read_text, update
+from pigeon.tomltext import read_text
+from pigeon.tomlwrite import dumps, update
 from pigeon.values import check_name
 
 # -- creating, renaming, moving, deleting ----------------------------------------------------

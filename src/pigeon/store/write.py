@@ -2,9 +2,9 @@
 
 Each kind of file has one function that turns the model into plain data: known keys in DESIGN
 §2's order, defaults left out, unknown keys (``extra``) kept. A new file is that data in the
-readable layout of ``tomltext.dumps``. A file that exists is edited: the data its text loads
+readable layout of ``tomlwrite.dumps``. A file that exists is edited: the data its text loads
 to is compared with the data to save, and only the difference is written into the user's own
-document (``tomltext.update``), so an unchanged save is byte for byte the file and a change
+document (``tomlwrite.update``), so an unchanged save is byte for byte the file and a change
 is a diff of its own lines. Every write goes through ``files.atomic_write``; a file that does
 not load is never overwritten, and a result that would not load back is never written.
 """
@@ -52,7 +52,8 @@ from pigeon.store.schema import (
     WEBSOCKET_KEYS,
 )
 from pigeon.store.seen import Seen, check, digest
-from pigeon.tomltext import Block, check_writable, dumps, load_document, read_text, update
+from pigeon.tomltext import Block, check_writable, load_document, read_text
+from pigeon.tomlwrite import dumps, update
 from pigeon.values import check_name
 
 T = TypeVar("T")

@@ -162,11 +162,11 @@ class PigeonApp(KeysInOrder):
             self.startup_problems.append(f"theme {wanted!r} not found; using {DEFAULT_THEME}")
 
     def _apply_keymap(self) -> None:
-        from pigeon.tui.keys import keymap_from_config
-
         table = self.config.keys
         if not table:
             return  # collecting the ids imports every widget module: only when needed
+        from pigeon.tui.keys import keymap_from_config
+
         keymap, problems = keymap_from_config(table, self.binding_ids())
         self.startup_problems.extend(problems)
         if keymap:

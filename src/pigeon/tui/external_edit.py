@@ -4,23 +4,36 @@ what comes back replaces the field's text as one edit, only if it changed."""
 
 from __future__ import annotations
 
-from textual.app import App, SuspendNotSupported
-from textual.widget import Widget
-from textual.widgets import Input, TextArea
+import sys
+from typing import TYPE_CHECKING
 
-from pigeon.external_editor import edit_text, suffix_for
-from pigeon.terminal import printable
+from textual.widgets import Input
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.widget import Widget
 
 
 def editable(widget: Widget | None) -> bool:
-    """Whether ``ctrl+e`` has something to open: a text field that is not read-only."""
-    if isinstance(widget, TextArea):
-        return not widget.read_only
-    return isinstance(widget, Input) and not widget.disabled
+    """Whether ``ctrl+e`` has something to open: a text field that is not read-only.
+
+    Asked for every key line the app draws, the first one included: it imports nothing. No
+    ``TextArea`` exists before its module is loaded (the editor's tabs load it after the first
+    frame), so until then the focused widget is not one."""
+    if isinstance(widget, Input):
+        return not widget.disabled
+    text_area = sys.modules.get("textual.widgets._text_area")
+    return text_area is not None and isinstance(widget, text_area.TextArea) and not widget.read_only
 
 
 def edit_focused(app: App[object]) -> None:
     """Open the focused field in the editor; one line says why when nothing could change."""
+    from textual.app import SuspendNotSupported
+    from textual.widgets import TextArea
+
+    from pigeon.external_editor import edit_text, suffix_for
+    from pigeon.terminal import printable
+
     widget = app.focused
     if not editable(widget):
         return

@@ -6,13 +6,10 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from textual.app import App
-from textual.screen import ModalScreen
+if TYPE_CHECKING:  # pigeon.oauth2 (authlib) and the dialogs load with the first sign-in
+    from textual.app import App
+    from textual.screen import ModalScreen
 
-from pigeon.tui.dialogs.device_code import DeviceCodeScreen
-from pigeon.tui.dialogs.sign_in import SignInScreen
-
-if TYPE_CHECKING:  # pigeon.oauth2 (authlib) loads with the first oauth2 send, not at start
     from pigeon.oauth2 import DevicePrompt, Token
 
 
@@ -44,12 +41,16 @@ class AppPerson:
                 screen.dismiss(None)
 
     async def device(self, prompt: DevicePrompt, approved: asyncio.Task[Token]) -> Token:
+        from pigeon.tui.dialogs.device_code import DeviceCodeScreen
+
         first, _ = await self._while_shown(DeviceCodeScreen(prompt), [approved])
         if first is not approved:
             raise _given_up()
         return approved.result()
 
     async def authorize(self, url: str, redirected: asyncio.Future[str] | None) -> str:
+        from pigeon.tui.dialogs.sign_in import SignInScreen
+
         screen = SignInScreen(url, loopback=redirected is not None)
         first, pasted = await self._while_shown(screen, [redirected] if redirected else [])
         if first is redirected and redirected is not None:

@@ -213,6 +213,9 @@ class MainScreen(Screen[None]):
         once the screen is on display: the tree is what is needed first."""
         # Building in the same turn as the mount put the first frame out only once all was
         # built: wait until the tree has been drawn (the frame is written as it is drawn).
+        # The rule (docs/architecture.md, "Start-up"): what the first frame does not show is
+        # imported and mounted here or when first shown (a tab's contents, a response view),
+        # never at import or compose time.
         await self.collection_pane.collection_tree.painted()
         self.first_paint_at = time.time()
         self._refresh_variables()

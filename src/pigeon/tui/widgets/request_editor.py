@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -23,7 +23,9 @@ from pigeon.model import BrokenFile, Request
 from pigeon.scopes import Scopes
 from pigeon.tui.css import beside
 from pigeon.tui.widgets.messages import RequestEdited
-from pigeon.tui.widgets.url_bar import UrlBar
+
+if TYPE_CHECKING:  # the URL bar is built with the editor's body, after the first frame
+    from pigeon.tui.widgets.url_bar import UrlBar
 
 SCRATCH = "scratch"
 FROM_HISTORY = "from history"
