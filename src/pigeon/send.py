@@ -169,6 +169,8 @@ class _Attempt:
         self.rendered = rendered
         self.cap = cap
         self.progress = progress if progress is not None else Progress()
+        self.sink = self.progress.sink
+        self.reading = False  # in the body loop: a stop asked for now must end a read
         self.started_at = datetime.now(timezone.utc)
         self.t0 = time.perf_counter()
         self.t_end: float | None = None
@@ -220,7 +222,12 @@ class _Attempt:
             else:
                 self.tls_ms = (self.tls_ms or 0.0) + elapsed
 
-    def add(self, chunk: bytes) -> None:
+    def add(self, chunk: bytes) -> bool:
+        """Record a chunk of the body; ``True`` when the stream's sink says to stop."""
+        self._keep(chunk)
+        return self.sink is not None and self.sink.feed(chunk)
+
+    def _keep(self, chunk: bytes) -> None:
         self.body_size += len(chunk)
         self.progress.bytes_received = self.body_size
         if self.spool is not None:
@@ -283,6 +290,9 @@ class _Attempt:
         self.stage = "receiving"
         length = response.headers.get("content-length", "")
         self.progress.content_length = int(length) if length.isdigit() else None
+        if self.sink is not None:
+            self.sink.start(response.headers.get("content-type", ""), response.charset_encoding)
+        self.reading = True
 
     async def close(self, *, keep_spool: bool) -> None:
         if self.response is not None:
@@ -348,6 +358,11 @@ class _Attempt:
         ex.body_size = self.body_size
         ex.truncated = self.body_size > len(self.buffer)
         ex.cut_off = self.error is not None and self.stage == "receiving"
+        sink = self.sink
+        if sink is not None:
+            ex.stopped = sink.stopped if self.error is None else ""
+            if sink.kind == "events":
+                ex.events = list(sink.events)
         if self.spool_path is not None:
             ex.body_path = Path(self.spool_path)
             ex._cleanup = weakref.finalize(ex, _unlink_quietly, self.spool_path)
@@ -481,14 +496,30 @@ class HttpSession:
         return SendHandle(self, rendered)
 
     async def _run(self, attempt: _Attempt) -> Exchange:
+        sink = attempt.sink
+        task = asyncio.current_task()
+        timer = None
+        if sink is not None and task is not None:
+            loop = asyncio.get_running_loop()
+            sink.on_stop = lambda: loop.call_soon_threadsafe(_stop_reading, attempt, task)
+            if sink.max_seconds is not None:
+                timer = loop.call_later(sink.max_seconds, sink.stop, "max_seconds")
         try:
             await self._transfer(attempt)
         except asyncio.CancelledError:
-            attempt.t_end = time.perf_counter()
-            await attempt.close(keep_spool=False)
-            raise
+            stopped = sink is not None and sink.stop_reason is not None
+            if not (stopped and task is not None and task.uncancel() == 0):
+                attempt.t_end = time.perf_counter()
+                await attempt.close(keep_spool=False)
+                raise
+            _stopped_early(attempt)
         except Exception as exc:  # anything unforeseen still becomes an Exchange
             attempt.fail("other", f"{type(exc).__name__}: {exc}")
+        finally:
+            if timer is not None:
+                timer.cancel()
+            if sink is not None:
+                sink.on_stop = None
         attempt.t_end = time.perf_counter()
         await attempt.close(keep_spool=True)  # a body cut off by an error is kept whole too
         attempt.progress.phase = "done"
@@ -575,12 +606,31 @@ class HttpSession:
                 request = next_request
             attempt.receiving(response)
             async for chunk in response.aiter_bytes():
-                attempt.add(chunk)
+                if attempt.add(chunk):
+                    break
+            attempt.reading = False
         except httpx.HTTPError as exc:
             kind, message = _describe(exc, attempt)
             attempt.fail(kind, message)
         except OSError as exc:
             attempt.fail("other", f"{exc.strerror or exc}")
+
+
+def _stop_reading(attempt: _Attempt, task: asyncio.Task[Any]) -> None:
+    """A stop asked for while the send waits (for the next chunk, or for the response):
+    the wait ends. Between chunks, the body loop sees the stop by itself."""
+    if (attempt.reading or attempt.response is None) and not task.done():
+        task.cancel()
+
+
+def _stopped_early(attempt: _Attempt) -> None:
+    """A stop ended the wait: what arrived is the exchange; with no response yet, it says
+    so."""
+    attempt.reading = False
+    if attempt.response is None or attempt.stage != "receiving":
+        sink = attempt.sink
+        reason = sink.stopped if sink is not None else "stopped"
+        attempt.fail("cancelled", f"{reason[:1].upper()}{reason[1:]} before the response")
 
 
 async def _drain(response: httpx.Response) -> None:
