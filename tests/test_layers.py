@@ -35,7 +35,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.exporters",
         ),
     ),
-    ("one request", ("pigeon.session", "pigeon.pipeline", "pigeon.trust")),
+    ("one request", ("pigeon.session", "pigeon.pipeline", "pigeon.trust", "pigeon.event_scripts")),
     (
         "services",
         (

@@ -291,6 +291,7 @@ class _Attempt:
         length = response.headers.get("content-length", "")
         self.progress.content_length = int(length) if length.isdigit() else None
         if self.sink is not None:
+            self.sink.head = self.exchange()  # status and headers, for whoever watches
             self.sink.start(response.headers.get("content-type", ""), response.charset_encoding)
         self.reading = True
 

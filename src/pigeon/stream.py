@@ -174,6 +174,20 @@ def is_event_stream(content_type: str) -> bool:
     return content_type.split(";", 1)[0].strip().lower() == EVENT_STREAM
 
 
+def script_events(exchange: Any) -> list[dict[str, Any]]:
+    """``pigeon.response.events``: the events an exchange received as plain dicts, oldest
+    first; decoded from the in-memory body when nobody watched the stream arrive."""
+    events = getattr(exchange, "events", None)
+    if events is None:
+        headers = getattr(exchange, "headers", None) or []
+        kind = next((v for k, v in headers if str(k).lower() == "content-type"), "")
+        body = getattr(exchange, "body", b"")
+        if not is_event_stream(str(kind)) or not isinstance(body, bytes):
+            return []
+        events = parse_events(body)
+    return [event.as_dict() for event in events]
+
+
 class StreamSink:
     """What a send hands over as the body arrives, and the way to stop it.
 
@@ -199,6 +213,7 @@ class StreamSink:
         self.stop_reason: str | None = None
         self.on_stop: Callable[[], None] | None = None
         self.on_event: Callable[[Event], None] | None = None
+        self.head: Any = None  # the response's Exchange without its body, once it started
         self.text_cut = False  # the live text reached ``keep_text``
         self._parser: EventParser | None = None
         self._decoder: codecs.IncrementalDecoder | None = None

@@ -104,6 +104,7 @@ _ALLOWED = {
             "Auth",
             "Scripts",
             "Settings",
+            "Stream",
         )
     ),
     ("pigeon.scripts.outcome", "ScriptError"),
