@@ -290,9 +290,11 @@ class _Attempt:
         self.stage = "receiving"
         length = response.headers.get("content-length", "")
         self.progress.content_length = int(length) if length.isdigit() else None
-        if self.sink is not None:
-            self.sink.head = self.exchange()  # status and headers, for whoever watches
-            self.sink.start(response.headers.get("content-type", ""), response.charset_encoding)
+        sink = self.sink
+        if sink is not None:
+            kind = response.headers.get("content-type", "")
+            if sink.start(kind, response.charset_encoding, self.buffer) == "events":
+                sink.head = self.exchange()  # status and headers, for per-event scripts
         self.reading = True
 
     async def close(self, *, keep_spool: bool) -> None:

@@ -13,13 +13,13 @@ one deadline, so the events are decoded from what it reads instead of reading th
 Everything is bounded whatever the server sends: a line longer than ``MAX_LINE`` characters
 is cut (the rest of it skipped), an event's data past ``MAX_EVENT_DATA`` is cut, the kept
 events are the newest ``keep_events`` within ``keep_bytes`` (older ones are counted as
-dropped), and the text kept for a live view stops at ``keep_text`` characters.
+dropped). The live text is read from the send's own in-memory buffer, so a live view holds
+no more of the body than the finished one would (the first ``max_body_in_memory`` bytes).
 """
 
 from __future__ import annotations
 
 import codecs
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -194,7 +194,8 @@ class StreamSink:
     ``feed`` (the send's thread) returns ``True`` when the send should stop reading: a stop
     was asked for, or ``max_events`` arrived. ``stop`` may be called from any thread; while
     the send waits for the next chunk, ``on_stop`` (set by the session) ends that wait.
-    ``on_event`` hears each event as it is decoded, in the send's thread.
+    ``on_event`` hears each event as it is decoded, in the send's thread. A text body costs
+    nothing per chunk: ``take_text`` decodes what the send's buffer gained since last time.
     """
 
     def __init__(
@@ -203,39 +204,33 @@ class StreamSink:
         max_events: int | None = None,
         max_seconds: float | None = None,
         keep_events: int = KEEP_EVENTS,
-        keep_text: int = 0,
     ) -> None:
         self.max_events = max_events if max_events and max_events > 0 else None
         self.max_seconds = max_seconds if max_seconds and max_seconds > 0 else None
-        self.keep_text = keep_text
         self.kind: str = ""  # "" until the body starts, then "events" or "text"
         self.events = EventLog(keep_events)
         self.stop_reason: str | None = None
         self.on_stop: Callable[[], None] | None = None
         self.on_event: Callable[[Event], None] | None = None
         self.head: Any = None  # the response's Exchange without its body, once it started
-        self.text_cut = False  # the live text reached ``keep_text``
         self._parser: EventParser | None = None
+        self._buffer: bytearray | None = None
+        self._charset: str | None = None
         self._decoder: codecs.IncrementalDecoder | None = None
-        self._pending: list[str] = []
-        self._kept = 0
-        self._lock = threading.Lock()
+        self._read = 0  # bytes of the buffer already taken as text
 
     # -- the send's side ----------------------------------------------------------------------
 
-    def start(self, content_type: str, charset: str | None = None) -> None:
-        """The body begins: events when it is ``text/event-stream``, text otherwise."""
+    def start(self, content_type: str, charset: str | None, buffer: bytearray) -> str:
+        """The body begins, kept in ``buffer``: events when it is ``text/event-stream``, text
+        otherwise. Returns the kind."""
+        self._buffer, self._charset, self._read, self._decoder = buffer, charset, 0, None
         if is_event_stream(content_type):
             self.kind = "events"
             self._parser = EventParser()
-            return
-        self.kind = "text"
-        if self.keep_text > 0:
-            try:
-                factory = codecs.getincrementaldecoder(charset or "utf-8")
-            except LookupError:
-                factory = codecs.getincrementaldecoder("utf-8")
-            self._decoder = factory(errors="replace")
+        else:
+            self.kind, self._parser = "text", None
+        return self.kind
 
     def feed(self, chunk: bytes) -> bool:
         parser = self._parser
@@ -247,23 +242,23 @@ class StreamSink:
                 if self.max_events is not None and self.events.total >= self.max_events:
                     self.stop("max_events", wake=False)
                     break
-        elif self._decoder is not None and not self.text_cut:
-            text = self._decoder.decode(chunk)
-            room = self.keep_text - self._kept
-            if len(text) >= room:
-                text, self.text_cut = text[:room], True
-            self._kept += len(text)
-            with self._lock:
-                self._pending.append(text)
         return self.stop_reason is not None
 
     # -- the watcher's side -------------------------------------------------------------------
 
     def take_text(self) -> str:
-        """The text that arrived since the last call."""
-        with self._lock:
-            pending, self._pending = self._pending, []
-        return "".join(pending)
+        """The text the in-memory body gained since the last call (bad bytes replaced)."""
+        buffer = self._buffer
+        if buffer is None or len(buffer) == self._read:
+            return ""
+        if self._decoder is None:
+            try:
+                factory = codecs.getincrementaldecoder(self._charset or "utf-8")
+            except LookupError:
+                factory = codecs.getincrementaldecoder("utf-8")
+            self._decoder = factory(errors="replace")
+        data, self._read = bytes(buffer[self._read :]), len(buffer)
+        return self._decoder.decode(data)
 
     def stop(self, reason: str = "user", *, wake: bool = True) -> None:
         """Stop the stream, keeping what arrived (the first reason given wins)."""
