@@ -45,10 +45,9 @@ def test_events_split_anywhere_decode_the_same() -> None:
         b'data: {"a": 1}\r\ndata: line two\r\n\r\ndata: plain\n\n'
     )
     whole = [(e.type, e.id, e.data, e.retry) for e in parse_events(body)]
-    assert whole == [
-        ("message", "", "", 1500),
-        ("update", "7", '{"a": 1}\nline two', None),
-        ("message", "7", "plain", None),
+    assert whole == [  # the retry-only block is no event; its retry stays in effect
+        ("update", "7", '{"a": 1}\nline two', 1500),
+        ("message", "7", "plain", 1500),
     ]
     for size in (1, 2, 3, 5):
         parser = EventParser()

@@ -43,7 +43,9 @@ STOP_REASONS = {
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """One Server-Sent Event; ``time`` is when it was received (seconds since the epoch)."""
+    """One Server-Sent Event; ``retry`` is the reconnection time in effect (milliseconds, the
+    latest ``retry:`` so far), ``time`` when it was received (seconds since the epoch; 0 when
+    unknown: decoded later from a stored body)."""
 
     event: str
     id: str
@@ -62,7 +64,7 @@ class Event:
             "id": self.id,
             "data": self.data,
             "retry": self.retry,
-            "time": self.time,
+            "time": self.time or None,
         }
 
 
@@ -112,7 +114,8 @@ class EventLog:
 
 class EventParser:
     """Bytes in, events out: UTF-8 decoded (bad bytes replaced), split and decoded as the SSE
-    specification says, within ``MAX_LINE`` and ``MAX_EVENT_DATA``."""
+    specification says (a block without ``data`` is no event, though its ``id`` and
+    ``retry`` count), within ``MAX_LINE`` and ``MAX_EVENT_DATA``."""
 
     def __init__(self) -> None:
         from httpx_sse._decoders import SSEDecoder, SSELineDecoder
@@ -121,8 +124,9 @@ class EventParser:
         self._lines = SSELineDecoder()
         self._events = SSEDecoder()
         self._skipping = False  # the rest of an over-long line is being skipped
-        self._data = 0  # data characters in the event being read
+        self._data = -1  # data characters in the event being read; -1: no data line yet
         self._first = True
+        self.retry: int | None = None
 
     def feed(self, chunk: bytes, now: float | None = None) -> list[Event]:
         text = self._text.decode(chunk)
@@ -147,15 +151,18 @@ class EventParser:
         out: list[Event] = []
         stamp = time.time() if now is None else now
         for line in lines:
-            if line.startswith("data"):
-                self._data += len(line)
+            if line.partition(":")[0] == "data":
+                self._data += len(line) + (self._data < 0)
                 if self._data > MAX_EVENT_DATA:
                     continue
-            elif not line:
-                self._data = 0
             sse = self._events.decode(line[:MAX_LINE])
-            if sse is not None:
-                out.append(Event(sse.event, sse.id, sse.data, sse.retry, stamp))
+            if sse is None:
+                continue
+            if sse.retry is not None:
+                self.retry = sse.retry
+            if self._data >= 0:
+                out.append(Event(sse.event, sse.id, sse.data, self.retry, stamp))
+            self._data = -1
         return out
 
 
@@ -208,6 +215,7 @@ class StreamSink:
         self.max_events = max_events if max_events and max_events > 0 else None
         self.max_seconds = max_seconds if max_seconds and max_seconds > 0 else None
         self.kind: str = ""  # "" until the body starts, then "events" or "text"
+        self.content_type = ""  # the body's media type, lower-cased, once it starts
         self.events = EventLog(keep_events)
         self.stop_reason: str | None = None
         self.on_stop: Callable[[], None] | None = None
@@ -225,6 +233,7 @@ class StreamSink:
         """The body begins, kept in ``buffer``: events when it is ``text/event-stream``, text
         otherwise. Returns the kind."""
         self._buffer, self._charset, self._read, self._decoder = buffer, charset, 0, None
+        self.content_type = content_type.split(";", 1)[0].strip().lower()
         if is_event_stream(content_type):
             self.kind = "events"
             self._parser = EventParser()
@@ -245,6 +254,10 @@ class StreamSink:
         return self.stop_reason is not None
 
     # -- the watcher's side -------------------------------------------------------------------
+
+    def peek(self, size: int = 8192) -> bytes:
+        """The body's first ``size`` bytes arrived so far (to tell text from binary)."""
+        return bytes(self._buffer[:size]) if self._buffer is not None else b""
 
     def take_text(self) -> str:
         """The text the in-memory body gained since the last call (bad bytes replaced)."""

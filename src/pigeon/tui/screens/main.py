@@ -41,11 +41,14 @@ if TYPE_CHECKING:
     from pigeon.scopes import Scopes
     from pigeon.session import SendOutcome, Session
     from pigeon.store import ChangedOnDisk
+    from pigeon.stream import StreamSink
     from pigeon.tui.widgets.disk_watch import DiskWatch
+    from pigeon.tui.widgets.events_panel import EventsPanel
     from pigeon.tui.widgets.history_pane import HistoryPane
     from pigeon.tui.widgets.response_pane import ResponsePane
 
 PENDING_AFTER = 0.05  # seconds before a send in flight replaces the last response
+RETRY_LIMIT_MS = 60_000  # the longest ``retry:`` wait a reconnect honours
 
 # Dialogs and the renderer are imported where they are used: they are not needed for the
 # first paint, and start-up time is part of the product.
@@ -165,6 +168,7 @@ class MainScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.last_exchange: Exchange | None = None  # the latest exchange shown
+        self._stream: StreamSink | None = None  # watches the send in flight as it arrives
         self.first_paint_at = 0.0  # wall-clock time the screen was first on display
         self.built_at = 0.0  # ... and when the editor's widgets and the response pane were in
         self._trust_asked = False
@@ -528,6 +532,10 @@ class MainScreen(Screen[None]):
         ]
 
     def action_cancel_send(self) -> None:
+        stream = self._stream
+        if stream is not None and stream.kind and stream.stop_reason is None:
+            stream.stop()  # a body arriving stops there: what came is kept and shown
+            return
         self.session.cancel_scripts()  # a script stops now, whatever it is doing
         for worker in self._sending_workers():
             worker.cancel()
@@ -547,13 +555,15 @@ class MainScreen(Screen[None]):
             self.refresh_bindings()  # a send in flight shows esc when it shows as pending
 
     @work(exclusive=True, group="send", exit_on_error=False)
-    async def _send(self, request: Request) -> None:
+    async def _send(self, request: Request, resume: tuple[str, int | None] | None = None) -> None:
         import copy
 
         pane = self.response_pane
         if pane is None:  # a send before the pane is built: it is, a moment after the first paint
             pane = await self._wait_for_response_pane()
         snapshot = copy.deepcopy(request)  # edits made while it flies do not change it
+        if resume is not None:
+            await self._resume_after(snapshot, *resume)
         trusted = await self._ensure_trust(snapshot)
         started = time.monotonic()
         try:
@@ -614,15 +624,41 @@ class MainScreen(Screen[None]):
         """Send ``request``. The exchange starts before any drawing: the pane shows it in
         flight (and drops the last response) only when it is not back within a frame or two,
         so a fast exchange never waits behind a redraw, nor flickers."""
-        sending = asyncio.ensure_future(self.session.send(request, trusted))
+        from pigeon.exchange import Progress
+        from pigeon.stream import StreamSink
+
+        progress = Progress(sink=StreamSink())
+        self._stream = progress.sink
+        sending = asyncio.ensure_future(self.session.send(request, trusted, progress))
         try:
             await asyncio.wait([sending], timeout=PENDING_AFTER)
             if not sending.done():
-                pane.show_pending(request.method, self._preview(request).url or request.url)
+                url = self._preview(request).url or request.url
+                pane.show_pending(request.method, url, progress)
                 self.refresh_bindings()  # esc cancels it
             return await sending
         finally:
             sending.cancel()  # the worker was cancelled (escape, a new send): so is the send
+            if self._stream is progress.sink:
+                self._stream = None
+
+    async def _resume_after(self, request: Request, last_id: str, retry_ms: int | None) -> None:
+        """A stream sent again: ``Last-Event-ID`` says where it stopped, and the server's
+        ``retry:`` wait (at most a minute) passes first."""
+        from pigeon.model import Header
+
+        request.headers = [h for h in request.headers if h.name.lower() != "last-event-id"]
+        if last_id:
+            request.headers.append(Header("Last-Event-ID", last_id))
+        if retry_ms:
+            seconds = min(retry_ms, RETRY_LIMIT_MS) / 1000
+            self.update_status(f"reconnecting in {seconds:g} s (the server's retry)")
+            await asyncio.sleep(seconds)
+
+    def on_events_panel_reconnect_requested(self, event: EventsPanel.ReconnectRequested) -> None:
+        request = self.query_one(RequestEditor).request
+        if request is not None:
+            self._send(request, (event.last_id, event.retry_ms))
 
     async def _wait_for_response_pane(self) -> ResponsePane:
         """The response pane, waiting (boundedly) for a send pressed in the first instant."""
