@@ -234,6 +234,7 @@ class PigeonApp(KeysInOrder):
         from pigeon.tui.widgets.body_panel import BodyPanel
         from pigeon.tui.widgets.body_view import BodyView
         from pigeon.tui.widgets.collection_tree import CollectionTree
+        from pigeon.tui.widgets.events_panel import EventsPanel
         from pigeon.tui.widgets.pair_table import PairTable
         from pigeon.tui.widgets.request_variables import RequestVariables
         from pigeon.tui.widgets.response_pane import ResponsePane
@@ -252,6 +253,7 @@ class PigeonApp(KeysInOrder):
             ("Response", ResponsePane),
             ("Response body", BodyPanel),
             ("Response body view", BodyView),
+            ("Response events (text/event-stream)", EventsPanel),
             ("Lists: the tree, tables, history, variables, a body (vim-style)", VimMoves),
         ]
 

@@ -91,6 +91,7 @@ class EventTable(ScrollView, can_focus=True):
         self._resize()
         self.cursor = len(self.rows) - 1
         self._reveal()
+        self.call_after_refresh(self._reveal)  # a table just shown has no height yet
 
     def add_rows(self, rows: list[Event], drop: int = 0) -> None:
         """New rows at the end, the ``drop`` oldest gone; followed when the cursor was on
@@ -106,6 +107,9 @@ class EventTable(ScrollView, can_focus=True):
             self.cursor = max(0, min(self.cursor - drop, len(self.rows) - 1))
         self._reveal()
         self.refresh()
+
+    def on_resize(self) -> None:
+        self._reveal()  # the cursor's row stays in view when the table shrinks
 
     def _resize(self) -> None:
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.rows))
