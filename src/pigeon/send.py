@@ -57,6 +57,8 @@ from pigeon.values import is_token
 _DEFAULT_SPEC = TransportSpec()
 DEFAULT_MAX_BODY_IN_MEMORY = 32 * 1024 * 1024
 DEFAULT_MAX_REDIRECTS = 20
+# A watched body lets the event loop run something else at least this often (seconds).
+_TURN = 0.01
 # A redirect's own body is read (so the connection can be reused) up to this size.
 _REDIRECT_BODY_LIMIT = 1024 * 1024
 
@@ -608,9 +610,16 @@ class HttpSession:
                     return
                 request = next_request
             attempt.receiving(response)
+            watched = attempt.sink is not None
+            turn = time.perf_counter() + _TURN
             async for chunk in response.aiter_bytes():
                 if attempt.add(chunk):
                     break
+                if watched and (now := time.perf_counter()) > turn:
+                    # A fast stream never waits on its socket, so it would never let the loop
+                    # run anything else: whoever watches it (the UI) gets a turn.
+                    await asyncio.sleep(0)
+                    turn = now + _TURN
             attempt.reading = False
         except httpx.HTTPError as exc:
             kind, message = _describe(exc, attempt)

@@ -12,6 +12,7 @@ from typing import ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -75,6 +76,10 @@ class EventTable(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.rows: list[Event] = []
+        # Rows drawn, by event and cursor: following a stream shifts rows, it does not
+        # change them, so each is drawn once.
+        self._strips: LRUCache[tuple[Event, bool, int], Strip] = LRUCache(512)
+        self._styles: dict[str, Style] = {}
 
     @property
     def following(self) -> bool:
@@ -149,22 +154,41 @@ class EventTable(ScrollView, can_focus=True):
     def action_page_up(self) -> None:
         self._move(self.cursor - max(1, self.scrollable_content_region.height - 1))
 
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.clear()
+        self._strips.clear()
+
     def render_line(self, y: int) -> Strip:
         number = self.scroll_offset.y + y
         width = self.scrollable_content_region.width
-        base = self.rich_style
+        base = self._style("")
         if number >= len(self.rows):
             return Strip.blank(width, base)
         event = self.rows[number]
+        key = (event, number == self.cursor, width)
+        strip = self._strips.get(key)
+        if strip is None:
+            strip = self._strips[key] = self._draw(event, key[1], width, base)
+        return strip
+
+    def _draw(self, event: Event, current: bool, width: int, base: Style) -> Strip:
         text = Text(no_wrap=True, end="", style=base)
         text.append(clock(event) + " ", self._style("time"))
         text.append(_cell(event.type, TYPE_WIDTH) + " ", self._style("type"))
         text.append(_cell(event.id, ID_WIDTH) + " ", self._style("id"))
         text.append(printable(event.data[:DATA_SHOWN].replace("\n", " ↵ ")))
-        if number == self.cursor:
+        if current:
             text.stylize(self._style("cursor"))
         strip = Strip(text.render(self.app.console), text.cell_len)
         return strip.crop_extend(0, width, base)
 
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(f"event-table--{name}", partial=True)
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = (
+                self.rich_style
+                if not name
+                else self.get_component_rich_style(f"event-table--{name}", partial=True)
+            )
+        return style

@@ -6,6 +6,7 @@ line, as before)."""
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 
 from textual.timer import Timer
@@ -43,6 +44,10 @@ class LiveBody:
         self._partial = ""
         self._lines = 0
         self._seen = 0
+        # The objects alive now (the app's widgets, styles, caches) stay: the cyclic collector
+        # leaves them out of its full passes, which a fast stream's many small objects would
+        # otherwise make walk everything, stalling the UI (reference counting still frees them).
+        gc.freeze()
         self._timer: Timer | None = owner.set_interval(POLL, self.poll)
 
     @property
