@@ -249,6 +249,16 @@ class _Attempt:
     def fail(self, kind: ErrorKind, message: str) -> None:
         self.error_kind, self.error = kind, message
 
+    def stopped_early(self) -> None:
+        """A stop ended a wait: what arrived is the exchange, not an error; with no response
+        yet, nothing arrived and it says so."""
+        self.reading = False
+        if self.response is not None and self.stage == "receiving":
+            self.error = self.error_kind = None
+            return
+        reason = self.sink.stopped if self.sink is not None else "stopped"
+        self.fail("cancelled", f"{reason[:1].upper()}{reason[1:]} before the response")
+
     # One exchange's steps, the same for the async and the sync client: each loop does the I/O
     # between them.
 
@@ -517,7 +527,7 @@ class HttpSession:
                 attempt.t_end = time.perf_counter()
                 await attempt.close(keep_spool=False)
                 raise
-            _stopped_early(attempt)
+            attempt.stopped_early()
         except Exception as exc:  # anything unforeseen still becomes an Exchange
             attempt.fail("other", f"{type(exc).__name__}: {exc}")
         finally:
@@ -633,16 +643,6 @@ def _stop_reading(attempt: _Attempt, task: asyncio.Task[Any]) -> None:
     the wait ends. Between chunks, the body loop sees the stop by itself."""
     if (attempt.reading or attempt.response is None) and not task.done():
         task.cancel()
-
-
-def _stopped_early(attempt: _Attempt) -> None:
-    """A stop ended the wait: what arrived is the exchange; with no response yet, it says
-    so."""
-    attempt.reading = False
-    if attempt.response is None or attempt.stage != "receiving":
-        sink = attempt.sink
-        reason = sink.stopped if sink is not None else "stopped"
-        attempt.fail("cancelled", f"{reason[:1].upper()}{reason[1:]} before the response")
 
 
 async def _drain(response: httpx.Response) -> None:

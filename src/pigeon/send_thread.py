@@ -173,11 +173,7 @@ class ThreadedSession(HttpSession):
         except Exception as exc:  # anything unforeseen still becomes an Exchange
             attempt.fail("other", f"{type(exc).__name__}: {exc}")
         if job.stopped and attempt.error is not None and job.expired is None:
-            if attempt.response is not None and attempt.stage == "receiving":
-                attempt.error = attempt.error_kind = None  # what arrived is the exchange
-            else:
-                reason = attempt.sink.stopped if attempt.sink is not None else "stopped"
-                attempt.fail("cancelled", f"{reason[:1].upper()}{reason[1:]} before the response")
+            attempt.stopped_early()  # the shut socket's error is no error
         if attempt.sink is not None:
             attempt.sink.on_stop = None
         if job.expired is not None and attempt.error is not None:
