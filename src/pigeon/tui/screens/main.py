@@ -169,6 +169,7 @@ class MainScreen(Screen[None]):
         self.session = session
         self.last_exchange: Exchange | None = None  # the latest exchange shown
         self._stream: StreamSink | None = None  # watches the send in flight as it arrives
+        self._last_sent: Request | None = None  # what the last send sent, for a reconnect
         self.first_paint_at = 0.0  # wall-clock time the screen was first on display
         self.built_at = 0.0  # ... and when the editor's widgets and the response pane were in
         self._trust_asked = False
@@ -564,6 +565,7 @@ class MainScreen(Screen[None]):
         snapshot = copy.deepcopy(request)  # edits made while it flies do not change it
         if resume is not None:
             await self._resume_after(snapshot, *resume)
+        self._last_sent = snapshot
         trusted = await self._ensure_trust(snapshot)
         started = time.monotonic()
         try:
@@ -656,7 +658,8 @@ class MainScreen(Screen[None]):
             await asyncio.sleep(seconds)
 
     def on_events_panel_reconnect_requested(self, event: EventsPanel.ReconnectRequested) -> None:
-        request = self.query_one(RequestEditor).request
+        """The stream on show sent again (as it was sent, whatever the editor shows now)."""
+        request = self._last_sent or self.query_one(RequestEditor).request
         if request is not None:
             self._send(request, (event.last_id, event.retry_ms))
 
@@ -722,6 +725,7 @@ class MainScreen(Screen[None]):
                 self.notify(event.refused, severity="warning", timeout=10)
             if self.response_pane is not None:
                 self.last_exchange = event.exchange
+                self._last_sent = None  # a reconnect sends this entry's copy, in the editor
                 self.response_pane.show_exchange(event.exchange)
 
         self.guard_unsaved(open_it)
