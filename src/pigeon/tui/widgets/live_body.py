@@ -44,9 +44,10 @@ class LiveBody:
         self._partial = ""
         self._lines = 0
         self._seen = 0
-        # The objects alive now (the app's widgets, styles, caches) stay: the cyclic collector
-        # leaves them out of its full passes, which a fast stream's many small objects would
-        # otherwise make walk everything, stalling the UI (reference counting still frees them).
+        # While the body arrives, the objects alive now (the app's widgets, styles, caches)
+        # are left out of the cyclic collector's full passes, which a fast stream's many small
+        # objects would otherwise make walk everything, stalling the UI; ``stop`` puts them
+        # back, so nothing that becomes garbage later is kept.
         gc.freeze()
         self._timer: Timer | None = owner.set_interval(POLL, self.poll)
 
@@ -65,6 +66,7 @@ class LiveBody:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
+            gc.unfreeze()
         if self._kind == "events":
             self._events.live = False
 

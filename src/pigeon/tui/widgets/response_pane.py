@@ -220,8 +220,9 @@ class ResponsePane(Vertical):
         """Show a finished exchange: its response, or the error that stopped it."""
         live = self._live
         received = live.sink.events.total if live is not None else None
-        if live is not None and live.kind == "text" and live.following:
-            self.body_view.open_at_end()  # a stream followed to its end stays there
+        if live is not None and live.kind == "text" and live.following and not exchange.is_json:
+            self.body_view.open_at_end()  # lines followed to their end stay there (JSON is
+            # laid out anew: it opens at its top)
         self._reset_parts()
         self.exchange = exchange
         self.show_status(exchange)
