@@ -193,3 +193,35 @@ async def test_the_live_text_stops_where_the_body_in_memory_stops(server: Stream
     assert sink.take_text() == ex.body.decode() and len(ex.body) == 30
     assert ex.body_size > 30 and ex.body_path is not None  # the body itself is whole, on disk
     ex.discard()
+
+
+async def test_the_events_panel_keeps_no_more_than_the_sink(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Large events arriving in the app: the panel's rows stay within the size bound."""
+    from textual.app import App, ComposeResult
+
+    from pigeon.stream import Event
+    from pigeon.tui.widgets import events_panel
+    from pigeon.tui.widgets.events_panel import EventsPanel
+
+    monkeypatch.setattr(events_panel, "KEEP_BYTES", 10_000)
+
+    class PanelApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield EventsPanel(classes="-shown")
+
+    async with PanelApp().run_test() as pilot:
+        panel = pilot.app.query_one(EventsPanel)
+        sent = 0
+        for _ in range(10):
+            events = [Event("big", str(sent + i), "x" * 1000, None, 1.0) for i in range(7)]
+            sent += len(events)
+            panel.add(events, sent)
+            await pilot.pause()
+        rows = panel.table.rows
+        assert sum(len(e.data) for e in rows) <= 10_000 and len(rows) == 10
+        assert [e.id for e in rows] == [str(n) for n in range(sent - 10, sent)]
+        assert panel.total == sent and "60 oldest dropped from view" in str(
+            panel.query_one("#events-note").render()
+        )

@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, Label, Static
 
-from pigeon.stream import KEEP_EVENTS, Event
+from pigeon.stream import KEEP_BYTES, KEEP_EVENTS, Event
 from pigeon.terminal import printable_lines
 from pigeon.tui.css import beside
 from pigeon.tui.widgets.event_table import ID_WIDTH, TYPE_WIDTH, EventTable
@@ -85,7 +85,10 @@ class EventsPanel(Vertical):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self._all: deque[Event] = deque(maxlen=KEEP_EVENTS)
+        # The newest events within the sink's bounds (a count and a size); the table shows
+        # those the filter lets through, in order.
+        self._all: deque[Event] = deque()
+        self._data_size = 0
         self._total = 0
         self._last_id = ""
         self._retry: int | None = None
@@ -119,6 +122,7 @@ class EventsPanel(Vertical):
 
     def clear(self) -> None:
         self._all.clear()
+        self._data_size = 0
         self._total, self._last_id, self._retry = 0, "", None
         self.table.set_rows([])
         self._update_note()
@@ -129,16 +133,26 @@ class EventsPanel(Vertical):
             return
         self._total = total
         self._note_ids(events)
-        self._all.extend(events)
         shown = [e for e in events if matches(e, self._words, self._kind)]
-        table = self.table
-        table.add_rows(shown, drop=max(0, len(table.rows) + len(shown) - KEEP_EVENTS))
+        rows = self.table.rows
+        gone = 0  # of the table's rows
+        self._all.extend(events)
+        self._data_size += sum(len(e.data) for e in events)
+        while len(self._all) > KEEP_EVENTS or (self._data_size > KEEP_BYTES and len(self._all) > 1):
+            old = self._all.popleft()
+            self._data_size -= len(old.data)
+            # The rows are the kept events in order: a row that goes is the oldest one.
+            if gone < len(rows) and rows[gone] is old:
+                gone += 1
+            elif gone == len(rows) and shown and shown[0] is old:
+                shown.pop(0)
+        self.table.add_rows(shown, drop=gone)
         self._update_note()
 
     def show(self, events: list[Event], total: int | None = None) -> None:
         """A finished stream's events (the newest kept; ``total`` counts all received)."""
-        self._all.clear()
-        self._all.extend(events)
+        self._all = deque(events)
+        self._data_size = sum(len(e.data) for e in events)
         self._total = len(events) if total is None else total
         self._last_id, self._retry = "", None
         self._note_ids(events)
