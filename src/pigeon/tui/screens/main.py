@@ -37,11 +37,10 @@ from pigeon.tui.widgets.variables_pane import VariablesPane
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from pigeon.exchange import Exchange
+    from pigeon.exchange import Exchange, Progress
     from pigeon.scopes import Scopes
     from pigeon.session import SendOutcome, Session
     from pigeon.store import ChangedOnDisk
-    from pigeon.stream import StreamSink
     from pigeon.tui.widgets.disk_watch import DiskWatch
     from pigeon.tui.widgets.events_panel import EventsPanel
     from pigeon.tui.widgets.history_pane import HistoryPane
@@ -168,7 +167,7 @@ class MainScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.last_exchange: Exchange | None = None  # the latest exchange shown
-        self._stream: StreamSink | None = None  # watches the send in flight as it arrives
+        self._in_flight: Progress | None = None  # the send in flight, watched as it arrives
         self._last_sent: Request | None = None  # what the last send sent, for a reconnect
         self.first_paint_at = 0.0  # wall-clock time the screen was first on display
         self.built_at = 0.0  # ... and when the editor's widgets and the response pane were in
@@ -533,9 +532,10 @@ class MainScreen(Screen[None]):
         ]
 
     def action_cancel_send(self) -> None:
-        stream = self._stream
-        if stream is not None and stream.kind and stream.stop_reason is None:
-            stream.stop()  # a body arriving stops there: what came is kept and shown
+        progress = self._in_flight
+        sink = progress.sink if progress is not None else None
+        if sink is not None and progress.phase == "receiving" and sink.stop_reason is None:
+            sink.stop()  # a body arriving stops there: what came is kept and shown
             return
         self.session.cancel_scripts()  # a script stops now, whatever it is doing
         for worker in self._sending_workers():
@@ -629,8 +629,7 @@ class MainScreen(Screen[None]):
         from pigeon.exchange import Progress
         from pigeon.stream import StreamSink
 
-        progress = Progress(sink=StreamSink())
-        self._stream = progress.sink
+        progress = self._in_flight = Progress(sink=StreamSink())
         sending = asyncio.ensure_future(self.session.send(request, trusted, progress))
         try:
             await asyncio.wait([sending], timeout=PENDING_AFTER)
@@ -641,8 +640,8 @@ class MainScreen(Screen[None]):
             return await sending
         finally:
             sending.cancel()  # the worker was cancelled (escape, a new send): so is the send
-            if self._stream is progress.sink:
-                self._stream = None
+            if self._in_flight is progress:
+                self._in_flight = None
 
     async def _resume_after(self, request: Request, last_id: str, retry_ms: int | None) -> None:
         """A stream sent again: ``Last-Event-ID`` says where it stopped, and the server's
