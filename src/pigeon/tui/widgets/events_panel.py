@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
 from pigeon.stream import KEEP_BYTES, KEEP_EVENTS, Event
@@ -25,6 +26,16 @@ from pigeon.tui.widgets.event_table import ID_WIDTH, TYPE_WIDTH, EventTable
 
 DETAIL_LIMIT = 100_000  # characters of one event's data shown in the detail view
 HEAD = f"{'time':<12} {'event':<{TYPE_WIDTH}} {'id':<{ID_WIDTH}} data"
+
+
+class _Note(Widget):
+    """One line that changes with every batch of events: repainted, never laid out again
+    (a ``Static``'s update relays the screen out)."""
+
+    text: reactive[str] = reactive("", layout=False)
+
+    def render(self) -> Text:
+        return Text(self.text)
 
 
 def matches(event: Event, words: list[str], kind: str) -> bool:
@@ -96,7 +107,7 @@ class EventsPanel(Vertical):
         self._kind = ""
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="events-note")
+        yield _Note(id="events-note")
         with Horizontal(id="events-bar"):
             yield Label("filter", id="events-bar-prompt")
             yield Input(id="events-filter", placeholder="text, or type:NAME", compact=True)
@@ -183,7 +194,7 @@ class EventsPanel(Vertical):
             parts.append("following" if self.table.following else "paused: end follows again")
         elif self._total:
             parts.append("ended: r reconnects")
-        self.query_one("#events-note", Static).update(" · ".join(parts))
+        self.query_one(_Note).text = " · ".join(parts)
 
     # -- events -------------------------------------------------------------------------------
 
