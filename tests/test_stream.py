@@ -75,6 +75,11 @@ def test_an_endless_line_and_endless_data_stay_bounded() -> None:
         parser.feed(line)
     (event,) = parser.feed(b"\n")
     assert len(event.data) <= MAX_EVENT_DATA + 10_000
+    (after,) = parser.feed(b"data: next\n\n")  # the next event starts afresh
+    assert after.data == "next"
+    parser = EventParser()  # one data line alone over the limit, then a small event
+    assert parser.feed(b"data: " + b"z" * MAX_EVENT_DATA + b"\n\n") == []
+    assert [e.data for e in parser.feed(b"data: small\n\n")] == ["small"]
 
 
 def test_the_log_keeps_the_newest_and_counts_the_rest() -> None:

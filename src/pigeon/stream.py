@@ -151,18 +151,21 @@ class EventParser:
         out: list[Event] = []
         stamp = time.time() if now is None else now
         for line in lines:
-            if line.partition(":")[0] == "data":
-                self._data += len(line) + (self._data < 0)
-                if self._data > MAX_EVENT_DATA:
-                    continue
-            sse = self._events.decode(line[:MAX_LINE])
+            if line:  # a field: only a blank line ends an event
+                if line.partition(":")[0] == "data":
+                    self._data += len(line) + (self._data < 0)
+                    if self._data > MAX_EVENT_DATA:
+                        continue  # the event's data is cut here
+                self._events.decode(line[:MAX_LINE])
+                continue
+            sse = self._events.decode(line)
+            had_data, self._data = self._data >= 0, -1
             if sse is None:
                 continue
             if sse.retry is not None:
                 self.retry = sse.retry
-            if self._data >= 0:
+            if had_data:
                 out.append(Event(sse.event, sse.id, sse.data, self.retry, stamp))
-            self._data = -1
         return out
 
 
