@@ -36,7 +36,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.gql.introspect",
         ),
     ),
-    ("one request", ("pigeon.session", "pigeon.pipeline", "pigeon.trust")),
+    ("one request", ("pigeon.session", "pigeon.pipeline", "pigeon.trust", "pigeon.event_scripts")),
     (
         "services",
         (
@@ -57,7 +57,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.websocket_exchange",
         ),
     ),
-    ("the exchange", ("pigeon.exchange", "pigeon.masking")),
+    ("the exchange", ("pigeon.exchange", "pigeon.masking", "pigeon.stream")),
     ("rendering", ("pigeon.render", "pigeon.expand", "pigeon.scopes", "pigeon.transport")),
     (
         "files",

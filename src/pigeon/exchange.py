@@ -19,9 +19,12 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from pigeon.render import RenderedRequest
+
+if TYPE_CHECKING:
+    from pigeon.stream import Event, StreamSink
 
 _replaced = threading.local()  # bytes the decoder replaced, for the thread decoding
 _COUNT_REPLACE = "pigeon-count-replace"
@@ -91,6 +94,8 @@ class Progress:
     status: int | None = None
     bytes_received: int = 0
     content_length: int | None = None
+    # Sees the body as it arrives and can stop it (``pigeon.stream``); ``None``: nobody looks.
+    sink: StreamSink | None = None
 
 
 @dataclass
@@ -123,6 +128,10 @@ class Exchange:
     warnings: list[str] = field(default_factory=list)  # e.g. credentials a redirect left behind
     error: str | None = None
     error_kind: ErrorKind | None = None
+    # A stream stopped on purpose before its end ("stopped at max_events"): not an error.
+    stopped: str = ""
+    # The Server-Sent Events received, when a sink decoded them (the newest, bounded).
+    events: list[Event] | None = None
     started_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     _cleanup: weakref.finalize | None = field(default=None, init=False, repr=False, compare=False)
     _text: str | None = field(default=None, init=False, repr=False, compare=False)

@@ -127,6 +127,17 @@ class Settings:
 
 
 @dataclass(slots=True)
+class Stream:
+    """``[stream]``: when a streamed response (Server-Sent Events) stops on its own. With the
+    table present, post-response scripts run once per event (``pigeon.stopStream()``)."""
+
+    declared: bool = False  # the request file has a [stream] table, even an empty one
+    max_events: int | None = None
+    max_seconds: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
+
+
+@dataclass(slots=True)
 class Certificate:
     """A client certificate for the hosts ``host`` matches (``*.corp.example``)."""
 
@@ -181,6 +192,7 @@ class Request:
     auth: Auth | None = None
     scripts: Scripts = field(default_factory=Scripts)
     settings: Settings = field(default_factory=Settings)
+    stream: Stream = field(default_factory=Stream)
     description: str = ""
     # Where it lives: the file path, and its id relative to the collection root
     # ("users/create-user", no suffix, "/" separators on every platform).

@@ -27,6 +27,8 @@ from pigeon.scripts.process import DEFAULT_MEMORY_MB, ScriptWorker
 from pigeon.trust import Gate
 
 if TYPE_CHECKING:  # send is imported on the first send: `pigeon render` never loads httpx
+    from pigeon.event_scripts import EventScripts
+    from pigeon.exchange import Progress
     from pigeon.oauth2 import Tokens
     from pigeon.send import Exchange, HttpSession
 
@@ -505,10 +507,56 @@ async def build(
     return request, scopes
 
 
-async def execute(ctx: RunContext, chain: list[Folder], request: Request) -> RequestResult:
-    """Scripts, render, send, scripts: never raises for what a request or script does."""
+def _watch_stream(
+    ctx: RunContext,
+    chain: list[Folder],
+    request: Request,
+    scopes: Scopes,
+    result: RequestResult,
+    progress: Progress | None,
+) -> tuple[Progress, EventScripts | None]:
+    """A ``[stream]`` request's sink (on ``progress``, made if need be) with its limits, and
+    its post-response scripts heard per event when they may run."""
+    from pigeon.exchange import Progress
+    from pigeon.stream import StreamSink
+
+    progress = progress if progress is not None else Progress()
+    sink = progress.sink
+    if sink is None:
+        sink = progress.sink = StreamSink()
+    sink.max_events = request.stream.max_events
+    sink.max_seconds = request.stream.max_seconds
+    if not _scripts_run(ctx, chain, request, "post_response", result):
+        return progress, None
+    from pigeon.event_scripts import EventScripts
+
+    async def run(live: Any) -> ScriptOutcome:
+        return await _scripts(ctx, "post_response", chain, request, scopes, live)
+
+    return progress, EventScripts(sink, run)
+
+
+def _heard(result: RequestResult, outcomes: list[ScriptOutcome], missed: int) -> None:
+    for outcome in outcomes:
+        result.log += outcome.output
+        result.script_errors += outcome.errors
+        result.assertion_failures += outcome.assertion_failures
+    if missed:
+        result.log.append(
+            f"post-response scripts did not run for {missed} events: they came faster than "
+            "the scripts ran (the scripts found them in pigeon.response.events)"
+        )
+
+
+async def execute(
+    ctx: RunContext, chain: list[Folder], request: Request, progress: Progress | None = None
+) -> RequestResult:
+    """Scripts, render, send, scripts: never raises for what a request or script does.
+
+    ``progress`` is the send's live state: its ``sink``, if any, sees the body arrive."""
     started = time.perf_counter()
     result = RequestResult(request, list(chain))
+    per_event: EventScripts | None = None
     try:
         request, scopes = await build(ctx, chain, request, result)
         rendered = result.rendered
@@ -520,30 +568,53 @@ async def execute(ctx: RunContext, chain: list[Folder], request: Request) -> Req
         if request.is_websocket or rendered.url.lower().startswith(("ws://", "wss://")):
             await _websocket(ctx, chain, request, scopes, result)
             return result
+        if request.stream.declared:
+            progress, per_event = _watch_stream(ctx, chain, request, scopes, result, progress)
+        hears = per_event is not None
+        session = ctx.session()
+
+        async def send(rendered: RenderedRequest) -> Exchange:
+            return await session.send(rendered, progress)
+
         if rendered.oauth2 is None:
-            exchange = await ctx.session().send(rendered)
+            exchange = await send(rendered)
         else:
             from pigeon.oauth2 import TokenError, send_with_token
 
             try:
-                exchange = await send_with_token(
-                    ctx.tokens(), ctx.environment, rendered, ctx.session().send
-                )
+                exchange = await send_with_token(ctx.tokens(), ctx.environment, rendered, send)
             except TokenError as exc:
                 result.error = f"not sent: {exc}"
                 return result
+        ran: list[ScriptOutcome] = []
+        if per_event is not None:
+            events, per_event = per_event, None
+            ran = await events.finish()
+            _heard(result, ran, events.missed)
         result.exchange = exchange
         result.warnings = [*result.warnings, *exchange.warnings]
+        if exchange.events is not None:
+            count = len(exchange.events)
+            said = f"stream: {count} event{'s' if count != 1 else ''} received"
+            result.log.append(f"{said}, {exchange.stopped}" if exchange.stopped else said)
         if ctx.history is not None:  # before the scripts: a send is recorded whatever follows
             ctx.history.record(ctx.collection.root, exchange)
         if exchange.error:
             result.error = exchange.error
             return result
-        if _scripts_run(ctx, chain, request, "post_response", result):
+        if ran:
+            return result  # the post-response scripts ran with each event
+        if request.stream.declared:
+            post = hears  # whether they may run was settled before the send
+        else:
+            post = _scripts_run(ctx, chain, request, "post_response", result)
+        if post:
             outcome = await _scripts(ctx, "post_response", chain, request, scopes, exchange)
             result.log += outcome.output
             result.script_errors += outcome.errors
             result.assertion_failures += outcome.assertion_failures
         return result
     finally:
+        if per_event is not None:  # cancelled, or a failure before the send ended
+            per_event.cancel()
         result.duration_ms = (time.perf_counter() - started) * 1000

@@ -57,6 +57,8 @@ from pigeon.values import is_token
 _DEFAULT_SPEC = TransportSpec()
 DEFAULT_MAX_BODY_IN_MEMORY = 32 * 1024 * 1024
 DEFAULT_MAX_REDIRECTS = 20
+# A watched body lets the event loop run something else at least this often (seconds).
+_TURN = 0.01
 # A redirect's own body is read (so the connection can be reused) up to this size.
 _REDIRECT_BODY_LIMIT = 1024 * 1024
 
@@ -169,6 +171,8 @@ class _Attempt:
         self.rendered = rendered
         self.cap = cap
         self.progress = progress if progress is not None else Progress()
+        self.sink = self.progress.sink
+        self.reading = False  # in the body loop: a stop asked for now must end a read
         self.started_at = datetime.now(timezone.utc)
         self.t0 = time.perf_counter()
         self.t_end: float | None = None
@@ -220,7 +224,12 @@ class _Attempt:
             else:
                 self.tls_ms = (self.tls_ms or 0.0) + elapsed
 
-    def add(self, chunk: bytes) -> None:
+    def add(self, chunk: bytes) -> bool:
+        """Record a chunk of the body; ``True`` when the stream's sink says to stop."""
+        self._keep(chunk)
+        return self.sink is not None and self.sink.feed(chunk)
+
+    def _keep(self, chunk: bytes) -> None:
         self.body_size += len(chunk)
         self.progress.bytes_received = self.body_size
         if self.spool is not None:
@@ -239,6 +248,16 @@ class _Attempt:
 
     def fail(self, kind: ErrorKind, message: str) -> None:
         self.error_kind, self.error = kind, message
+
+    def stopped_early(self) -> None:
+        """A stop ended a wait: what arrived is the exchange, not an error; with no response
+        yet, nothing arrived and it says so."""
+        self.reading = False
+        if self.response is not None and self.stage == "receiving":
+            self.error = self.error_kind = None
+            return
+        reason = self.sink.stopped if self.sink is not None else "stopped"
+        self.fail("cancelled", f"{reason[:1].upper()}{reason[1:]} before the response")
 
     # One exchange's steps, the same for the async and the sync client: each loop does the I/O
     # between them.
@@ -283,6 +302,12 @@ class _Attempt:
         self.stage = "receiving"
         length = response.headers.get("content-length", "")
         self.progress.content_length = int(length) if length.isdigit() else None
+        sink = self.sink
+        if sink is not None:
+            kind = response.headers.get("content-type", "")
+            if sink.start(kind, response.charset_encoding, self.buffer) == "events":
+                sink.head = self.exchange()  # status and headers, for per-event scripts
+        self.reading = True
 
     async def close(self, *, keep_spool: bool) -> None:
         if self.response is not None:
@@ -348,6 +373,11 @@ class _Attempt:
         ex.body_size = self.body_size
         ex.truncated = self.body_size > len(self.buffer)
         ex.cut_off = self.error is not None and self.stage == "receiving"
+        sink = self.sink
+        if sink is not None:
+            ex.stopped = sink.stopped if self.error is None else ""
+            if sink.kind == "events":
+                ex.events = list(sink.events)
         if self.spool_path is not None:
             ex.body_path = Path(self.spool_path)
             ex._cleanup = weakref.finalize(ex, _unlink_quietly, self.spool_path)
@@ -481,14 +511,30 @@ class HttpSession:
         return SendHandle(self, rendered)
 
     async def _run(self, attempt: _Attempt) -> Exchange:
+        sink = attempt.sink
+        task = asyncio.current_task()
+        timer = None
+        if sink is not None and task is not None:
+            loop = asyncio.get_running_loop()
+            sink.on_stop = lambda: loop.call_soon_threadsafe(_stop_reading, attempt, task)
+            if sink.max_seconds is not None:
+                timer = loop.call_later(sink.max_seconds, sink.stop, "max_seconds")
         try:
             await self._transfer(attempt)
         except asyncio.CancelledError:
-            attempt.t_end = time.perf_counter()
-            await attempt.close(keep_spool=False)
-            raise
+            stopped = sink is not None and sink.stop_reason is not None
+            if not (stopped and task is not None and task.uncancel() == 0):
+                attempt.t_end = time.perf_counter()
+                await attempt.close(keep_spool=False)
+                raise
+            attempt.stopped_early()
         except Exception as exc:  # anything unforeseen still becomes an Exchange
             attempt.fail("other", f"{type(exc).__name__}: {exc}")
+        finally:
+            if timer is not None:
+                timer.cancel()
+            if sink is not None:
+                sink.on_stop = None
         attempt.t_end = time.perf_counter()
         await attempt.close(keep_spool=True)  # a body cut off by an error is kept whole too
         attempt.progress.phase = "done"
@@ -574,13 +620,29 @@ class HttpSession:
                     return
                 request = next_request
             attempt.receiving(response)
+            watched = attempt.sink is not None
+            turn = time.perf_counter() + _TURN
             async for chunk in response.aiter_bytes():
-                attempt.add(chunk)
+                if attempt.add(chunk):
+                    break
+                if watched and (now := time.perf_counter()) > turn:
+                    # A fast stream never waits on its socket, so it would never let the loop
+                    # run anything else: whoever watches it (the UI) gets a turn.
+                    await asyncio.sleep(0)
+                    turn = now + _TURN
+            attempt.reading = False
         except httpx.HTTPError as exc:
             kind, message = _describe(exc, attempt)
             attempt.fail(kind, message)
         except OSError as exc:
             attempt.fail("other", f"{exc.strerror or exc}")
+
+
+def _stop_reading(attempt: _Attempt, task: asyncio.Task[Any]) -> None:
+    """A stop asked for while the send waits (for the next chunk, or for the response):
+    the wait ends. Between chunks, the body loop sees the stop by itself."""
+    if (attempt.reading or attempt.response is None) and not task.done():
+        task.cancel()
 
 
 async def _drain(response: httpx.Response) -> None:

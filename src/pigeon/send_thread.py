@@ -59,7 +59,7 @@ class _TimeLeft(dict):  # type: ignore[type-arg]
 
 
 class _Job:
-    __slots__ = ("attempt", "loop", "future", "finished", "cancelled", "expired")
+    __slots__ = ("attempt", "loop", "future", "finished", "cancelled", "expired", "stopped")
 
     def __init__(
         self, attempt: _Attempt, loop: asyncio.AbstractEventLoop, future: asyncio.Future[None]
@@ -70,6 +70,7 @@ class _Job:
         self.finished = threading.Event()
         self.cancelled = False
         self.expired: str | None = None  # the stage the deadline fell in
+        self.stopped = False  # a stream's stop shut the sockets
 
 
 def _settle(future: asyncio.Future[None]) -> None:
@@ -116,6 +117,11 @@ class ThreadedSession(HttpSession):
             self._worker.start()
         timeout = attempt.rendered.settings.timeout
         watchdog = loop.call_later(timeout, self._expire, job) if timeout and timeout > 0 else None
+        sink, limit = attempt.sink, None
+        if sink is not None:
+            sink.on_stop = lambda: loop.call_soon_threadsafe(self._stop, job)
+            if sink.max_seconds is not None:
+                limit = loop.call_later(sink.max_seconds, sink.stop, "max_seconds")
         self._jobs.put(job)
         try:
             await job.future
@@ -125,13 +131,22 @@ class ThreadedSession(HttpSession):
             job.finished.wait(self.CANCEL_WAIT)  # brief: the worker's read has just ended
             raise
         finally:
-            if watchdog is not None:
-                watchdog.cancel()
+            for handle in (watchdog, limit):
+                if handle is not None:
+                    handle.cancel()
         return attempt.exchange()
 
     def _expire(self, job: _Job) -> None:
         if not job.finished.is_set():
             job.expired = job.attempt.stage  # before the shut socket moves the send on
+            self._shut_sockets()
+
+    def _stop(self, job: _Job) -> None:
+        """A stream's stop while the worker waits (for a chunk, or the response): the wait
+        ends. Between chunks, the body loop sees the stop by itself."""
+        attempt = job.attempt
+        if not job.finished.is_set() and (attempt.reading or attempt.response is None):
+            job.stopped = True
             self._shut_sockets()
 
     def _shut_sockets(self) -> None:
@@ -157,6 +172,10 @@ class ThreadedSession(HttpSession):
             self._transfer_sync(attempt)
         except Exception as exc:  # anything unforeseen still becomes an Exchange
             attempt.fail("other", f"{type(exc).__name__}: {exc}")
+        if job.stopped and attempt.error is not None and job.expired is None:
+            attempt.stopped_early()  # the shut socket's error is no error
+        if attempt.sink is not None:
+            attempt.sink.on_stop = None
         if job.expired is not None and attempt.error is not None:
             attempt.stage = job.expired  # not what the shut socket made it say
             attempt.fail("timeout", _timed_out(attempt))
@@ -221,4 +240,6 @@ class ThreadedSession(HttpSession):
             request = next_request
         attempt.receiving(response)
         for chunk in response.iter_bytes():
-            attempt.add(chunk)
+            if attempt.add(chunk):
+                break
+        attempt.reading = False

@@ -28,7 +28,7 @@ from pigeon.scopes import RuntimeVars, Scopes, build_scopes
 if TYPE_CHECKING:
     import http.cookiejar  # the jar is made by the send, on first use
 
-    from pigeon.exchange import Exchange  # the renderer loads after the first screen
+    from pigeon.exchange import Exchange, Progress  # the renderer loads after the first screen
     from pigeon.oauth2 import Person, Tokens
     from pigeon.scripts.process import ScriptWorker
     from pigeon.send import HttpSession
@@ -306,10 +306,12 @@ class Session:
         if self.scripts is not None:
             self.scripts.kill()
 
-    async def send(self, request: Request, trusted: bool) -> SendOutcome:
+    async def send(
+        self, request: Request, trusted: bool, progress: Progress | None = None
+    ) -> SendOutcome:
         """Send through ``pigeon.pipeline.execute``, the pipeline ``pigeon run`` uses, with this
         session's environment, runtime variables, overrides and HTTP session; script output
-        goes to the log."""
+        goes to the log. ``progress`` (and its sink) watch the send as it goes."""
         from pigeon.pipeline import RunContext, execute
 
         if self.jar_environment != self.environment:
@@ -324,7 +326,7 @@ class Session:
             scripts=self.script_worker(),
             oauth2=self.oauth2_tokens(),
         )
-        result = await execute(ctx, self.chain_of(request), request)
+        result = await execute(ctx, self.chain_of(request), request, progress)
         await self.save_cookies()
         source = request.id or request.name
         for line in result.log:

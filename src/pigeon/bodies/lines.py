@@ -113,3 +113,15 @@ def build_index(
             if count % 1024 == 0 and cancelled():
                 raise Stopped
     return LineIndex(text, starts, width)
+
+
+def extend_index(index: LineIndex, lines: str, cell_len: Callable[[str], int] = len) -> LineIndex:
+    """``index`` with ``lines`` added after it, for a body still arriving: only the new
+    lines are indexed and measured. ``index`` is empty or ends with a line break."""
+    more = build_index(lines, cell_len)
+    if not len(index):
+        return more
+    offset = len(index.text)
+    starts = array("q", index.starts)
+    starts.extend(start + offset for start in more.starts)
+    return LineIndex(index.text + more.text, starts, max(index.width, more.width))

@@ -11,7 +11,9 @@ A script sees ``pigeon`` (a ``PigeonAPI``) and nothing of Pigeon's internals:
   rendered and sent. ``setHeader``, ``removeHeader`` and ``setQuery`` edit it.
 * ``response`` (``post_response`` only): a read-only ``ScriptResponse`` with ``status``,
   ``reason``, ``headers`` (a case-insensitive ``ResponseHeaders``), ``text``, ``body``,
-  ``json()``, ``ok``, ``url``, ``http_version`` and ``elapsed_ms``.
+  ``json()``, ``ok``, ``url``, ``http_version``, ``elapsed_ms``, and for Server-Sent Events
+  ``events`` (and ``event``, when the scripts run per event: ``pigeon.event_scripts``).
+* ``stopStream()``: end a stream whose events the post-response scripts hear one by one.
 * ``env``: the process environment, then the collection's ``.env`` (an ``EnvView``).
 * ``log(*values)``: a line in the script log, like ``print``.
 * ``send(ref, vars=None)``: send another request of the collection through the pipeline and
@@ -100,6 +102,7 @@ class ScriptResponse:
         self.http_version: str = getattr(exchange, "http_version", "") or ""
         self.elapsed_ms: float | None = _elapsed_ms(exchange)
         self._json: Any = _UNPARSED
+        self._events: list[dict[str, Any]] | None = None
 
     @property
     def text(self) -> str:
@@ -114,6 +117,29 @@ class ScriptResponse:
     @property
     def ok(self) -> bool:
         return self.status is not None and self.status < 400
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """The Server-Sent Events received, oldest first: dicts of ``event``, ``id``,
+        ``data``, ``retry`` and ``time`` (seconds since the epoch); ``[]`` for other bodies."""
+        if self._events is None:
+            events = getattr(self._exchange, "events", None)
+            if callable(events):
+                self._events = events()
+            else:
+                from pigeon.stream import script_events
+
+                self._events = script_events(self._exchange)
+        return self._events
+
+    @property
+    def event(self) -> dict[str, Any] | None:
+        """The event this run is for, when post-response scripts run per event (a request
+        with ``[stream]``); ``None`` otherwise."""
+        event = getattr(self._exchange, "event", None)
+        if callable(event):
+            return event()
+        return event.as_dict() if event is not None else None
 
     def json(self) -> Any:
         """The body parsed as JSON; ``ValueError`` if it is not JSON.
@@ -300,6 +326,15 @@ class PigeonAPI:
         if error:
             raise RuntimeError(f"there is no response: {error}")
         return self._response
+
+    def stop_stream(self) -> None:
+        """End the stream this response is arriving on, keeping what arrived (a request
+        with ``[stream]`` runs its post-response scripts per event); elsewhere, nothing."""
+        stop = getattr(getattr(self._response, "_exchange", None), "stop_stream", None)
+        if callable(stop):
+            stop()
+
+    stopStream = stop_stream
 
     # -- other requests --
 

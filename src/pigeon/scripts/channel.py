@@ -106,6 +106,7 @@ _ALLOWED = {
             "Settings",
             "WebSocket",
             "Message",
+            "Stream",
         )
     ),
     ("pigeon.scripts.outcome", "ScriptError"),

@@ -191,6 +191,10 @@ class ScriptWorker:
             outcome.log.append(message[1])
         elif kind == "call":
             self._send(_answer(exchange, message[1]))
+        elif kind == "stop_stream":
+            stop = getattr(exchange, "stop_stream", None)
+            if callable(stop):
+                stop()
         elif kind == "oom":
             source = job.sources[current[0]]
             outcome.errors.append(stopped_error(source, "OutOfMemory", message[1]))
@@ -391,6 +395,13 @@ def _answer(exchange: Any, name: str) -> tuple[str, Any]:
         if name == "body":
             body = getattr(exchange, "body", None)
             return ("ok", body if isinstance(body, bytes) else None)
+        if name in ("events", "event"):
+            from pigeon.stream import script_events
+
+            if name == "events":
+                return ("ok", script_events(exchange))
+            event = getattr(exchange, "event", None)
+            return ("ok", event.as_dict() if event is not None else None)
         if name == "json":
             check = getattr(exchange, "json", None)
             if callable(check):

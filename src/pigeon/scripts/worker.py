@@ -91,6 +91,15 @@ class _RemoteExchange:
         """The exchange's own check (not JSON, empty, truncated): ``ValueError`` if it fails."""
         self._pipe.call("json")
 
+    def events(self) -> list[dict[str, Any]]:
+        return self._pipe.call("events")
+
+    def event(self) -> dict[str, Any] | None:
+        return self._pipe.call("event")
+
+    def stop_stream(self) -> None:
+        self._pipe.send(("stop_stream",))
+
 
 def run_job(job: Job, pipe: Pipe, memory_mb: float) -> Done:
     runtime = _SharedRuntime(pipe, job.runtime)

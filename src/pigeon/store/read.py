@@ -40,6 +40,7 @@ from pigeon.model import (
     Request,
     Scripts,
     Settings,
+    Stream,
     Transport,
     WebSocket,
 )
@@ -62,6 +63,7 @@ from pigeon.store.schema import (
     REQUEST_KEYS,
     SCRIPT_KEYS,
     SETTINGS_KEYS,
+    STREAM_KEYS,
     TRANSPORT_SETTINGS,
     WEBSOCKET_KEYS,
 )
@@ -283,6 +285,34 @@ def _settings(table: Mapping[str, Any]) -> Settings:
     )
 
 
+def _stream(table: Mapping[str, Any]) -> Stream:
+    data = _get_table(table, "stream", ())
+    if data is None:
+        return Stream()
+    at = ("stream",)
+    count = data.get("max_events")
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 1):
+        raise Invalid(
+            (*at, "max_events"), f"expected a positive whole number, got {describe(count)}"
+        )
+    seconds = data.get("max_seconds")
+    if seconds is not None and (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, (int, float))
+        or not math.isfinite(seconds)
+        or seconds <= 0
+    ):
+        raise Invalid(
+            (*at, "max_seconds"), f"expected a positive number of seconds, got {describe(seconds)}"
+        )
+    return Stream(
+        declared=True,
+        max_events=count,
+        max_seconds=float(seconds) if seconds is not None else None,
+        extra=_extra(data, STREAM_KEYS),
+    )
+
+
 def _optional_bool(table: Mapping[str, Any], key: str, at: tuple) -> bool | None:
     return None if key not in table else _get_bool(table, key, at, True)
 
@@ -374,6 +404,7 @@ def _request(data: dict[str, Any], default_name: str) -> Request:
         extra=_extra(data, REQUEST_KEYS + WEBSOCKET_KEYS),
         type=_get_choice(data, "type", (), "http", REQUEST_TYPES),
         websocket=_websocket(data),
+        stream=_stream(data),
     )
 
 

@@ -11,7 +11,7 @@ RESERVED_STEMS = ("collection", "folder")
 
 REQUEST_KEYS = (
     "name", "method", "url", "description", "variables", "headers", "query", "body", "auth",
-    "scripts", "settings",
+    "scripts", "settings", "stream",
 )  # fmt: skip
 COLLECTION_KEYS = (
     "name", "default_environment", "order", "variables", "headers", "auth", "scripts",
@@ -34,6 +34,7 @@ SCRIPT_KEYS = ("pre_request", "post_response")
 SETTINGS_KEYS = (
     "timeout", "follow_redirects", "verify_tls", "keep_auth_on_redirect", "send_cookies",
 )  # fmt: skip
+STREAM_KEYS = ("max_events", "max_seconds")
 # collection.toml and environment files: how servers are reached. Read into ``transport`` and
 # kept in ``extra`` as written, so saving the file never rewrites them.
 TRANSPORT_SETTINGS = ("proxy", "no_proxy", "trust_env", "ca_bundle", "system_trust")

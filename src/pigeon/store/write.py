@@ -31,6 +31,7 @@ from pigeon.model import (
     Request,
     Scripts,
     Settings,
+    Stream,
 )
 from pigeon.store.read import fill_collection, fill_environment, fill_folder, request_from_toml
 from pigeon.store.schema import (
@@ -49,6 +50,7 @@ from pigeon.store.schema import (
     REQUEST_KEYS,
     SCRIPT_KEYS,
     SETTINGS_KEYS,
+    STREAM_KEYS,
     WEBSOCKET_KEYS,
 )
 from pigeon.store.seen import Seen, check, digest
@@ -162,6 +164,17 @@ def _settings(settings: Settings) -> dict[str, Any]:
     return _with_extra(data, settings.extra, SETTINGS_KEYS)
 
 
+def _stream(stream: Stream) -> dict[str, Any] | None:
+    """``[stream]``, written when the file had it (even empty) or a limit is set."""
+    data: dict[str, Any] = {}
+    if stream.max_events is not None:
+        data["max_events"] = stream.max_events
+    if stream.max_seconds is not None:
+        data["max_seconds"] = stream.max_seconds
+    data = _with_extra(data, stream.extra, STREAM_KEYS)
+    return data if data or stream.declared else None
+
+
 def _unknown(extra: Mapping[str, Any], known: tuple[str, ...]) -> tuple[dict, dict]:
     """Unknown top-level keys: plain values go with the head, tables after the known ones."""
     plain = {k: v for k, v in extra.items() if k not in known and not isinstance(v, Mapping)}
@@ -213,6 +226,8 @@ def request_data(req: Request) -> dict[str, Any]:
         data["settings"] = settings
     if ws.messages:
         data["messages"] = _messages(ws.messages)
+    if (stream := _stream(req.stream)) is not None:
+        data["stream"] = stream
     data.update(tables)
     return data
 

@@ -234,6 +234,7 @@ class PigeonApp(KeysInOrder):
         from pigeon.tui.widgets.body_panel import BodyPanel
         from pigeon.tui.widgets.body_view import BodyView
         from pigeon.tui.widgets.collection_tree import CollectionTree
+        from pigeon.tui.widgets.events_panel import EventsPanel
         from pigeon.tui.widgets.folding_view import FoldingBodyView
         from pigeon.tui.widgets.graphql_editor import GraphQLEditor
         from pigeon.tui.widgets.pair_table import PairTable
@@ -259,6 +260,7 @@ class PigeonApp(KeysInOrder):
             ("WebSocket (ctrl+r connects and closes)", WebSocketView),
             ("WebSocket message", MessageComposer),
             ("Response body tree (JSON, HTML, XML)", FoldingBodyView),
+            ("Response events (text/event-stream)", EventsPanel),
             ("Lists: the tree, tables, history, variables, a body (vim-style)", VimMoves),
         ]
 

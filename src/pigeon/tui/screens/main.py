@@ -37,15 +37,17 @@ from pigeon.tui.widgets.variables_pane import VariablesPane
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from pigeon.exchange import Exchange
+    from pigeon.exchange import Exchange, Progress
     from pigeon.scopes import Scopes
     from pigeon.session import SendOutcome, Session
     from pigeon.store import ChangedOnDisk
     from pigeon.tui.widgets.disk_watch import DiskWatch
+    from pigeon.tui.widgets.events_panel import EventsPanel
     from pigeon.tui.widgets.history_pane import HistoryPane
     from pigeon.tui.widgets.response_pane import ResponsePane
 
 PENDING_AFTER = 0.05  # seconds before a send in flight replaces the last response
+RETRY_LIMIT_MS = 60_000  # the longest ``retry:`` wait a reconnect honours
 
 # Dialogs and the renderer are imported where they are used: they are not needed for the
 # first paint, and start-up time is part of the product.
@@ -165,6 +167,8 @@ class MainScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.last_exchange: Exchange | None = None  # the latest exchange shown
+        self._in_flight: Progress | None = None  # the send in flight, watched as it arrives
+        self._last_sent: Request | None = None  # what the last send sent, for a reconnect
         self.first_paint_at = 0.0  # wall-clock time the screen was first on display
         self.built_at = 0.0  # ... and when the editor's widgets and the response pane were in
         self._trust_asked = False
@@ -548,6 +552,11 @@ class MainScreen(Screen[None]):
         ]
 
     def action_cancel_send(self) -> None:
+        progress = self._in_flight
+        sink = progress.sink if progress is not None else None
+        if sink is not None and progress.phase == "receiving" and sink.stop_reason is None:
+            sink.stop()  # a body arriving stops there: what came is kept and shown
+            return
         self.session.cancel_scripts()  # a script stops now, whatever it is doing
         for worker in self._sending_workers():
             worker.cancel()
@@ -567,7 +576,7 @@ class MainScreen(Screen[None]):
             self.refresh_bindings()  # a send in flight shows esc when it shows as pending
 
     @work(exclusive=True, group="send", exit_on_error=False)
-    async def _send(self, request: Request) -> None:
+    async def _send(self, request: Request, resume: tuple[str, int | None] | None = None) -> None:
         import copy
 
         pane = self.response_pane
@@ -581,6 +590,9 @@ class MainScreen(Screen[None]):
                 pane.show_refused(refused, self.last_exchange)
                 self.notify(refused, severity="error", timeout=8)
                 return
+        if resume is not None:
+            await self._resume_after(snapshot, *resume)
+        self._last_sent = snapshot
         trusted = await self._ensure_trust(snapshot)
         started = time.monotonic()
         try:
@@ -641,15 +653,41 @@ class MainScreen(Screen[None]):
         """Send ``request``. The exchange starts before any drawing: the pane shows it in
         flight (and drops the last response) only when it is not back within a frame or two,
         so a fast exchange never waits behind a redraw, nor flickers."""
-        sending = asyncio.ensure_future(self.session.send(request, trusted))
+        from pigeon.exchange import Progress
+        from pigeon.stream import StreamSink
+
+        progress = self._in_flight = Progress(sink=StreamSink())
+        sending = asyncio.ensure_future(self.session.send(request, trusted, progress))
         try:
             await asyncio.wait([sending], timeout=PENDING_AFTER)
             if not sending.done():
-                pane.show_pending(request.method, self._preview(request).url or request.url)
+                url = self._preview(request).url or request.url
+                pane.show_pending(request.method, url, progress)
                 self.refresh_bindings()  # esc cancels it
             return await sending
         finally:
             sending.cancel()  # the worker was cancelled (escape, a new send): so is the send
+            if self._in_flight is progress:
+                self._in_flight = None
+
+    async def _resume_after(self, request: Request, last_id: str, retry_ms: int | None) -> None:
+        """A stream sent again: ``Last-Event-ID`` says where it stopped, and the server's
+        ``retry:`` wait (at most a minute) passes first."""
+        from pigeon.model import Header
+
+        request.headers = [h for h in request.headers if h.name.lower() != "last-event-id"]
+        if last_id:
+            request.headers.append(Header("Last-Event-ID", last_id))
+        if retry_ms:
+            seconds = min(retry_ms, RETRY_LIMIT_MS) / 1000
+            self.update_status(f"reconnecting in {seconds:g} s (the server's retry)")
+            await asyncio.sleep(seconds)
+
+    def on_events_panel_reconnect_requested(self, event: EventsPanel.ReconnectRequested) -> None:
+        """The stream on show sent again (as it was sent, whatever the editor shows now)."""
+        request = self._last_sent or self.query_one(RequestEditor).request
+        if request is not None:
+            self._send(request, (event.last_id, event.retry_ms))
 
     async def _wait_for_response_pane(self) -> ResponsePane:
         """The response pane, waiting (boundedly) for a send pressed in the first instant."""
@@ -713,6 +751,7 @@ class MainScreen(Screen[None]):
                 self.notify(event.refused, severity="warning", timeout=10)
             if self.response_pane is not None:
                 self.last_exchange = event.exchange
+                self._last_sent = None  # a reconnect sends this entry's copy, in the editor
                 self.response_pane.show_exchange(event.exchange)
 
         self.guard_unsaved(open_it)

@@ -33,6 +33,7 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from pigeon import bodyformat
+from pigeon.bodies.lines import extend_index
 from pigeon.bodyformat import EMPTY_INDEX, LineIndex, Matches, Stopped
 from pigeon.tui.css import beside
 from pigeon.tui.vim_keys import vim_bindings
@@ -155,6 +156,7 @@ class BodyView(ScrollView, can_focus=True):
         self._current = -1
         self._search_generation = 0
         self._search_origin = Offset(0, 0)
+        self._end_on_load = False  # the next body opens at its end (a stream followed there)
         self.filter_expression = ""
 
     # -- content ------------------------------------------------------------------------------
@@ -220,6 +222,30 @@ class BodyView(ScrollView, can_focus=True):
             self._set_doc(doc, phase, generation)
             return
         self._format_in_thread(partial(self._prepare_in_thread, text, is_json, generation))
+
+    def show_live(self) -> None:
+        """A body still arriving: empty until ``append_lines`` adds to it."""
+        self._start("", is_json=False)
+        self._set_doc(EMPTY_INDEX, "text", self._generation)
+
+    @property
+    def following(self) -> bool:
+        """Whether the view is at the end of the body (and so follows what arrives)."""
+        return self.scroll_offset.y >= self.max_scroll_y
+
+    def append_lines(self, lines: str) -> None:
+        """Complete lines of a body still arriving, indexed alone. The view follows the end
+        as ``tail -f`` does unless the reader scrolled up; back at the end, it follows again."""
+        following = self.following
+        doc = self._doc = extend_index(self._doc, lines, cell_len)
+        self.virtual_size = Size(doc.width, len(doc))
+        if following:
+            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
+        self.refresh()
+
+    def open_at_end(self) -> None:
+        """Show the next body from its end (a stream the reader followed to its end)."""
+        self._end_on_load = True
 
     def _format_in_thread(self, work: Callable[[], object]) -> None:
         """Format off the UI loop; a newer body's formatting replaces this one's."""
@@ -314,7 +340,10 @@ class BodyView(ScrollView, can_focus=True):
         self._matches, self._current = Matches(), -1
         self.virtual_size = Size(doc.width, len(doc))
         if not swapping:
-            self.scroll_to(0, 0, animate=False, immediate=True)
+            y = self.max_scroll_y if self._end_on_load and phase != "message" else 0
+            self.scroll_to(0, y, animate=False, immediate=True, force=bool(y))
+        if phase != "message":
+            self._end_on_load = False
         self.phase = phase
         self.refresh()
         self.post_message(self.Loaded(self, phase, len(doc)))

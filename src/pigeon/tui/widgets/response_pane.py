@@ -22,12 +22,15 @@ from textual.worker import get_current_worker
 
 from pigeon import bodyformat
 from pigeon.bodyformat import human_size
+from pigeon.stream import is_event_stream, parse_events
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.format import curl_command, duration, sent_text, suggested_filename
 from pigeon.tui.memory import LARGE_BODY, give_back
 from pigeon.tui.widgets.body_panel import BodyPanel
 from pigeon.tui.widgets.body_view import BodyView
+from pigeon.tui.widgets.events_panel import EventsPanel
+from pigeon.tui.widgets.live_body import LiveBody
 from pigeon.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
@@ -102,6 +105,7 @@ class ResponsePane(Vertical):
         self.exchange: Exchange | None = None
         self._overwrite_ok: Path | None = None
         self._give_back_due = False
+        self._live: LiveBody | None = None  # the send in flight, followed as it arrives
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status-line")
@@ -109,6 +113,7 @@ class ResponsePane(Vertical):
             with TabPane("Body", id="tab-body"):
                 yield Static("", id="body-note")
                 yield BodyPanel(id="body-panel")
+                yield EventsPanel(id="events-panel")
             with TabPane("Headers", id="tab-headers"):
                 yield DataTable(
                     id="headers-table", cursor_type="row", zebra_stripes=True, show_cursor=True
@@ -193,10 +198,29 @@ class ResponsePane(Vertical):
         self.state = "pending"
         self.status_line.show_pending(method, url, progress)
         self.body_view.show_message("Waiting for the response…")
+        if progress is not None and progress.sink is not None:
+            self._live = LiveBody(
+                self,
+                progress.sink,
+                self.body_view,
+                self.events_panel,
+                self.status_line,
+                self._show_events,
+            )
+
+    @property
+    def events_panel(self) -> EventsPanel:
+        return self.query_one(EventsPanel)
+
+    def _show_events(self, shown: bool) -> None:
+        """The events panel in place of the body (a ``text/event-stream``), or the body."""
+        self.events_panel.set_class(shown, "-shown")
+        self.body_panel.display = not shown
 
     def show_cancelled(self, elapsed_ms: float | None = None) -> None:
         """The send was stopped ``elapsed_ms`` after it started (as its sender measured)."""
         self.state = "cancelled"
+        self._stop_live()
         self.status_line.show_cancelled(elapsed_ms)
         self.body_view.show_message("The request was cancelled.")
 
@@ -226,10 +250,22 @@ class ResponsePane(Vertical):
 
     def show_exchange(self, exchange: Exchange) -> None:
         """Show a finished exchange: its response, or the error that stopped it."""
+        live = self._live
+        received = live.sink.events.total if live is not None else None
+        if live is not None and live.kind == "text" and live.following and not exchange.is_json:
+            self.body_view.open_at_end()  # lines followed to their end stay there (JSON is
+            # laid out anew: it opens at its top)
         self._reset_parts()
         self.exchange = exchange
         self.show_status(exchange)
-        self._show_body(exchange)
+        events = exchange.events
+        if events is None and is_event_stream(exchange.content_type) and not exchange.truncated:
+            events = parse_events(exchange.body)  # from the history: decoded from its body
+        if events is not None:
+            self._show_events(True)
+            self.events_panel.show(events, received)
+        else:
+            self._show_body(exchange)
         self._show_headers(exchange)
         self._show_sent(exchange)
         self._show_timings(exchange)
@@ -249,6 +285,8 @@ class ResponsePane(Vertical):
         old = self.exchange
         if old is not None and old.body_size >= LARGE_BODY:
             self._give_back_due = True
+        self._stop_live()
+        self._show_events(False)
         self.body_panel.reset()
         self._show_image(False)
         self.query_one("#sent-panel", BodyPanel).reset()
@@ -263,6 +301,11 @@ class ResponsePane(Vertical):
         timings = self.query_one("#timings", Static)
         if timings.content != "":
             timings.update("")
+
+    def _stop_live(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
 
     @work(thread=True, group="give-back", exclusive=True, exit_on_error=False)
     def _give_back(self) -> None:

@@ -53,6 +53,7 @@ class StatusLine(Widget):
         self._timer: Timer | None = None
         self._progress: Any = None
         self._refused = ""  # why the last send was not sent; shown until the next change
+        self.live_note = ""  # what a live body holds so far ("120 lines"), read on each tick
         self._painted = Painted()
 
     async def painted(self, timeout: float = 0.1) -> None:
@@ -72,6 +73,7 @@ class StatusLine(Widget):
         """In flight; ``progress`` (a :class:`pigeon.send.Progress`), when given, is read on
         every tick to show the phase and the bytes received so far."""
         self._progress = progress
+        self.live_note = ""
         self._exchange = None
         self._refused = ""
         self._request = f"{method} {url}".strip()
@@ -130,9 +132,10 @@ class StatusLine(Widget):
             return ""
         if progress.phase == "receiving" or progress.bytes_received:
             got = human_size(progress.bytes_received)
+            live = f"{SEPARATOR}{self.live_note}{SEPARATOR}esc stops" if self.live_note else ""
             if progress.content_length:
-                return f"{SEPARATOR}{got} of {human_size(progress.content_length)}"
-            return f"{SEPARATOR}{got} received"
+                return f"{SEPARATOR}{got} of {human_size(progress.content_length)}{live}"
+            return f"{SEPARATOR}{got} received{live}"
         return f"{SEPARATOR}{progress.phase}" if progress.phase != "done" else ""
 
     @property
@@ -197,5 +200,7 @@ class StatusLine(Widget):
                 text.append(f"{SEPARATOR}⚠ {warning}", self._style("error"))
             if exchange.error:
                 text.append(f"{SEPARATOR}✖ {exchange.error}", self._style("error"))
+            if stopped := getattr(exchange, "stopped", ""):
+                text.append(f"{SEPARATOR}■ {stopped}", self._style("cancelled"))
             return text
         return Text("No response yet", style=muted, no_wrap=True)
