@@ -3,6 +3,10 @@
 The pipeline DESIGN §1 draws, shared by the app (``pigeon.session``), ``pigeon run`` and
 ``pigeon render`` (which stops after ``build``). It never raises for what a request or a
 script does: every outcome lands in a ``RequestResult``.
+
+Why one module: the steps share one ``RunContext`` and one ``RequestResult``, and the ways a
+request goes out (HTTP, a stream watched event by event, a WebSocket, ``pigeon.send`` from a
+script) are branches of ``execute`` that the app and ``pigeon run`` must take alike.
 """
 
 from __future__ import annotations

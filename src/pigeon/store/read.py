@@ -8,7 +8,6 @@ and never written.
 
 from __future__ import annotations
 
-import io
 import math
 import os
 import re
@@ -44,6 +43,7 @@ from pigeon.model import (
     Transport,
     WebSocket,
 )
+from pigeon.store.dotenv import read_dotenv
 from pigeon.store.order import sort_items
 from pigeon.store.schema import (
     AUTH_KEYS,
@@ -498,51 +498,6 @@ def load_collection(root: Path | str) -> Collection:
 
     col.items = _load_items(col, root, col.order, {os.path.realpath(root)})
     return col
-
-
-# Control characters no text file holds (tab, line breaks and form feed are text).
-_BINARY_RE = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
-
-
-def read_dotenv(path: Path, broken: list[BrokenFile]) -> dict[str, str]:
-    """Read ``.env`` literally (no ``${VAR}`` expansion: a secret is used exactly as written).
-
-    python-dotenv's parser is used directly, rather than ``dotenv_values``, so that a line it
-    cannot parse is reported here with its number instead of logged to stderr.
-    """
-    try:
-        text = read_text(path)
-    except LoadError as exc:
-        broken.append(exc.as_broken())
-        return {}
-    control = _BINARY_RE.search(text)
-    if control:  # a NUL or another control character: not a text file, so not read at all
-        line = text.count("\n", 0, control.start()) + 1
-        column = control.start() - (text.rfind("\n", 0, control.start()) + 1) + 1
-        broken.append(
-            BrokenFile(path, "not a text file (a control character); not read", line, column)
-        )
-        return {}
-    from dotenv.parser import parse_stream  # only for a collection that has a .env
-
-    values: dict[str, str] = {}
-    bad: list[int] = []
-    for binding in parse_stream(io.StringIO(text)):
-        if binding.error:
-            bad.append(binding.original.line)
-        elif binding.key is not None and binding.value is not None:
-            values[binding.key] = binding.value
-    if bad:
-        lines = ", ".join(str(n) for n in bad)
-        broken.append(
-            BrokenFile(
-                path,
-                f"cannot parse line {lines} (expected NAME=value); the other lines were read",
-                bad[0],
-                1,
-            )
-        )
-    return values
 
 
 def rel_id(root: Path, path: Path) -> str:
