@@ -4,9 +4,14 @@ demo collection and the app on it."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from textual.app import App
+from textual.pilot import Pilot
+from textual.screen import Screen
 from tui_support import DEMO, make_app
 
 from pigeon.echo import EchoServer
@@ -21,6 +26,44 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.flaky(reruns=1))
+
+
+_run_test = App.run_test
+_compositor_refresh = Screen._compositor_refresh
+
+
+def _unseen_refresh(screen: Screen) -> None:
+    """An app under ``run_test`` draws its frames for nobody: keep the layout, the hover and
+    the dirty marks as a refresh does, but draw nothing (drawing is a third of the CPU of a
+    Pilot test). Snapshot tests run the app otherwise and draw every frame."""
+    app = screen.app
+    if not (getattr(app, "_frames_unseen", False) and screen is app.screen):
+        _compositor_refresh(screen)
+        return
+    screen._dirty_widgets.clear()
+    app._update_mouse_over(screen)
+
+
+@asynccontextmanager
+async def _run_test_drawing_the_end(app: App, *args, **kwargs) -> AsyncIterator[Pilot]:
+    """``App.run_test`` without drawing each frame, drawing in full the screen the test ends
+    on, so a widget that cannot draw its final state still fails the test."""
+    app._frames_unseen = True
+    async with _run_test(app, *args, **kwargs) as pilot:
+        yield pilot
+        if app._exit or not app._screen_stack:
+            return
+        screen = app.screen
+        screen._refresh_layout()
+        screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+
+
+@pytest.fixture(autouse=True)
+def draw_only_what_is_looked_at(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pilot tests check what the app holds and, through screenshots, what it shows: the
+    frames in between need not be drawn."""
+    monkeypatch.setattr(Screen, "_compositor_refresh", _unseen_refresh)
+    monkeypatch.setattr(App, "run_test", _run_test_drawing_the_end)
 
 
 @pytest.fixture(name="private_config", autouse=True)
