@@ -4,13 +4,21 @@ demo collection and the app on it."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from weakref import WeakSet
 
 import pytest
+from textual.app import App
+from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widget import Widget
 from tui_support import DEMO, make_app
 
 from pigeon.echo import EchoServer
 from pigeon.tui.app import PigeonApp
+from pigeon.tui.painted import Painted
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -21,6 +29,58 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.flaky(reruns=1))
+
+
+_run_test = App.run_test
+_compositor_refresh = Screen._compositor_refresh
+_painted_wait = Painted.wait
+_awaiting_paint: WeakSet[Widget] = WeakSet()
+
+
+async def _painted_wait_noted(painted: Painted, widget: Widget, timeout: float) -> None:
+    _awaiting_paint.add(widget)
+    await _painted_wait(painted, widget, timeout)
+
+
+def _unseen_refresh(screen: Screen) -> None:
+    """An app under ``run_test`` draws its frames for nobody: keep the layout, the hover and
+    the dirty marks as a refresh does, but draw only the widgets on screen that the app waits
+    to see drawn (``pigeon.tui.painted``). Drawing was a third of the CPU of a Pilot test.
+    Snapshot tests run the app otherwise and draw every frame."""
+    app = screen.app
+    if not (getattr(app, "_frames_unseen", False) and screen is app.screen):
+        _compositor_refresh(screen)
+        return
+    if _awaiting_paint:
+        visible = screen._compositor.visible_widgets
+        for widget in [widget for widget in _awaiting_paint if widget in visible]:
+            _awaiting_paint.discard(widget)
+            widget.render_lines(widget.size.region)
+    screen._dirty_widgets.clear()
+    app._update_mouse_over(screen)
+
+
+@asynccontextmanager
+async def _run_test_drawing_the_end(app: App, *args, **kwargs) -> AsyncIterator[Pilot]:
+    """``App.run_test`` without drawing each frame, drawing in full the screen the test ends
+    on, so a widget that cannot draw its final state still fails the test."""
+    app._frames_unseen = True
+    async with _run_test(app, *args, **kwargs) as pilot:
+        yield pilot
+        if app._exit or not app._screen_stack:
+            return
+        screen = app.screen
+        screen._refresh_layout()
+        screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+
+
+@pytest.fixture(autouse=True)
+def draw_only_what_is_looked_at(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pilot tests check what the app holds and, through screenshots, what it shows: the
+    frames in between need not be drawn."""
+    monkeypatch.setattr(Screen, "_compositor_refresh", _unseen_refresh)
+    monkeypatch.setattr(App, "run_test", _run_test_drawing_the_end)
+    monkeypatch.setattr(Painted, "wait", _painted_wait_noted)
 
 
 @pytest.fixture(name="private_config", autouse=True)

@@ -436,14 +436,14 @@ async def test_default_keys_avoid_multiplexer_prefixes(app: PigeonApp) -> None:
 async def test_a_timeout_is_shown_in_the_response_pane(app: PigeonApp, echo: EchoServer) -> None:
     async with running(app, "users/list-users") as pilot:
         request = main_screen(app).query_one(RequestEditor).request
-        request.settings.timeout = 0.3
+        request.settings.timeout = 1.5  # sending takes longer than 0.3 s on a loaded machine
         await replace_url(pilot, f"{echo.url}/delay/5")
         await press_and_settle(pilot, "ctrl+r")
         pane = main_screen(app).query_one("#response")
         assert pane.state == "error"
         assert pane.exchange.error_kind == "timeout"
         shown = str(pane.status_line.render()) + str(pane.body_view.render())
-        assert "Timed out after 0.3 s waiting for the response headers" in shown
+        assert "Timed out after 1.5 s waiting for the response headers" in shown
 
 
 async def test_a_body_cut_off_by_the_timeout_is_shown_with_the_error(app: PigeonApp) -> None:
