@@ -196,6 +196,7 @@ class ResponsePane(Vertical):
         """Show a finished exchange: its response, or the error that stopped it."""
         self._reset_parts()
         self.exchange = exchange
+        self.body_panel.request_id = exchange.request.request_id
         self.show_status(exchange)
         self._show_body(exchange)
         self._show_headers(exchange)
