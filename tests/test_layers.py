@@ -54,7 +54,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.external_editor",
         ),
     ),
-    ("the exchange", ("pigeon.exchange", "pigeon.masking")),
+    ("the exchange", ("pigeon.exchange", "pigeon.masking", "pigeon.response_diff")),
     ("rendering", ("pigeon.render", "pigeon.expand", "pigeon.scopes", "pigeon.transport")),
     ("files", ("pigeon.store", "pigeon.config", "pigeon.tomltext", "pigeon.files", "pigeon.rows")),
     (
