@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from pigeon.exchange import Exchange
 
 CHOICES = 200  # the newest responses of a request offered to compare with
-HINT = "u: unified / side by side   o: sort JSON keys   n/N: next/previous change   escape: close"
+HINT = "u: unified/side by side   o: sort keys   n/N: next/prev change   esc: close"
 
 
 def entry_side(entry: HistoryEntry) -> DiffSide:
