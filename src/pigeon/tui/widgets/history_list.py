@@ -78,8 +78,8 @@ class HistoryList(OptionList):
         Binding("d,delete", "delete", "Delete entry", id="history.delete"),
         Binding("p", "prune", "Prune…", id="history.prune"),
         Binding("slash", "search", "Search", id="history.search"),
-        Binding("m", "mark", "Mark for diff", id="history.mark"),
-        Binding("equals_sign", "diff", "Diff with marked", id="history.diff"),
+        Binding("m", "mark", "Mark for diff", id="history.mark", show=False),
+        Binding("equals_sign", "diff", "Diff with marked", id="history.diff", show=False),
     ]
 
     @dataclass
