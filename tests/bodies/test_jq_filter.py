@@ -105,3 +105,9 @@ def test_cancelling_kills_the_child_at_once() -> None:
 
 def test_escapes_stay_escaped_and_invalid_utf8_is_replaced() -> None:
     assert run_jq(".", b'"\\u001b[31m \xff"').text == '"\\u001b[31m \ufffd"\n'
+
+
+def test_a_body_larger_than_a_pipe_buffer_reaches_jq() -> None:
+    body = json.dumps({"items": [{"n": n, "pad": "x" * 100} for n in range(20_000)]})
+    assert len(body) > 1_000_000
+    assert run_jq(".items | length", body).text == "20000\n"

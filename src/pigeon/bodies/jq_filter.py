@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,24 +55,24 @@ def run_jq(
     memory = MEMORY_LIMIT + 16 * len(data)
     args = [sys.executable, "-P", "-c", _LAUNCH, str(_CHILD), program]
     args += [str(output_limit), str(memory)]
-    try:
-        child = subprocess.Popen(
-            args,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-    except OSError as exc:
-        raise FilterError(f"jq: could not start: {exc}") from None
+    # The body goes in as a file: communicate() feeds a pipe only on its first call, and it is
+    # called again every _POLL to check the clock and the caller.
+    with tempfile.TemporaryFile() as source:
+        source.write(data)
+        source.seek(0)
+        try:
+            child = subprocess.Popen(
+                args, stdin=source, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
+        except OSError as exc:
+            raise FilterError(f"jq: could not start: {exc}") from None
     deadline = time.monotonic() + time_limit
-    pending: bytes | None = data
     try:
         while True:
             try:
-                out, err = child.communicate(pending, timeout=_POLL)
+                out, err = child.communicate(timeout=_POLL)
                 break
             except subprocess.TimeoutExpired:
-                pending = None  # communicate keeps feeding what it was given first
                 if cancelled():
                     raise Stopped from None
                 if time.monotonic() > deadline:
