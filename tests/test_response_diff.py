@@ -130,3 +130,10 @@ def test_an_exchange_as_the_diff_reads_it() -> None:
     )
     failed = Exchange(request=request, method="GET", url=request.url, error="refused")
     assert side_of(failed, "x").status == "no response: refused"
+
+
+def test_a_body_kept_only_in_part_is_said_so() -> None:
+    cut = DiffSide("old", "HTTP/1.1 200 OK", (), '{"items": [1, 2', True, cut=True)
+    diff = compare(cut, side({"items": [1, 2, 3]}))
+    assert diff.notes == ["Only the start of the left body was kept: compared that far."]
+    assert [r.left for r in diff.split if r.kind == "section"][-1].startswith("Body (text and JSON")

@@ -37,6 +37,8 @@ class DiffSide:
     headers: Sequence[tuple[str, str]] = ()
     body: str = ""
     is_json: bool = False
+    cut: bool = False
+    """The body is only the start of the response's (kept so in the history, or in memory)."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,9 @@ def side_of(exchange: Exchange, label: str) -> DiffSide:
     is_json = content_type not in JSON_LINES_TYPES and (
         "json" in content_type or exchange.text.lstrip()[:1] in ("{", "[")
     )
-    return DiffSide(label, status, list(exchange.headers), exchange.text, is_json)
+    return DiffSide(
+        label, status, list(exchange.headers), exchange.text, is_json, exchange.truncated
+    )
 
 
 def body_lines(side: DiffSide, *, sort_keys: bool) -> tuple[list[str], str]:
@@ -101,6 +105,9 @@ def compare(
 ) -> ResponseDiff:
     """Compare two responses: status, then headers, then body."""
     diff = ResponseDiff()
+    for which, side in (("left", left), ("right", right)):
+        if side.cut:
+            diff.notes.append(f"Only the start of the {which} body was kept: compared that far.")
     _section(diff, "Status", [left.status], [right.status], whole=True)
     _section(diff, "Headers", _header_lines(left), _header_lines(right), whole=True)
     if cancelled():

@@ -57,15 +57,15 @@ def run_jq(
     args += [str(output_limit), str(memory)]
     # The body goes in as a file: communicate() feeds a pipe only on its first call, and it is
     # called again every _POLL to check the clock and the caller.
-    with tempfile.TemporaryFile() as source:
-        source.write(data)
-        source.seek(0)
-        try:
+    try:
+        with tempfile.TemporaryFile() as source:
+            source.write(data)
+            source.seek(0)
             child = subprocess.Popen(
                 args, stdin=source, stdout=subprocess.PIPE, stderr=subprocess.PIPE
             )
-        except OSError as exc:
-            raise FilterError(f"jq: could not start: {exc}") from None
+    except OSError as exc:
+        raise FilterError(f"jq: could not start: {exc}") from None
     deadline = time.monotonic() + time_limit
     try:
         while True:

@@ -61,6 +61,7 @@ class BodyPanel(Vertical):
         self._recall: list[str] = []  # this request's filters, newest first
         self._recall_at = -1  # which one is in the input (-1: what the user typed)
         self._draft = ""
+        self._history_warned = False  # a broken history file is told of once
 
     def compose(self) -> ComposeResult:
         yield BodyView(id=self._view_id)
@@ -141,7 +142,8 @@ class BodyPanel(Vertical):
     def _recalled(self, request_id: str, filters: list[str], problem: str | None) -> None:
         if request_id == self.request_id:
             self._recall = filters
-        if problem:
+        if problem and not self._history_warned:
+            self._history_warned = True
             self.notify(printable(problem), severity="warning", timeout=8)
 
     def action_recall(self, step: int) -> None:
