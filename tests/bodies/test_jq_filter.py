@@ -111,3 +111,8 @@ def test_a_body_larger_than_a_pipe_buffer_reaches_jq() -> None:
     body = json.dumps({"items": [{"n": n, "pad": "x" * 100} for n in range(20_000)]})
     assert len(body) > 1_000_000
     assert run_jq(".items | length", body).text == "20000\n"
+
+
+def test_endless_debug_output_on_stderr_is_not_kept() -> None:
+    with pytest.raises(FilterError, match="jq: stopped after 1 s"):
+        run_jq("repeat(debug) | empty", '"x"', time_limit=1.0)

@@ -3,8 +3,9 @@
 Run by path, not as ``pigeon.bodies.jq_child``: importing the package would cost the child a
 tenth of a second. It reads the body from stdin, the program and the limits from argv, and
 writes each result pretty-printed to stdout until the output limit. Exit status: 0 done,
-3 output cut at the limit, 2 a jq error (one line on stderr). Memory is capped with
-``RLIMIT_AS`` before jq starts, so a hostile program dies here, not in the app.
+3 output cut at the limit, 2 a jq error (its one line last on stdout: stderr is not read, as
+jq's ``debug`` and ``stderr`` could fill it without end). Memory is capped with ``RLIMIT_AS``
+before jq starts, so a hostile program dies here, not in the app.
 """
 
 from __future__ import annotations
@@ -39,8 +40,7 @@ def main(argv: list[str]) -> int:
         compiled = jq.compile(program)
     except ValueError as exc:
         # "jq: error: syntax error, ... line 1, column 2:" then the program and a caret.
-        sys.stderr.write(_one_line(exc).removeprefix("jq: error: ").rstrip(":"))
-        return FAILED
+        return _failed(_one_line(exc).removeprefix("jq: error: ").rstrip(":"))
     text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
     out = sys.stdout
     written = 0
@@ -53,12 +53,15 @@ def main(argv: list[str]) -> int:
             out.write(chunk)
             written += len(chunk)
     except MemoryError:
-        sys.stderr.write("out of memory")
-        return FAILED
+        return _failed("stopped: out of memory")
     except (ValueError, RecursionError) as exc:
-        sys.stderr.write(_one_line(exc))
-        return FAILED
+        return _failed(_one_line(exc))
     return 0
+
+
+def _failed(message: str) -> int:
+    sys.stdout.write(f"\n{message}\n")
+    return FAILED
 
 
 if __name__ == "__main__":

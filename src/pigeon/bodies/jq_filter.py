@@ -62,7 +62,7 @@ def run_jq(
             source.write(data)
             source.seek(0)
             child = subprocess.Popen(
-                args, stdin=source, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+                args, stdin=source, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
             )
     except OSError as exc:
         raise FilterError(f"jq: could not start: {exc}") from None
@@ -70,7 +70,7 @@ def run_jq(
     try:
         while True:
             try:
-                out, err = child.communicate(timeout=_POLL)
+                out, _ = child.communicate(timeout=_POLL)
                 break
             except subprocess.TimeoutExpired:
                 if cancelled():
@@ -88,10 +88,9 @@ def run_jq(
         return JqResult(text)
     if child.returncode == _CUT:
         return JqResult(text, cut=True)
-    message = err.decode("utf-8", errors="replace").strip().splitlines()
-    if child.returncode == _FAILED and message:
-        raise FilterError(f"jq: {message[0]}")
-    if child.returncode < 0 or "MemoryError" in err.decode("utf-8", errors="replace"):
-        # jq aborts when an allocation fails under the memory cap.
+    if child.returncode == _FAILED:
+        last = (text.rstrip().splitlines() or ["failed"])[-1]  # the child's message
+        raise FilterError(f"jq: {last[:300]}")
+    if child.returncode < 0:  # jq aborts when an allocation fails under the memory cap
         raise FilterError(f"jq: stopped: out of memory (the limit is {memory >> 20} MiB)")
-    raise FilterError(f"jq: failed ({message[-1][:200] if message else child.returncode})")
+    raise FilterError(f"jq: failed (exit status {child.returncode})")
