@@ -324,9 +324,7 @@ def text_block(value: str) -> Item:
         return closed
     if literal_ok and "'''" not in value and not value.endswith("'"):
         return String(StringType.MLL, value, "\n" + value, Trivia())
-    if "\r" in value:
-        return tomlkit.string(value)
-    return tomlkit.string(value, multiline=True)
+    return _escaped_block(value)
 
 
 def _closed_block(value: str) -> Item | None:
@@ -337,6 +335,29 @@ def _closed_block(value: str) -> Item | None:
     if _CONTROL & set(value) or "\\" in value or '"""' in value or value.endswith('"'):
         return None
     return String(StringType.MLB, value, "\n" + value + "\\\n", Trivia())
+
+
+# What a basic string must escape besides ``"""`` (a control character without a short form
+# becomes ``\uXXXX``); ``\t`` and ``\n`` are written as they are.
+_BASIC_ESCAPES = {"\\": "\\\\", "\r": "\\r", "\b": "\\b", "\f": "\\f"}
+
+
+def _escaped_block(value: str) -> Item:
+    """Multi-line text no literal block holds (a control character, three single quotes, a
+    final single quote): a basic block escaping only what it must, a line of text a line of
+    TOML, the closing quotes on a line of their own (a final backslash trims that break).
+
+    Literal text with a backslash stays a literal block even though its closing quotes then
+    end its last line: code reads as written (a regex's ``\\d`` is not doubled)."""
+    out = []
+    for c in value:
+        escape = _BASIC_ESCAPES.get(c)
+        if escape is None and c in _CONTROL:
+            escape = f"\\u{ord(c):04x}"
+        out.append(escape or c)
+    escaped = "".join(out).replace('"""', '""\\"')
+    end = "" if value.endswith("\n") else "\\\n"
+    return String(StringType.MLB, value, "\n" + escaped + end, Trivia())
 
 
 def _string_like(value: str, old: Item | None) -> Item:
@@ -359,8 +380,8 @@ def _string_like(value: str, old: Item | None) -> Item:
         # when the text itself starts with a newline, so that newline is not the one dropped.
         lead = "\n" if old.as_string().startswith(triple + "\n") or value[:1] == "\n" else ""
         return String(StringType.MLL, value, lead + value, Trivia())
-    if old.type is StringType.MLB and "\r" not in value:
-        return tomlkit.string(value, multiline=True)
+    if old.type is StringType.MLB and "\n" in value:
+        return _escaped_block(value)
     if isinstance(value, Block):
         return text_block(value)
     return tomlkit.string(value)

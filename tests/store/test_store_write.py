@@ -261,3 +261,26 @@ def test_text_without_a_final_newline_keeps_its_closing_quotes_on_their_own_line
     assert after.endswith('pigeon.setVar("n", 2)\\\n"""\n')
     assert "content = " + "'" * 3 + '{"a": 1}' + "'" * 3 + "\n" in after
     assert request_from_toml(after, path).scripts.pre_request == script
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x = '''a'''\nend",  # three single quotes: no literal block holds it
+        "bell \x07\nend'",  # a control character, a final single quote
+        'a """ b\nc\\d\r\nend"',  # escapes needed: the lines still read as lines
+    ],
+)
+def test_text_no_literal_block_holds_is_written_line_by_line_closing_apart(text: str) -> None:
+    written = request_to_toml(Request(name="r", scripts=Scripts(post_response=text)))
+    block = written.split("post_response = ", 1)[1]
+    assert block.startswith('"""\n') and block.endswith('\\\n"""\n')
+    assert block.count("\n") == text.count("\n") + 3  # opening, a line a line of text, closing
+    assert request_from_toml(written).scripts.post_response == text
+
+
+def test_literal_text_with_a_backslash_keeps_it_single() -> None:
+    """A regex in a script reads as written: the closing quotes end its last line instead."""
+    script = "pigeon.expect(/\\d+/.test(x))\nok()"
+    written = request_to_toml(Request(name="r", scripts=Scripts(post_response=script)))
+    assert "post_response = '''\n" + script + "'''" in written

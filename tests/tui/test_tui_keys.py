@@ -498,3 +498,16 @@ async def test_one_remap_moves_a_vim_key_in_every_list(collection: Path, echo: E
         await pilot.pause()
         await pilot.press("J")
         assert table.cursor_row == 1
+
+
+async def test_find_in_the_tree_opens_a_closed_folder_to_its_hit(app: PigeonApp) -> None:
+    async with running(app) as pilot:
+        tree = main_screen(app).query_one(CollectionTree)
+        folder = next(n for n in tree.root.children if n.label.plain.strip().endswith("Bodies"))
+        folder.collapse()
+        tree.move_cursor(tree.root.children[0])
+        tree.focus()
+        await wait_for(pilot, lambda: not folder.is_expanded and tree.cursor_line == 0)
+        burst(app, "/", *"multipart", "enter")
+        await wait_for(pilot, lambda: "ultipart" in str(tree.cursor_node.label))
+        assert folder.is_expanded and tree.cursor_node.parent is folder

@@ -1,5 +1,5 @@
 """``/`` in a list (the tree, a table, the history, the variables): the next row holding the
-text asked for, after the cursor and round to the top; ``/`` then ``enter`` again finds the
+text asked for, after the cursor and round to the top (in a tree, inside closed folders too); ``/`` then ``enter`` again finds the
 next one (the last text is offered)."""
 
 from __future__ import annotations
@@ -60,15 +60,34 @@ class FindRows:
 
 
 class FindInTree(FindRows):
-    def row_texts(self) -> list[str]:
+    """Finds among every node, folded ones too: a hit inside a closed folder opens the way."""
+
+    def _rows_in_order(self) -> list[Any]:
         tree: Any = self
-        return [tree.get_node_at_line(line).label.plain for line in range(tree.last_line + 1)]
+        nodes: list[Any] = []
+        stack = list(reversed(tree.root.children))
+        while stack:
+            node = stack.pop()
+            nodes.append(node)
+            stack.extend(reversed(node.children))
+        return nodes
+
+    def row_texts(self) -> list[str]:
+        return [node.label.plain for node in self._rows_in_order()]
 
     def current_row(self) -> int:
-        return max(self.cursor_line, -1)  # type: ignore[attr-defined]
+        cursor = self.cursor_node  # type: ignore[attr-defined]
+        nodes = self._rows_in_order()
+        return nodes.index(cursor) if cursor in nodes else -1
 
     def go_to_row(self, index: int) -> None:
-        self.cursor_line = index  # type: ignore[attr-defined]
+        tree: Any = self
+        node = self._rows_in_order()[index]
+        parent = node.parent
+        while parent is not None and parent is not tree.root:
+            parent.expand()
+            parent = parent.parent
+        tree.call_after_refresh(tree.move_cursor, node)
 
 
 class FindInOptions(FindRows):
