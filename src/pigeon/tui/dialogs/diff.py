@@ -32,10 +32,14 @@ CHOICES = 200  # the newest responses of a request offered to compare with
 HINT = "u: unified/side by side   o: sort keys   n/N: next/prev change   esc: close"
 
 
+def entry_label(entry: HistoryEntry) -> str:
+    """When an entry was sent, and what it got."""
+    return f"{entry.started_at.astimezone():%Y-%m-%d %H:%M:%S} · {entry.label}"
+
+
 def entry_side(entry: HistoryEntry) -> DiffSide:
     """A history entry's response, labelled with when it was sent."""
-    when = entry.started_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
-    return side_of(entry.to_exchange(), f"{when} · {entry.label}")
+    return side_of(entry.to_exchange(), entry_label(entry))
 
 
 async def diff_with_history(app: App[object], exchange: Exchange) -> None:
@@ -52,7 +56,7 @@ async def diff_with_history(app: App[object], exchange: Exchange) -> None:
     if not entries:
         app.notify("No other response of this request in the history to compare with.")
         return
-    options = [(str(i), entry_side(e).label) for i, e in enumerate(entries)]
+    options = [(str(i), printable(entry_label(e))) for i, e in enumerate(entries)]
 
     def chosen(key: str | None) -> None:
         if key is not None:
