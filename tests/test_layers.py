@@ -57,7 +57,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.websocket_exchange",
         ),
     ),
-    ("the exchange", ("pigeon.exchange", "pigeon.masking", "pigeon.stream")),
+    (
+        "the exchange",
+        ("pigeon.exchange", "pigeon.masking", "pigeon.stream", "pigeon.response_diff"),
+    ),
     ("rendering", ("pigeon.render", "pigeon.expand", "pigeon.scopes", "pigeon.transport")),
     (
         "files",

@@ -14,7 +14,7 @@ PigeonError                  exit 1 unless a subclass says otherwise
 ├── SaveError                1  a save refused before anything on disk changed
 ├── RenderError              1  a request that cannot be built (a header with CR/LF); nothing sent
 ├── SendFailure              1  a request that could not be built or sent, or an assertion failed
-├── FilterError              1  a body filter that does not parse (pigeon.bodies.filter)
+├── FilterError              1  a body filter that does not parse or fails (pigeon.bodies)
 └── UnresolvedError          3  placeholders left unresolved under --strict
 ```
 
@@ -90,6 +90,11 @@ class RenderError(PigeonError):
 
 class SendFailure(PigeonError):
     """A request could not be built or sent, or a post-response assertion failed: exit 1."""
+
+
+class FilterError(PigeonError, ValueError):
+    """A body filter (jq, JMESPath, JSONPath) is invalid, failed on this document or reached
+    a limit; ``str()`` says why in one line. Still a ``ValueError``, as it always was."""
 
 
 class UnresolvedError(PigeonError):

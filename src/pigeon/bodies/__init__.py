@@ -3,7 +3,7 @@
 * ``lines``: a text and its line starts (``LineIndex``, ``build_index``);
 * ``json``: faithful JSON parsing, pretty-printing and per-line tokens;
 * ``search``: every occurrence of a query (``find_all``, ``Matches``);
-* ``filter``: JMESPath and JSONPath filters (``apply_filter``, ``FilterError``);
+* ``filter``: jq, JMESPath and JSONPath filters (``apply_filter``, ``FilterError``);
 * ``markup``: HTML and XML laid out one element a line (``pretty_markup``);
 * ``kind``: which kind of body this is, image sizes, ``human_size``;
 * ``hexdump``: a binary body as ``hexdump -C`` shows it (``hex_dump``);
@@ -16,7 +16,7 @@ before, from ``pigeon.bodyformat``). Nothing here imports a filter library until
 from __future__ import annotations
 
 from pigeon.bodies.cancel import Cancelled, Stopped
-from pigeon.bodies.filter import FilterError, apply_filter, filter_language
+from pigeon.bodies.filter import FilterError, apply_filter, filter_language, split_language
 from pigeon.bodies.hexdump import HEX_LIMIT, hex_dump
 from pigeon.bodies.json import (
     TokenKind,
@@ -64,6 +64,7 @@ __all__ = [
     "describe_binary",
     "dumps_pretty",
     "filter_language",
+    "split_language",
     "find_all",
     "hex_dump",
     "human_size",

@@ -1,12 +1,16 @@
-"""The search and filter bar under a body view: ``/`` searches, ``f`` filters with JMESPath
-(or JSONPath when the expression starts with ``$``); the hint line says what the keys do."""
+"""The search and filter bar under a body view: ``/`` searches, ``f`` filters with jq, JMESPath
+or JSONPath (``bodies/filter.py`` says which); the hint line says what the keys do. The
+filters applied with enter are remembered per request (``store/filter_history.py``) and come
+back with up and down in the bar."""
 
 from __future__ import annotations
 
 from functools import partial
+from pathlib import Path
 from typing import ClassVar, Literal
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -39,6 +43,8 @@ class BodyPanel(Vertical):
         Binding("N", "previous_match", "Prev match", id="body.previous"),
         Binding("escape", "close_bar", "Close", id="body.close"),
         Binding("o", "path", "Go to path", id="body.path", tooltip="Unfold to a JSON path"),
+        Binding("up", "recall(1)", "Earlier filter", show=False, id="body.filter_earlier"),
+        Binding("down", "recall(-1)", "Later filter", show=False, id="body.filter_later"),
     ]
 
     mode: reactive[Literal["", "search", "filter", "path"]] = reactive("", init=False)
@@ -52,6 +58,12 @@ class BodyPanel(Vertical):
         self._last_filter = ""
         self._filter_timer: Timer | None = None
         self._submitted = False
+        self.request_id = ""
+        """Whose filters the bar remembers and recalls ("": none, a scratch request)."""
+        self._recall: list[str] = []  # this request's filters, newest first
+        self._recall_at = -1  # which one is in the input (-1: what the user typed)
+        self._draft = ""
+        self._history_warned = False  # a broken history file is told of once
 
     def compose(self) -> ComposeResult:
         yield FoldingBodyView(id=self._view_id)
@@ -91,6 +103,8 @@ class BodyPanel(Vertical):
             return view.cursor_path != ""
         if action == "close_bar":
             return bool(self.mode) or view.is_filtered
+        if action == "recall":
+            return self.mode == "filter" and self.input.has_focus
         return True
 
     def action_search(self) -> None:
@@ -107,11 +121,67 @@ class BodyPanel(Vertical):
             return
         self.mode = "filter"
         self.query_one("#body-bar-prompt", Label).update("filter")
-        self.input.placeholder = "JMESPath (items[0].name) or JSONPath ($.items[*].name)"
+        self.input.placeholder = "jq .items[0]   JSONPath $.items[*]   JMESPath items[0].name"
         self.input.value = self.view.filter_expression or self._last_filter
         self.query_one("#body-bar-count", Label).update("")
         self._set_hint(FILTER_HELP)
         self.input.focus()
+        self._recall_at = -1
+        self._load_recall()
+
+    def _history_root(self) -> Path | None:
+        session = getattr(self.app, "session", None)
+        root = getattr(session, "root", None)
+        return root if isinstance(root, Path) and self.request_id else None
+
+    @work(thread=True, group="filter-history", exclusive=True, exit_on_error=False)
+    def _load_recall(self) -> None:
+        root, request_id = self._history_root(), self.request_id
+        if root is None:
+            return
+        from pigeon.store.filter_history import load_filter_history
+
+        history, problem = load_filter_history(root)
+        self.app.call_from_thread(self._recalled, request_id, history.get(request_id, []), problem)
+
+    def _recalled(self, request_id: str, filters: list[str], problem: str | None) -> None:
+        if request_id == self.request_id:
+            self._recall = filters
+        if problem and not self._history_warned:
+            self._history_warned = True
+            self.notify(printable(problem), severity="warning", timeout=8)
+
+    def action_recall(self, step: int) -> None:
+        """Put an earlier (``step`` 1) or a later (-1) filter of this request in the input."""
+        at = max(-1, min(len(self._recall) - 1, self._recall_at + step))
+        if at == self._recall_at:
+            return
+        if self._recall_at == -1:
+            self._draft = self.input.value
+        self._recall_at = at
+        self._stop_filter_timer()
+        with self.input.prevent(Input.Changed):
+            self.input.value = self._draft if at == -1 else self._recall[at]
+        self.input.cursor_position = len(self.input.value)
+
+    def _remember(self, expression: str) -> None:
+        expression = expression.strip()
+        root = self._history_root()
+        if root is None or not expression:
+            return
+        self._recall = [expression, *(f for f in self._recall if f != expression)]
+        self._recall_at = -1
+        self._write_filter(root, self.request_id, expression)
+
+    @work(thread=True, group="filter-history-write", exit_on_error=False)
+    def _write_filter(self, root: Path, request_id: str, expression: str) -> None:
+        from pigeon.store.filter_history import remember_filter
+
+        problem = remember_filter(root, request_id, expression)
+        if problem:
+            self.app.call_from_thread(
+                self.notify, f"Filter not remembered: {printable(problem)}", severity="warning"
+            )
 
     def action_path(self) -> None:
         """Ask for a path (``items[3].id``) to unfold the body to."""
@@ -204,8 +274,12 @@ class BodyPanel(Vertical):
             self._set_hint(Text(f"✖ {event.error}", style="bold"), error=True)
             return
         lines = self.view.line_count
-        self._set_hint(f"{lines:,} line{'s' if lines != 1 else ''}   escape: clear the filter")
+        note = f"   {event.note}" if event.note else ""
+        self._set_hint(
+            f"{lines:,} line{'s' if lines != 1 else ''}{note}   escape: clear the filter"
+        )
         if self._submitted:
+            self._remember(event.expression)
             self.view.focus()
         self.refresh_bindings()
 

@@ -53,7 +53,10 @@ MATCH_LIMIT = 100_000
 # Bodies up to this size are filtered as the expression is typed, after this pause.
 LIVE_FILTER_LIMIT = 1_000_000
 LIVE_FILTER_DELAY = 0.3
-FILTER_HELP = "enter: apply   escape: clear the filter"
+FILTER_HELP = (
+    "enter: apply   ↑/↓: earlier filters   escape: clear   "
+    "jq .a[0] · JSONPath $.a[*] · JMESPath a[0] · or prefix jq: jmespath: jsonpath:"
+)
 
 _gc_lock = threading.Lock()
 _gc_holders = 0
@@ -131,11 +134,14 @@ class BodyView(ScrollView, can_focus=True):
             self.view, self.current, self.total, self.capped = view, current, total, capped
 
     class FilterApplied(Message):
-        """A filter finished: ``error`` is ``None`` when its result is on show."""
+        """A filter finished: ``error`` is ``None`` when its result is on show; ``note`` says
+        what to know about it (its output was cut)."""
 
-        def __init__(self, view: BodyView, expression: str, error: str | None) -> None:
+        def __init__(
+            self, view: BodyView, expression: str, error: str | None, note: str = ""
+        ) -> None:
             super().__init__()
-            self.view, self.expression, self.error = view, expression, error
+            self.view, self.expression, self.error, self.note = view, expression, error, note
 
     def __init__(
         self, *, name: str | None = None, id: str | None = None, classes: str | None = None
@@ -601,7 +607,7 @@ class BodyView(ScrollView, can_focus=True):
     # -- filter -------------------------------------------------------------------------------
 
     def apply_filter(self, expression: str) -> None:
-        """Show the result of a JMESPath (or ``$``-JSONPath) expression over the JSON body.
+        """Show the result of a jq, JMESPath or JSONPath expression over the JSON body.
         A bad expression leaves the view as it is and says why in ``FilterApplied``."""
         expression = expression.strip()
         if not expression:
@@ -632,24 +638,34 @@ class BodyView(ScrollView, can_focus=True):
         def cancelled() -> bool:
             return worker.is_cancelled
 
+        note = ""
         try:
-            with _gc_paused():
-                try:
-                    data = json.loads(source)
-                except ValueError as exc:
-                    raise bodyformat.FilterError(f"the body is not valid JSON: {exc}") from None
-                result = bodyformat.apply_filter(data, expression)
-                del data
-                if cancelled():
-                    return
-                text = bodyformat.dumps_pretty(result, cancelled=cancelled)
+            language, program = bodyformat.split_language(expression)
+            if language == "jq":  # jq reads the text itself, in a child process
+                from pigeon.bodies.jq_filter import OUTPUT_LIMIT, run_jq
+
+                result = run_jq(program, source, cancelled=cancelled)
+                text = result.text
+                if result.cut:
+                    note = f"jq's output cut at {bodyformat.human_size(OUTPUT_LIMIT)}"
+            else:
+                with _gc_paused():
+                    try:
+                        data = json.loads(source)
+                    except ValueError as exc:
+                        raise bodyformat.FilterError(f"the body is not valid JSON: {exc}") from None
+                    found = bodyformat.apply_filter(data, expression)
+                    del data
+                    if cancelled():
+                        return
+                    text = bodyformat.dumps_pretty(found, cancelled=cancelled)
             doc = bodyformat.build_index(text, cell_len, cancelled)
         except Stopped:
             return
         except (bodyformat.FilterError, RecursionError, ValueError, TypeError) as exc:
             self._from_thread(self._filter_failed, expression, str(exc), ticket)
             return
-        self._from_thread(self._filter_done, expression, doc, ticket)
+        self._from_thread(self._filter_done, expression, doc, ticket, note)
 
     def _current_ticket(self, ticket: tuple[int, int]) -> bool:
         return ticket == (self._generation, self._filter_seq)
@@ -658,14 +674,16 @@ class BodyView(ScrollView, can_focus=True):
         if self._current_ticket(ticket):
             self.post_message(self.FilterApplied(self, expression, error))
 
-    def _filter_done(self, expression: str, doc: LineIndex, ticket: tuple[int, int]) -> None:
+    def _filter_done(
+        self, expression: str, doc: LineIndex, ticket: tuple[int, int], note: str = ""
+    ) -> None:
         if not self._current_ticket(ticket):
             return
         if self.phase != "filtered":
             self._unfiltered = (self._doc, self.phase)
         self._show_doc(doc, "filtered")
         self.filter_expression = expression
-        self.post_message(self.FilterApplied(self, expression, None))
+        self.post_message(self.FilterApplied(self, expression, None, note))
 
     def clear_filter(self) -> None:
         """Back to the whole body."""

@@ -78,6 +78,8 @@ class HistoryList(OptionList):
         Binding("d,delete", "delete", "Delete entry", id="history.delete"),
         Binding("p", "prune", "Prune…", id="history.prune"),
         Binding("slash", "search", "Search", id="history.search"),
+        Binding("m", "mark", "Mark for diff", id="history.mark", show=False),
+        Binding("equals_sign", "diff", "Diff with marked", id="history.diff", show=False),
     ]
 
     @dataclass
@@ -108,6 +110,15 @@ class HistoryList(OptionList):
         count: int
         """How many entries are listed now."""
 
+    @dataclass
+    class Diff(Message):
+        """Compare two entries' responses: ``old`` (the earlier send) with ``new``."""
+
+        old: HistoryEntry
+        """The earlier of the two."""
+        new: HistoryEntry
+        """The later of the two."""
+
     class SearchRequested(Message):
         """``/`` was pressed: ask for words to narrow the list with."""
 
@@ -124,6 +135,8 @@ class HistoryList(OptionList):
         self.entries: list[HistoryEntry] = []  # those shown: the ones the search matches
         self.all_entries: list[HistoryEntry] = []
         self.search = ""
+        self.marked: Path | None = None
+        """The entry marked with ``m``, to compare another with (``=``)."""
         self._width = 0
 
     def on_mount(self) -> None:
@@ -201,6 +214,8 @@ class HistoryList(OptionList):
         colour = method_colour(self.app.current_theme, entry.method)
         width = max(self._width, 12)
         text = Text()
+        if entry.path == self.marked:
+            text.append("◆ ", Style(bold=True))
         if width >= 22:  # narrower, the status and its time come first: the clock goes
             text.append(short_time(entry.started_at, now, seconds=width >= 26), muted)
             text.append(" ")
@@ -244,6 +259,25 @@ class HistoryList(OptionList):
 
     def action_search(self) -> None:
         self.post_message(self.SearchRequested())
+
+    def action_mark(self) -> None:
+        """Mark the entry to compare another with (``m`` again on it: unmark)."""
+        entry = self.current
+        if entry is None:
+            return
+        self.marked = None if entry.path == self.marked else entry.path
+        self._redraw()
+        if self.marked is not None:
+            self.notify("Marked: = on another entry compares the two.")
+
+    def action_diff(self) -> None:
+        entry = self.current
+        marked = next((e for e in self.all_entries if e.path == self.marked), None)
+        if entry is None or marked is None or entry.path == marked.path:
+            self.notify("Mark an entry with m, then press = on another to compare them.")
+            return
+        old, new = sorted((marked, entry), key=lambda e: e.started_at)
+        self.post_message(self.Diff(old, new))
 
     def action_prune(self) -> None:
         """Drop the entries older than the config's ``history_max_age_days`` first (when set),

@@ -1,4 +1,5 @@
-"""The history of sends, shown in the tree's place (f6): the list, and what its keys do.
+"""The history of sends, shown in the tree's place (f6): the list, and what its keys do (``m``
+marks an entry, ``=`` compares another with it).
 
 Deleting and pruning entries the pane does itself. Opening or re-sending one is the screen's
 work (the editor and the send are there): the pane turns the entry into a request (and the
@@ -130,6 +131,12 @@ class HistoryPane(Vertical):
             "(•••). Put the values back in the editor, then ctrl+r."
         )
         self.post_message(self.OpenRequested(request, event.entry.to_exchange(), refused))
+
+    def on_history_list_diff(self, event: HistoryList.Diff) -> None:
+        event.stop()
+        from pigeon.tui.dialogs.diff import DiffScreen, entry_side
+
+        self.app.push_screen(DiffScreen(entry_side(event.old), entry_side(event.new)))
 
     def on_history_list_delete(self, event: HistoryList.Delete) -> None:
         event.stop()

@@ -83,6 +83,7 @@ class ResponsePane(Vertical):
         Binding("C", "copy_curl", "Copy as curl", id="response.copy_curl", show=False),
         Binding("s", "save_body", "Save body", id="response.save_body"),
         Binding("v", "toggle_secrets", "Show secrets", id="response.reveal", show=False),
+        Binding("d", "diff_with", "Diff with…", id="response.diff", show=False),
         # The body's own keys, from the tab strip or the headers too (listed under the body).
         Binding("slash", "body('search')", show=False, id="body.search"),
         Binding("f,full_stop", "body('filter')", show=False, id="body.filter"),
@@ -257,6 +258,7 @@ class ResponsePane(Vertical):
             # laid out anew: it opens at its top)
         self._reset_parts()
         self.exchange = exchange
+        self.body_panel.request_id = exchange.request.request_id
         self.show_status(exchange)
         events = exchange.events
         if events is None and is_event_stream(exchange.content_type) and not exchange.truncated:
@@ -461,6 +463,8 @@ class ResponsePane(Vertical):
             return exchange is not None and exchange.body_size > 0
         if action in ("copy_curl", "toggle_secrets"):
             return exchange is not None
+        if action == "diff_with":
+            return exchange is not None and bool(exchange.request.request_id)
         if action == "body" and parameters == ("filter",):
             return self.body_view.is_json
         return True
@@ -472,6 +476,25 @@ class ResponsePane(Vertical):
             self.body_panel.action_search()
         else:
             self.body_panel.action_filter()
+
+    def action_diff_with(self) -> None:
+        """Compare this response with one of the same request's in the history."""
+        from pigeon.tui.dialogs.diff import diff_with_history
+
+        if self.exchange is not None:
+            self.run_worker(
+                diff_with_history(self.app, self.exchange),
+                group="diff",
+                exclusive=True,
+                exit_on_error=False,
+            )
+
+    @staticmethod
+    def help_subgroups() -> list[tuple[str, type]]:
+        from pigeon.tui.dialogs.diff import DiffScreen
+        from pigeon.tui.dialogs.diff_view import DiffView
+
+        return [("Diff of two responses", DiffScreen), ("Diff view", DiffView)]
 
     def action_copy_body(self) -> None:
         exchange = self.exchange

@@ -1,0 +1,139 @@
+"""Two responses compared: status, headers, body; side by side and unified; JSON in the
+document's key order or sorted; and the caps that keep difflib's time bounded."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pigeon import response_diff
+from pigeon.bodies.cancel import Stopped
+from pigeon.exchange import Exchange
+from pigeon.render import RenderedRequest
+from pigeon.response_diff import DiffSide, Row, compare, side_of
+
+
+def side(body: object, *, status: str = "HTTP/1.1 200 OK", headers=(), label="old") -> DiffSide:
+    text = body if isinstance(body, str) else json.dumps(body)
+    return DiffSide(label, status, list(headers), text, not isinstance(body, str))
+
+
+def texts(rows: list[Row]) -> list[tuple[str, str | None, str | None]]:
+    return [(r.kind, r.left, r.right) for r in rows]
+
+
+def test_status_headers_and_a_text_body_side_by_side_and_unified() -> None:
+    old = side("a\nb\nc\n", headers=[("X-B", "1"), ("Content-Type", "text/plain")])
+    new = side(
+        "a\nB\nc\nd\n",
+        status="HTTP/1.1 404 Not Found",
+        headers=[("content-type", "text/plain"), ("x-b", "2")],
+        label="new",
+    )
+    diff = compare(old, new)
+    assert texts(diff.split) == [
+        ("section", "Status: 1 change", None),
+        ("change", "HTTP/1.1 200 OK", "HTTP/1.1 404 Not Found"),
+        ("section", "Headers: 1 change", None),  # sorted by name: their order is no change
+        ("same", "content-type: text/plain", "content-type: text/plain"),
+        ("change", "x-b: 1", "x-b: 2"),
+        ("section", "Body (text): 2 changes", None),
+        ("hunk", "@@ -1,3 +1,4 @@", None),
+        ("same", "a", "a"),
+        ("change", "b", "B"),
+        ("same", "c", "c"),
+        ("change", None, "d"),
+    ]
+    body = diff.unified[diff.unified.index(Row("hunk", "@@ -1,3 +1,4 @@")) :]
+    assert [(r.left, r.right, r.left_no, r.right_no) for r in body[1:]] == [
+        ("a", "a", 1, 1),
+        ("b", None, 2, None),
+        (None, "B", None, 2),
+        ("c", "c", 3, 3),
+        (None, "d", None, 4),
+    ]
+    assert diff.changes == 4 and diff.notes == []
+
+
+def test_json_is_compared_pretty_in_the_documents_order_or_sorted() -> None:
+    old = side({"b": 1, "a": [1, 2]})
+    new = side({"a": [1, 2], "b": 1})
+    in_order = compare(old, new)
+    assert in_order.changes > 0
+    assert in_order.split[-1].kind != "section"
+    assert any(r.left == '  "b": 1,' for r in in_order.split)  # pretty, two spaces
+    headings = [r.left for r in in_order.split if r.kind == "section"]
+    assert headings[-1].startswith("Body (JSON, keys in the document's order): ")
+    by_name = compare(old, new, sort_keys=True)
+    assert [r.left for r in by_name.split if r.kind == "section"][-1] == (
+        "Body (JSON, keys sorted): same"
+    )
+    assert by_name.changes == 0
+
+
+def test_only_changes_and_three_lines_around_them_are_shown() -> None:
+    old = "\n".join(f"line {n}" for n in range(100))
+    new = old.replace("line 50", "line fifty")
+    rows = compare(side(old), side(new)).split
+    body = rows[rows.index(Row("section", "Body (text): 1 change")) + 1 :]
+    assert body[0] == Row("hunk", "@@ -48,7 +48,7 @@")
+    assert [r.left for r in body[1:]] == [f"line {n}" for n in range(47, 54)]
+    assert body[4] == Row("change", "line 50", "line fifty", 51, 51)
+
+
+def test_a_body_that_is_not_valid_json_is_compared_as_text() -> None:
+    diff = compare(side("{not json", label="a"), side({"a": 1}))
+    assert [r.left for r in diff.split if r.kind == "section"][-1].startswith(
+        "Body (text and JSON, keys in the document's order)"
+    )
+    deep = "[" * 100_000 + "]" * 100_000
+    assert compare(side(deep), side(deep)).changes == 0  # too deep for json: text
+
+
+def test_long_bodies_are_compared_up_to_the_cap_and_the_view_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    old = "\n".join(str(n) for n in range(500))
+    new = old.replace("450", "changed")
+    diff = compare(side(old), side(new), max_lines=400)
+    assert diff.changes == 0  # the change is past the lines compared
+    assert diff.notes == [
+        "Bodies compared up to line 400 (of 500 and 500): "
+        "the time to compare grows with the square of the lines."
+    ]
+    monkeypatch.setattr(response_diff, "LINE_LIMIT", 10)
+    long = compare(side("x" * 50 + "a"), side("x" * 50 + "b"))
+    assert long.changes == 0
+    assert long.notes == ["Lines longer than 10 characters compared up to there."]
+
+
+def test_a_cancelled_comparison_stops() -> None:
+    with pytest.raises(Stopped):
+        compare(side("a"), side("b"), cancelled=lambda: True)
+
+
+def test_an_exchange_as_the_diff_reads_it() -> None:
+    request = RenderedRequest(method="GET", url="http://127.0.0.1/")
+    exchange = Exchange(
+        request=request,
+        method="GET",
+        url=request.url,
+        status=200,
+        reason="OK",
+        http_version="HTTP/1.1",
+        headers=[("Content-Type", "application/json")],
+        body=b'{"ok": true}',
+    )
+    assert side_of(exchange, "now") == DiffSide(
+        "now", "HTTP/1.1 200 OK", [("Content-Type", "application/json")], '{"ok": true}', True
+    )
+    failed = Exchange(request=request, method="GET", url=request.url, error="refused")
+    assert side_of(failed, "x").status == "no response: refused"
+
+
+def test_a_body_kept_only_in_part_is_said_so() -> None:
+    cut = DiffSide("old", "HTTP/1.1 200 OK", (), '{"items": [1, 2', True, cut=True)
+    diff = compare(cut, side({"items": [1, 2, 3]}))
+    assert diff.notes == ["Only the start of the left body was kept: compared that far."]
+    assert [r.left for r in diff.split if r.kind == "section"][-1].startswith("Body (text and JSON")
