@@ -450,6 +450,7 @@ class HttpSession:
         }
         self._verify = verify
         self._clients: dict[tuple[bool, TransportSpec], httpx.AsyncClient] = {}
+        self._making = asyncio.Lock()  # one client made at a time, so none is made twice
         self._closed = False
 
     def _client(self, verify_tls: bool, spec: TransportSpec = _DEFAULT_SPEC) -> httpx.AsyncClient:
@@ -541,6 +542,7 @@ class HttpSession:
         return attempt.exchange()
 
     async def _transfer(self, attempt: _Attempt) -> None:
+        await self._make_client(attempt.rendered)
         prepared = self._prepare(attempt, attempt.trace)
         if prepared is None:
             return
@@ -550,6 +552,17 @@ class HttpSession:
                 await self._exchange(attempt, client, request)
         except TimeoutError:
             attempt.fail("timeout", _timed_out(attempt))
+
+    async def _make_client(self, rendered: RenderedRequest) -> None:
+        """Make the client a send needs in a thread: loading the CA bundle takes 20-50 ms,
+        which the event loop (the app's) spends answering keys instead."""
+        key = (rendered.settings.verify_tls, rendered.transport)
+        if key in self._clients or self._closed:
+            return
+        async with self._making:
+            if key not in self._clients and not self._closed:
+                with contextlib.suppress(TLSSetupError):  # _prepare says it, in one line
+                    await asyncio.to_thread(self._client, *key)
 
     def _prepare(
         self, attempt: _Attempt, trace: Any
