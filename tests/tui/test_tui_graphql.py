@@ -201,3 +201,16 @@ async def test_a_fetch_that_fails_says_why_in_one_line(
         await wait_for(pilot, lambda: status(gql_app).startswith("⚠ No schema:"))
         assert "\n" not in status(gql_app)
         assert not any(r["path"] == "/graphql" for r in server.requests)
+
+
+async def test_a_schema_arriving_offers_at_the_cursor_already_placed(gql_app: PigeonApp) -> None:
+    async with running(gql_app) as pilot:
+        area = await open_graphql(pilot)
+        area.focus()
+        area.move_cursor((2, 8))  # after "name"
+        await pilot.press("enter", *"em")
+        await wait_for(pilot, lambda: status(gql_app).startswith("✓ syntax"))  # no schema yet
+        assert area.completion == ""
+        await pilot.press("f9")  # the cursor stays after "em": the offer comes with the schema
+        await wait_for(pilot, lambda: area.completion == "ail")
+        assert "tab → email: String" in str(area.border_subtitle)

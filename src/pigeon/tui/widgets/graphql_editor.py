@@ -139,7 +139,7 @@ class GraphQLEditor(Vertical):
             return  # typed on meanwhile: a newer check follows
         self.verdict = verdict
         area = self.query_one("#graphql-query", GraphQLQueryArea)
-        area.schema = verdict.schema
+        area.use_schema(verdict.schema)
         area.border_title = status_line(verdict)
 
     # -- the schema -----------------------------------------------------------------------

@@ -22,6 +22,14 @@ class GraphQLQueryArea(PlaceholderTextArea):
     schema: Any = None  # the endpoint's GraphQLSchema, once the editor has loaded one
     candidates: list[Candidate] = []
 
+    def use_schema(self, schema: Any) -> None:
+        """The schema the check loaded; the first one offers at once where the cursor already
+        is (it may have been placed before the schema arrived)."""
+        first = self.schema is None and schema is not None
+        self.schema = schema
+        if first and self.has_focus:
+            self._offer()
+
     def _offer(self) -> None:
         super()._offer()
         self.candidates = []
