@@ -21,6 +21,17 @@ LOADED_LATER = [
     "pigeon.tui.widgets.response_pane",
     "pigeon.tui.dialogs.device_code",  # OAuth 2.0 sign-in dialogs
     "pigeon.external_editor",  # ctrl+e
+    # The libraries of the response views and body types, loaded by their first use.
+    "httpx_sse",
+    "httpx_ws",
+    "wsproto",
+    "graphql",
+    "jq",
+    "PIL",
+    "textual_image",
+    "pigeon.websocket",
+    "pigeon.tui.widgets.folding_view",
+    "pigeon.tui.dialogs.diff",
 ]
 
 PROBE = """
