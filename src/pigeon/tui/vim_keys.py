@@ -9,6 +9,8 @@ those widgets takes typed text. The ids are shared (``vim.down``...), so one lin
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.binding import Binding
 
 # (id, key, what it does): the help screen's rows, in this order.
@@ -17,8 +19,8 @@ MOVES = (
     ("vim.up", "k", "up"),
     ("vim.top", "g", "to the top (g or gg)"),
     ("vim.bottom", "G", "to the bottom"),
-    ("vim.page_down", "ctrl+d", "a page down"),
-    ("vim.page_up", "ctrl+u", "a page up"),
+    ("vim.page_down", "ctrl+d", "half a page down"),
+    ("vim.page_up", "ctrl+u", "half a page up"),
     ("vim.find", "slash", "find the next row holding a text (in a body: search it)"),
 )
 
@@ -28,18 +30,28 @@ def vim_bindings(
     up: str = "cursor_up",
     top: str = "scroll_home",
     bottom: str = "scroll_end",
-    page_down: str = "page_down",
-    page_up: str = "page_up",
     find: str = "find_row",
 ) -> list[Binding]:
     """The moves bound to a widget's own actions (named as its arrow, home and end keys
-    are); described on the help screen once, not per widget."""
-    actions = (down, up, top, bottom, page_down, page_up, find)
+    are; ``ctrl+d``/``ctrl+u`` repeat the arrows' over half the widget's height, so the
+    widget mixes in ``HalfPages``); described on the help screen once, not per widget."""
+    actions = (down, up, top, bottom, f"half_page('{down}')", f"half_page('{up}')", find)
     return [
         Binding(key, action, show=False, id=binding_id)
         for (binding_id, key, _), action in zip(MOVES, actions, strict=True)
         if action
     ]
+
+
+class HalfPages:
+    """Mixed into a widget with ``vim_bindings``: half its height of one-row moves, the
+    cursor moving with them as vim's ``ctrl+d`` does."""
+
+    def action_half_page(self, move: str) -> None:
+        widget: Any = self
+        step = getattr(widget, f"action_{move}")
+        for _ in range(max(1, widget.scrollable_content_region.height // 2)):
+            step()
 
 
 class VimMoves:

@@ -36,7 +36,7 @@ from pigeon import bodyformat
 from pigeon.bodies.lines import extend_index
 from pigeon.bodyformat import EMPTY_INDEX, LineIndex, Matches, Stopped
 from pigeon.tui.css import beside
-from pigeon.tui.vim_keys import vim_bindings
+from pigeon.tui.vim_keys import HalfPages, vim_bindings
 
 _CSS = beside(__file__)
 
@@ -85,7 +85,7 @@ def _gc_paused() -> Iterator[None]:
                 gc.enable()
 
 
-class BodyView(ScrollView, can_focus=True):
+class BodyView(HalfPages, ScrollView, can_focus=True):
     """Shows a body (JSON pretty and highlighted, or text) a screenful of lines at a time."""
 
     DEFAULT_CSS = _CSS

@@ -24,13 +24,13 @@ from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.painted import Painted
 from pigeon.tui.themes import method_colour
-from pigeon.tui.vim_keys import vim_bindings
+from pigeon.tui.vim_keys import HalfPages, vim_bindings
 from pigeon.tui.widgets.find_rows import FindInTree
 
 NodeData = Folder | Request | BrokenFile | None
 
 
-class CollectionTree(FindInTree, Tree[NodeData]):
+class CollectionTree(FindInTree, HalfPages, Tree[NodeData]):
     """Folders and requests; ``•`` marks a request with unsaved edits, ``⚠`` a broken file.
 
     Its keys stay out of the footer (the app's own keys matter more on a narrow screen); the

@@ -296,6 +296,13 @@ class FoldingBodyView(BodyView):
         super().action_page_up()
         self._move_rows(-max(1, self.scrollable_content_region.height))
 
+    def action_half_page(self, move: str) -> None:
+        """``ctrl+d``/``ctrl+u`` as in vim: the view and the cursor move half a page together."""
+        rows = max(1, self.scrollable_content_region.height // 2)
+        rows = rows if move == "cursor_down" else -rows
+        self.scroll_to(y=self.scroll_offset.y + rows, animate=False, immediate=True)
+        self._move_rows(rows)
+
     def on_click(self, event: events.Click) -> None:
         row = self.scroll_offset.y + event.y
         if 0 <= row < self.row_count:

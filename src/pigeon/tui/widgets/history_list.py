@@ -28,7 +28,7 @@ from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.format import duration, status_kind
 from pigeon.tui.themes import method_colour
-from pigeon.tui.vim_keys import vim_bindings
+from pigeon.tui.vim_keys import HalfPages, vim_bindings
 
 
 def short_time(when: datetime, now: datetime | None = None, seconds: bool = True) -> str:
@@ -56,7 +56,7 @@ def short_url(url: str, width: int) -> str:
     return text[: max(width - 1, 0)] + "…"
 
 
-class HistoryList(OptionList):
+class HistoryList(HalfPages, OptionList):
     """Two lines per exchange: time, method, status and duration; then the request's name and
     the URL. Both are cut to the list's width by hand: an option's prompt wraps otherwise.
     ``search`` narrows the list to the entries that match it."""

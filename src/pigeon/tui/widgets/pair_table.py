@@ -16,7 +16,7 @@ from textual.widgets import DataTable
 from pigeon.tui.css import beside
 from pigeon.tui.dialogs.pair_edit import PairEditScreen, PairValue
 from pigeon.tui.placeholder_suggester import PlaceholderSuggester
-from pigeon.tui.vim_keys import vim_bindings
+from pigeon.tui.vim_keys import HalfPages, vim_bindings
 from pigeon.tui.widgets.find_rows import FindInTable
 from pigeon.tui.widgets.messages import RequestEdited
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from pigeon.scopes import Scopes
 
 
-class PairTable(FindInTable, DataTable[Any]):
+class PairTable(FindInTable, HalfPages, DataTable[Any]):
     """``a`` add, ``enter``/``e`` edit, ``space`` toggle, ``d`` delete."""
 
     DEFAULT_CSS = beside(__file__)

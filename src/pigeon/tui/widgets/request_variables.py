@@ -10,13 +10,13 @@ from textual.widgets import DataTable
 
 from pigeon.tui.css import beside
 from pigeon.tui.dialogs.variable_edit import VariableEditScreen, VariableValue
-from pigeon.tui.vim_keys import vim_bindings
+from pigeon.tui.vim_keys import HalfPages, vim_bindings
 from pigeon.tui.widgets.find_rows import FindInTable
 from pigeon.tui.widgets.messages import RequestEdited
 from pigeon.values import kind_of, preview
 
 
-class RequestVariables(FindInTable, DataTable[Any]):
+class RequestVariables(FindInTable, HalfPages, DataTable[Any]):
     DEFAULT_CSS = beside(__file__)
 
     BINDINGS = [

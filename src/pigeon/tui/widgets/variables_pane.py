@@ -31,7 +31,7 @@ from pigeon.template import ENV, parse
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.variable_targets import Target, shadowed_by, variable_targets
-from pigeon.tui.vim_keys import vim_bindings
+from pigeon.tui.vim_keys import HalfPages, vim_bindings
 from pigeon.tui.widgets.find_rows import FindInTree
 from pigeon.values import kind_of, preview
 
@@ -84,7 +84,7 @@ class VariableRow:
     definition: Definition | None = None  # None for an unresolved name
 
 
-class VariablesPane(FindInTree, Tree[VariableRow | None]):
+class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
     """Each name the open request sees, its winning value and scope, and under it the
     definitions it shadows; then the ``$env`` names the request uses."""
 
