@@ -27,7 +27,7 @@ def text_block(value: str) -> Item:
 
     Multi-line text becomes ``'''`` + newline + text + ``'''`` (TOML drops that first newline),
     so editing one line of a body is a one-line diff. Text a literal string cannot hold falls
-    back to escaped forms; ``\\r`` forces the single-line form, which keeps it exact.
+    back to a basic block that escapes only what it must (``_escaped_block``).
     """
     literal_ok = not (_CONTROL & set(value))
     if "\n" not in value:
@@ -50,7 +50,7 @@ def _closed_block(value: str) -> Item | None:
     no double quote at the end)."""
     if _CONTROL & set(value) or "\\" in value or '"""' in value or value.endswith('"'):
         return None
-    return String(StringType.MLB, value, "\n" + value + "\\\n", Trivia())
+    return _escaped_block(value)  # nothing to escape: the text as written
 
 
 # What a basic string must escape besides ``"""`` (a control character without a short form
