@@ -3,14 +3,18 @@ demo collection and the app on it."""
 
 from __future__ import annotations
 
+import gc
 import shutil
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from weakref import WeakSet
 
 import pytest
+from textual import _wait as textual_wait
+from textual._styles_cache import StylesCache
 from textual.app import App
+from textual.css.stylesheet import Stylesheet
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
@@ -43,12 +47,13 @@ async def _painted_wait_noted(painted: Painted, widget: Widget, timeout: float) 
 
 
 def _unseen_refresh(screen: Screen) -> None:
-    """An app under ``run_test`` draws its frames for nobody: keep the layout, the hover and
-    the dirty marks as a refresh does, but draw only the widgets on screen that the app waits
-    to see drawn (``pigeon.tui.painted``). Drawing was a third of the CPU of a Pilot test.
-    Snapshot tests run the app otherwise and draw every frame."""
+    """An app under test draws its frames for nobody: keep the layout, the hover and the dirty
+    marks as a refresh does, but draw only the widgets on screen that the app waits to see
+    drawn (``pigeon.tui.painted``). Drawing was a third of the CPU of a Pilot test. A test
+    draws the screen it ends on (``_run_test_drawing_the_end``), a snapshot the screen it
+    takes (``export_screenshot`` draws it in full)."""
     app = screen.app
-    if not (getattr(app, "_frames_unseen", False) and screen is app.screen):
+    if screen is not app.screen:
         _compositor_refresh(screen)
         return
     if _awaiting_paint:
@@ -64,7 +69,6 @@ def _unseen_refresh(screen: Screen) -> None:
 async def _run_test_drawing_the_end(app: App, *args, **kwargs) -> AsyncIterator[Pilot]:
     """``App.run_test`` without drawing each frame, drawing in full the screen the test ends
     on, so a widget that cannot draw its final state still fails the test."""
-    app._frames_unseen = True
     async with _run_test(app, *args, **kwargs) as pilot:
         yield pilot
         if app._exit or not app._screen_stack:
@@ -76,11 +80,64 @@ async def _run_test_drawing_the_end(app: App, *args, **kwargs) -> AsyncIterator[
 
 @pytest.fixture(autouse=True)
 def draw_only_what_is_looked_at(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Pilot tests check what the app holds and, through screenshots, what it shows: the
-    frames in between need not be drawn."""
+    """Pilot and snapshot tests check what the app holds and, through screenshots, what it
+    shows: the frames in between need not be drawn."""
     monkeypatch.setattr(Screen, "_compositor_refresh", _unseen_refresh)
     monkeypatch.setattr(App, "run_test", _run_test_drawing_the_end)
     monkeypatch.setattr(Painted, "wait", _painted_wait_noted)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What is loaded before the first test lives to the end: kept out of the collector's
+    passes, which otherwise walk every module, class and function again after each app."""
+    gc.collect()
+    gc.freeze()
+
+
+SLEEP_STEP = 1 / 200  # seconds: Pilot's step while it waits for the app to go idle
+_parse_rules = Stylesheet._parse_rules
+_rules_parsed: dict[tuple, list] = {}
+
+
+def _parse_rules_once(self: Stylesheet, css: str, read_from: tuple, *args, **kwargs) -> list:
+    """``Stylesheet._parse_rules`` with one cache for every app of the process. Each app
+    parses the same stylesheets with the same theme variables: some 30 ms a Pilot test."""
+    variables = self.__dict__.get("_variables_key")
+    if variables is None or variables[0] is not self._variables:
+        variables = (self._variables, tuple(sorted(self._variables.items())))
+        self.__dict__["_variables_key"] = variables
+    key = (css, read_from, args, tuple(sorted(kwargs.items())), variables[1])
+    rules = _rules_parsed.get(key)
+    if rules is None:
+        rules = _rules_parsed[key] = _parse_rules(self, css, read_from, *args, **kwargs)
+    return rules
+
+
+@pytest.fixture(scope="session", autouse=True)
+def parse_each_stylesheet_once() -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Stylesheet, "_parse_rules", _parse_rules_once)
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def idle_sooner() -> Iterator[None]:
+    """Pilot waits for the app to go idle after each key and pause: it sleeps in steps of
+    20 ms until a step used under 5% of a CPU. Steps of 5 ms (the same 5%) tell idle as
+    well and wait a quarter as long: most of a Pilot test's time was these sleeps."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(textual_wait, "SLEEP_GRANULARITY", SLEEP_STEP)
+        patch.setattr(textual_wait, "SLEEP_IDLE", SLEEP_STEP / 20)
+        yield
+
+
+@pytest.fixture(autouse=True)
+def forget_dead_widgets() -> Iterator[None]:
+    """Textual's ``StylesCache.get_inner_outer`` is an ``lru_cache`` on a method: it keeps the
+    line caches of up to 1,024 widgets alive after their app is gone. In one process running
+    hundreds of apps that is some 300,000 objects the collector walks after every test."""
+    yield
+    StylesCache.get_inner_outer.cache_clear()
 
 
 @pytest.fixture(name="private_config", autouse=True)

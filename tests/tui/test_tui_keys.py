@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from textual import events
+from textual.color import Color
 from textual.drivers import headless_driver
 from textual.drivers.headless_driver import HeadlessDriver
 from textual.widgets import Input, TabbedContent, TextArea
@@ -515,3 +516,34 @@ async def test_find_in_the_tree_opens_a_closed_folder_to_its_hit(app: PigeonApp)
         burst(app, "/", *"multipart", "enter")
         await wait_for(pilot, lambda: "ultipart" in str(tree.cursor_node.label))
         assert folder.is_expanded and tree.cursor_node.parent is folder
+
+
+async def test_the_pane_holding_the_focus_and_only_it_has_a_lit_border(app: PigeonApp) -> None:
+    async with running(app, "users/list-users", size=(130, 40)) as pilot:
+        await press_and_settle(pilot, "ctrl+r")
+        screen = main_screen(app)
+        panes = {
+            name: screen.query_one(selector)
+            for name, selector in (
+                ("tree", "#tree-pane"),
+                ("editor", "#editor"),
+                ("response", "#response"),
+                ("vars", "#vars-pane"),
+            )
+        }
+        accent = Color.parse(app.theme_variables["accent"])
+
+        def lit() -> list[str]:
+            return [name for name, pane in panes.items() if pane.styles.border_top[1] == accent]
+
+        await wait_for(pilot, lambda: lit() == ["editor"])  # the URL has the focus
+
+        for key, name in (("alt+3", "response"), ("alt+4", "vars"), ("alt+1", "tree")):
+            await pilot.press(key)
+            await wait_for(pilot, lambda name=name: lit() == [name])
+        await pilot.press("alt+2")
+        await wait_for(pilot, lambda: lit() == ["editor"])
+        focused = app.focused
+        await pilot.press("shift+tab")  # to its tab strip, within the pane: it stays lit
+        await wait_for(pilot, lambda: app.focused is not focused)
+        assert lit() == ["editor"]

@@ -37,6 +37,9 @@ from pigeon.tui.widgets.variables_pane import VariablesPane
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from textual.dom import DOMNode
+    from textual.widget import Widget
+
     from pigeon.exchange import Exchange, Progress
     from pigeon.scopes import Scopes
     from pigeon.session import SendOutcome, Session
@@ -51,6 +54,11 @@ RETRY_LIMIT_MS = 60_000  # the longest ``retry:`` wait a reconnect honours
 
 # Dialogs and the renderer are imported where they are used: they are not needed for the
 # first paint, and start-up time is part of the product.
+
+
+def _lights(node: DOMNode) -> bool:
+    """Whether ``node`` is a pane whose border lights up while it holds the focus."""
+    return isinstance(node, (Pane, RequestEditor)) or node.id == "response"
 
 
 class MainScreen(Screen[None]):
@@ -170,6 +178,7 @@ class MainScreen(Screen[None]):
         self._in_flight: Progress | None = None  # the send in flight, watched as it arrives
         self._last_sent: Request | None = None  # what the last send sent, for a reconnect
         self.first_paint_at = 0.0  # wall-clock time the screen was first on display
+        self._lit_pane: DOMNode | None = None  # the pane whose border shows it holds the focus
         self.built_at = 0.0  # ... and when the editor's widgets and the response pane were in
         self._trust_asked = False
         self._tree_hidden_by_user: bool | None = None
@@ -261,6 +270,23 @@ class MainScreen(Screen[None]):
 
     def watch_maximized(self) -> None:
         self._apply_width(self.size.width)
+
+    def watch_focused(self, focused: Widget | None) -> None:
+        """Light the border of the pane that holds the focus: a class on that pane alone, set
+        when the focus changes pane. (``:focus-within`` restyled every widget of the pane it
+        left and the pane it entered on every move of the focus, even within one pane.)"""
+        lit = None
+        if focused is not None:
+            lit = next((node for node in focused.ancestors_with_self if _lights(node)), None)
+        if lit is self._lit_pane:
+            return
+        changed = [node for node in (self._lit_pane, lit) if node is not None]
+        if self._lit_pane is not None:
+            self._lit_pane.remove_class("-lit", update=False)
+        if lit is not None:
+            lit.add_class("-lit", update=False)
+        self._lit_pane = lit
+        self.app.stylesheet.update_nodes(changed, animate=True)
 
     def action_resize_pane(self, direction: int) -> None:
         """Widen or narrow the focused side pane, or the centre (the side panes give way)."""

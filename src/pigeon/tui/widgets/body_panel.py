@@ -87,6 +87,10 @@ class BodyPanel(Vertical):
     def hint(self) -> Static:
         return self.query_one("#body-bar-hint", Static)
 
+    @property
+    def _path_line(self) -> Static:
+        return self.query_one("#body-path", Static)
+
     def watch_mode(self, mode: str) -> None:
         self.set_class(bool(mode), "-bar-open")
         self.set_class(mode == "filter", "-filter")
@@ -285,15 +289,21 @@ class BodyPanel(Vertical):
 
     def on_folding_body_view_cursor_moved(self, event: FoldingBodyView.CursorMoved) -> None:
         """The cursor's JSON path on the line under the body while the body has the focus."""
-        self.query_one("#body-path", Static).update(printable(event.path))
-        self.set_class(bool(event.path), "-has-path")
+        self._path_line.update(printable(event.path))
+        self._show_path()
         self.refresh_bindings()
 
     def on_descendant_focus(self) -> None:
-        self.add_class("-focus-in")  # (``:focus-within`` does not restyle the path line)
+        self._show_path()
 
     def on_descendant_blur(self) -> None:
-        self.remove_class("-focus-in")
+        self._show_path()
+
+    def _show_path(self) -> None:
+        """The path line is shown while there is a path and the focus is in the panel. It is
+        set on the line itself: a class on the panel would restyle every widget in it."""
+        line = self._path_line
+        line.display = bool(line.content) and self.has_focus_within
 
     def on_body_view_loaded(self, event: BodyView.Loaded) -> None:
         if self.mode == "filter" and not self.view.is_json:
