@@ -26,9 +26,14 @@ Medians measured on a shared 2-core machine (before: the code as it was, same be
                     next round of features. With the first screen's imports trimmed (no
                     tomlkit, renderer, TextArea, dialogs or file commands before it): 2.04x ->
                     1.88x in CPU time at the first frame (paired medians, a machine loaded 10x
-                    its cores; wall times there say nothing). Goal 1.3x missed: what is left
-                    is Textual's own work for more widgets (borders, a key line of 11 keys, a
-                    theme of our own) and Pigeon's model, store and widget modules.
+                    its cores; wall times there say nothing). Then 1.85x (397 ms; minimal
+                    214 ms) -> 1.52x (309 ms; minimal 203 ms): Textual drew the first frame
+                    inside its start-up batch and wrote none of it, so the screen came out in
+                    pieces 60 ms later (now written whole at once, MainScreen._write_first_frame);
+                    the garbage collector paused during start-up (35-45 ms; tui/start_gc.py).
+                    Goal 1.3x missed: what is left is Textual's own work for more widgets
+                    (borders, a key line of 11 keys, a theme of our own), the end of Textual's
+                    start-up batch, and Pigeon's model, store and widget modules.
 """
 
 from __future__ import annotations

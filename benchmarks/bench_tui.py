@@ -4,7 +4,8 @@ Start-up: time from process start to the first usable screen, Pigeon beside a mi
 Textual app, each run a fresh interpreter (imports included) running headless, interleaved.
 The minimal app reports after its first refresh. Pigeon runs as ``pigeon`` does (the demo
 collection and its echo server) and reports two moments: its main screen first on display
-with the collection tree taking keys (``MainScreen.first_paint_at``; enter on a request then
+with the collection tree taking keys and written out (``MainScreen.first_paint_at``, once
+Textual's start-up batch is over: a frame drawn before is not written; enter on a request then
 opens it as soon as the editor is in), and everything built (``MainScreen.built_at``: the
 editor's URL bar and tabs and the response pane mounted; the editor's other tabs are built
 when first opened). The parent takes the time just before starting each process. Both sides
@@ -51,6 +52,8 @@ Minimal().run(headless=True, size=(120, 40))
 
 PIGEON = r"""
 import time
+from pigeon.tui import start_gc
+start_gc.pause()  # as ``pigeon`` does before it imports the app
 from pigeon.tui.app import PigeonApp, open_session
 
 class Timed(PigeonApp):

@@ -15,6 +15,7 @@ import select
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,25 @@ def read_until(fd: int, out: bytearray, done, deadline: float) -> None:
             out.extend(chunk)
 
 
+def pigeon_on_a_pty(args: list[str], env: dict[str, str], drawn: Callable[[bytes], bool]) -> bytes:
+    """Run ``pigeon ARGS`` in a pty until what it wrote is ``drawn``, quit it with ctrl+q and
+    return every byte it wrote."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the app, in the pty
+        os.execve(sys.executable, [sys.executable, "-m", "pigeon", *args], env)
+    out = bytearray()
+    try:
+        read_until(fd, out, drawn, time.monotonic() + 30)
+        os.write(fd, b"\x11")  # ctrl+q
+        read_until(fd, out, lambda b: False, time.monotonic() + 10)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(fd)
+    return bytes(out)
+
+
 def test_hostile_names_reach_the_terminal_as_text_only(tmp_path: Path) -> None:
     root = hostile_collection(tmp_path / "evil")
     env = {
@@ -62,20 +82,8 @@ def test_hostile_names_reach_the_terminal_as_text_only(tmp_path: Path) -> None:
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
         "XDG_DATA_HOME": str(tmp_path / "data"),
     }
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the app on the hostile collection, in the pty
-        os.execve(sys.executable, [sys.executable, "-m", "pigeon", str(root)], env)
-    out = bytearray()
-    try:
-        # The tree shows the request whose file name holds the sequence: everything is drawn.
-        read_until(fd, out, lambda b: b"list" in b and b"PWNED" in b, time.monotonic() + 30)
-        os.write(fd, b"\x11")  # ctrl+q
-        read_until(fd, out, lambda b: False, time.monotonic() + 10)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        os.close(fd)
+    # The tree shows the request whose file name holds the sequence: everything is drawn.
+    out = pigeon_on_a_pty([str(root)], env, lambda b: b"list" in b and b"PWNED" in b)
     assert b"list" in out, out[-2000:]
     assert TITLE.encode() not in out
     assert b"\x1b[2J\x1b[H" not in out

@@ -44,7 +44,8 @@ async def test_text_lines_appear_live_follow_the_end_and_stop_with_escape(
         await wait_for(pilot, lambda: view.line_count > seen + 20)
         assert view.following and view.scroll_offset.y == view.max_scroll_y > 0
         await pilot.press("escape")
-        await wait_for(pilot, lambda: pane.state == "done")
+        # The status line shows first, the exchange's parts a moment later.
+        await wait_for(pilot, lambda: pane.state == "done" and pane.exchange is not None)
         exchange = pane.exchange
         assert exchange is not None and exchange.error is None
         assert exchange.stopped == "stopped"
@@ -70,7 +71,8 @@ async def test_events_arrive_as_rows_and_escape_stops_the_stream(
         assert panel.table.following
         assert "events" in pane.status_line.plain
         await pilot.press("escape")
-        await wait_for(pilot, lambda: pane.state == "done")
+        # The status line shows first, the exchange's parts a moment later.
+        await wait_for(pilot, lambda: pane.state == "done" and pane.exchange is not None)
         exchange = pane.exchange
         assert exchange is not None and exchange.stopped == "stopped"
         assert not panel.live and len(panel.table.rows) == panel.total == len(exchange.events)

@@ -372,6 +372,9 @@ def cmd_app(args: argparse.Namespace) -> int:
 
         print(f"pigeon {__version__}")
         return EXIT_OK
+    from pigeon.tui import start_gc
+
+    start_gc.pause()  # until the first frame is out (see pigeon/tui/start_gc.py)
     from pigeon.tui.app import run_app
 
     return run_app(Path(args.collection) if args.collection else None, args.env)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -19,6 +20,7 @@ from textual.theme import Theme
 
 from pigeon.config import AppConfig, ConfigError
 from pigeon.session import Session, demo_collection_dir
+from pigeon.tui import start_gc
 from pigeon.tui.control_filter import ControlCharacters
 from pigeon.tui.key_order import KeysInOrder
 
@@ -104,6 +106,9 @@ class PigeonApp(KeysInOrder):
         self._theme_dirs = theme_dirs
         self._remember_theme = remember_theme
         self.startup_problems: list[str] = []
+        self.frames_written = asyncio.Event()
+        """Set once frames reach the terminal: Textual draws the first screen during its
+        start-up batch and writes none of what it draws then."""
         # Before the first stylesheet parse: a theme set later re-parses every stylesheet.
         self._register_themes()
 
@@ -120,9 +125,13 @@ class PigeonApp(KeysInOrder):
 
         self._apply_keymap()
         self.push_screen(MainScreen(self.session))
+        self.set_timer(2.0, start_gc.resume)  # should a dialog come before the main screen
         self.theme_changed_signal.subscribe(self, self._remember)
         for problem in self.startup_problems:
             self.notify(problem, severity="warning", timeout=10)
+
+    def on_ready(self) -> None:
+        self.frames_written.set()
 
     def notify(
         self,

@@ -24,6 +24,7 @@ from textual.worker import Worker, WorkerState
 
 from pigeon.model import Collection, Request
 from pigeon.terminal import printable
+from pigeon.tui import start_gc
 from pigeon.tui.pane_widths import STEP, PaneWidths
 from pigeon.tui.screens.save_as import SaveAs
 from pigeon.tui.widgets.collection_pane import CollectionPane
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from pigeon.tui.widgets.history_pane import HistoryPane
     from pigeon.tui.widgets.response_pane import ResponsePane
 
+WRITER_MOMENT = 0.005  # seconds the first frame's writing is given before the rest is built
 PENDING_AFTER = 0.05  # seconds before a send in flight replaces the last response
 RETRY_LIMIT_MS = 60_000  # the longest ``retry:`` wait a reconnect honours
 
@@ -221,16 +223,30 @@ class MainScreen(Screen[None]):
                 severity="warning",
             )
 
+    async def _write_first_frame(self) -> None:
+        """Put the screen on the terminal now. Textual draws the first frame inside its start-up
+        batch, writes none of it and leaves nothing marked to draw again: the screen stayed
+        blank until later work marked parts of it, piece by piece, tens of milliseconds on.
+        Composed again from the lines each widget cached, the whole screen costs a few ms."""
+        await self.app.frames_written.wait()  # the batch is over
+        self._compositor._dirty_regions.add(self.size.region)  # all of it: a full frame
+        self._compositor_refresh()
+        self.first_paint_at = time.time()
+        start_gc.resume()
+        # Textual's writer thread needs the GIL to write the frame out: give it a moment
+        # before the rest is built (it waited 20-30 ms for the building to pause).
+        await asyncio.sleep(WRITER_MOMENT)
+
     async def _after_first_paint(self) -> None:
         """The variables, the editor's widgets and the response pane are filled or mounted
         once the screen is on display: the tree is what is needed first."""
         # Building in the same turn as the mount put the first frame out only once all was
-        # built: wait until the tree has been drawn (the frame is written as it is drawn).
+        # built: wait until the tree has been drawn, and write that frame out first.
         # The rule (docs/architecture.md, "Start-up"): what the first frame does not show is
         # imported and mounted here or when first shown (a tab's contents, a response view),
         # never at import or compose time.
         await self.collection_pane.collection_tree.painted()
-        self.first_paint_at = time.time()
+        await self._write_first_frame()
         self._refresh_variables()
         await self.editor.build_body()
         from pigeon.tui.widgets.response_pane import ResponsePane

@@ -127,7 +127,8 @@ class ResponsePane(Vertical):
     def on_mount(self) -> None:
         found = self.query("#headers-table").results(DataTable)
         table = next(found, None)
-        if table is None:  # the app quit while this pane was being mounted
+        # The app quit while this pane was being mounted: its parts may be gone.
+        if table is None or not self.query("#body-bar-hint"):
             return
         table.add_column("Name", key="name")
         table.add_column("Value", key="value")
