@@ -14,6 +14,7 @@ from test_terminal_escapes import pigeon_on_a_pty
 from tui_support import main_screen, running, wait_for
 
 from pigeon.tui import start_gc
+from pigeon.tui.screens.main import MainScreen
 
 # CSI, OSC and two-byte escapes: what is left is the text on screen.
 ESCAPES = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|.)", re.DOTALL)
@@ -56,3 +57,20 @@ async def test_the_collector_paused_for_start_up_resumes_with_the_first_frame(ap
         gc.unfreeze()
     start_gc.resume()  # once resumed, again is nothing: nothing is frozen anew
     assert gc.get_freeze_count() == 0
+
+
+async def test_quitting_as_the_first_frame_is_out_leaves_no_error(
+    app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the first frame does not show is built after it: a quit in between (ctrl+q as
+    soon as the screen shows) must not fail that building."""
+    write_first_frame = MainScreen._write_first_frame
+
+    async def quit_once_written(screen: MainScreen) -> None:
+        await write_first_frame(screen)
+        screen.app.exit()
+
+    monkeypatch.setattr(MainScreen, "_write_first_frame", quit_once_written)
+    async with running(app) as pilot:
+        await pilot.pause()
+    assert app.return_code == 0

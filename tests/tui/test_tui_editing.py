@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Checkbox, Input, TextArea
+from textual.widgets import Checkbox, Input, TabbedContent, TextArea
 from tui_support import main_screen, open_request, replace_url, running, show_tab, wait_for
 
 from pigeon.model import Request
@@ -106,6 +106,33 @@ async def test_save_refused_when_the_file_broke_on_disk(app: PigeonApp, collecti
         assert editor.dirty  # nothing lost: still unsaved
         assert any("Not saved" in n.message for n in app._notifications)
         assert target.read_text(encoding="utf-8") == "name = 'half typed\n"
+
+
+async def test_the_description_is_written_in_the_docs_tab_and_saved(
+    app: PigeonApp, collection: Path
+) -> None:
+    async with running(app) as pilot:
+        request = await open_request(pilot, "responses/status-418")
+        screen = await show_tab(pilot, "tab-docs")
+        tabs = screen.query_one("#editor-tabs", TabbedContent)
+        assert str(tabs.get_tab("tab-docs").label) == "Docs"  # nothing written yet
+        await wait_for(pilot, lambda: bool(screen.query("#description")))
+        area = screen.query_one("#description", TextArea)
+        area.focus()
+        await pilot.press(*"A teapot.", "enter", *"Never brews: 418")
+        await wait_for(pilot, lambda: request.description == "A teapot.\nNever brews: 418")
+        assert screen.editor.dirty
+        await pilot.press("ctrl+s")
+        target = collection / "responses" / "status-418.toml"
+        await wait_for(pilot, lambda: "Never brews: 418" in target.read_text(encoding="utf-8"))
+        # Another request shows its own description; coming back shows this one, counted.
+        await open_request(pilot, "users/list-users")
+        await show_tab(pilot, "tab-docs")
+        await wait_for(pilot, lambda: area.text.startswith("Each [[query]] value"))
+        await open_request(pilot, "responses/status-418")
+        await wait_for(pilot, lambda: str(tabs.get_tab("tab-docs").label) == "Docs 1")
+        await show_tab(pilot, "tab-docs")
+        assert area.text == "A teapot.\nNever brews: 418"
 
 
 async def test_auth_and_settings_edits(app: PigeonApp, collection: Path) -> None:

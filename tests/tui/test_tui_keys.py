@@ -338,6 +338,23 @@ async def test_ctrl_e_edits_a_value_in_its_dialog(
         await wait_for(pilot, lambda: value.value == "{{creds.key}}-edited")
 
 
+@pytest.mark.usefixtures("suspending")
+async def test_ctrl_e_edits_the_description_as_markdown(
+    app: PigeonApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_editor(monkeypatch, tmp_path, "path.write_text('Lists *users* (' + path.suffix + ')')")
+    async with running(app, "users/create-user") as pilot:
+        screen = await show_tab(pilot, "tab-docs")
+        await wait_for(pilot, lambda: bool(screen.query("#description")))
+        area = screen.query_one("#description", TextArea)
+        area.focus()
+        await pilot.press("ctrl+e")
+        await wait_for(pilot, lambda: area.text == "Lists *users* (.md)")
+        assert screen.editor.request is not None
+        assert screen.editor.request.description == "Lists *users* (.md)"
+        assert screen.editor.dirty
+
+
 async def test_without_a_terminal_to_hand_over_ctrl_e_says_so(app: PigeonApp) -> None:
     async with running(app, "users/create-user") as pilot:
         screen = await show_tab(pilot, "tab-body")
@@ -356,7 +373,8 @@ async def test_without_a_terminal_to_hand_over_ctrl_e_says_so(app: PigeonApp) ->
 async def test_a_tab_not_opened_yet_never_shows_its_internal_name(app: PigeonApp) -> None:
     async with running(app, "users/list-users") as pilot:
         screen = main_screen(app)
-        for pane_id in ("tab-body", "tab-auth", "tab-scripts", "tab-vars", "tab-settings"):
+        lazy = ("tab-body", "tab-auth", "tab-scripts", "tab-vars", "tab-settings", "tab-docs")
+        for pane_id in lazy:
             pane = screen.editor.query_one(f"#{pane_id}")
             assert not pane.children  # its part comes the first time it is opened
             assert "TabPane" not in str(pane.render())

@@ -247,8 +247,12 @@ class MainScreen(Screen[None]):
         # never at import or compose time.
         await self.collection_pane.collection_tree.painted()
         await self._write_first_frame()
+        if not self.is_attached:  # the app quit as soon as the screen showed
+            return
         self._refresh_variables()
         await self.editor.build_body()
+        if not self.is_attached:
+            return
         from pigeon.tui.widgets.response_pane import ResponsePane
 
         response = ResponsePane(id="response")

@@ -2,7 +2,7 @@
 
 Kept apart from ``request_editor`` so these imports happen after the first paint. Only the
 headers and query tables are built up front; every other tab (body, auth, scripts with their
-syntax-highlighted TextAreas, variables, settings) is imported and mounted the first time it
+syntax-highlighted TextAreas, variables, settings, the description) is imported and mounted the first time it
 is opened, so start-up does not pay for parts a session may never open.
 """
 
@@ -59,6 +59,12 @@ def _settings(_: _Scopes) -> Widget:
     return SettingsEditor(id="settings")
 
 
+def _docs(_: _Scopes) -> Widget:
+    from pigeon.tui.widgets.description_editor import DescriptionEditor
+
+    return DescriptionEditor(id="docs")
+
+
 # Tab id -> (title, the part's factory, what of the request the part shows).
 _LAZY_TABS: dict[str, tuple[str, Callable[[_Scopes], Widget], Callable[[Request], Any]]] = {
     "tab-body": ("Body", _body, lambda work: work),
@@ -66,6 +72,7 @@ _LAZY_TABS: dict[str, tuple[str, Callable[[_Scopes], Widget], Callable[[Request]
     "tab-scripts": ("Scripts", _scripts, lambda work: work.scripts),
     "tab-vars": ("Vars", _variables, lambda work: work.variables),
     "tab-settings": ("Settings", _settings, lambda work: work.settings),
+    "tab-docs": ("Docs", _docs, lambda work: work),
 }
 
 
@@ -158,6 +165,7 @@ class EditorBody(Vertical):
             bool(x.strip()) for x in (work.scripts.pre_request, work.scripts.post_response)
         )
         tabs.get_tab("tab-scripts").label = f"Scripts {scripts}" if scripts else "Scripts"
+        tabs.get_tab("tab-docs").label = "Docs 1" if work.description.strip() else "Docs"
 
     def show_variables(self, variables: dict[str, Any]) -> None:
         part = self._parts.get("tab-vars")
