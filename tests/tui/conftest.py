@@ -3,7 +3,6 @@ demo collection and the app on it."""
 
 from __future__ import annotations
 
-import gc
 import shutil
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -85,13 +84,6 @@ def draw_only_what_is_looked_at(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Screen, "_compositor_refresh", _unseen_refresh)
     monkeypatch.setattr(App, "run_test", _run_test_drawing_the_end)
     monkeypatch.setattr(Painted, "wait", _painted_wait_noted)
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """What is loaded before the first test lives to the end: kept out of the collector's
-    passes, which otherwise walk every module, class and function again after each app."""
-    gc.collect()
-    gc.freeze()
 
 
 SLEEP_STEP = 1 / 200  # seconds: Pilot's step while it waits for the app to go idle

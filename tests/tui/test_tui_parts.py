@@ -8,9 +8,13 @@ from pathlib import Path
 import pytest
 
 from pigeon.model import Collection
-from pigeon.scopes import build_scopes
+from pigeon.scopes import Layer, Scopes, build_scopes
 from pigeon.tui.keys import help_sections, keymap_from_config, pretty_keys
-from pigeon.tui.placeholder_suggester import PlaceholderSuggester, complete
+from pigeon.tui.placeholder_suggester import (
+    PlaceholderSuggester,
+    complete,
+    complete_script_name,
+)
 from pigeon.tui.themes import bundled_theme_dirs, load_themes, method_colour, theme_from_toml
 from pigeon.tui.widgets.body_editor import format_json, not_json_message
 from pigeon.tui.widgets.url_preview import preview_text
@@ -159,3 +163,16 @@ def test_env_references_and_texts() -> None:
         req, [Header("Y", "{{ $env.C }}")], Auth(type="bearer", token="{{$env.A}}")
     )
     assert env_references(texts) == ["A", "C", "B"]
+
+
+def test_a_script_name_completes_inside_get_var_and_set_var_only() -> None:
+    variables = {"token": "t", "token_type": "Bearer", "user.id": 3}
+    scopes = Scopes([Layer("request", "request", variables)], environ={})
+    assert complete_script_name('x = pigeon.getVar("to', scopes) == 'ken")'
+    assert complete_script_name("pigeon.setVar('user", scopes) == ".id', "
+    assert complete_script_name('pigeon.getVar( "token_', scopes) == 'type")'
+    assert complete_script_name('pigeon.getVar("token', scopes) == '_type")'  # the longer name
+    assert complete_script_name('pigeon.getVar("nope', scopes) == ""
+    assert complete_script_name('print("to', scopes) == ""  # not a variable's name
+    assert complete_script_name('pigeon.getVar("to")', scopes) == ""  # closed already
+    assert complete_script_name('pigeon.getVar("to', None) == ""

@@ -1,7 +1,9 @@
-"""Inline completion of ``{{`` placeholders from the variables in scope.
+"""Inline completion of ``{{`` placeholders from the variables in scope, and of variable names
+in a script's ``pigeon.getVar("`` and ``pigeon.setVar("`` (scripts hold no placeholders).
 
 ``{{us`` suggests ``{{user.`` (an object: keep going), ``{{user.ad`` suggests
-``{{user.address``, ``{{co`` suggests ``{{count}}``, ``{{$e`` suggests ``{{$env.``.
+``{{user.address``, ``{{co`` suggests ``{{count}}``, ``{{$e`` suggests ``{{$env.``;
+``pigeon.getVar("to`` suggests ``ken")`` and ``pigeon.setVar('to`` suggests ``ken', ``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pigeon.scopes import MISSING, Scopes
 
 _DYNAMIC = ("uuid", "guid", "randomUUID", "timestamp", "isoTimestamp", "randomInt", "randomBoolean")
 _PATH_STEP = re.compile(r"\.([A-Za-z0-9_-]*)|\[(-?\d+)\]")
+_SCRIPT_NAME = re.compile(r"""\b(getVar|setVar)\(\s*(["'])([A-Za-z0-9_.\-]*)$""")
 
 
 def _container_suffix(value: Any) -> str:
@@ -85,6 +88,21 @@ def suggest(value: str, scopes: Scopes | None) -> str | None:
     if completion is None:
         return None
     return value[: len(value) - len(prefix)] + completion
+
+
+def complete_script_name(before: str, scopes: Scopes | None) -> str:
+    """What completes a variable's name opened in ``getVar("`` or ``setVar("`` at the end of
+    ``before`` (a script's line up to the cursor): the rest of the first name in scope it
+    starts, and the quote with what follows it; "" when nothing fits."""
+    match = _SCRIPT_NAME.search(before)
+    if match is None or scopes is None:
+        return ""
+    call, quote, partial = match.groups()
+    close = quote + (")" if call == "getVar" else ", ")
+    for name in sorted(scopes.names()):
+        if name.startswith(partial) and name != partial:
+            return name[len(partial) :] + close
+    return ""
 
 
 class PlaceholderSuggester(Suggester):

@@ -41,10 +41,10 @@ def _auth(_: _Scopes) -> Widget:
     return AuthEditor(id="auth")
 
 
-def _scripts(_: _Scopes) -> Widget:
+def _scripts(scopes: _Scopes) -> Widget:
     from pigeon.tui.widgets.scripts_editor import ScriptsEditor
 
-    return ScriptsEditor(id="scripts")
+    return ScriptsEditor(scopes, id="scripts")
 
 
 def _variables(_: _Scopes) -> Widget:

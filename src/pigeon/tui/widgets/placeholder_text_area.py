@@ -1,6 +1,6 @@
 """A TextArea that completes ``{{`` placeholders, as the URL bar does: the completion for the
 text before the cursor shows under the editor, and ``tab`` takes it (``tab`` moves the focus
-on, as usual, when there is none)."""
+on, as usual, when there is none). A script's editor completes variable names instead."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from textual.reactive import reactive
 from textual.widgets import TextArea
 
 from pigeon.scopes import Scopes
-from pigeon.tui.placeholder_suggester import suggest
+from pigeon.tui.placeholder_suggester import complete_script_name, suggest
 
 
 class PlaceholderTextArea(TextArea):
@@ -32,8 +32,12 @@ class PlaceholderTextArea(TextArea):
     def _offer(self) -> None:
         row, column = self.cursor_location
         before = self.document.get_line(row)[max(0, column - 256) : column]  # a long line too
+        self.completion = self._completion(before)
+
+    def _completion(self, before: str) -> str:
+        """What completes ``before``, the line up to the cursor ("": nothing)."""
         found = suggest(before, self._scopes()) if "{{" in before else None
-        self.completion = found[len(before) :] if found else ""
+        return found[len(before) :] if found else ""
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self._offer()  # not stopped: the body editor takes the text from it
@@ -53,3 +57,13 @@ class PlaceholderTextArea(TextArea):
     def action_complete(self) -> None:
         if self.completion:
             self.insert(self.completion)
+
+
+class ScriptTextArea(PlaceholderTextArea):
+    """A script's editor: it completes the variable names a script reads and sets, inside
+    ``pigeon.getVar("`` and ``pigeon.setVar("`` (scripts are Python: no placeholders)."""
+
+    def _completion(self, before: str) -> str:
+        if "Var(" not in before:
+            return ""
+        return complete_script_name(before, self._scopes())
