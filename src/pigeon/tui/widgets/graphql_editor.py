@@ -146,6 +146,11 @@ class GraphQLEditor(Vertical):
 
     def action_fetch_schema(self) -> None:
         if self.request is not None:
+            # A check scheduled before the fetch would put its verdict over the fetch's outcome
+            # (a failure's reason gone in a moment): the fetch checks again when it succeeds.
+            self._generation += 1
+            if self._timer is not None:
+                self._timer.stop()
             self._fetch(copy.deepcopy(self.request))
 
     @work(exclusive=True, group="graphql-fetch", exit_on_error=False)
