@@ -205,7 +205,10 @@ async def test_git_checkout_under_the_open_app_shows_the_other_branch(
         )
         assert time.monotonic() - checked_out < PROMISED
         assert not editor.dirty
-        assert any("list-users.toml changed on disk: reloaded" in n for n in notes(app))
+        # The notice follows the reload by a step of the app's loop.
+        await wait_for(
+            pilot, lambda: any("list-users.toml changed on disk: reloaded" in n for n in notes(app))
+        )
         tree = main_screen(app).query_one(CollectionTree)
         assert tree.cursor_node is not None and getattr(tree.cursor_node.data, "id", "") == LIST
 
