@@ -176,3 +176,10 @@ def test_a_script_name_completes_inside_get_var_and_set_var_only() -> None:
     assert complete_script_name('print("to', scopes) == ""  # not a variable's name
     assert complete_script_name('pigeon.getVar("to")', scopes) == ""  # closed already
     assert complete_script_name('pigeon.getVar("to', None) == ""
+    hostile = Scopes([Layer("request", "request", {'x")\nimport os': 1, "x_ok": 2})], environ={})
+    assert complete_script_name('pigeon.getVar("x', hostile) == '_ok")'  # never the quote
+
+
+def test_a_placeholder_never_completes_to_a_name_no_placeholder_can_hold() -> None:
+    hostile = Scopes([Layer("request", "request", {"a!}}\u001b[2J": 1, "a_ok": 2})], environ={})
+    assert complete("a", hostile) == "a_ok}}"

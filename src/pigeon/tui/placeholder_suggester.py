@@ -18,6 +18,7 @@ from pigeon.scopes import MISSING, Scopes
 
 _DYNAMIC = ("uuid", "guid", "randomUUID", "timestamp", "isoTimestamp", "randomInt", "randomBoolean")
 _PATH_STEP = re.compile(r"\.([A-Za-z0-9_-]*)|\[(-?\d+)\]")
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
 _SCRIPT_NAME = re.compile(r"""\b(getVar|setVar)\(\s*(["'])([A-Za-z0-9_.\-]*)$""")
 
 
@@ -41,7 +42,7 @@ def complete(prefix: str, scopes: Scopes) -> str | None:
     names = scopes.names()
     # A flat name (dotted names included) that the prefix starts.
     for name in sorted(names):
-        if name.startswith(prefix) and name != prefix:
+        if name.startswith(prefix) and name != prefix and _PLAIN_NAME.fullmatch(name):
             return name + _container_suffix(scopes.get(name))
     # A path into an object or array: walk to the last step's container.
     match = re.match(
@@ -100,7 +101,8 @@ def complete_script_name(before: str, scopes: Scopes | None) -> str:
     call, quote, partial = match.groups()
     close = quote + (")" if call == "getVar" else ", ")
     for name in sorted(scopes.names()):
-        if name.startswith(partial) and name != partial:
+        # Only a plain name: one from a hostile file must not insert a quote or a new line.
+        if name.startswith(partial) and name != partial and _PLAIN_NAME.fullmatch(name):
             return name[len(partial) :] + close
     return ""
 
