@@ -18,8 +18,9 @@ from pigeon.scopes import MISSING, Scopes
 
 _DYNAMIC = ("uuid", "guid", "randomUUID", "timestamp", "isoTimestamp", "randomInt", "randomBoolean")
 _PATH_STEP = re.compile(r"\.([A-Za-z0-9_-]*)|\[(-?\d+)\]")
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
-_SCRIPT_NAME = re.compile(r"""\b(getVar|setVar)\(\s*(["'])([A-Za-z0-9_.\-]*)$""")
+_NAME_CHAR = r"[A-Za-z0-9_.\-]"  # what a name a placeholder or a script completes may hold
+_PLAIN_NAME = re.compile(f"{_NAME_CHAR}+")
+_SCRIPT_NAME = re.compile(rf"""\b(getVar|setVar)\(\s*(["'])({_NAME_CHAR}*)$""")
 
 
 def _container_suffix(value: Any) -> str:
@@ -39,11 +40,10 @@ def complete(prefix: str, scopes: Scopes) -> str | None:
             return _first(f"$env.{n}}}}}" for n in names if n.startswith(head) and head)
         candidates = ["$env.", *(f"${d}}}}}" for d in _DYNAMIC)]
         return _first(c for c in candidates if c.startswith(prefix) and c != prefix)
-    names = scopes.names()
     # A flat name (dotted names included) that the prefix starts.
-    for name in sorted(names):
-        if name.startswith(prefix) and name != prefix and _PLAIN_NAME.fullmatch(name):
-            return name + _container_suffix(scopes.get(name))
+    name = _first_name_after(prefix, scopes)
+    if name is not None:
+        return name + _container_suffix(scopes.get(name))
     # A path into an object or array: walk to the last step's container.
     match = re.match(
         r"([A-Za-z0-9_-]+)((?:\.[A-Za-z0-9_-]+|\[-?\d+\])*)(\.[A-Za-z0-9_-]*)$", prefix
@@ -99,12 +99,19 @@ def complete_script_name(before: str, scopes: Scopes | None) -> str:
     if match is None or scopes is None:
         return ""
     call, quote, partial = match.groups()
-    close = quote + (")" if call == "getVar" else ", ")
+    name = _first_name_after(partial, scopes)
+    if name is None:
+        return ""
+    return name[len(partial) :] + quote + (")" if call == "getVar" else ", ")
+
+
+def _first_name_after(prefix: str, scopes: Scopes) -> str | None:
+    """The first name in scope, in sorted order, that ``prefix`` starts and does not end.
+    Only a plain name: one from a hostile file must not insert a quote, braces or a new line."""
     for name in sorted(scopes.names()):
-        # Only a plain name: one from a hostile file must not insert a quote or a new line.
-        if name.startswith(partial) and name != partial and _PLAIN_NAME.fullmatch(name):
-            return name[len(partial) :] + close
-    return ""
+        if name.startswith(prefix) and name != prefix and _PLAIN_NAME.fullmatch(name):
+            return name
+    return None
 
 
 class PlaceholderSuggester(Suggester):

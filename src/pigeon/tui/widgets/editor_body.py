@@ -2,8 +2,8 @@
 
 Kept apart from ``request_editor`` so these imports happen after the first paint. Only the
 headers and query tables are built up front; every other tab (body, auth, scripts with their
-syntax-highlighted TextAreas, variables, settings, the description) is imported and mounted the first time it
-is opened, so start-up does not pay for parts a session may never open.
+syntax-highlighted TextAreas, variables, settings, the description) is imported and mounted
+the first time it is opened, so start-up does not pay for parts a session may never open.
 """
 
 from __future__ import annotations
