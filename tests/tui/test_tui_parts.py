@@ -183,3 +183,8 @@ def test_a_script_name_completes_inside_get_var_and_set_var_only() -> None:
 def test_a_placeholder_never_completes_to_a_name_no_placeholder_can_hold() -> None:
     hostile = Scopes([Layer("request", "request", {"a!}}\u001b[2J": 1, "a_ok": 2})], environ={})
     assert complete("a", hostile) == "a_ok}}"
+
+
+def test_an_environment_name_no_placeholder_can_hold_is_never_offered() -> None:
+    scopes = Scopes([], environ={"A!}}{{x": "1", "A_OK": "2"}, dotenv={})
+    assert complete("$env.A", scopes) == "$env.A_OK}}"

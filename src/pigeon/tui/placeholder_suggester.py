@@ -37,7 +37,8 @@ def complete(prefix: str, scopes: Scopes) -> str | None:
         if prefix.startswith(("$env.", "$env")) and len(prefix) >= 5:
             head = prefix[5:]
             names = sorted({*scopes.environ, *scopes.dotenv})
-            return _first(f"$env.{n}}}}}" for n in names if n.startswith(head) and head)
+            plain = (n for n in names if n.startswith(head) and head and _PLAIN_NAME.fullmatch(n))
+            return _first(f"$env.{n}}}}}" for n in plain)
         candidates = ["$env.", *(f"${d}}}}}" for d in _DYNAMIC)]
         return _first(c for c in candidates if c.startswith(prefix) and c != prefix)
     # A flat name (dotted names included) that the prefix starts.
