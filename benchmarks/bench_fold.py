@@ -83,8 +83,8 @@ def model(body: str, repeat: int) -> list[tuple[str, float]]:
 async def widget(body: str, repeat: int) -> list[tuple[str, float]]:
     from textual.app import App, ComposeResult
 
-    from pigeon.tui.widgets.body_panel import BodyPanel
-    from pigeon.tui.widgets.folding_view import FoldingBodyView
+    from pigeon.tui.widgets.response.body_panel import BodyPanel
+    from pigeon.tui.widgets.response.folding_view import FoldingBodyView
 
     class FoldApp(App[None]):
         def compose(self) -> ComposeResult:

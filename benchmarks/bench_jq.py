@@ -82,8 +82,8 @@ async def in_the_app(body: str, rounds: int) -> list[tuple[str, float, float, fl
     """Each case in the app: (label, jq s, jq worst stall s, JMESPath s, its worst stall s)."""
     from textual.app import App, ComposeResult
 
-    from pigeon.tui.widgets.body_panel import BodyPanel
-    from pigeon.tui.widgets.body_view import BodyView
+    from pigeon.tui.widgets.response.body_panel import BodyPanel
+    from pigeon.tui.widgets.response.body_view import BodyView
 
     applied: list[str | None] = []
 

@@ -33,8 +33,8 @@ from pigeon.model import Settings
 from pigeon.render import RenderedRequest
 from pigeon.send import HttpSession
 from pigeon.stream import StreamSink
-from pigeon.tui.widgets.events_panel import EventsPanel
-from pigeon.tui.widgets.response_pane import ResponsePane
+from pigeon.tui.widgets.response.events_panel import EventsPanel
+from pigeon.tui.widgets.response.response_pane import ResponsePane
 
 TICK = 0.01
 TESTS = Path(__file__).resolve().parents[1] / "tests"

@@ -116,8 +116,8 @@ def make_exchange(body: bytes) -> Any:
 async def run_pigeon(body: bytes) -> dict[str, Any]:
     from textual.app import App, ComposeResult
 
-    from pigeon.tui.widgets.body_view import BodyView
-    from pigeon.tui.widgets.response_pane import ResponsePane
+    from pigeon.tui.widgets.response.body_view import BodyView
+    from pigeon.tui.widgets.response.response_pane import ResponsePane
 
     class PaneApp(App[None]):
         def compose(self) -> ComposeResult:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from pigeon.model import Request
 from pigeon.tui.app import PigeonApp, open_session
-from pigeon.tui.widgets.collection_tree import CollectionTree
-from pigeon.tui.widgets.response_pane import ResponsePane
+from pigeon.tui.widgets.collection.collection_tree import CollectionTree
+from pigeon.tui.widgets.response.response_pane import ResponsePane
 
 OUT = Path(__file__).with_name("screenshot.svg")
 

@@ -336,8 +336,8 @@ def test_graphql_core_is_not_imported_by_the_app_or_a_plain_send() -> None:
     """The first screen and the plain HTTP path never pay for graphql-core."""
     code = (
         "import sys\n"
-        "import pigeon.tui.app, pigeon.tui.screens.main, pigeon.tui.widgets.editor_body\n"
-        "import pigeon.tui.widgets.body_editor, pigeon.pipeline, pigeon.send, pigeon.cli\n"
+        "import pigeon.tui.app, pigeon.tui.screens.main, pigeon.tui.widgets.editor.editor_body\n"
+        "import pigeon.tui.widgets.editor.body_editor, pigeon.pipeline, pigeon.send, pigeon.cli\n"
         "import pigeon.importers.http_file, pigeon.importers.postman, pigeon.check\n"
         "print(sorted(m for m in sys.modules if m == 'graphql' or m.startswith('graphql.')))\n"
     )

@@ -8,7 +8,7 @@ from pigeon import history, masking
 from pigeon.importers import posting
 from pigeon.masking import MASK, Masker, mask_url, mask_value, secret_field, secret_name
 from pigeon.tui import format as tui_format
-from pigeon.tui.widgets import variables_pane
+from pigeon.tui.widgets.variables import variables_pane
 
 
 @pytest.mark.parametrize(

@@ -207,8 +207,8 @@ async def test_the_events_panel_keeps_no_more_than_the_sink(
     from textual.app import App, ComposeResult
 
     from pigeon.stream import Event
-    from pigeon.tui.widgets import events_panel
-    from pigeon.tui.widgets.events_panel import EventsPanel
+    from pigeon.tui.widgets.response import events_panel
+    from pigeon.tui.widgets.response.events_panel import EventsPanel
 
     monkeypatch.setattr(events_panel, "KEEP_BYTES", 10_000)
 

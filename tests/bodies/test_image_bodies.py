@@ -26,7 +26,7 @@ from images import (
 from pigeon.bodies import claims_binary, classify_body, hex_dump, markup_kind
 from pigeon.bodies import image as image_module
 from pigeon.bodies.image import inspect_image
-from pigeon.tui.graphics import terminal_graphics
+from pigeon.tui.widgets.response.graphics import terminal_graphics
 
 
 def described(data: bytes, content_type: str) -> str:

@@ -10,9 +10,9 @@ from textual.app import App, ComposeResult
 
 from pigeon.render import RenderedRequest
 from pigeon.send import Exchange, Timings
-from pigeon.tui.widgets.body_panel import BodyPanel
-from pigeon.tui.widgets.body_view import BodyView
-from pigeon.tui.widgets.response_pane import ResponsePane
+from pigeon.tui.widgets.response.body_panel import BodyPanel
+from pigeon.tui.widgets.response.body_view import BodyView
+from pigeon.tui.widgets.response.response_pane import ResponsePane
 
 USERS = {
     "users": [

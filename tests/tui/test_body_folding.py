@@ -11,8 +11,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Static
 from tui_support import wait_for
 
-from pigeon.tui.widgets.body_panel import BodyPanel
-from pigeon.tui.widgets.folding_view import FoldingBodyView
+from pigeon.tui.widgets.response.body_panel import BodyPanel
+from pigeon.tui.widgets.response.folding_view import FoldingBodyView
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -15,8 +15,8 @@ from tui_support import wait_for
 
 from pigeon import bodyformat
 from pigeon.bodyformat import build_index, json_line_tokens
-from pigeon.tui.widgets.body_panel import BodyPanel
-from pigeon.tui.widgets.body_view import BodyView
+from pigeon.tui.widgets.response.body_panel import BodyPanel
+from pigeon.tui.widgets.response.body_view import BodyView
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -12,10 +12,10 @@ from textual.message import Message
 
 from pigeon.model import Request
 from pigeon.session import Session
-from pigeon.tui.widgets.collection_pane import CollectionPane
-from pigeon.tui.widgets.collection_tree import CollectionTree
-from pigeon.tui.widgets.environment_label import EnvironmentLabel
-from pigeon.tui.widgets.request_editor import Preview, RequestEditor
+from pigeon.tui.widgets.collection.collection_pane import CollectionPane
+from pigeon.tui.widgets.collection.collection_tree import CollectionTree
+from pigeon.tui.widgets.collection.environment_label import EnvironmentLabel
+from pigeon.tui.widgets.editor.request_editor import Preview, RequestEditor
 
 
 class PaneApp(App[None]):

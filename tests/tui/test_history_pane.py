@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pigeon.masking import MASK
 from pigeon.model import Body, QueryParam, Request
-from pigeon.tui.widgets.history_pane import masked_parts
+from pigeon.tui.widgets.collection.history_pane import masked_parts
 
 
 def test_a_request_without_the_mask_can_be_resent() -> None:

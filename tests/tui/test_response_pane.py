@@ -17,10 +17,10 @@ from pigeon.tui.format import (
     sent_text,
     suggested_filename,
 )
-from pigeon.tui.widgets.body_view import BodyView
-from pigeon.tui.widgets.image_view import ImageView
-from pigeon.tui.widgets.response_pane import ResponsePane
-from pigeon.tui.widgets.status_line import StatusLine
+from pigeon.tui.widgets.response.body_view import BodyView
+from pigeon.tui.widgets.response.image_view import ImageView
+from pigeon.tui.widgets.response.response_pane import ResponsePane
+from pigeon.tui.widgets.response.status_line import StatusLine
 
 pytestmark = pytest.mark.timeout(60)
 

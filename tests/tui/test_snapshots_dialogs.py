@@ -15,8 +15,8 @@ from textual.widgets import Input
 from tui_support import replace_url, wait_for
 
 from pigeon.model import Folder, Request
-from pigeon.tui.widgets.collection_tree import CollectionTree
-from pigeon.tui.widgets.variables_pane import VariablesPane
+from pigeon.tui.widgets.collection.collection_tree import CollectionTree
+from pigeon.tui.widgets.variables.variables_pane import VariablesPane
 
 SIZES = [(80, 24), (120, 40)]
 

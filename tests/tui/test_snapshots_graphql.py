@@ -16,8 +16,8 @@ from pigeon.model import Request
 from pigeon.session import Session
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.themes import bundled_theme_dirs
-from pigeon.tui.widgets.collection_tree import CollectionTree
-from pigeon.tui.widgets.graphql_query_area import GraphQLQueryArea
+from pigeon.tui.widgets.collection.collection_tree import CollectionTree
+from pigeon.tui.widgets.editor.graphql_query_area import GraphQLQueryArea
 
 URL = "http://127.0.0.1:9/graphql"
 

@@ -15,8 +15,8 @@ from tui_support import open_request, wait_for
 from pigeon.session import Session, demo_collection_dir
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.themes import bundled_theme_dirs
-from pigeon.tui.widgets.collection_tree import CollectionTree
-from pigeon.tui.widgets.websocket_view import WebSocketView
+from pigeon.tui.widgets.collection.collection_tree import CollectionTree
+from pigeon.tui.widgets.response.websocket_view import WebSocketView
 from ws_servers import ws_server
 
 CHAT = """\

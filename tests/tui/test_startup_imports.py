@@ -17,8 +17,8 @@ LOADED_LATER = [
     "pigeon.exchange",
     "dotenv",  # a collection's .env (the demo has none)
     "textual.widgets._text_area",  # the editor's tabs, tree-sitter with them
-    "pigeon.tui.widgets.url_bar",
-    "pigeon.tui.widgets.response_pane",
+    "pigeon.tui.widgets.editor.url_bar",
+    "pigeon.tui.widgets.response.response_pane",
     "pigeon.tui.dialogs.device_code",  # OAuth 2.0 sign-in dialogs
     "pigeon.external_editor",  # ctrl+e
     # The libraries of the response views and body types, loaded by their first use.
@@ -30,7 +30,7 @@ LOADED_LATER = [
     "PIL",
     "textual_image",
     "pigeon.websocket",
-    "pigeon.tui.widgets.folding_view",
+    "pigeon.tui.widgets.response.folding_view",
     "pigeon.tui.dialogs.diff",
 ]
 
@@ -39,7 +39,7 @@ import json, sys
 from pigeon.tui.app import PigeonApp, open_session
 from pigeon.tui.external_edit import editable
 from pigeon.tui.screens.main import MainScreen
-from pigeon.tui.widgets.collection_tree import CollectionTree
+from pigeon.tui.widgets.collection.collection_tree import CollectionTree
 
 session = open_session(None, None)
 try:

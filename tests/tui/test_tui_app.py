@@ -25,10 +25,10 @@ from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.help import HelpScreen
 from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.themes import bundled_theme_dirs
-from pigeon.tui.widgets.collection_tree import CollectionTree
-from pigeon.tui.widgets.request_editor import RequestEditor
-from pigeon.tui.widgets.url_preview import UrlPreview
-from pigeon.tui.widgets.variables_pane import VariablesPane
+from pigeon.tui.widgets.collection.collection_tree import CollectionTree
+from pigeon.tui.widgets.editor.request_editor import RequestEditor
+from pigeon.tui.widgets.editor.url_preview import UrlPreview
+from pigeon.tui.widgets.variables.variables_pane import VariablesPane
 
 
 async def test_opens_collection_with_tree_and_broken_file(app: PigeonApp) -> None:
@@ -319,7 +319,7 @@ async def test_palette_runs_response_and_variables_actions(app: PigeonApp) -> No
         assert screen.query_one(VariablesPane).revealed
 
         await press_and_settle(pilot, "ctrl+r")
-        from pigeon.tui.widgets.body_view import BodyView
+        from pigeon.tui.widgets.response.body_view import BodyView
 
         body = screen.query_one("#response").query_one(BodyView)
         body.focus()

@@ -9,8 +9,8 @@ from tui_support import main_screen, open_request, running, show_tab, wait_for
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.dialogs.pair_edit import PairEditScreen
 from pigeon.tui.dialogs.variable_edit import VariableEditScreen
-from pigeon.tui.widgets.placeholder_text_area import PlaceholderTextArea, ScriptTextArea
-from pigeon.tui.widgets.variables_pane import VariablesPane
+from pigeon.tui.widgets.editor.placeholder_text_area import PlaceholderTextArea, ScriptTextArea
+from pigeon.tui.widgets.variables.variables_pane import VariablesPane
 
 
 async def test_the_body_editor_offers_a_completion_that_tab_takes(app: PigeonApp) -> None:

@@ -11,7 +11,7 @@ from tui_support import main_screen, press_and_settle, running
 from pigeon.echo import EchoServer
 from pigeon.store import load_collection
 from pigeon.tui.app import PigeonApp
-from pigeon.tui.widgets.request_editor import RequestEditor
+from pigeon.tui.widgets.editor.request_editor import RequestEditor
 
 COMMAND = """curl -X PUT 'https://api.example.com/items/42?verbose=1&tag=a%20b' \\
   -H 'Authorization: Bearer s3cret' \\

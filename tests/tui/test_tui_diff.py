@@ -14,7 +14,7 @@ from pigeon.history import list_entries
 from pigeon.tui.dialogs.choose import ChooseScreen
 from pigeon.tui.dialogs.diff import DiffScreen
 from pigeon.tui.dialogs.diff_view import DiffView
-from pigeon.tui.widgets.history_list import HistoryList
+from pigeon.tui.widgets.collection.history_list import HistoryList
 
 pytestmark = pytest.mark.timeout(120)
 

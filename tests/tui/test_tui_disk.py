@@ -20,9 +20,9 @@ from pigeon.tui.app import PigeonApp
 from pigeon.tui.dialogs.changed_on_disk import ChangedOnDiskScreen
 from pigeon.tui.dialogs.variable_edit import VariableEditScreen
 from pigeon.tui.screens.main import MainScreen
-from pigeon.tui.widgets.collection_tree import CollectionTree
+from pigeon.tui.widgets.collection.collection_tree import CollectionTree
 from pigeon.tui.widgets.disk_watch import DiskWatch
-from pigeon.tui.widgets.variables_pane import VariablesPane
+from pigeon.tui.widgets.variables.variables_pane import VariablesPane
 
 PROMISED = 2.0  # seconds: the tree shows what a checkout brought within this (DESIGN §2)
 

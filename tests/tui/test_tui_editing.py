@@ -12,9 +12,9 @@ from pigeon.store import load_collection
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.dialogs.confirm import UnsavedScreen
 from pigeon.tui.screens.main import MainScreen
-from pigeon.tui.widgets.auth_editor import AuthEditor
-from pigeon.tui.widgets.collection_tree import CollectionTree
-from pigeon.tui.widgets.request_editor import RequestEditor
+from pigeon.tui.widgets.collection.collection_tree import CollectionTree
+from pigeon.tui.widgets.editor.auth_editor import AuthEditor
+from pigeon.tui.widgets.editor.request_editor import RequestEditor
 
 
 async def test_save_writes_the_file(app: PigeonApp, collection: Path) -> None:

@@ -17,8 +17,8 @@ from pigeon.tui.app import PigeonApp
 from pigeon.tui.dialogs.confirm import ConfirmScreen
 from pigeon.tui.dialogs.environments import EnvironmentScreen
 from pigeon.tui.dialogs.prompt import PromptScreen
-from pigeon.tui.widgets.environment_label import EnvironmentLabel
-from pigeon.tui.widgets.variables_pane import VariablesPane
+from pigeon.tui.widgets.collection.environment_label import EnvironmentLabel
+from pigeon.tui.widgets.variables.variables_pane import VariablesPane
 
 
 async def open_chooser(pilot) -> EnvironmentScreen:

@@ -11,8 +11,8 @@ from tui_support import main_screen, make_app, open_request, wait_for
 
 from pigeon.echo import EchoServer
 from pigeon.store.filter_history import load_filter_history
-from pigeon.tui.widgets.body_panel import BodyPanel
-from pigeon.tui.widgets.body_view import BodyView
+from pigeon.tui.widgets.response.body_panel import BodyPanel
+from pigeon.tui.widgets.response.body_view import BodyView
 
 pytestmark = pytest.mark.timeout(90)
 

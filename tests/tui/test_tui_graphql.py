@@ -19,8 +19,8 @@ from pigeon.session import Session
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.keys import palette_actions
 from pigeon.tui.themes import bundled_theme_dirs
-from pigeon.tui.widgets.graphql_query_area import GraphQLQueryArea
-from pigeon.tui.widgets.placeholder_text_area import PlaceholderTextArea
+from pigeon.tui.widgets.editor.graphql_query_area import GraphQLQueryArea
+from pigeon.tui.widgets.editor.placeholder_text_area import PlaceholderTextArea
 
 USER = """\
 name = "User"

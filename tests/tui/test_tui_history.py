@@ -16,8 +16,8 @@ from tui_support import (  # noqa: F401 - fixtures
 
 from pigeon.echo import EchoServer
 from pigeon.history import MASK, history_dir, list_entries
-from pigeon.tui.widgets.history_list import HistoryList, short_url
-from pigeon.tui.widgets.request_editor import RequestEditor
+from pigeon.tui.widgets.collection.history_list import HistoryList, short_url
+from pigeon.tui.widgets.editor.request_editor import RequestEditor
 
 TOKEN = "s3cret-demo-token-4242"
 

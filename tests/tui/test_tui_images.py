@@ -19,10 +19,10 @@ from pigeon.bodies.kind import human_size
 from pigeon.model import Settings
 from pigeon.render import RenderedRequest
 from pigeon.send import Exchange, HttpSession
-from pigeon.tui.graphics import Graphics, terminal_graphics
-from pigeon.tui.widgets.body_view import BodyView
-from pigeon.tui.widgets.image_view import ImageView
-from pigeon.tui.widgets.response_pane import ResponsePane
+from pigeon.tui.widgets.response.body_view import BodyView
+from pigeon.tui.widgets.response.graphics import Graphics, terminal_graphics
+from pigeon.tui.widgets.response.image_view import ImageView
+from pigeon.tui.widgets.response.response_pane import ResponsePane
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -130,7 +130,7 @@ async def test_a_forced_renderer_draws_the_picture(fetch: Fetch) -> None:
 async def test_sixel_and_kitty_widgets_load_without_asking_the_terminal(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
-    from pigeon.tui.graphics import image_widget
+    from pigeon.tui.widgets.response.graphics import image_widget
 
     sixel, kitty = image_widget("sixel"), image_widget("kitty")
     import textual_image._terminal as terminal
@@ -211,7 +211,7 @@ def test_nothing_for_images_is_imported_before_the_first_image() -> None:
     """The first screen's time is measured: Pillow and textual-image wait for an image."""
     code = (
         "import sys\n"
-        "import pigeon.tui.app, pigeon.tui.screens.main, pigeon.tui.widgets.response_pane\n"
+        "import pigeon.tui.app, pigeon.tui.screens.main, pigeon.tui.widgets.response.response_pane\n"
         "print(sorted(m for m in sys.modules if m.startswith(('PIL', 'textual_image'))))\n"
     )
     out = subprocess.run(

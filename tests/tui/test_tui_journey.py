@@ -20,9 +20,9 @@ from pigeon.echo import EchoServer
 from pigeon.store import load_collection
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.dialogs.trust import TrustScreen
-from pigeon.tui.widgets.request_editor import RequestEditor
-from pigeon.tui.widgets.url_preview import UrlPreview
-from pigeon.tui.widgets.variables_pane import VariablesPane
+from pigeon.tui.widgets.editor.request_editor import RequestEditor
+from pigeon.tui.widgets.editor.url_preview import UrlPreview
+from pigeon.tui.widgets.variables.variables_pane import VariablesPane
 
 
 async def test_a_whole_session(app: PigeonApp, collection: Path, echo: EchoServer) -> None:

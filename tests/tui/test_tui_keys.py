@@ -29,12 +29,12 @@ from pigeon.session import Session
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.help import HelpScreen
 from pigeon.tui.themes import bundled_theme_dirs
-from pigeon.tui.widgets.body_view import BodyView
-from pigeon.tui.widgets.collection_tree import CollectionTree
-from pigeon.tui.widgets.folding_view import FoldingBodyView
+from pigeon.tui.widgets.collection.collection_tree import CollectionTree
+from pigeon.tui.widgets.editor.pair_table import PairTable
 from pigeon.tui.widgets.key_footer import KeyFooter
-from pigeon.tui.widgets.pair_table import PairTable
-from pigeon.tui.widgets.variables_pane import VariablesPane
+from pigeon.tui.widgets.response.body_view import BodyView
+from pigeon.tui.widgets.response.folding_view import FoldingBodyView
+from pigeon.tui.widgets.variables.variables_pane import VariablesPane
 
 pytestmark = pytest.mark.timeout(120)
 

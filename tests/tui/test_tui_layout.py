@@ -8,8 +8,8 @@ from tui_support import main_screen, running
 
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.pane_widths import CENTRE_MIN, TREE_MIN, VARS_MIN, PaneWidths
-from pigeon.tui.widgets.collection_tree import CollectionTree
-from pigeon.tui.widgets.variables_pane import VariablesPane
+from pigeon.tui.widgets.collection.collection_tree import CollectionTree
+from pigeon.tui.widgets.variables.variables_pane import VariablesPane
 
 
 def widths(app: PigeonApp) -> tuple[int, int, int]:

@@ -11,7 +11,7 @@ from tui_support import main_screen, running, wait_for
 from pigeon.model import Request
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.dialogs.prompt import PromptScreen
-from pigeon.tui.widgets.collection_tree import CollectionTree
+from pigeon.tui.widgets.collection.collection_tree import CollectionTree
 
 
 async def test_a_new_collection_is_made_and_opened(app: PigeonApp, tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from pigeon.tui.dialogs.device_code import DeviceCodeScreen
 from pigeon.tui.dialogs.sign_in import SignInScreen
 from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.themes import bundled_theme_dirs
-from pigeon.tui.widgets.oauth2_token_view import OAuth2TokenView
+from pigeon.tui.widgets.editor.oauth2_token_view import OAuth2TokenView
 
 SIZE = (120, 40)
 

@@ -16,9 +16,9 @@ from pigeon.tui.placeholder_suggester import (
     complete_script_name,
 )
 from pigeon.tui.themes import bundled_theme_dirs, load_themes, method_colour, theme_from_toml
-from pigeon.tui.widgets.body_editor import format_json, not_json_message
-from pigeon.tui.widgets.url_preview import preview_text
-from pigeon.tui.widgets.variables_pane import looks_secret
+from pigeon.tui.widgets.editor.body_editor import format_json, not_json_message
+from pigeon.tui.widgets.editor.url_preview import preview_text
+from pigeon.tui.widgets.variables.variables_pane import looks_secret
 from pigeon.values import parse_literal, to_literal
 
 
@@ -156,7 +156,7 @@ def test_looks_secret(name: str, secret: bool) -> None:
 
 def test_env_references_and_texts() -> None:
     from pigeon.model import Auth, Header, Request
-    from pigeon.tui.widgets.variables_pane import env_references, request_texts
+    from pigeon.tui.widgets.variables.variables_pane import env_references, request_texts
 
     req = Request(name="r", url="{{base}}/{{$env.A}}", headers=[Header("X", "{{process.env.B}}")])
     texts = request_texts(

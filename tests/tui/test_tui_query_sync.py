@@ -11,9 +11,9 @@ from tui_support import main_screen, replace_url, running, show_tab, wait_for
 from pigeon.store import load_collection
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.dialogs.pair_edit import PairEditScreen
-from pigeon.tui.url_query import split_url, with_params
-from pigeon.tui.widgets.query_table import QueryTable
-from pigeon.tui.widgets.request_editor import RequestEditor
+from pigeon.tui.widgets.editor.query_table import QueryTable
+from pigeon.tui.widgets.editor.request_editor import RequestEditor
+from pigeon.tui.widgets.editor.url_query import split_url, with_params
 
 
 def test_a_url_query_splits_outside_placeholders_and_joins_back() -> None:

@@ -17,7 +17,7 @@ from tui_support import (
 from pigeon.echo import EchoServer
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.main import MainScreen
-from pigeon.tui.widgets.variables_pane import VariablesPane
+from pigeon.tui.widgets.variables.variables_pane import VariablesPane
 
 
 async def test_script_sets_variable_after_trust(app: PigeonApp, collection: Path) -> None:

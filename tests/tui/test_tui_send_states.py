@@ -10,8 +10,8 @@ from tui_support import main_screen, press_and_settle, replace_url, running, wai
 from pigeon.echo import EchoServer
 from pigeon.history import list_entries
 from pigeon.tui.app import PigeonApp
-from pigeon.tui.widgets.request_editor import RequestEditor
-from pigeon.tui.widgets.status_line import SPINNER
+from pigeon.tui.widgets.editor.request_editor import RequestEditor
+from pigeon.tui.widgets.response.status_line import SPINNER
 
 
 async def test_a_send_replaced_by_another_keeps_the_spinner_and_is_recorded_cancelled(

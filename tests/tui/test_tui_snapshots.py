@@ -16,7 +16,7 @@ from pigeon.model import Request
 from pigeon.session import Session, demo_collection_dir
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.themes import bundled_theme_dirs
-from pigeon.tui.widgets.collection_tree import CollectionTree
+from pigeon.tui.widgets.collection.collection_tree import CollectionTree
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,7 @@ import pytest
 from tui_support import main_screen, replace_url, running, wait_for
 
 from pigeon.tui.app import PigeonApp
-from pigeon.tui.widgets.events_panel import EventsPanel
+from pigeon.tui.widgets.response.events_panel import EventsPanel
 from stream_servers import StreamServer, stream_server
 
 

@@ -10,7 +10,7 @@ import pytest
 from response_pane_app import ResponsePaneApp, make_exchange
 
 from pigeon.stream import Event
-from pigeon.tui.widgets.events_panel import EventsPanel
+from pigeon.tui.widgets.response.events_panel import EventsPanel
 
 START = 1_767_225_600.0  # 2026-01-01 00:00:00 UTC
 

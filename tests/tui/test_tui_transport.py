@@ -16,7 +16,7 @@ from pigeon.session import Session
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.cookies import CookiesScreen
 from pigeon.tui.themes import bundled_theme_dirs
-from pigeon.tui.widgets.auth_editor import AuthEditor
+from pigeon.tui.widgets.editor.auth_editor import AuthEditor
 from servers import digest_server
 
 

@@ -18,8 +18,8 @@ from pigeon.tui.dialogs.confirm import ConfirmScreen, UnsavedScreen
 from pigeon.tui.dialogs.delete_folder import DeleteFolderScreen
 from pigeon.tui.dialogs.trust import TrustScreen
 from pigeon.tui.screens.main import MainScreen
-from pigeon.tui.widgets.collection_tree import CollectionTree
-from pigeon.tui.widgets.request_editor import RequestEditor
+from pigeon.tui.widgets.collection.collection_tree import CollectionTree
+from pigeon.tui.widgets.editor.request_editor import RequestEditor
 
 
 async def highlight_folder(pilot: Pilot, folder_id: str) -> CollectionTree:

@@ -16,8 +16,8 @@ from pigeon.model import Request
 from pigeon.store import load_collection
 from pigeon.tui.dialogs.confirm import UnsavedScreen
 from pigeon.tui.dialogs.prompt import PromptScreen
-from pigeon.tui.widgets.collection_tree import CollectionTree
-from pigeon.tui.widgets.history_list import HistoryList
+from pigeon.tui.widgets.collection.collection_tree import CollectionTree
+from pigeon.tui.widgets.collection.history_list import HistoryList
 
 
 def files(root: Path) -> dict[str, bytes]:

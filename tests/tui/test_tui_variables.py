@@ -15,9 +15,9 @@ from pigeon.store import load_collection
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.dialogs.variable_edit import VariableEditScreen
 from pigeon.tui.themes import bundled_theme_dirs
-from pigeon.tui.widgets.request_editor import RequestEditor
-from pigeon.tui.widgets.url_preview import UrlPreview
-from pigeon.tui.widgets.variables_pane import VariablesPane
+from pigeon.tui.widgets.editor.request_editor import RequestEditor
+from pigeon.tui.widgets.editor.url_preview import UrlPreview
+from pigeon.tui.widgets.variables.variables_pane import VariablesPane
 
 
 async def test_variables_pane_edits_a_collection_variable(app: PigeonApp, collection: Path) -> None:

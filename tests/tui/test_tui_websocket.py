@@ -14,8 +14,8 @@ from tui_support import open_request, wait_for
 from pigeon.session import Session
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.themes import bundled_theme_dirs
-from pigeon.tui.widgets.response_pane import ResponsePane
-from pigeon.tui.widgets.websocket_view import WebSocketView, parse_close
+from pigeon.tui.widgets.response.response_pane import ResponsePane
+from pigeon.tui.widgets.response.websocket_view import WebSocketView, parse_close
 from ws_servers import ws_server
 
 CHAT = """\

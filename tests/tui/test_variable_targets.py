@@ -1,4 +1,4 @@
-"""Where the variables pane writes a variable (``pigeon.tui.variable_targets``), without the app:
+"""Where the variables pane writes a variable (``pigeon.tui.widgets.variables.variable_targets``), without the app:
 the scopes the open request offers, lowest first; saves that land in their own file; a refused
 save that leaves the model as it was; and why a saved value may not be the one a send uses."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from pigeon.model import Request
 from pigeon.session import Session
 from pigeon.store import load_collection
-from pigeon.tui.variable_targets import Target, shadowed_by, variable_targets
+from pigeon.tui.widgets.variables.variable_targets import Target, shadowed_by, variable_targets
 
 
 def open_list_users(collection: Path) -> tuple[Session, Request]:

@@ -20,8 +20,8 @@ from pigeon.session import Session, demo_collection_dir
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.themes import bundled_theme_dirs
-from pigeon.tui.widgets.collection_tree import CollectionTree
-from pigeon.tui.widgets.request_editor import RequestEditor
+from pigeon.tui.widgets.collection.collection_tree import CollectionTree
+from pigeon.tui.widgets.editor.request_editor import RequestEditor
 
 DEMO = demo_collection_dir()
 

@@ -239,19 +239,19 @@ class PigeonApp(KeysInOrder):
     def help_groups() -> list[tuple[str, type]]:
         from pigeon.tui.screens.main import MainScreen
         from pigeon.tui.vim_keys import VimMoves
-        from pigeon.tui.widgets.body_editor import BodyEditor
-        from pigeon.tui.widgets.body_panel import BodyPanel
-        from pigeon.tui.widgets.body_view import BodyView
-        from pigeon.tui.widgets.collection_tree import CollectionTree
-        from pigeon.tui.widgets.events_panel import EventsPanel
-        from pigeon.tui.widgets.folding_view import FoldingBodyView
-        from pigeon.tui.widgets.graphql_editor import GraphQLEditor
-        from pigeon.tui.widgets.pair_table import PairTable
-        from pigeon.tui.widgets.request_variables import RequestVariables
-        from pigeon.tui.widgets.response_pane import ResponsePane
-        from pigeon.tui.widgets.url_bar import UrlInput
-        from pigeon.tui.widgets.variables_pane import VariablesPane
-        from pigeon.tui.widgets.websocket_view import MessageComposer, WebSocketView
+        from pigeon.tui.widgets.collection.collection_tree import CollectionTree
+        from pigeon.tui.widgets.editor.body_editor import BodyEditor
+        from pigeon.tui.widgets.editor.graphql_editor import GraphQLEditor
+        from pigeon.tui.widgets.editor.pair_table import PairTable
+        from pigeon.tui.widgets.editor.request_variables import RequestVariables
+        from pigeon.tui.widgets.editor.url_bar import UrlInput
+        from pigeon.tui.widgets.response.body_panel import BodyPanel
+        from pigeon.tui.widgets.response.body_view import BodyView
+        from pigeon.tui.widgets.response.events_panel import EventsPanel
+        from pigeon.tui.widgets.response.folding_view import FoldingBodyView
+        from pigeon.tui.widgets.response.response_pane import ResponsePane
+        from pigeon.tui.widgets.response.websocket_view import MessageComposer, WebSocketView
+        from pigeon.tui.widgets.variables.variables_pane import VariablesPane
 
         return [
             ("Everywhere", PigeonApp),

@@ -1,6 +1,6 @@
 """The main screen: tree | editor over response | variables, and what ties them together.
 
-Each pane owns its work: the collection pane (``widgets/collection_pane.py``) the tree's file
+Each pane owns its work: the collection pane (``widgets/collection/collection_pane.py``) the tree's file
 commands and the environment, the variables pane its edits, the history pane its entries.
 They post typed messages up; this screen opens requests in the editor, saves them, keeps the
 preview and the variables in step with them, and sends. State lives in the app's ``Session``;
@@ -26,14 +26,14 @@ from pigeon.model import Collection, Request
 from pigeon.terminal import printable
 from pigeon.tui import start_gc
 from pigeon.tui.pane_widths import STEP, PaneWidths
-from pigeon.tui.screens.save_as import SaveAs
-from pigeon.tui.widgets.collection_pane import CollectionPane
-from pigeon.tui.widgets.collection_tree import CollectionTree
+from pigeon.tui.widgets.collection.collection_pane import CollectionPane
+from pigeon.tui.widgets.collection.collection_tree import CollectionTree
+from pigeon.tui.widgets.editor.request_editor import Preview, RequestEditor
+from pigeon.tui.widgets.editor.save_as import SaveAs
 from pigeon.tui.widgets.key_footer import KeyFooter
 from pigeon.tui.widgets.pane import Pane
-from pigeon.tui.widgets.request_editor import Preview, RequestEditor
 from pigeon.tui.widgets.session_status import SessionStatus
-from pigeon.tui.widgets.variables_pane import VariablesPane
+from pigeon.tui.widgets.variables.variables_pane import VariablesPane
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -45,10 +45,10 @@ if TYPE_CHECKING:
     from pigeon.scopes import Scopes
     from pigeon.session import SendOutcome, Session
     from pigeon.store import ChangedOnDisk
+    from pigeon.tui.widgets.collection.history_pane import HistoryPane
     from pigeon.tui.widgets.disk_watch import DiskWatch
-    from pigeon.tui.widgets.events_panel import EventsPanel
-    from pigeon.tui.widgets.history_pane import HistoryPane
-    from pigeon.tui.widgets.response_pane import ResponsePane
+    from pigeon.tui.widgets.response.events_panel import EventsPanel
+    from pigeon.tui.widgets.response.response_pane import ResponsePane
 
 WRITER_MOMENT = 0.005  # seconds the first frame's writing is given before the rest is built
 PENDING_AFTER = 0.05  # seconds before a send in flight replaces the last response
@@ -167,7 +167,7 @@ class MainScreen(Screen[None]):
 
     @staticmethod
     def help_subgroups() -> list[tuple[str, type]]:
-        from pigeon.tui.widgets.history_list import HistoryList
+        from pigeon.tui.widgets.collection.history_list import HistoryList
 
         return [("History (f6)", HistoryList)]
 
@@ -253,7 +253,7 @@ class MainScreen(Screen[None]):
         await self.editor.build_body()
         if not self.is_attached:
             return
-        from pigeon.tui.widgets.response_pane import ResponsePane
+        from pigeon.tui.widgets.response.response_pane import ResponsePane
 
         response = ResponsePane(id="response")
         response.border_title = "Response"
@@ -630,7 +630,7 @@ class MainScreen(Screen[None]):
             pane = await self._wait_for_response_pane()
         snapshot = copy.deepcopy(request)  # edits made while it flies do not change it
         if snapshot.body.type == "graphql":
-            from pigeon.tui.graphql_check import refusal
+            from pigeon.tui.widgets.editor.graphql_check import refusal
 
             if refused := await refusal(self.session, snapshot):
                 pane.show_refused(refused, self.last_exchange)

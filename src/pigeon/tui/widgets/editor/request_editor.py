@@ -22,10 +22,10 @@ from textual.widgets import Input, Static
 from pigeon.model import BrokenFile, Request
 from pigeon.scopes import Scopes
 from pigeon.tui.css import beside
-from pigeon.tui.widgets.messages import RequestEdited
+from pigeon.tui.widgets.editor.messages import RequestEdited
 
 if TYPE_CHECKING:  # the URL bar is built with the editor's body, after the first frame
-    from pigeon.tui.widgets.url_bar import UrlBar
+    from pigeon.tui.widgets.editor.url_bar import UrlBar
 
 SCRATCH = "scratch"
 FROM_HISTORY = "from history"
@@ -82,7 +82,7 @@ class RequestEditor(Vertical):
         editor is hidden until a request is chosen anyway."""
         if self.query("#editor-body"):
             return
-        from pigeon.tui.widgets.editor_body import EditorBody
+        from pigeon.tui.widgets.editor.editor_body import EditorBody
 
         await self.mount(EditorBody(lambda: self._scopes(self.request), id="editor-body"))
         self._body_ready = True

@@ -11,7 +11,7 @@ from textual.widgets import Checkbox, Input, Label
 
 from pigeon.model import Settings
 from pigeon.tui.css import beside
-from pigeon.tui.widgets.messages import RequestEdited
+from pigeon.tui.widgets.editor.messages import RequestEdited
 
 
 class SettingsEditor(VerticalScroll):

@@ -10,8 +10,8 @@ from textual.widgets import Input, Label, Select
 
 from pigeon.model import AUTH_TYPES, OAUTH2_GRANTS, Auth, Request
 from pigeon.tui.css import beside
-from pigeon.tui.widgets.messages import RequestEdited
-from pigeon.tui.widgets.oauth2_token_view import OAuth2TokenView
+from pigeon.tui.widgets.editor.messages import RequestEdited
+from pigeon.tui.widgets.editor.oauth2_token_view import OAuth2TokenView
 
 INHERIT = "inherit"
 _INPUTS = (

@@ -25,7 +25,7 @@ from pigeon.masking import MASK
 from pigeon.model import Request
 from pigeon.tui.css import beside
 from pigeon.tui.dialogs.prompt import PromptScreen
-from pigeon.tui.widgets.history_list import HistoryList
+from pigeon.tui.widgets.collection.history_list import HistoryList
 
 if TYPE_CHECKING:
     from pigeon.exchange import Exchange

@@ -17,8 +17,8 @@ from pigeon.tui.css import beside
 from pigeon.tui.dialogs.pair_edit import PairEditScreen, PairValue
 from pigeon.tui.placeholder_suggester import PlaceholderSuggester
 from pigeon.tui.vim_keys import HalfPages, vim_bindings
+from pigeon.tui.widgets.editor.messages import RequestEdited
 from pigeon.tui.widgets.find_rows import FindInTable
-from pigeon.tui.widgets.messages import RequestEdited
 
 if TYPE_CHECKING:
     from pigeon.scopes import Scopes

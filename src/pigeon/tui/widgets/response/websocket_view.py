@@ -24,8 +24,8 @@ from textual.widgets.option_list import Option
 
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
-from pigeon.tui.widgets.frame_log import FrameLog
-from pigeon.tui.widgets.message_composer import MessageComposer
+from pigeon.tui.widgets.response.frame_log import FrameLog
+from pigeon.tui.widgets.response.message_composer import MessageComposer
 
 if TYPE_CHECKING:
     from pigeon.model import Request

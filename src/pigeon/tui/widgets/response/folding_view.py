@@ -36,7 +36,7 @@ from pigeon.bodyformat import LineIndex, MarkupKind, Stopped
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.vim_keys import vim_bindings
-from pigeon.tui.widgets.body_view import SYNC_LIMIT, BodyView, Phase
+from pigeon.tui.widgets.response.body_view import SYNC_LIMIT, BodyView, Phase
 
 # Room for a folded node's summary (``… 27,000 items ],``) past the widest line.
 _SUMMARY_ROOM = 24

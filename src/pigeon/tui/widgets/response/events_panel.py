@@ -22,7 +22,7 @@ from textual.widgets import Input, Label, Static
 from pigeon.stream import KEEP_BYTES, KEEP_EVENTS, Event
 from pigeon.terminal import printable_lines
 from pigeon.tui.css import beside
-from pigeon.tui.widgets.event_table import ID_WIDTH, TYPE_WIDTH, EventTable
+from pigeon.tui.widgets.response.event_table import ID_WIDTH, TYPE_WIDTH, EventTable
 
 DETAIL_LIMIT = 100_000  # characters of one event's data shown in the detail view
 HEAD = f"{'time':<12} {'event':<{TYPE_WIDTH}} {'id':<{ID_WIDTH}} data"

@@ -14,12 +14,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pigeon.model import Request
-from pigeon.tui.widgets.request_editor import FROM_HISTORY, SCRATCH
+from pigeon.tui.widgets.editor.request_editor import FROM_HISTORY, SCRATCH
 
 if TYPE_CHECKING:
     from pigeon.session import Session
-    from pigeon.tui.widgets.collection_pane import CollectionPane
-    from pigeon.tui.widgets.request_editor import RequestEditor
+    from pigeon.tui.widgets.collection.collection_pane import CollectionPane
+    from pigeon.tui.widgets.editor.request_editor import RequestEditor
 
 Then = Callable[[], object]
 

@@ -14,10 +14,10 @@ from textual.widgets import Select, TextArea
 from pigeon.model import BODY_TYPES, Body, FormField, Request
 from pigeon.scopes import Scopes
 from pigeon.tui.css import beside
-from pigeon.tui.widgets.graphql_editor import GraphQLEditor
-from pigeon.tui.widgets.messages import MethodWanted, RequestEdited
-from pigeon.tui.widgets.pair_table import PairTable
-from pigeon.tui.widgets.placeholder_text_area import PlaceholderTextArea
+from pigeon.tui.widgets.editor.graphql_editor import GraphQLEditor
+from pigeon.tui.widgets.editor.messages import MethodWanted, RequestEdited
+from pigeon.tui.widgets.editor.pair_table import PairTable
+from pigeon.tui.widgets.editor.placeholder_text_area import PlaceholderTextArea
 
 
 def format_json(text: str) -> str | None:

@@ -23,15 +23,15 @@ from textual.message import Message
 from textual.widget import Widget
 
 from pigeon.model import Folder, Request
-from pigeon.tui.widgets.collection_tree import CollectionTree
-from pigeon.tui.widgets.environment_commands import EnvironmentCommands
-from pigeon.tui.widgets.environment_label import EnvironmentLabel
+from pigeon.tui.widgets.collection.collection_tree import CollectionTree
+from pigeon.tui.widgets.collection.environment_commands import EnvironmentCommands
+from pigeon.tui.widgets.collection.environment_label import EnvironmentLabel
 from pigeon.tui.widgets.pane import Pane
 
 if TYPE_CHECKING:
     from pigeon.session import Session
-    from pigeon.tui.widgets.history_pane import HistoryPane
-    from pigeon.tui.widgets.request_editor import RequestEditor
+    from pigeon.tui.widgets.collection.history_pane import HistoryPane
+    from pigeon.tui.widgets.editor.request_editor import RequestEditor
 
 # Dialogs and the store are imported where they are used: they are not needed for the first
 # paint, and start-up time is part of the product.
@@ -122,7 +122,7 @@ class CollectionPane(Pane):
         """Show the history of sends in the tree's place (read again), or the tree."""
         if show:
             if self.history is None:
-                from pigeon.tui.widgets.history_pane import HistoryPane
+                from pigeon.tui.widgets.collection.history_pane import HistoryPane
 
                 self.history = HistoryPane(self.session)
                 await self.mount(self.history)

@@ -26,13 +26,13 @@ from pigeon.model import Request
 from pigeon.scopes import Scopes
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
-from pigeon.tui.widgets.graphql_query_area import GraphQLQueryArea
-from pigeon.tui.widgets.messages import RequestEdited
-from pigeon.tui.widgets.placeholder_text_area import PlaceholderTextArea
+from pigeon.tui.widgets.editor.graphql_query_area import GraphQLQueryArea
+from pigeon.tui.widgets.editor.messages import RequestEdited
+from pigeon.tui.widgets.editor.placeholder_text_area import PlaceholderTextArea
 
 if TYPE_CHECKING:
     from pigeon.session import Session
-    from pigeon.tui.graphql_check import Verdict
+    from pigeon.tui.widgets.editor.graphql_check import Verdict
 
 CHECK_AFTER = 0.3  # seconds of quiet typing before the query is checked
 
@@ -119,7 +119,7 @@ class GraphQLEditor(Vertical):
         self._timer = self.set_timer(CHECK_AFTER, self._check)
 
     def _check(self) -> None:
-        from pigeon.tui.graphql_check import endpoint
+        from pigeon.tui.widgets.editor.graphql_check import endpoint
 
         if self.request is None or not self.display:
             return
@@ -129,7 +129,7 @@ class GraphQLEditor(Vertical):
 
     @work(thread=True, exclusive=True, group="graphql-check", exit_on_error=False)
     def _judge(self, root: Path, where: str, query: str, generation: int) -> None:
-        from pigeon.tui.graphql_check import judge
+        from pigeon.tui.widgets.editor.graphql_check import judge
 
         verdict = judge(root, where, query)
         self.app.call_from_thread(self._show_verdict, verdict, generation)

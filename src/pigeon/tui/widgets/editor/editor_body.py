@@ -19,48 +19,48 @@ from textual.widgets import Input, TabbedContent, TabPane
 from pigeon.model import Header, Request
 from pigeon.scopes import Scopes
 from pigeon.tui.css import beside
-from pigeon.tui.url_query import url_params
-from pigeon.tui.widgets.messages import MethodWanted, RequestEdited
-from pigeon.tui.widgets.pair_table import PairTable
-from pigeon.tui.widgets.query_table import QueryTable
-from pigeon.tui.widgets.url_bar import UrlBar
-from pigeon.tui.widgets.url_preview import UrlPreview
+from pigeon.tui.widgets.editor.messages import MethodWanted, RequestEdited
+from pigeon.tui.widgets.editor.pair_table import PairTable
+from pigeon.tui.widgets.editor.query_table import QueryTable
+from pigeon.tui.widgets.editor.url_bar import UrlBar
+from pigeon.tui.widgets.editor.url_preview import UrlPreview
+from pigeon.tui.widgets.editor.url_query import url_params
 
 _Scopes = Callable[[], Scopes | None]
 
 
 def _body(scopes: _Scopes) -> Widget:
-    from pigeon.tui.widgets.body_editor import BodyEditor
+    from pigeon.tui.widgets.editor.body_editor import BodyEditor
 
     return BodyEditor(scopes, id="body")
 
 
 def _auth(_: _Scopes) -> Widget:
-    from pigeon.tui.widgets.auth_editor import AuthEditor
+    from pigeon.tui.widgets.editor.auth_editor import AuthEditor
 
     return AuthEditor(id="auth")
 
 
 def _scripts(scopes: _Scopes) -> Widget:
-    from pigeon.tui.widgets.scripts_editor import ScriptsEditor
+    from pigeon.tui.widgets.editor.scripts_editor import ScriptsEditor
 
     return ScriptsEditor(scopes, id="scripts")
 
 
 def _variables(_: _Scopes) -> Widget:
-    from pigeon.tui.widgets.request_variables import RequestVariables
+    from pigeon.tui.widgets.editor.request_variables import RequestVariables
 
     return RequestVariables(id="request-vars")
 
 
 def _settings(_: _Scopes) -> Widget:
-    from pigeon.tui.widgets.settings_editor import SettingsEditor
+    from pigeon.tui.widgets.editor.settings_editor import SettingsEditor
 
     return SettingsEditor(id="settings")
 
 
 def _docs(_: _Scopes) -> Widget:
-    from pigeon.tui.widgets.description_editor import DescriptionEditor
+    from pigeon.tui.widgets.editor.description_editor import DescriptionEditor
 
     return DescriptionEditor(id="docs")
 

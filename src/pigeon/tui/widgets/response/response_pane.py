@@ -26,18 +26,18 @@ from pigeon.stream import is_event_stream, parse_events
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.format import curl_command, duration, sent_text, suggested_filename
-from pigeon.tui.memory import LARGE_BODY, give_back
-from pigeon.tui.widgets.body_panel import BodyPanel
-from pigeon.tui.widgets.body_view import BodyView
-from pigeon.tui.widgets.events_panel import EventsPanel
-from pigeon.tui.widgets.live_body import LiveBody
-from pigeon.tui.widgets.status_line import StatusLine
+from pigeon.tui.widgets.response.body_panel import BodyPanel
+from pigeon.tui.widgets.response.body_view import BodyView
+from pigeon.tui.widgets.response.events_panel import EventsPanel
+from pigeon.tui.widgets.response.live_body import LiveBody
+from pigeon.tui.widgets.response.memory import LARGE_BODY, give_back
+from pigeon.tui.widgets.response.status_line import StatusLine
 
 if TYPE_CHECKING:
     from pigeon.send import Exchange, Progress
     from pigeon.session import Session
-    from pigeon.tui.widgets.image_view import ImageView
-    from pigeon.tui.widgets.websocket_view import WebSocketView
+    from pigeon.tui.widgets.response.image_view import ImageView
+    from pigeon.tui.widgets.response.websocket_view import WebSocketView
 
 State = Literal["empty", "pending", "done", "error", "cancelled"]
 
@@ -138,7 +138,7 @@ class ResponsePane(Vertical):
 
     def websocket_view(self, session: Session) -> WebSocketView:
         """Show the WebSocket view instead of the tabs (made on first use)."""
-        from pigeon.tui.widgets.websocket_view import WebSocketView
+        from pigeon.tui.widgets.response.websocket_view import WebSocketView
 
         view = next(iter(self.query(WebSocketView).results(WebSocketView)), None)
         if view is None:
@@ -167,7 +167,7 @@ class ResponsePane(Vertical):
     @property
     def image_view(self) -> ImageView:
         """The image view, made on the first image: the first screen does without it."""
-        from pigeon.tui.widgets.image_view import ImageView
+        from pigeon.tui.widgets.response.image_view import ImageView
 
         found = self.query("#image-view").results(ImageView)
         view = next(found, None)

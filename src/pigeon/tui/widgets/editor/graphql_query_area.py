@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from textual.content import Content
 
 from pigeon.terminal import printable
-from pigeon.tui.widgets.placeholder_text_area import PlaceholderTextArea
+from pigeon.tui.widgets.editor.placeholder_text_area import PlaceholderTextArea
 
 if TYPE_CHECKING:
     from pigeon.gql.document import Candidate

@@ -20,13 +20,13 @@ from textual.widgets import Input, Label, Static
 
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
-from pigeon.tui.widgets.body_view import (
+from pigeon.tui.widgets.response.body_view import (
     FILTER_HELP,
     LIVE_FILTER_DELAY,
     LIVE_FILTER_LIMIT,
     BodyView,
 )
-from pigeon.tui.widgets.folding_view import FoldingBodyView
+from pigeon.tui.widgets.response.folding_view import FoldingBodyView
 
 _CSS = beside(__file__, "body_view.tcss")
 

@@ -11,8 +11,8 @@ from textual.widgets import DataTable
 from pigeon.tui.css import beside
 from pigeon.tui.dialogs.variable_edit import VariableEditScreen, VariableValue
 from pigeon.tui.vim_keys import HalfPages, vim_bindings
+from pigeon.tui.widgets.editor.messages import RequestEdited
 from pigeon.tui.widgets.find_rows import FindInTable
-from pigeon.tui.widgets.messages import RequestEdited
 from pigeon.values import kind_of, preview
 
 

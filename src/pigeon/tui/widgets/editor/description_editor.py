@@ -10,7 +10,7 @@ from textual.widgets import Label, TextArea
 
 from pigeon.model import Request
 from pigeon.tui.css import beside
-from pigeon.tui.widgets.messages import RequestEdited
+from pigeon.tui.widgets.editor.messages import RequestEdited
 
 
 class DescriptionEditor(Vertical):

@@ -23,7 +23,7 @@ from textual.worker import get_current_worker
 from pigeon.bodies.image import ImageFacts, header_facts, inspect_image
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
-from pigeon.tui.graphics import Graphics, image_widget, terminal_graphics
+from pigeon.tui.widgets.response.graphics import Graphics, image_widget, terminal_graphics
 
 if TYPE_CHECKING:
     from pigeon.exchange import Exchange

@@ -5,7 +5,7 @@ secret (token, secret, password, key...). Unresolved names of the current reques
 at the top so a typo is found without sending.
 
 The pane edits what it shows: ``e``/``a`` open the variable dialog on any scope the open
-request sees (``pigeon.tui.variable_targets``), starting on the scope whose definition wins, so
+request sees (``pigeon.tui.widgets.variables.variable_targets``), starting on the scope whose definition wins, so
 editing a folder's variable changes the folder's file; a saved value that a higher scope still
 shadows is reported as such. ``d`` deletes the highlighted definition from its scope's file
 (after asking; comments kept), ``x`` forgets the runtime variables. Either way the pane posts
@@ -30,16 +30,16 @@ from pigeon.scopes import Definition, Scopes
 from pigeon.template import ENV, parse
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
-from pigeon.tui.variable_targets import Target, shadowed_by, variable_targets
 from pigeon.tui.vim_keys import HalfPages, vim_bindings
 from pigeon.tui.widgets.find_rows import FindInTree
+from pigeon.tui.widgets.variables.variable_targets import Target, shadowed_by, variable_targets
 from pigeon.values import kind_of, preview
 
 if TYPE_CHECKING:
     from pigeon.session import Session
     from pigeon.store import ChangedOnDisk
     from pigeon.tui.dialogs.variable_edit import VariableValue
-    from pigeon.tui.widgets.request_editor import RequestEditor
+    from pigeon.tui.widgets.editor.request_editor import RequestEditor
 
 _SCOPE_TAG = {  # a short coloured tag first, so a narrow pane still shows who wins
     "collection": ("col", "cyan"),

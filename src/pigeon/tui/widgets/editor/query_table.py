@@ -16,8 +16,8 @@ from textual.message import Message
 
 from pigeon.model import QueryParam, Request
 from pigeon.tui.dialogs.pair_edit import PairEditScreen, PairValue
-from pigeon.tui.url_query import Pair, url_params, with_params
-from pigeon.tui.widgets.pair_table import PairTable
+from pigeon.tui.widgets.editor.pair_table import PairTable
+from pigeon.tui.widgets.editor.url_query import Pair, url_params, with_params
 
 if TYPE_CHECKING:
     from collections.abc import Callable

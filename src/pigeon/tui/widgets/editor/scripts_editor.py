@@ -12,8 +12,8 @@ from textual.widgets import Label, TextArea
 from pigeon.model import Scripts
 from pigeon.scopes import Scopes
 from pigeon.tui.css import beside
-from pigeon.tui.widgets.messages import RequestEdited
-from pigeon.tui.widgets.placeholder_text_area import ScriptTextArea
+from pigeon.tui.widgets.editor.messages import RequestEdited
+from pigeon.tui.widgets.editor.placeholder_text_area import ScriptTextArea
 
 
 class ScriptsEditor(Vertical):

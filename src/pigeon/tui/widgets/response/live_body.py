@@ -14,9 +14,9 @@ from textual.widget import Widget
 
 from pigeon import bodyformat
 from pigeon.stream import StreamSink
-from pigeon.tui.widgets.body_view import BodyView
-from pigeon.tui.widgets.events_panel import EventsPanel
-from pigeon.tui.widgets.status_line import StatusLine
+from pigeon.tui.widgets.response.body_view import BodyView
+from pigeon.tui.widgets.response.events_panel import EventsPanel
+from pigeon.tui.widgets.response.status_line import StatusLine
 
 POLL = 1 / 15
 # A line still growing past this many characters is shown as it is, so a body with no line

@@ -1,0 +1,1 @@
+"""The left pane: the environment, the collection tree and the history."""

@@ -1,0 +1,1 @@
+"""The response pane: the status line and one view per kind of response (body, events, image, WebSocket)."""

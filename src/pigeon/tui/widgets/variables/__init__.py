@@ -1,0 +1,1 @@
+"""The variables pane, and where its edits are written."""
