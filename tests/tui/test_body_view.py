@@ -270,8 +270,20 @@ async def test_search_counts_highlights_and_moves() -> None:
         assert str(count.render()) == "no matches"
         await pilot.press("escape")
         await pilot.pause()
-        assert view.query == "" and panel.mode == ""
+        assert view.search_query == "" and panel.mode == ""
         assert app.focused is view
+
+
+async def test_a_double_click_selects_the_whole_body() -> None:
+    """Textual selects a double-clicked widget and its children through its DOM query."""
+    app = BodyApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(BodyView)
+        view.show_text('{"a": 1}', is_json=True)
+        await wait_for(pilot, lambda: view.phase == "pretty")
+        assert await pilot.double_click(BodyView)
+        await pilot.pause()
+        assert view in app.screen.selections
 
 
 async def test_search_in_a_huge_body_runs_in_a_thread_and_a_new_query_wins() -> None:
@@ -284,7 +296,7 @@ async def test_search_in_a_huge_body_runs_in_a_thread_and_a_new_query_wins() -> 
         view.search('user 4242"')
         await wait_for(pilot, lambda: view.match_count == 1)
         await pilot.pause(0.3)
-        assert view.query == 'user 4242"' and view.match_count == 1
+        assert view.search_query == 'user 4242"' and view.match_count == 1
         row = view.scroll_offset.y + view.size.height // 2
         on_screen = [view.render_line(y).text for y in range(view.size.height)]
         assert any('"user 4242"' in line for line in on_screen), row

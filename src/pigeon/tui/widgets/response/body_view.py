@@ -502,7 +502,9 @@ class BodyView(HalfPages, ScrollView, can_focus=True):
     # -- search -------------------------------------------------------------------------------
 
     @property
-    def query(self) -> str:
+    def search_query(self) -> str:
+        """What is searched for (not ``query``: Textual's DOM query, which selecting the
+        whole view calls)."""
         return self._query
 
     @property
