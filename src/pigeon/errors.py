@@ -37,6 +37,10 @@ same failure means different things to different commands.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pigeon.model import BrokenFile
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNRESOLVED = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130  # the shell's convention for SIGINT
@@ -77,8 +81,8 @@ class LoadError(PigeonError):
         self.column = column
         self.message = message
 
-    def as_broken(self):  # -> pigeon.model.BrokenFile
-        from pigeon.model import BrokenFile
+    def as_broken(self) -> BrokenFile:
+        from pigeon.model import BrokenFile  # this module loads nothing else of Pigeon
 
         return BrokenFile(Path(self.path or "<text>"), self.message, self.line, self.column)
 

@@ -13,8 +13,9 @@ import os
 import re
 from collections.abc import Mapping
 from datetime import time
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pigeon.errors import LoadError
 from pigeon.model import (
@@ -71,17 +72,20 @@ from pigeon.store.seen import digest
 from pigeon.tomltext import Invalid, describe, load_document, read_text
 from pigeon.values import MAX_DEPTH, check_name, is_token
 
+_At = tuple[str | int, ...]  # a key path, for ``tomltext.locate``
+_Pair = TypeVar("_Pair", Header, QueryParam)
+
 # -- TOML data -> model ----------------------------------------------------------------------
 
 
-def _get_str(table: Mapping[str, Any], key: str, at: tuple, default: str = "") -> str:
+def _get_str(table: Mapping[str, Any], key: str, at: _At, default: str = "") -> str:
     value = table.get(key, default)
     if not isinstance(value, str):
         raise Invalid((*at, key), f"expected a string, got {describe(value)}")
     return value
 
 
-def _get_bool(table: Mapping[str, Any], key: str, at: tuple, default: bool) -> bool:
+def _get_bool(table: Mapping[str, Any], key: str, at: _At, default: bool) -> bool:
     value = table.get(key, default)
     if not isinstance(value, bool):
         raise Invalid((*at, key), f"expected true or false, got {describe(value)}")
@@ -89,7 +93,7 @@ def _get_bool(table: Mapping[str, Any], key: str, at: tuple, default: bool) -> b
 
 
 def _get_choice(
-    table: Mapping[str, Any], key: str, at: tuple, default: str, choices: tuple[str, ...]
+    table: Mapping[str, Any], key: str, at: _At, default: str, choices: tuple[str, ...]
 ) -> str:
     value = _get_str(table, key, at, default)
     if value not in choices:
@@ -97,7 +101,7 @@ def _get_choice(
     return value
 
 
-def _get_table(table: Mapping[str, Any], key: str, at: tuple) -> dict[str, Any] | None:
+def _get_table(table: Mapping[str, Any], key: str, at: _At) -> dict[str, Any] | None:
     value = table.get(key)
     if value is None:
         return None
@@ -106,7 +110,7 @@ def _get_table(table: Mapping[str, Any], key: str, at: tuple) -> dict[str, Any] 
     return value
 
 
-def _get_tables(table: Mapping[str, Any], key: str, at: tuple) -> list[dict[str, Any]]:
+def _get_tables(table: Mapping[str, Any], key: str, at: _At) -> list[dict[str, Any]]:
     value = table.get(key, [])
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
         raise Invalid(
@@ -121,7 +125,7 @@ def _extra(table: Mapping[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
     return {k: v for k, v in table.items() if k not in known}
 
 
-def _check_variable(value: Any, at: tuple, depth: int = 0) -> None:
+def _check_variable(value: Any, at: _At, depth: int = 0) -> None:
     """Refuse what DESIGN §3.1 has no kind for: local times, NaN and infinities, and objects or
     arrays nested past ``MAX_DEPTH``."""
     if isinstance(value, time):
@@ -142,7 +146,7 @@ def _check_variable(value: Any, at: tuple, depth: int = 0) -> None:
             _check_variable(item, (*at, i), depth + 1)
 
 
-def _variables(table: Mapping[str, Any], at: tuple) -> dict[str, Any]:
+def _variables(table: Mapping[str, Any], at: _At) -> dict[str, Any]:
     variables = _get_table(table, "variables", at)
     if variables is None:
         return {}
@@ -155,7 +159,7 @@ def _variables(table: Mapping[str, Any], at: tuple) -> dict[str, Any]:
     return variables
 
 
-def _pairs(table: Mapping[str, Any], key: str, cls: type[Header] | type[QueryParam]) -> list:
+def _pairs(table: Mapping[str, Any], key: str, cls: type[_Pair]) -> list[_Pair]:
     out = []
     for i, item in enumerate(_get_tables(table, key, ())):
         at = (key, i)
@@ -199,7 +203,7 @@ def _auth(table: Mapping[str, Any]) -> Auth | None:
     )
 
 
-def _oauth2(data: Mapping[str, Any], at: tuple) -> OAuth2:
+def _oauth2(data: Mapping[str, Any], at: _At) -> OAuth2:
     """The ``oauth2`` keys of an ``[auth]`` table (read whatever its type, so none is lost)."""
     default = OAuth2()
     params = _get_table(data, "params", at) or {}
@@ -313,7 +317,7 @@ def _stream(table: Mapping[str, Any]) -> Stream:
     )
 
 
-def _optional_bool(table: Mapping[str, Any], key: str, at: tuple) -> bool | None:
+def _optional_bool(table: Mapping[str, Any], key: str, at: _At) -> bool | None:
     return None if key not in table else _get_bool(table, key, at, True)
 
 
@@ -331,12 +335,8 @@ def _transport(table: Mapping[str, Any]) -> Transport:
         unknown = sorted(set(item) - set(CERTIFICATE_KEYS))
         if unknown:
             raise Invalid((*cat, unknown[0]), f"unknown key (known: {', '.join(CERTIFICATE_KEYS)})")
-        certificates.append(
-            Certificate(
-                *(_get_str(item, key, cat).strip() for key in CERTIFICATE_KEYS[:3]),
-                password=_get_str(item, "password", cat),
-            )
-        )
+        host, cert, key = (_get_str(item, name, cat).strip() for name in CERTIFICATE_KEYS[:3])
+        certificates.append(Certificate(host, cert, key, password=_get_str(item, "password", cat)))
     proxy, no_proxy, trust_env, ca_bundle, system_trust = TRANSPORT_SETTINGS
     return Transport(
         proxy=_get_str(data, proxy, at).strip(),
@@ -486,7 +486,7 @@ def load_collection(root: Path | str) -> Collection:
                 continue
             env = Environment(name=path.stem, path=path)
             try:
-                load_document(_read(col, path), path, lambda d, e=env: fill_environment(d, e))
+                load_document(_read(col, path), path, partial(fill_environment, env=env))
             except LoadError as exc:
                 col.broken.append(exc.as_broken())
             else:

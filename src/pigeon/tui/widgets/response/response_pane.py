@@ -34,7 +34,7 @@ from pigeon.tui.widgets.response.memory import LARGE_BODY, give_back
 from pigeon.tui.widgets.response.status_line import StatusLine
 
 if TYPE_CHECKING:
-    from pigeon.send import Exchange, Progress
+    from pigeon.exchange import Exchange, Progress
     from pigeon.session import Session
     from pigeon.tui.widgets.response.image_view import ImageView
     from pigeon.tui.widgets.response.websocket_view import WebSocketView

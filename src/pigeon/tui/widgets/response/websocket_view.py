@@ -30,6 +30,7 @@ from pigeon.tui.widgets.response.message_composer import MessageComposer
 if TYPE_CHECKING:
     from pigeon.model import Request
     from pigeon.scopes import Scopes
+    from pigeon.scripts import AssertionFailure, ScriptError
     from pigeon.session import Session
     from pigeon.websocket import WebSocketLink
 
@@ -266,7 +267,11 @@ class WebSocketView(Vertical):
         source = request.id or request.name
         for line in outcome.output:
             s.add_log(source, line)
-        for problem in [*outcome.errors, *outcome.assertion_failures]:
+        problems: list[ScriptError | AssertionFailure] = [
+            *outcome.errors,
+            *outcome.assertion_failures,
+        ]
+        for problem in problems:
             s.add_log(source, problem.traceback or problem.summary(), error=True)
             self.notify(printable(problem.summary()), title="Script error", severity="error")
 
