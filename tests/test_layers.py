@@ -81,7 +81,6 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.values",
             "pigeon.template",
             "pigeon.bodies",
-            "pigeon.bodyformat",
             "pigeon.errors",
             "pigeon.terminal",
             "pigeon.gql",

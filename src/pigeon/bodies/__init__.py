@@ -9,8 +9,7 @@
 * ``hexdump``: a binary body as ``hexdump -C`` shows it (``hex_dump``);
 * ``cancel``: how a long loop stops when the caller's check says so (``Stopped``).
 
-This module is the face: every name below is importable from ``pigeon.bodies`` (and, as
-before, from ``pigeon.bodyformat``). Nothing here imports a filter library until a filter runs.
+This module is the face: every name below is importable from ``pigeon.bodies``. Nothing here imports a filter library until a filter runs.
 """
 
 from __future__ import annotations

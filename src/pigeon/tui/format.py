@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pigeon.bodyformat import human_size
+from pigeon.bodies import human_size
 from pigeon.exchange import status_kind  # noqa: F401  (the widgets import it from here)
 from pigeon.exporters.curl import to_curl
 from pigeon.masking import mask_url, mask_value, secret_name

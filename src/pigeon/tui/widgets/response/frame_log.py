@@ -23,7 +23,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from pigeon.bodyformat import human_size
+from pigeon.bodies import human_size
 from pigeon.terminal import printable
 from pigeon.tui.vim_keys import vim_bindings
 from pigeon.websocket import MAX_FRAMES, Frame

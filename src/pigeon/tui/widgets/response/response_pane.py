@@ -20,8 +20,8 @@ from textual.reactive import reactive
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from pigeon import bodyformat
-from pigeon.bodyformat import human_size
+from pigeon import bodies
+from pigeon.bodies import human_size
 from pigeon.stream import is_event_stream, parse_events
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
@@ -60,8 +60,8 @@ def write_body(exchange: Exchange, dest: Path) -> None:
         raise
 
 
-def body_kind(exchange: Exchange) -> bodyformat.BodyKind:
-    return bodyformat.classify_body(exchange.content_type, exchange.body[:8192], exchange.body_size)
+def body_kind(exchange: Exchange) -> bodies.BodyKind:
+    return bodies.classify_body(exchange.content_type, exchange.body[:8192], exchange.body_size)
 
 
 class ResponseTabs(TabbedContent):
@@ -328,7 +328,7 @@ class ResponsePane(Vertical):
             self.image_view.show(exchange)
             return
         if kind == "binary":
-            description = bodyformat.describe_binary(
+            description = bodies.describe_binary(
                 exchange.content_type, exchange.body[:65536], exchange.body_size
             )
             view.show_message(f"{description} — press s to save")
@@ -343,20 +343,20 @@ class ResponsePane(Vertical):
             )
         is_json = not exchange.truncated and (
             kind == "json"
-            or (exchange.content_type in ("", "text/plain") and bodyformat.looks_like_json(text))
+            or (exchange.content_type in ("", "text/plain") and bodies.looks_like_json(text))
         )
         if exchange.undecodable:
             count, codec = exchange.undecodable, exchange.encoding
             codec = "UTF-8" if codec.startswith("utf-8") else codec
             were = "byte was" if count == 1 else "bytes were"
             self._note(f"{count:,} {were} not valid {codec} (shown as �)")
-        elif bodyformat.claims_binary(exchange.content_type):
+        elif bodies.claims_binary(exchange.content_type):
             self._note(f"Sent as {printable(exchange.content_type)}, but the body is text")
         view.show_text(
             text,
             is_json=is_json,
-            json_lines=exchange.content_type in bodyformat.JSON_LINES_TYPES,
-            markup=None if is_json else bodyformat.markup_kind(exchange.content_type, text[:256]),
+            json_lines=exchange.content_type in bodies.JSON_LINES_TYPES,
+            markup=None if is_json else bodies.markup_kind(exchange.content_type, text[:256]),
         )
 
     def _show_image(self, shown: bool) -> None:
@@ -378,15 +378,15 @@ class ResponsePane(Vertical):
         """A binary body as a hex dump, made in a thread (its first ``HEX_LIMIT`` bytes)."""
         worker = get_current_worker()
         try:
-            text = bodyformat.hex_dump(exchange.body, lambda: worker.is_cancelled)
-        except bodyformat.Stopped:
+            text = bodies.hex_dump(exchange.body, lambda: worker.is_cancelled)
+        except bodies.Stopped:
             return
         self.app.call_from_thread(self._hex_ready, exchange, description, text)
 
     def _hex_ready(self, exchange: Exchange, description: str, text: str) -> None:
         if self.exchange is not exchange:
             return
-        shown = min(len(exchange.body), bodyformat.HEX_LIMIT)
+        shown = min(len(exchange.body), bodies.HEX_LIMIT)
         part = f"its first {human_size(shown)} " if shown < exchange.body_size else ""
         self._note(f"{description}: {part}in hex — press s to save")
         self.body_view.show_text(text)
