@@ -270,7 +270,7 @@ async def test_search_counts_highlights_and_moves() -> None:
         assert str(count.render()) == "no matches"
         await pilot.press("escape")
         await pilot.pause()
-        assert view.query == "" and panel.mode == ""
+        assert view.search_text == "" and panel.mode == ""
         assert app.focused is view
 
 
@@ -284,7 +284,7 @@ async def test_search_in_a_huge_body_runs_in_a_thread_and_a_new_query_wins() -> 
         view.search('user 4242"')
         await wait_for(pilot, lambda: view.match_count == 1)
         await pilot.pause(0.3)
-        assert view.query == 'user 4242"' and view.match_count == 1
+        assert view.search_text == 'user 4242"' and view.match_count == 1
         row = view.scroll_offset.y + view.size.height // 2
         on_screen = [view.render_line(y).text for y in range(view.size.height)]
         assert any('"user 4242"' in line for line in on_screen), row

@@ -115,7 +115,7 @@ class BodyPanel(Vertical):
         self.mode = "search"
         self.query_one("#body-bar-prompt", Label).update("/")
         self.input.placeholder = "search the body"
-        self.input.value = self.view.query
+        self.input.value = self.view.search_text
         self._update_count()
         self._set_hint("")
         self.input.focus()
@@ -321,7 +321,7 @@ class BodyPanel(Vertical):
     def _update_count(self) -> None:
         view = self.view
         label = self.query_one("#body-bar-count", Label)
-        if not view.query:
+        if not view.search_text:
             label.update("")
         elif view.match_count == 0:
             label.update("no matches")

@@ -502,7 +502,9 @@ class BodyView(HalfPages, ScrollView, can_focus=True):
     # -- search -------------------------------------------------------------------------------
 
     @property
-    def query(self) -> str:
+    def search_text(self) -> str:
+        """What the body was last searched for ("" for none). Not ``query``: that is
+        Textual's DOM query, which a double-click's select-all calls."""
         return self._query
 
     @property
