@@ -22,6 +22,7 @@ from pigeon.auth_kinds import (
     Auth,
     AuthKind,
     OAuth2,
+    Pairs,
     Render,
     editor_fields,
 )
@@ -165,7 +166,7 @@ class _Signed(AuthKind):
     fields = (TOKEN,)
     scheme = "Signed"
 
-    def parts(self, auth: Auth, render: Render) -> tuple[list, list]:
+    def parts(self, auth: Auth, render: Render) -> tuple[Pairs, Pairs]:
         return [("Authorization", f"{self.scheme} {render(auth.token)}")], []
 
 
