@@ -78,6 +78,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "values",
         (
             "pigeon.model",
+            "pigeon.auth_kinds",
             "pigeon.values",
             "pigeon.template",
             "pigeon.bodies",

@@ -11,6 +11,7 @@ from textual import work
 from textual.binding import Binding
 from textual.widgets import Static
 
+from pigeon.auth_kinds import OAUTH2
 from pigeon.masking import MASK
 from pigeon.model import Auth, Request
 from pigeon.render import effective_auth, render_request
@@ -78,7 +79,7 @@ class OAuth2TokenView(Static, can_focus=True):
             return None
         chain = s.chain_of(request)
         auth = effective_auth(s.collection, chain, request)
-        if auth is None or auth.type != "oauth2":
+        if auth is None or auth.type != OAUTH2.name:
             return None
         if leaving:
             leaving = not s.is_trusted()
