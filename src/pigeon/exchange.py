@@ -96,6 +96,8 @@ class Progress:
     content_length: int | None = None
     # Sees the body as it arrives and can stop it (``pigeon.stream``); ``None``: nobody looks.
     sink: StreamSink | None = None
+    # The URL as the pipeline rendered it (``pipeline.build``); "" until then.
+    url: str = ""
 
 
 @dataclass
@@ -270,6 +272,21 @@ class Exchange:
         if self._cleanup is not None:
             self._cleanup()
         self.body_path = None
+
+
+def duration(ms: float | None) -> str:
+    """``4.2 ms``, ``123 ms``, ``1.23 s``, ``1 m 05 s``."""
+    if ms is None:
+        return "—"
+    if ms < 10:
+        return f"{ms:.1f} ms"
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.2f} s"
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes} m {rest:02d} s"
 
 
 def status_kind(status: int | None) -> str:

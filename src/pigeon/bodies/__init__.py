@@ -38,6 +38,7 @@ from pigeon.bodies.kind import (
     is_json_type,
     is_text_type,
     looks_binary,
+    shows_as_json,
 )
 from pigeon.bodies.lines import EMPTY_INDEX, LineIndex, build_index
 from pigeon.bodies.markup import MARKUP_LIMIT, MarkupKind, markup_kind, pretty_markup
@@ -79,4 +80,5 @@ __all__ = [
     "pretty_json",
     "pretty_markup",
     "search_pattern",
+    "shows_as_json",
 ]
