@@ -1,6 +1,8 @@
 """What one opened collection holds for the life of the app (DESIGN §1, §9), and what it does:
-send through the pipeline, record history, trust. No Textual here, so it is the core's one
-front-end-neutral "open collection" object.
+render, send and connect through the pipeline, record history, trust. No Textual here, so it
+is the core's one front-end-neutral "open collection" object, and the app's only door to how a
+request goes out (the app imports none of ``render``, ``pipeline``, ``send``, ``scripts``,
+``trust`` or ``websocket``: ``tests/test_layers.py``).
 
 The collection, the chosen environment, the runtime variables scripts set, the overrides that
 sit at the highest scope (the demo's echo server URL), the user's config, the shared HTTP
