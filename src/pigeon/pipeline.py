@@ -495,7 +495,11 @@ class Connection:
         result, (lines, errors, failures) = self.result, self._said
         for line in result.log[lines:]:
             self.log(line, False)
-        for problem in [*result.script_errors[errors:], *result.assertion_failures[failures:]]:
+        problems: list[ScriptError | AssertionFailure] = [
+            *result.script_errors[errors:],
+            *result.assertion_failures[failures:],
+        ]
+        for problem in problems:
             self.log(problem.traceback or problem.summary(), True)
         self._said = (len(result.log), len(result.script_errors), len(result.assertion_failures))
 

@@ -9,7 +9,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from textual import work
 from textual.app import ComposeResult
@@ -147,7 +147,7 @@ class ResponsePane(Vertical):
         view = show(self, request) if show is not None else None
         for kind in KINDS_WITH_VIEWS:
             self.set_class(view is not None and kind == request.kind, f"-{kind}")
-        return view
+        return cast("WebSocketView | None", view)
 
     def _websocket_view(self, request: Request) -> WebSocketView:
         from pigeon.tui.widgets.response.websocket_view import WebSocketView

@@ -272,8 +272,10 @@ class WebSocketView(Vertical):
         outcome = await connection.run_scripts(ws)
         if outcome is None and "post_response" in connection.result.scripts_skipped:
             self.notify("Post-response scripts skipped: the collection is not trusted")
-        for problem in [*outcome.errors, *outcome.assertion_failures] if outcome else []:
-            self.notify(printable(problem.summary()), title="Script error", severity="error")
+        said = [p.summary() for p in [*outcome.errors]] if outcome else []
+        said += [p.summary() for p in outcome.assertion_failures] if outcome else []
+        for summary in said:
+            self.notify(printable(summary), title="Script error", severity="error")
 
     def _call(self, make: Any) -> concurrent.futures.Future[Any] | None:
         """Run ``make(link)`` (a coroutine) on the link's loop; ``None`` when not connected."""
