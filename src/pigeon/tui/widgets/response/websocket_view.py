@@ -112,10 +112,9 @@ class WebSocketView(Vertical):
     def is_open(self) -> bool:
         return self.link is not None and self.link.state in ("connecting", "open", "closing")
 
-    def _scopes(self, leaving: bool = False) -> Scopes | None:
-        if self.request is None:
-            return None
-        return self.session.scopes_for(self.request, leaving=leaving)
+    def _scopes(self) -> Scopes | None:
+        """What the composer completes from."""
+        return self.session.scopes_for(self.request) if self.request is not None else None
 
     # -- the request shown ----------------------------------------------------------------------
 
@@ -272,10 +271,10 @@ class WebSocketView(Vertical):
         outcome = await connection.run_scripts(ws)
         if outcome is None and "post_response" in connection.result.scripts_skipped:
             self.notify("Post-response scripts skipped: the collection is not trusted")
-        said = [p.summary() for p in [*outcome.errors]] if outcome else []
-        said += [p.summary() for p in outcome.assertion_failures] if outcome else []
-        for summary in said:
-            self.notify(printable(summary), title="Script error", severity="error")
+        if outcome is not None:
+            said = [p.summary() for p in outcome.errors]
+            for summary in said + [p.summary() for p in outcome.assertion_failures]:
+                self.notify(printable(summary), title="Script error", severity="error")
 
     def _call(self, make: Any) -> concurrent.futures.Future[Any] | None:
         """Run ``make(link)`` (a coroutine) on the link's loop; ``None`` when not connected."""
