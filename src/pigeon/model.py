@@ -162,10 +162,14 @@ class Request:
     websocket: WebSocket = field(default_factory=WebSocket)
 
     @property
-    def is_websocket(self) -> bool:
-        return self.type == "websocket" or self.url.lstrip()[:6].lower().startswith(
+    def kind(self) -> str:
+        """How it goes out, the key of the pipeline's and the response pane's tables:
+        ``"http"`` or ``"websocket"`` (its ``type``, or a ``ws://``/``wss://`` URL)."""
+        if self.type == "websocket" or self.url.lstrip()[:6].lower().startswith(
             ("ws://", "wss://")
-        )
+        ):
+            return "websocket"
+        return "http"
 
 
 @dataclass
