@@ -8,33 +8,17 @@ Plain functions of plain values, kept apart from the widgets so they are easy to
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from pigeon.bodyformat import human_size
-from pigeon.exchange import status_kind  # noqa: F401  (the widgets import it from here)
+from pigeon.bodies import human_size
+from pigeon.exchange import duration, status_kind  # noqa: F401  (the widgets import them from here)
 from pigeon.exporters.curl import to_curl
 from pigeon.masking import mask_url, mask_value, secret_name
 
 if TYPE_CHECKING:
     from pigeon.exchange import Exchange
-    from pigeon.render import RenderedRequest
 
 is_sensitive_header = secret_name  # the name the widgets know it by
-
-
-def duration(ms: float | None) -> str:
-    """``4.2 ms``, ``123 ms``, ``1.23 s``, ``1 m 05 s``."""
-    if ms is None:
-        return "—"
-    if ms < 10:
-        return f"{ms:.1f} ms"
-    if ms < 1000:
-        return f"{ms:.0f} ms"
-    seconds = ms / 1000
-    if seconds < 60:
-        return f"{seconds:.2f} s"
-    minutes, rest = divmod(int(seconds), 60)
-    return f"{minutes} m {rest:02d} s"
 
 
 def status_parts(exchange: Exchange) -> list[str]:
@@ -75,7 +59,7 @@ def sent_text(exchange: Exchange, reveal: bool = False) -> str:
     return "\n".join(lines)
 
 
-def curl_command(rendered: RenderedRequest) -> str:
+def curl_command(rendered: Any) -> str:  # an Exchange's request: the app never names render
     """The curl command that sends a rendered request (``pigeon.exporters.curl``)."""
     return to_curl(rendered)
 
