@@ -244,6 +244,57 @@ def test_merge_refuses_the_same_shard_twice(tmp_path: Path, echo_url: str, capsy
     assert "the same request" in capsys.readouterr().err
 
 
+def test_a_huge_shard_count_costs_the_units_not_the_count(tmp_path: Path, capsys) -> None:
+    """More shards than units leaves the rest empty; N is never a list's length."""
+    root = sharded_collection(tmp_path / "c", "http://127.0.0.1:9")
+    everything = select(load_collection(root), None)
+    huge = 10**23
+    firsts = [shard(everything, k, huge) for k in range(1, 9)]
+    assert sorted(r.id for s in firsts for _, r in s) == sorted(r.id for _, r in everything)
+    assert shard(everything, huge, huge) == [] and shard(everything, 9, huge) == []
+    assert firsts[:7] == [shard(everything, k, 7) for k in range(1, 8)]  # one unit each
+    assert main(["run", str(root), "--shard", f"{huge}/{huge}", "--no-color"]) == 0
+    assert "0 requests" in capsys.readouterr().out
+
+
+def _tamper(report: dict, how: str) -> None:
+    entry = report["requests"][0]
+    if how == "entry":
+        report["requests"][0] = "x"
+    elif how == "status":
+        entry["status"] = "200"
+    elif how == "no id":
+        del entry["id"]
+    elif how == "frames":
+        entry["frames"] = {"sent": "x", "received": 1}
+    elif how == "log":
+        entry["log"] = [1]
+    elif how == "collection":
+        report["collection"] = ["a"]
+    elif how == "totals":
+        report["totals"] = []
+    elif how == "requests":
+        report["requests"] = {"a": 1}
+
+
+@pytest.mark.parametrize(
+    "how", ["entry", "status", "no id", "frames", "log", "collection", "totals", "requests"]
+)
+def test_merging_a_tampered_report_is_one_line_naming_it(tmp_path: Path, how: str, capsys) -> None:
+    root = sharded_collection(tmp_path / "c", "http://127.0.0.1:9")
+    run_json(capsys, str(root), "--shard", "1/2", tmp=tmp_path)
+    good = next(tmp_path.glob("report-*.json"))
+    report = json.loads(good.read_text())
+    _tamper(report, how)
+    bad = tmp_path / "tampered.json"
+    bad.write_text(json.dumps(report))
+    out = tmp_path / "m.json"
+    assert main(["report", "merge", str(good), str(bad), "--report", f"json:{out}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(bad) in err, err
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("spec", ["0/2", "3/2", "x", "1/0", "1-2"])
 def test_a_bad_shard_is_bad_usage(tmp_path: Path, spec: str, capsys) -> None:
     root = sharded_collection(tmp_path / "c", "http://127.0.0.1:9")
