@@ -176,7 +176,10 @@ class ThreadedSession(HttpSession):
             attempt.stopped_early()  # the shut socket's error is no error
         if attempt.sink is not None:
             attempt.sink.on_stop = None
-        if job.expired is not None and attempt.error is not None:
+        stopped = attempt.sink is not None and attempt.sink.stop_reason is not None
+        if job.expired is not None and (attempt.error is not None or not stopped):
+            # An error is the shut socket's; no error is the shut socket read as the end of
+            # a body that ends when its connection closes: either way the deadline cut it.
             attempt.stage = job.expired  # not what the shut socket made it say
             attempt.fail("timeout", _timed_out(attempt))
         attempt.t_end = time.perf_counter()
