@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import http.cookiejar
 import os
 import socket
 import ssl
@@ -37,7 +36,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from pigeon import __version__
+from pigeon import __version__, cookies
 from pigeon.auth_flows import flow_for
 from pigeon.exchange import (  # noqa: F401  (send is where callers have always found them)
     STATUS_CLASSES,
@@ -271,6 +270,11 @@ class _Attempt:
         """Record a response; the redirect to follow, ``None`` when this is the final one."""
         self.response = response
         self.progress.status = response.status_code
+        for name in cookies.refused(response.request.extensions):
+            self.warnings.append(
+                f"cookie {name!r} from {_hostname(str(response.url))} not kept: "
+                "a cookie is printable ASCII, without ;"
+            )
         next_request = response.next_request
         if not self.rendered.settings.follow_redirects or next_request is None:
             return None
@@ -440,7 +444,7 @@ class HttpSession:
     ) -> None:
         self.max_body_in_memory = max_body_in_memory
         self.max_redirects = max_redirects
-        self.cookie_jar = http.cookiejar.CookieJar()
+        self.cookie_jar = cookies.new_jar()
         self._options: dict[str, Any] = {
             "http2": http2,
             "trust_env": trust_env,
