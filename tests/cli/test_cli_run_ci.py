@@ -302,6 +302,14 @@ def test_a_bad_shard_is_bad_usage(tmp_path: Path, spec: str, capsys) -> None:
     assert "--shard" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("count", ["0", "-1"])
+def test_parallel_below_one_is_bad_usage(tmp_path: Path, count: str, capsys) -> None:
+    root = sharded_collection(tmp_path / "c", "http://127.0.0.1:9")
+    assert main(["run", str(root), "--trust", "--parallel", count]) == 2
+    captured = capsys.readouterr()
+    assert f"--parallel {count}: expected 1 or more" in captured.err and not captured.out
+
+
 def test_parallel_folders_give_the_sequential_result(tmp_path: Path, echo_url: str, capsys) -> None:
     """Chains stay within their folders, so running folders at once changes nothing but the
     time; the report lists the requests in collection order either way."""

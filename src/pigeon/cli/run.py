@@ -141,7 +141,8 @@ def cli_run(args: argparse.Namespace) -> int:
             max_age_days=config.history_max_age_days,
             warn=_history_warning,
         )
-    parallel = getattr(args, "parallel", 1) or 1
+    parallel = getattr(args, "parallel", None)
+    parallel = 1 if parallel is None else parallel
     if parallel < 1:
         raise UsageError(f"--parallel {parallel}: expected 1 or more")
 
