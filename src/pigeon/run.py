@@ -13,7 +13,7 @@ import dataclasses
 import difflib
 import heapq
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -225,7 +225,7 @@ async def run_collection(
     bail: bool = False,
     on_result: Callable[[ResultRecord], None] | None = None,
     requests: list[tuple[list[Folder], Request]] | None = None,
-    iterations: Sequence[tuple[str, Mapping[str, Any]]] | None = None,
+    iterations: Iterable[tuple[str, Mapping[str, Any]]] | None = None,
     positions: Mapping[int, int] | None = None,
     lanes: Sequence[RunContext] = (),
 ) -> RunSummary:
@@ -249,7 +249,8 @@ async def run_collection(
         if strict is not None:
             c.strict = strict
     chosen = requests if requests is not None else select(ctx.collection, selection)
-    rounds = list(iterations) if iterations else [("", {})]
+    # Iterated once, as the run goes: a data file's rows are read as they are reached.
+    rounds: Iterable[tuple[str, Mapping[str, Any]]] = iterations or [("", {})]
     base_vars = dict(ctx.cli_vars)
     total = len(positions) if positions is not None else len(chosen)
     order = positions if positions is not None else {id(r): n for n, (_, r) in enumerate(chosen)}

@@ -118,6 +118,62 @@ def test_a_bad_data_file_is_named_and_nothing_is_sent(
     assert echo_server.state.requests == 0
 
 
+def test_a_data_cell_that_reads_the_environment_needs_trust_before_anything_runs(
+    tmp_path: Path, echo_server, capsys
+) -> None:
+    """A cell is a variable as a ``--var`` is: the up-front trust check sees what it reaches."""
+    root = tmp_path / "c"
+    write(root, "collection.toml", f'name = "d"\n[variables]\nbase_url = "{echo_server.url}"\n')
+    write(root, "get.toml", 'name = "Get"\nurl = "{{base_url}}/get?q={{q}}"\n')
+    rows = tmp_path / "rows.csv"
+    rows.write_text("q\nplain\n{{$env.HOME}}\n{{$env.HOME}}\n")
+    assert main(["run", str(root), "--data", str(rows), "--no-color"]) == 2
+    captured = capsys.readouterr()
+    needs = [line for line in captured.err.splitlines() if "needs trust:" in line]
+    assert needs == [
+        "pigeon: needs trust: get [row 2]: reads $env.HOME from the process "
+        "environment (not in the collection's .env)"
+    ], captured.err
+    assert "is not trusted" in captured.err and not captured.out
+    assert echo_server.state.requests == 0
+    assert main(["run", str(root), "--data", str(rows), "--no-color", "--trust"]) == 0
+
+
+def test_data_rows_are_read_as_the_run_goes_not_held(tmp_path: Path) -> None:
+    """What a data file costs is one row at a time, however many rows it has."""
+    import argparse
+    import tracemalloc
+
+    from pigeon.cli.run import _iterations
+
+    rows = tmp_path / "rows.csv"
+    count = 50_000
+    with rows.open("w") as fh:
+        fh.write("id:number,name,note\n")
+        fh.writelines(
+            f"{n},name-{n},a note long enough to weigh something {n}\n" for n in range(count)
+        )
+    args = argparse.Namespace(data=str(rows), data_types=None, iterations=None)
+    tracemalloc.start()
+    try:
+        seen = 0
+        for label, row in _iterations(args) or ():
+            seen += 1
+            last = (label, row)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert seen == count and last == (
+        f"row {count}",
+        {
+            "id": count - 1,
+            "name": f"name-{count - 1}",
+            "note": f"a note long enough to weigh something {count - 1}",
+        },
+    )
+    assert peak < 2_000_000, peak  # the rows held would be tens of megabytes
+
+
 def test_iterations_repeat_the_selection_sharing_runtime_variables(
     tmp_path: Path, echo_url: str, capsys
 ) -> None:
