@@ -46,7 +46,7 @@ from pigeon.exchange import (  # noqa: F401  (send is where callers have always 
     Timings,
     status_class,
 )
-from pigeon.proxies import client_options
+from pigeon.proxies import client_options, proxy_for
 from pigeon.redirects import RedirectCredentials
 from pigeon.render import RenderedRequest, control_character
 from pigeon.tls import TLSSetupError, ssl_context
@@ -651,8 +651,10 @@ class HttpSession:
         except httpx.HTTPError as exc:
             kind, message = _describe(exc, attempt)
             attempt.fail(kind, message)
-        except OSError as exc:
-            attempt.fail("other", f"{exc.strerror or exc}")
+        except Exception as exc:
+            if not _describable(exc):
+                raise
+            attempt.fail(*_describe_os(exc, attempt))
 
 
 def _stop_reading(attempt: _Attempt, task: asyncio.Task[Any]) -> None:
@@ -715,26 +717,33 @@ def _describe(exc: httpx.HTTPError, attempt: _Attempt) -> tuple[ErrorKind, str]:
         return "timeout", _timed_out(attempt)
 
     if isinstance(exc, httpx.ConnectError | httpx.ProxyError):
+        proxy = proxy_for(attempt.rendered.transport, url)
         for cause in _causes(exc):
             if isinstance(cause, ssl.SSLCertVerificationError):
                 reason = cause.verify_message or str(cause)
-                return "tls", f"TLS verification failed: {reason}"
+                return "tls", _tls_unverified(url, reason)
             if isinstance(cause, ssl.SSLError):
                 reason = cause.reason or str(cause)
-                return "tls", f"TLS handshake failed: {reason}"
+                return "tls", f"TLS handshake with {_hostname(url)} failed: {reason}"
+            if isinstance(cause, socket.gaierror | ConnectionRefusedError) and proxy:
+                return _unreachable_proxy(cause, proxy)
             if isinstance(cause, socket.gaierror):
                 return "dns", f"DNS lookup failed for host {_hostname(url)}"
             if isinstance(cause, ConnectionRefusedError):
                 return "connect", f"Connection refused: {_host_port(url)}"
         text = str(exc)
         if "CERTIFICATE_VERIFY_FAILED" in text:
-            return "tls", f"TLS verification failed: {text}"
+            return "tls", _tls_unverified(url, text)
         if "Name or service not known" in text or "nodename nor servname" in text:
             return "dns", f"DNS lookup failed for host {_hostname(url)}"
         if "refused" in text.lower():
+            if proxy:
+                return "connect", f"Connection refused by the proxy {proxy}"
             return "connect", f"Connection refused: {_host_port(url)}"
-        prefix = "Proxy error" if isinstance(exc, httpx.ProxyError) else "Could not connect to"
-        return "connect", f"{prefix} {_host_port(url)}: {text or type(exc).__name__}"
+        if isinstance(exc, httpx.ProxyError):
+            where = f"The proxy {proxy}" if proxy else "The proxy"
+            return "connect", f"{where} did not take the request for {_host_port(url)}: {text}"
+        return "connect", f"Could not connect to {_host_port(url)}: {text or type(exc).__name__}"
 
     if isinstance(exc, httpx.TooManyRedirects):  # redirects are followed here, not by httpx
         return "redirects", f"Too many redirects: {exc}"
@@ -764,3 +773,48 @@ def _describe(exc: httpx.HTTPError, attempt: _Attempt) -> tuple[ErrorKind, str]:
         return "invalid", f"Invalid URL: {exc}"
 
     return "other", f"{type(exc).__name__}: {exc}"
+
+
+def _tls_unverified(url: str, reason: str) -> str:
+    return (
+        f"TLS verification failed for {_hostname(url)}: {reason} (a private CA: name it in "
+        "ca_bundle; or verify_tls = false)"
+    )
+
+
+def _unreachable_proxy(cause: BaseException, proxy: str) -> tuple[ErrorKind, str]:
+    """The connection to the proxy itself failed: its name or its port."""
+    if isinstance(cause, socket.gaierror):
+        return "dns", f"DNS lookup failed for the proxy {proxy}"
+    return "connect", f"Connection refused by the proxy {proxy}: check its address in proxy"
+
+
+def _describe_os(exc: Exception, attempt: _Attempt) -> tuple[ErrorKind, str]:
+    """One line for a failure outside httpx's own errors: a socket's, or a SOCKS proxy's
+    (python-socks raises its own, around the socket error that caused them)."""
+    url = str(attempt.request.url) if attempt.request is not None else attempt.rendered.url
+    proxy = proxy_for(attempt.rendered.transport, url)
+    socks = type(exc).__module__.startswith("python_socks")
+    if socks:
+        for cause in _causes(exc):
+            if cause is not exc and isinstance(cause, socket.gaierror | ConnectionRefusedError):
+                return _unreachable_proxy(cause, proxy or "")
+        if isinstance(exc, TimeoutError):
+            return "timeout", f"The proxy {proxy} did not answer in time"
+        reason = str(exc.args[0] if exc.args else exc) or type(exc).__name__
+        return "connect", f"The proxy {proxy} could not reach {_host_port(url)}: {reason}"
+    if isinstance(exc, socket.gaierror):
+        if proxy and proxy.startswith("socks5://"):
+            return "dns", (
+                f"DNS lookup failed for host {_hostname(url)} (looked up here, not by the "
+                "proxy: socks5h:// has the proxy look names up)"
+            )
+        return "dns", f"DNS lookup failed for host {_hostname(url)}"
+    if isinstance(exc, OSError):
+        return "other", f"{exc.strerror or exc}"
+    return "other", f"{type(exc).__name__}: {exc}"
+
+
+def _describable(exc: Exception) -> bool:
+    """Whether ``_describe_os`` says what ``exc`` means (else it is a defect, said as one)."""
+    return isinstance(exc, OSError) or type(exc).__module__.startswith("python_socks")

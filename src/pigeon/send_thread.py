@@ -36,7 +36,9 @@ from pigeon.send import (
     _REDIRECT_BODY_LIMIT,
     HttpSession,
     _Attempt,
+    _describable,
     _describe,
+    _describe_os,
     _timed_out,
 )
 
@@ -212,8 +214,10 @@ class ThreadedSession(HttpSession):
             self._exchange_sync(attempt, client, request)
         except httpx.HTTPError as exc:
             attempt.fail(*_describe(exc, attempt))
-        except OSError as exc:
-            attempt.fail("other", f"{exc.strerror or exc}")
+        except Exception as exc:
+            if not _describable(exc):
+                raise
+            attempt.fail(*_describe_os(exc, attempt))
 
     def _exchange_sync(
         self,
