@@ -222,7 +222,10 @@ def test_an_ip_address_only_ever_gets_host_only_cookies(tmp_path: Path) -> None:
     path.write_text(json.dumps({"cookies": entries}))
     path.chmod(0o600)
     again = new_jar()
-    assert load(again, tmp_path, None) is None
+    warning = load(again, tmp_path, None)
+    assert warning == (
+        f"cookie jar {path}: not kept: 'wide' (an IP address has cookies for itself alone)"
+    )
     assert [c.name for c in again] == ["ok"] and _sent(again, "http://10.0.0.1/") is None
 
 
@@ -281,3 +284,7 @@ async def test_a_saved_cookie_that_is_not_ascii_no_longer_blocks_its_host(
     session = Session.open(root)
     assert (await _send(session, "show")).json()["cookies"] == {"ok": "1"}
     await session.close()
+    from pigeon.cookies import load, new_jar
+
+    warning = load(new_jar(), root, None)
+    assert warning is not None and "not kept: '名前' (a cookie's name is printable ASCII" in warning

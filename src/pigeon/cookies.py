@@ -189,20 +189,18 @@ def _cookie(entry: Any) -> http.cookiejar.Cookie | None:
         return None
     if expires is not None and (isinstance(expires, bool) or not isinstance(expires, int)):
         return None
-    try:
-        return make_cookie(
-            *texts,
-            expires=expires,
-            secure=entry.get("secure") is True,
-            http_only=entry.get("http_only") is True,
-            host_only=entry.get("host_only") is True,
-        )
-    except ValueError:
-        return None
+    return make_cookie(  # ValueError: the rule's, said by name in load's warning
+        *texts,
+        expires=expires,
+        secure=entry.get("secure") is True,
+        http_only=entry.get("http_only") is True,
+        host_only=entry.get("host_only") is True,
+    )
 
 
 def load(jar: http.cookiejar.CookieJar, root: Path | str, environment: str | None) -> str | None:
-    """Replace the jar's cookies with the saved ones; a warning when the file is refused."""
+    """Replace the jar's cookies with the saved ones; a warning when the file is refused, or
+    names the cookies in it that break the rule (which are not kept)."""
     jar.clear()
     try:
         path = jar_path(root, environment)
@@ -217,11 +215,18 @@ def load(jar: http.cookiejar.CookieJar, root: Path | str, environment: str | Non
     except (OSError, ValueError) as exc:
         return f"cookie jar not read: {exc}"
     entries = data.get("cookies") if isinstance(data, dict) else None
+    dropped: list[str] = []
     for entry in entries if isinstance(entries, list) else ():
-        cookie = _cookie(entry)
+        try:
+            cookie = _cookie(entry)
+        except ValueError as exc:
+            dropped.append(f"{entry['name']!r} ({exc})")
+            continue
         if cookie is not None:
             jar.set_cookie(cookie)
     jar.clear_expired_cookies()
+    if dropped:
+        return f"cookie jar {path}: not kept: {', '.join(dropped)}"
     return None
 
 
