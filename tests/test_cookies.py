@@ -209,8 +209,9 @@ def test_an_ip_address_only_ever_gets_host_only_cookies(tmp_path: Path) -> None:
     assert _sent(jar, "http://10.0.0.1/") is None
     assert sorted(_sent(jar, "http://127.0.0.1:9/").split("; ")) == ["plain=3", "self=2"]
     v6 = new_jar()
-    _set_from(v6, "http://[::1]:8000/", "wide=1; Domain=.1", "plain=2")
-    assert [c.name for c in v6] == ["plain"] and _sent(v6, "http://[::2]/") is None
+    _set_from(v6, "http://[::1]:8000/", "wide=1; Domain=.1", "self=1; Domain=::1", "plain=2")
+    assert sorted(c.name for c in v6) == ["plain", "self"] and _sent(v6, "http://[::2]/") is None
+    assert sorted(_sent(v6, "http://[::1]:9/").split("; ")) == ["plain=2", "self=1"]
     # A jar file cannot plant one either.
     with pytest.raises(ValueError):
         make_cookie("wide", "1", ".0.0.1")

@@ -26,7 +26,7 @@ import re
 import stat
 import time
 from dataclasses import dataclass
-from http.cookiejar import request_host  # type: ignore[attr-defined]  # not in typeshed
+from http.cookiejar import eff_request_host, request_host  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any
 
@@ -76,15 +76,17 @@ class CookiePolicy(http.cookiejar.DefaultCookiePolicy):
         host = _ip(request_host(request))
         if host is None or not cookie.domain_specified:
             return super().set_ok_domain(cookie, request)
-        if cookie.domain.removeprefix(".") != host:
+        if cookie.domain.removeprefix(".").strip("[]") != host.strip("[]"):
             return False
-        # ``Domain=`` the address itself: kept, for that address alone.
-        cookie.domain, cookie.domain_specified, cookie.domain_initial_dot = host, False, False
+        # ``Domain=`` the address itself: kept, for that address alone (named as the jar
+        # names a host-only cookie's host: ``[::1]`` is ``[::1].local``).
+        cookie.domain = eff_request_host(request)[1]
+        cookie.domain_specified = cookie.domain_initial_dot = False
         return True
 
     def return_ok_domain(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
         host = _ip(request_host(request))
-        if host is not None and cookie.domain.removeprefix(".") != host:
+        if host is not None and cookie.domain != eff_request_host(request)[1]:
             return False
         return super().return_ok_domain(cookie, request)
 
