@@ -174,6 +174,38 @@ def test_data_rows_are_read_as_the_run_goes_not_held(tmp_path: Path) -> None:
     assert peak < 2_000_000, peak  # the rows held would be tens of megabytes
 
 
+def test_a_run_takes_each_row_only_when_it_reaches_it(tmp_path: Path, echo_url: str) -> None:
+    """``run_collection`` iterates the rows as it goes: row n+1 is read after row n's result."""
+    import asyncio
+
+    from pigeon.pipeline import RunContext
+    from pigeon.run import run_collection
+
+    root = tmp_path / "c"
+    write(root, "collection.toml", f'name = "d"\n[variables]\nbase_url = "{echo_url}"\n')
+    write(root, "get.toml", 'name = "Get"\nurl = "{{base_url}}/get?n={{n}}"\n')
+    events: list[str] = []
+
+    def rows():
+        for n in range(1, 4):
+            events.append(f"read {n}")
+            yield f"row {n}", {"n": n}
+
+    async def go() -> None:
+        ctx = RunContext(load_collection(root), trusted=True)
+        try:
+            await run_collection(
+                ctx, iterations=rows(), on_result=lambda r: events.append(f"sent {r.id}")
+            )
+        finally:
+            await ctx.aclose()
+
+    asyncio.run(go())
+    assert events == [
+        "read 1", "sent get [row 1]", "read 2", "sent get [row 2]", "read 3", "sent get [row 3]"
+    ]  # fmt: skip
+
+
 def test_iterations_repeat_the_selection_sharing_runtime_variables(
     tmp_path: Path, echo_url: str, capsys
 ) -> None:
