@@ -61,7 +61,7 @@ class _TimeLeft(dict):  # type: ignore[type-arg]
 
 
 class _Job:
-    __slots__ = ("attempt", "loop", "future", "finished", "cancelled", "expired", "stopped")
+    __slots__ = ("attempt", "loop", "future", "finished", "cancelled", "expired", "cut", "stopped")
 
     def __init__(
         self, attempt: _Attempt, loop: asyncio.AbstractEventLoop, future: asyncio.Future[None]
@@ -72,6 +72,7 @@ class _Job:
         self.finished = threading.Event()
         self.cancelled = False
         self.expired: str | None = None  # the stage the deadline fell in
+        self.cut = False  # the deadline fell while the body was being read
         self.stopped = False  # a stream's stop shut the sockets
 
 
@@ -141,6 +142,7 @@ class ThreadedSession(HttpSession):
     def _expire(self, job: _Job) -> None:
         if not job.finished.is_set():
             job.expired = job.attempt.stage  # before the shut socket moves the send on
+            job.cut = job.attempt.reading  # the body was still arriving
             self._shut_sockets()
 
     def _stop(self, job: _Job) -> None:
@@ -179,7 +181,8 @@ class ThreadedSession(HttpSession):
         if attempt.sink is not None:
             attempt.sink.on_stop = None
         stopped = attempt.sink is not None and attempt.sink.stop_reason is not None
-        if job.expired is not None and (attempt.error is not None or not stopped):
+        cut = job.cut and not stopped
+        if job.expired is not None and (attempt.error is not None or cut):
             # An error is the shut socket's; no error is the shut socket read as the end of
             # a body that ends when its connection closes: either way the deadline cut it.
             attempt.stage = job.expired  # not what the shut socket made it say
