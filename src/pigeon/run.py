@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import difflib
+import heapq
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -187,12 +188,19 @@ def shard(
     shards together hold every selected request exactly once, in collection order."""
     if not 1 <= index <= count:
         raise UsageError(f"--shard {index}/{count}: expected K/N with 1 <= K <= N")
-    load = [0] * count
+    # The work is the units', whatever ``count`` is: a shard no unit has reached yet has the
+    # least load (a unit holds a request at least), so the next unit goes to the lowest of
+    # them while any is left; after that, the least loaded comes off a heap.
+    loads: list[tuple[int, int]] = []  # (load, shard) of the shards that hold a unit
+    fresh = 0  # the shards from here on hold nothing yet
     mine: list[int] = []
     units = folders(selected)
     for n in sorted(range(len(units)), key=lambda n: -len(units[n])):  # stable: ties in order
-        target = min(range(count), key=lambda k: (load[k], k))
-        load[target] += len(units[n])
+        if fresh < count:
+            load, target, fresh = 0, fresh, fresh + 1
+        else:
+            load, target = heapq.heappop(loads)
+        heapq.heappush(loads, (load + len(units[n]), target))
         if target == index - 1:
             mine.append(n)
     return [item for n in sorted(mine) for item in units[n]]
@@ -217,7 +225,7 @@ async def run_collection(
     bail: bool = False,
     on_result: Callable[[ResultRecord], None] | None = None,
     requests: list[tuple[list[Folder], Request]] | None = None,
-    iterations: Sequence[tuple[str, Mapping[str, Any]]] | None = None,
+    iterations: Iterable[tuple[str, Mapping[str, Any]]] | None = None,
     positions: Mapping[int, int] | None = None,
     lanes: Sequence[RunContext] = (),
 ) -> RunSummary:
@@ -241,7 +249,8 @@ async def run_collection(
         if strict is not None:
             c.strict = strict
     chosen = requests if requests is not None else select(ctx.collection, selection)
-    rounds = list(iterations) if iterations else [("", {})]
+    # Iterated once, as the run goes: a data file's rows are read as they are reached.
+    rounds: Iterable[tuple[str, Mapping[str, Any]]] = iterations or [("", {})]
     base_vars = dict(ctx.cli_vars)
     total = len(positions) if positions is not None else len(chosen)
     order = positions if positions is not None else {id(r): n for n, (_, r) in enumerate(chosen)}

@@ -504,10 +504,16 @@ def _load_items(
         if entry.name.startswith("."):
             continue
         path = Path(entry.path)
-        loads = entry.is_dir() or entry.name.endswith(".toml")
+        try:  # a link in a loop of links, or a folder that may not be looked into
+            is_dir = entry.is_dir()
+        except OSError as exc:
+            problem = f"cannot read: {exc.strerror or exc}; skipped"
+            col.broken.append(BrokenFile(path, problem, skipped=True))
+            continue
+        loads = is_dir or entry.name.endswith(".toml")
         if loads and entry.is_symlink() and _link_skipped(col, path, seen):
             continue
-        if entry.is_dir():
+        if is_dir:
             if directory == col.root and entry.name == ENVIRONMENTS_DIR:
                 continue
             items.append(load_folder(col, path, seen | {os.path.realpath(path)}))
@@ -547,7 +553,7 @@ def _link_skipped(col: Collection, path: Path, seen: set[str]) -> bool:
 def load_folder(col: Collection, path: Path, seen: set[str]) -> Folder:
     folder = Folder(name=title_from_stem(path.name), path=path, id=rel_id(col.root, path))
     folder_file = path / FOLDER_FILE
-    if folder_file.is_file():
+    if os.path.isfile(folder_file):  # False, not an error, in a folder that cannot be read
         folder.has_file = True
         try:
             load_document(_read(col, folder_file), folder_file, lambda d: fill_folder(d, folder))
