@@ -22,6 +22,7 @@ from typing import Any
 from pigeon.expand import Renderer
 from pigeon.model import Auth, Collection, Folder, Request
 from pigeon.scopes import Layer, Scopes, build_scopes
+from pigeon.store.seen import beside_of
 from pigeon.template import ENV, PATH, Placeholder, parse
 
 ERROR, WARNING, INFO = "error", "warning", "info"
@@ -29,6 +30,7 @@ ERROR, WARNING, INFO = "error", "warning", "info"
 # rule id -> (severity, what it finds); README's "pigeon check" lists the same.
 RULES: dict[str, tuple[str, str]] = {
     "broken-file": (ERROR, "a file that does not load"),
+    "conflict": (WARNING, "your version of a file saved beside it when it changed on disk"),
     "unresolved": (ERROR, "a placeholder that resolves in no scope and no script sets"),
     "cycle": (ERROR, "variables that refer to each other in a loop"),
     "missing-file": (ERROR, "a multipart file field whose file does not exist"),
@@ -476,6 +478,8 @@ class _Checker:
         out = Report(environments=environments)
         for b in self.col.broken:
             if b.skipped:
+                if beside_of(b.path.name) is not None:
+                    self.add("conflict", b.path, (1, 1), b.message, None)
                 continue
             out.broken = True
             self.add("broken-file", b.path, (b.line or 1, b.column or 1), b.message, None)

@@ -11,6 +11,7 @@ import pytest
 from collection_files import write
 from pigeon.check import RULES
 from pigeon.cli import main
+from pigeon.store import write_beside
 
 DEMO = Path(__file__).resolve().parents[2] / "collections" / "demo"
 
@@ -139,8 +140,9 @@ def test_every_rule_is_found_where_it_is_written(tmp_path: Path, capsys) -> None
     assert by_rule["cycle"]["severity"] == "error"
     assert by_rule["shadowed"]["severity"] == "info"
     assert out["counts"] == {"error": 4, "warning": 4, "info": 1}
-    # every rule but broken-file and env-unset is shown by this collection
-    assert {f["rule"] for f in out["findings"]} == set(RULES) - {"broken-file", "env-unset"}
+    # every rule but those shown by files of their own is shown by this collection
+    alone = {"broken-file", "env-unset", "conflict"}
+    assert {f["rule"] for f in out["findings"]} == set(RULES) - alone
 
 
 def test_text_format_names_file_line_column_rule(tmp_path: Path, capsys) -> None:
@@ -174,6 +176,19 @@ def test_a_broken_file_is_exit_2_with_its_line(tmp_path: Path, capsys) -> None:
     assert code == 2
     broken = [f for f in out["findings"] if f["rule"] == "broken-file"]
     assert [(Path(f["path"]).name, f["line"]) for f in broken] == [("broken.toml", 2)]
+
+
+def test_a_copy_saved_beside_is_named_as_a_conflict(tmp_path: Path, capsys) -> None:
+    root = every_rule(tmp_path / "c")
+    write_beside(root / "users" / "get.toml", 'name = "Mine"\n')
+    code, out = findings(capsys, str(root), "--env", "dev")
+    assert code == 1
+    conflicts = [f for f in out["findings"] if f["rule"] == "conflict"]
+    assert [Path(f["path"]).name for f in conflicts] == ["get.toml.mine"]
+    assert conflicts[0]["severity"] == "warning" and "get.toml" in conflicts[0]["message"]
+    assert main(["check", str(root), "--env", "dev"]) == 1
+    text = capsys.readouterr().out
+    assert f"{root}/users/get.toml.mine:1:1: warning [conflict] a conflict: your version" in text
 
 
 def test_oauth2_fields_are_checked(tmp_path: Path, capsys) -> None:

@@ -67,7 +67,7 @@ from pigeon.store.schema import (
     TRANSPORT_SETTINGS,
     WEBSOCKET_KEYS,
 )
-from pigeon.store.seen import digest
+from pigeon.store.seen import beside_of, conflict_message, digest
 from pigeon.tomltext import Invalid, describe, load_document, read_text
 from pigeon.values import MAX_DEPTH, check_name, is_token
 
@@ -481,6 +481,8 @@ def load_collection(root: Path | str) -> Collection:
 
     env_dir = root / ENVIRONMENTS_DIR
     if env_dir.is_dir():
+        for path in sorted(env_dir.glob("*.toml.mine*")):
+            _is_conflict(col, path, path.name)
         for path in sorted(env_dir.glob("*.toml"), key=lambda p: (p.stem.casefold(), p.stem)):
             if path.name.startswith(".") or not path.is_file():
                 continue
@@ -520,6 +522,8 @@ def _load_items(
         if entry.name.startswith("."):
             continue
         path = Path(entry.path)
+        if _is_conflict(col, path, entry.name):
+            continue
         loads = entry.is_dir() or entry.name.endswith(".toml")
         if loads and entry.is_symlink() and _link_skipped(col, path, seen):
             continue
@@ -540,6 +544,16 @@ def _load_items(
             request.id = rel_id(col.root, path)
             items.append(request)
     return sort_items(items, order)
+
+
+def _is_conflict(col: Collection, path: Path, name: str) -> bool:
+    """Whether ``path`` is a copy saved beside a file that changed on disk: never loaded (it is
+    not a request until merged), listed among the skipped entries as a conflict."""
+    original = beside_of(name)
+    if original is None or not path.is_file():
+        return False
+    col.broken.append(BrokenFile(path, conflict_message(original), skipped=True))
+    return True
 
 
 def _link_skipped(col: Collection, path: Path, seen: set[str]) -> bool:
