@@ -197,6 +197,9 @@ def _request_places(request: Request, path: Path) -> Iterator[_Place]:
                 yield _Place(path, key, text)
         if "{{" in body.variables:
             yield _Place(path, "variables", body.variables, json=True)
+    for message in request.websocket.messages:  # each sent as a text frame, rendered
+        if "{{" in message.body:
+            yield _Place(path, "body", message.body)
     yield from _auth_places(request.auth, path)
 
 

@@ -250,3 +250,25 @@ def test_check_runs_no_script(tmp_path: Path, capsys) -> None:
     )
     main(["check", str(root)])
     assert not marker.exists()
+
+
+def test_a_variable_used_only_in_a_websocket_message_is_used(tmp_path: Path, capsys) -> None:
+    root = tmp_path / "c"
+    write(
+        root,
+        "collection.toml",
+        'name = "c"\n[variables]\nhost = "127.0.0.1:9"\nroom = "lobby"\n',
+    )
+    write(
+        root,
+        "live.toml",
+        'name = "Live"\ntype = "websocket"\nurl = "ws://{{host}}/live"\n\n'
+        '[[messages]]\nname = "join"\nbody = \'{"op": "join", "room": "{{room}}"}\'\n\n'
+        '[[messages]]\nname = "hi"\nbody = "hello {{usr}}"\n',
+    )
+    code, out = findings(capsys, str(root))
+    assert [(f["rule"], f["line"]) for f in out["findings"]] == [("unresolved", 11)]
+    assert "{{usr}}" in out["findings"][0]["message"]
+    assert code == 1
+    write(root, "live.toml", (root / "live.toml").read_text().replace("{{usr}}", "you"))
+    assert main(["check", str(root)]) == 0, capsys.readouterr().out
