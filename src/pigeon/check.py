@@ -31,6 +31,7 @@ ERROR, WARNING, INFO = "error", "warning", "info"
 RULES: dict[str, tuple[str, str]] = {
     "broken-file": (ERROR, "a file that does not load"),
     "conflict": (WARNING, "your version of a file saved beside it when it changed on disk"),
+    "unknown-key": (WARNING, 'a key Pigeon does not read (a typo), with "did you mean"'),
     "unresolved": (ERROR, "a placeholder that resolves in no scope and no script sets"),
     "cycle": (ERROR, "variables that refer to each other in a loop"),
     "missing-file": (ERROR, "a multipart file field whose file does not exist"),
@@ -486,6 +487,8 @@ class _Checker:
                 continue
             out.broken = True
             self.add("broken-file", b.path, (b.line or 1, b.column or 1), b.message, None)
+        for w in self.col.warnings:
+            self.add("unknown-key", w.path, (w.line or 1, w.column or 1), w.message, None)
         every = {e for e in environments if e is not None}
         findings = []
         for key, finding in self.found.items():

@@ -141,7 +141,7 @@ def test_every_rule_is_found_where_it_is_written(tmp_path: Path, capsys) -> None
     assert by_rule["shadowed"]["severity"] == "info"
     assert out["counts"] == {"error": 4, "warning": 4, "info": 1}
     # every rule but those shown by files of their own is shown by this collection
-    alone = {"broken-file", "env-unset", "conflict"}
+    alone = {"broken-file", "env-unset", "conflict", "unknown-key"}
     assert {f["rule"] for f in out["findings"]} == set(RULES) - alone
 
 
@@ -272,3 +272,29 @@ def test_a_variable_used_only_in_a_websocket_message_is_used(tmp_path: Path, cap
     assert code == 1
     write(root, "live.toml", (root / "live.toml").read_text().replace("{{usr}}", "you"))
     assert main(["check", str(root)]) == 0, capsys.readouterr().out
+
+
+def test_an_unknown_key_is_a_finding_with_did_you_mean(tmp_path: Path, capsys) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", 'name = "c"\n')
+    write(
+        root,
+        "r.toml",
+        'name = "R"\nurl = "http://127.0.0.1:9/"\n\n[body]\ntype = "text"\ntext = "hi"\n'
+        "\n[settings]\nverify_tsl = false\n",
+    )
+    code, out = findings(capsys, str(root))
+    assert code == 1
+    assert [(f["rule"], f["line"], f["column"], f["severity"]) for f in out["findings"]] == [
+        ("unknown-key", 6, 1, "warning"),
+        ("unknown-key", 9, 1, "warning"),
+    ]
+    assert "`body.text`" in out["findings"][0]["message"]
+    assert "did you mean `content`?" in out["findings"][0]["message"]
+    assert "did you mean `verify_tls`?" in out["findings"][1]["message"]
+    assert main(["check", str(root)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == ""  # named once, as a finding
+    assert f"{root}/r.toml:9:1: warning [unknown-key] unknown key `settings.verify_tsl`" in (
+        captured.out
+    )

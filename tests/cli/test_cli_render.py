@@ -251,9 +251,7 @@ def test_python_dash_m_entry_point(col: Path) -> None:
 
 
 @pytest.mark.parametrize("form", ["http", "curl"])
-def test_http_and_curl_name_unresolved_placeholders_on_stderr(
-    col: Path, capsys, form: str
-) -> None:
+def test_http_and_curl_name_unresolved_placeholders_on_stderr(col: Path, capsys, form: str) -> None:
     code, out, err = render(capsys, str(col), "token", "--format", form)
     assert code == 0 and "{{token}}" in out
     assert err.count("\n") == 1 and "warning" in err
@@ -269,3 +267,13 @@ def test_format_http_shows_the_target_as_it_is_sent(col: Path, capsys) -> None:
     code, out, _ = render(capsys, str(col), "spaced", "--format", "http")
     assert code == 0
     assert out.split("\r\n", 1)[0] == "GET /find?q=a%20b&n=%C3%A9 HTTP/1.1"
+
+
+def test_an_unknown_key_is_a_warning_on_stderr_naming_its_place(col: Path, capsys) -> None:
+    write(col, "typo.toml", 'name = "t"\nurll = "{{base_url}}/t"\n')
+    code, out, err = render(capsys, str(col), "users/create")
+    assert code == 0 and json.loads(out)["url"] == "http://127.0.0.1:8000/users/7"
+    assert err == (
+        f"pigeon: warning: {col / 'typo.toml'}:2:1: "
+        "unknown key `urll` is not read (did you mean `url`?)\n"
+    )

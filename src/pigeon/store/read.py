@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,7 @@ from pigeon.store.schema import (
     WEBSOCKET_KEYS,
 )
 from pigeon.store.seen import beside_of, conflict_message, digest
+from pigeon.store.unknown import COLLECTION, ENVIRONMENT, FOLDER, REQUEST, Table, noting_unknown
 from pigeon.tomltext import Invalid, describe, load_document, read_text
 from pigeon.values import MAX_DEPTH, check_name, is_token
 
@@ -460,6 +462,13 @@ def _read(col: Collection, path: Path) -> str:
     return text
 
 
+def _load(col: Collection, path: Path, schema: Table, build: Callable[[dict], Any]) -> Any:
+    """Read one file of the collection and build from it; each key it holds that Pigeon does
+    not read becomes a warning naming its line and column (kept, but never silently)."""
+    text = _read(col, path)
+    return load_document(text, path, noting_unknown(col.warnings, path, text, schema, build))
+
+
 def load_collection(root: Path | str) -> Collection:
     """Load a collection directory. Bad files are listed in ``collection.broken``.
 
@@ -475,7 +484,7 @@ def load_collection(root: Path | str) -> Collection:
     col_file = root / COLLECTION_FILE
     if col_file.is_file():
         try:
-            load_document(_read(col, col_file), col_file, lambda d: fill_collection(d, col))
+            _load(col, col_file, COLLECTION, lambda d: fill_collection(d, col))
         except LoadError as exc:
             col.broken.append(exc.as_broken())
 
@@ -488,7 +497,7 @@ def load_collection(root: Path | str) -> Collection:
                 continue
             env = Environment(name=path.stem, path=path)
             try:
-                load_document(_read(col, path), path, lambda d, e=env: fill_environment(d, e))
+                _load(col, path, ENVIRONMENT, partial(fill_environment, env=env))
             except LoadError as exc:
                 col.broken.append(exc.as_broken())
             else:
@@ -537,11 +546,12 @@ def _load_items(
             and entry.name not in (COLLECTION_FILE, FOLDER_FILE)
         ):
             try:
-                request = request_from_toml(_read(col, path), path)
+                build = partial(_request, default_name=title_from_stem(path.stem))
+                request: Request = _load(col, path, REQUEST, build)
             except LoadError as exc:
                 col.broken.append(exc.as_broken())
                 continue
-            request.id = rel_id(col.root, path)
+            request.path, request.id = path, rel_id(col.root, path)
             items.append(request)
     return sort_items(items, order)
 
@@ -580,7 +590,7 @@ def load_folder(col: Collection, path: Path, seen: set[str]) -> Folder:
     if folder_file.is_file():
         folder.has_file = True
         try:
-            load_document(_read(col, folder_file), folder_file, lambda d: fill_folder(d, folder))
+            _load(col, folder_file, FOLDER, lambda d: fill_folder(d, folder))
         except LoadError as exc:
             col.broken.append(exc.as_broken())
     folder.items = _load_items(col, path, folder.order, seen)
