@@ -144,13 +144,15 @@ async def test_help_screen_lists_bindings(app: PigeonApp) -> None:
 async def test_keymap_from_config_remaps_send(collection: Path, echo: EchoServer) -> None:
     from pigeon.config import AppConfig
 
-    config = AppConfig(theme="pigeon-light", keys={"send": "f9", "nonsense": "f10"})
+    keys = {"send": "f9", "nonsense": "f10", "save": "ctrl+banana"}
+    config = AppConfig(theme="pigeon-light", keys=keys)
     session = Session.open(collection)
     session.overrides["base_url"] = echo.url
     app = PigeonApp(session, config=config, theme_dirs=bundled_theme_dirs(), remember_theme=False)
     async with running(app) as pilot:
         assert app.theme == "pigeon-light"
         assert any("nonsense" in p for p in app.startup_problems)
+        assert any("'ctrl+banana' is not a key" in p for p in app.startup_problems)
         await open_request(pilot, "users/list-users")
         await press_and_settle(pilot, "f9")
         assert main_screen(app).last_exchange.status == 200
