@@ -97,7 +97,10 @@ class RunSummary:
 def select(
     collection: Collection, selection: list[str] | None
 ) -> list[tuple[list[Folder], Request]]:
-    """The requests a run sends, in collection order; names are requests or folders.
+    """The requests a run sends; names are requests or folders. With no names, the whole
+    collection in collection order; with names, in the order they are given (a folder's
+    requests in collection order), a request named twice (or inside a folder named too)
+    sent once, at its first place.
 
     Only the folders on the way to a selected name are visited, so sending one folder of a
     big collection does not walk all of it.
@@ -105,24 +108,27 @@ def select(
     if not selection:
         return collection.walk()
     wanted = {normalize_ref(name): name for name in selection}
+    rank = {key: n for n, key in enumerate(wanted)}  # the place each name was first given
     found: set[str] = set()
-    out: list[tuple[list[Folder], Request]] = []
+    out: list[tuple[int, list[Folder], Request]] = []
 
-    def visit(items: list[Folder | Request], chain: list[Folder], whole: bool) -> None:
+    def first(*places: int | None) -> int | None:
+        return min((p for p in places if p is not None), default=None)
+
+    def visit(items: list[Folder | Request], chain: list[Folder], within: int | None) -> None:
         for item in items:
-            if isinstance(item, Folder):
-                hit = item.id in wanted
-                if hit:
-                    found.add(item.id)
-                if whole or hit or any(k.startswith(item.id + "/") for k in wanted):
-                    visit(item.items, [*chain, item], whole or hit)
-            elif item.id in wanted:
+            here = rank.get(item.id)
+            if here is not None:
                 found.add(item.id)
-                out.append((chain, item))
-            elif whole:
-                out.append((chain, item))
+            place = first(within, here)
+            if isinstance(item, Folder):
+                if place is not None or any(k.startswith(item.id + "/") for k in wanted):
+                    visit(item.items, [*chain, item], place)
+            elif place is not None:
+                out.append((place, chain, item))
 
-    visit(collection.items, [], False)
+    visit(collection.items, [], None)
+    out.sort(key=lambda entry: entry[0])  # stable: collection order under each name
     for key, name in wanted.items():
         if key not in found:
             everything = collection.walk()
@@ -130,7 +136,7 @@ def select(
             close = difflib.get_close_matches(key, sorted(ids), n=3)
             hint = f" (did you mean: {', '.join(close)}?)" if close else ""
             raise UsageError(f"no request or folder {name!r} in {collection.root}{hint}")
-    return out
+    return [(chain, request) for _, chain, request in out]
 
 
 def check_broken(

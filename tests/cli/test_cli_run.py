@@ -113,11 +113,16 @@ def test_runtime_variables_carry_and_order_is_collection_order(col: Path, capsys
     }
 
 
-def test_selection_by_request_and_folder(col: Path, capsys) -> None:
+def test_selection_by_request_and_folder_runs_in_the_order_given(col: Path, capsys) -> None:
     code, out, _ = run(capsys, str(col), "misc/b-count.toml", "auth/login", "--trust")
     assert code == 0
     ids = [line.split()[2] for line in out.splitlines() if line.startswith(("✔", "✘"))]
-    assert ids == ["auth/login", "misc/b-count"]  # collection order, not argument order
+    assert ids == ["misc/b-count", "auth/login"]  # the order typed
+    code, out, _ = run(capsys, str(col), "misc", "auth", "misc/a-count", "--trust")
+    assert code == 0
+    ids = [line.split()[2] for line in out.splitlines() if line.startswith(("✔", "✘"))]
+    # a folder's requests in collection order; one named again is sent once, at its first place
+    assert ids == ["misc/a-count", "misc/b-count", "auth/login", "auth/me"]
 
 
 def test_a_copy_saved_beside_is_never_sent(col: Path, capsys) -> None:
