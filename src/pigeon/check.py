@@ -14,7 +14,7 @@ import ast
 import difflib
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -264,8 +264,9 @@ class _Scripts:
 
 
 class _Checker:
-    def __init__(self, collection: Collection) -> None:
+    def __init__(self, collection: Collection, data: Mapping[str, Any] | None = None) -> None:
         self.col = collection
+        self.data = dict(data or {})  # a data file's columns: defined, as in the run
         self.root = collection.root
         self.texts = _Texts()
         self.found: dict[tuple[Any, ...], Finding] = {}
@@ -329,7 +330,9 @@ class _Checker:
         for chain, request, key, places in self.items:
             scopes = shared.get(key)
             if scopes is None:
-                scopes = shared[key] = build_scopes(col, chain, request, env)
+                scopes = shared[key] = build_scopes(
+                    col, chain, request, env, cli_vars=self.data, cli_label="--data column"
+                )
                 self._shadowed(scopes.layers, chain, request)
             for place in places:
                 self._place(place, scopes, env)
@@ -463,7 +466,7 @@ class _Checker:
                     self.add("unused-variable", path, at, f"`{name}` is never used", None)
 
         for name, path, call in self.scripts.reads:
-            if name in defined or name in self.scripts.sets:
+            if name in defined or name in self.scripts.sets or name in self.data:
                 continue
             close = difflib.get_close_matches(name, [*defined, *self.scripts.sets], n=1)
             hint = f" (did you mean `{close[0]}`?)" if close else ""
@@ -502,10 +505,15 @@ class _Checker:
         return out
 
 
-def check(collection: Collection, environments: Iterable[str | None]) -> Report:
-    """Check ``collection`` against each environment (``None``: no environment)."""
+def check(
+    collection: Collection,
+    environments: Iterable[str | None],
+    data: Mapping[str, Any] | None = None,
+) -> Report:
+    """Check ``collection`` against each environment (``None``: no environment). ``data``:
+    the columns of the data file a run gets (``--data``), defined as the run defines them."""
     envs = list(environments)
-    checker = _Checker(collection)
+    checker = _Checker(collection, data)
     for env in envs:
         checker.check_environment(env)
     checker.unused_and_unset()

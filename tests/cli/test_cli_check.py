@@ -298,3 +298,30 @@ def test_an_unknown_key_is_a_finding_with_did_you_mean(tmp_path: Path, capsys) -
     assert f"{root}/r.toml:9:1: warning [unknown-key] unknown key `settings.verify_tsl`" in (
         captured.out
     )
+
+
+def test_the_columns_of_a_data_file_count_as_defined(tmp_path: Path, capsys) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", 'name = "c"\n[variables]\nbase = "http://127.0.0.1:9"\n')
+    write(
+        root,
+        "r.toml",
+        'name = "R"\nurl = "{{base}}/users/{{user_id}}?q={{query}}"\n'
+        "[scripts]\npre_request = '''\nx = pigeon.getVar(\"user_id\")\n'''\n",
+    )
+    rows = tmp_path / "rows.csv"
+    rows.write_text("user_id,query\n1,a\n2,b\n", encoding="utf-8")
+    code, out = findings(capsys, str(root))
+    assert code == 1
+    assert {(f["rule"], f["message"].split()[0]) for f in out["findings"]} == {
+        ("unresolved", "{{user_id}}"),
+        ("unresolved", "{{query}}"),
+        ("script-reads-unset", "a"),
+    }
+    code, out = findings(capsys, str(root), "--data", str(rows))
+    assert (code, out["findings"]) == (0, [])
+    rows.write_text("user_id\n1\n", encoding="utf-8")
+    code, out = findings(capsys, str(root), "--data", str(rows))
+    assert code == 1 and [f["message"].split()[0] for f in out["findings"]] == ["{{query}}"]
+    assert main(["check", str(root), "--data", str(tmp_path / "absent.csv")]) == 2
+    assert "absent.csv" in capsys.readouterr().err

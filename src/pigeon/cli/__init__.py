@@ -200,6 +200,11 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     )
     envs.add_argument("--all-envs", action="store_true", help="check against every environment")
     chk.add_argument("--format", choices=("text", "json"), default="text")
+    chk.add_argument(
+        "--data",
+        metavar="ROWS.csv|ROWS.json|ROWS.jsonl",
+        help="the data file pigeon run is given: its columns count as defined variables",
+    )
 
     report = argparse.ArgumentParser(
         prog="pigeon report",
