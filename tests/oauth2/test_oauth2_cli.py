@@ -194,3 +194,26 @@ def test_pigeon_auth_with_stdin_closed_waits_for_the_loopback_redirect(tmp_path,
     assert proc.returncode == 0, err
     assert "token kept for authorization_code" in out
     assert state.grants == {"authorization_code": 1}
+
+
+@pytest.mark.parametrize("command", ["auth", "graphql-schema"])
+def test_commands_that_run_no_script_offer_no_no_scripts(command: str, capsys) -> None:
+    assert main([command, "--help"]) == 0
+    assert "--no-scripts" not in capsys.readouterr().out
+    assert main(["render", "--help"]) == 0
+    assert "--no-scripts" in capsys.readouterr().out
+
+
+def test_pigeon_auth_runs_no_script(tmp_path, server) -> None:
+    base, _ = server
+    root = oauth_collection(tmp_path / "c", base)
+    marker = tmp_path / "ran"
+    path = root / "authorization_code.toml"
+    path.write_text(
+        path.read_text() + 'redirect_uri = "https://app.example/callback"\n'
+        f"\n[scripts]\npre_request = '''\nopen({str(marker)!r}, 'w').write('x')\n'''\n"
+    )
+    proc = _auth_with_closed_stdin(root, "authorization_code")
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1 and "standard input" in err
+    assert not marker.exists()

@@ -67,7 +67,7 @@ def cli_auth(args: argparse.Namespace) -> int:
         env=args.env,
         cli_vars=args.vars,
         trust=args.trust,
-        no_scripts=args.no_scripts,
+        no_scripts=True,  # a token needs the auth's fields, never a script
     )
     auth = prepared.rendered.oauth2
     if auth is None:
