@@ -14,6 +14,7 @@ import difflib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 from pigeon.errors import (
@@ -66,6 +67,7 @@ class RunSummary:
     duration_ms: float = 0.0
     bailed: bool = False
     interrupted: bool = False
+    started_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
 
     def __repr__(self) -> str:
         return f"<RunSummary {len(self.results)} results, {self.duration_ms:.0f} ms>"
@@ -251,7 +253,7 @@ async def run_collection(
     base_vars = dict(ctx.cli_vars)
     total = len(positions) if positions is not None else len(chosen)
     order = positions if positions is not None else {id(r): n for n, (_, r) in enumerate(chosen)}
-    summary = RunSummary(ctx.collection)
+    summary = RunSummary(ctx.collection)  # its started_at: now, as the run starts
     started = time.perf_counter()
 
     async def one(
