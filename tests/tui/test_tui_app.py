@@ -494,3 +494,20 @@ async def test_the_editor_keeps_room_at_every_width(app: PigeonApp, width: int) 
         assert editor.outer_size.width >= 60, (width, editor.outer_size.width)
         assert screen.query_one("#tree-pane").display == (width >= 78)  # 18 columns and 60
         assert screen.query_one("#vars-pane").display == (width >= 110)
+
+
+async def test_a_key_the_collection_does_not_read_is_named_when_the_app_starts(
+    collection: Path,
+) -> None:
+    from pigeon.config import AppConfig
+
+    (collection / "typo.toml").write_text('name = "Typo"\nurll = "http://127.0.0.1:9/"\n')
+    (collection / "typo2.toml").write_text('name = "Typo 2"\ntimeot = 5\n')
+    session = Session.open(collection)
+    app = PigeonApp(session, config=AppConfig(), theme_dirs=bundled_theme_dirs())
+    async with running(app):
+        (problem,) = [p for p in app.startup_problems if "unknown key" in p]
+        assert f"{collection / 'typo.toml'}:2:1: unknown key `urll`" in problem
+        assert (
+            "did you mean `url`?" in problem and "(and 1 more: pigeon check lists them)" in problem
+        )
