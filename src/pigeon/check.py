@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pigeon.auth_kinds import KINDS
 from pigeon.expand import Renderer
 from pigeon.model import Auth, Collection, Folder, Request
 from pigeon.scopes import Layer, Scopes, build_scopes
@@ -153,23 +154,10 @@ class _Place:
     enabled: bool = True
 
 
-_AWS_FIELDS = ("access_key", "secret_key", "session_token", "region", "service")
-
-
 def _auth_places(auth: Auth | None, path: Path) -> Iterator[_Place]:
-    if auth is None or auth.type == "none":
+    if auth is None or auth.type not in KINDS:
         return
-    for key in ("username", "password", "token", "key", "value", *_AWS_FIELDS):
-        text = getattr(auth, key)
-        if isinstance(text, str) and "{{" in text:
-            yield _Place(path, key, text)
-    if auth.type == "oauth2":
-        o = auth.oauth2
-        texts = [(k, getattr(o, k)) for k in o.__dataclass_fields__ if k != "params"]
-        for key, text in [*texts, *o.params.items()]:
-            if isinstance(text, str) and "{{" in text:
-                yield _Place(path, key, text)
-    for key, text in auth.extra.items():
+    for key, text in KINDS[auth.type].texts(auth):
         if isinstance(text, str) and "{{" in text:
             yield _Place(path, key, text)
 

@@ -188,6 +188,21 @@ def test_env_references_and_texts() -> None:
     assert env_references(texts) == ["A", "C", "B"]
 
 
+def test_the_env_names_of_every_kinds_fields_are_listed() -> None:
+    from pigeon.model import Auth, OAuth2, Request
+    from pigeon.tui.widgets.variables.variables_pane import env_references, request_texts
+
+    req = Request(name="r", url="http://h/")
+    aws = Auth(type="aws_sigv4", access_key="{{$env.AK}}", secret_key="{{$env.SK}}")
+    assert env_references(request_texts(req, [], aws)) == ["AK", "SK"]
+    oauth = Auth(
+        type="oauth2", oauth2=OAuth2(client_secret="{{$env.CS}}", params={"a": "{{$env.P}}"})
+    )
+    assert env_references(request_texts(req, [], oauth)) == ["CS", "P"]
+    off = Auth(type="none", token="{{$env.OLD}}")  # not sent, so not used
+    assert env_references(request_texts(req, [], off)) == []
+
+
 def test_a_script_name_completes_inside_get_var_and_set_var_only() -> None:
     variables = {"token": "t", "token_type": "Bearer", "user.id": 3}
     scopes = Scopes([Layer("request", "request", variables)], environ={})

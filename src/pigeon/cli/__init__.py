@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pigeon import importers
 from pigeon.cli.stderr import run_command
 from pigeon.errors import EXIT_FAILED, EXIT_OK, EXIT_UNRESOLVED, EXIT_USAGE, UsageError
 from pigeon.errors import SendFailure as Failure
@@ -229,7 +230,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     imp = argparse.ArgumentParser(
         prog="pigeon import", description="Import requests from another tool."
     )
-    imp.add_argument("kind", choices=("curl", "postman", "openapi", "http", "posting"))
+    imp.add_argument("kind", choices=importers.KINDS)
     imp.add_argument("source", help="a file, '-' for stdin, or (curl) the command itself")
     imp.add_argument(
         "--into", metavar="COLLECTION_DIR", help="collection to write into (default: .)"

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pigeon import cookies
-from pigeon.bodyformat import human_size
+from pigeon.bodies import human_size
 from pigeon.cli.collection import load, trusted
 from pigeon.cli.stderr import say, warn
 from pigeon.config import AppConfig, ConfigError

@@ -19,6 +19,8 @@ from typing import Any
 
 import httpx
 
+from pigeon.auth_kinds import KINDS
+
 # Pigeon's default timeout: curl has none, so only other values are written as --max-time.
 from pigeon.model import DEFAULT_TIMEOUT
 
@@ -108,13 +110,8 @@ def _auth_and_transport(rendered: Any) -> list[str]:
     """Digest and SigV4 as curl applies them itself; the proxy, CA and client certificate."""
     argv: list[str] = []
     auth = getattr(rendered, "flow_auth", None)
-    if auth is not None and auth.type == "digest":
-        argv += ["--digest", "--user", f"{auth.username}:{auth.password}"]
-    elif auth is not None:
-        argv += ["--aws-sigv4", f"aws:amz:{auth.region}:{auth.service}"]
-        argv += ["--user", f"{auth.access_key}:{auth.secret_key}"]
-        if auth.session_token:
-            argv += ["-H", f"X-Amz-Security-Token: {auth.session_token}"]
+    if auth is not None:
+        argv += KINDS[auth.type].curl(auth)
     spec = getattr(rendered, "transport", None)
     if spec is None:
         return argv

@@ -17,13 +17,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from pigeon.auth_kinds import FIELDS as AUTH_FIELDS
+from pigeon.auth_kinds import Field
 from pigeon.errors import LoadError
 from pigeon.model import (
     AUTH_TYPES,
     BODY_TYPES,
     DEFAULT_TIMEOUT,
     METHODS,
-    OAUTH2_GRANTS,
     REQUEST_TYPES,
     Auth,
     Body,
@@ -35,7 +36,6 @@ from pigeon.model import (
     FormField,
     Header,
     Message,
-    OAuth2,
     QueryParam,
     Request,
     Scripts,
@@ -179,46 +179,30 @@ def _headers(table: Mapping[str, Any]) -> list[Header]:
 
 
 def _auth(table: Mapping[str, Any]) -> Auth | None:
+    """``[auth]``: every kind's fields are read whatever its type, so none is lost."""
     data = _get_table(table, "auth", ())
     if data is None:
         return None
     at = ("auth",)
-    return Auth(
-        type=_get_choice(data, "type", at, "none", AUTH_TYPES),
-        username=_get_str(data, "username", at),
-        password=_get_str(data, "password", at),
-        token=_get_str(data, "token", at),
-        key=_get_str(data, "key", at),
-        value=_get_str(data, "value", at),
-        location=_get_choice(data, "location", at, "header", ("header", "query")),
-        access_key=_get_str(data, "access_key", at),
-        secret_key=_get_str(data, "secret_key", at),
-        session_token=_get_str(data, "session_token", at),
-        region=_get_str(data, "region", at),
-        service=_get_str(data, "service", at),
+    auth = Auth(
+        type=_get_choice(data, "type", at, Auth().type, AUTH_TYPES),
         extra=_extra(data, AUTH_KEYS + OAUTH2_KEYS),
-        oauth2=_oauth2(data, at),
     )
+    for f in AUTH_FIELDS:
+        f.set(auth, _auth_field(data, f, at))
+    return auth
 
 
-def _oauth2(data: Mapping[str, Any], at: tuple) -> OAuth2:
-    """The ``oauth2`` keys of an ``[auth]`` table (read whatever its type, so none is lost)."""
-    default = OAuth2()
-    params = _get_table(data, "params", at) or {}
-    for name, value in params.items():
+def _auth_field(data: Mapping[str, Any], f: Field, at: tuple) -> Any:
+    if f.choices:
+        return _get_choice(data, f.name, at, f.default, f.choices)
+    if not f.table:
+        return _get_str(data, f.name, at, f.default)
+    entries = _get_table(data, f.name, at) or {}
+    for name, value in entries.items():
         if not isinstance(value, str):
-            raise Invalid((*at, "params", name), f"expected a string, got {describe(value)}")
-    texts = {
-        name: _get_str(data, name, at, getattr(default, name))
-        for name in OAUTH2_KEYS
-        if name not in ("grant", "client_auth", "params")
-    }
-    return OAuth2(
-        grant=_get_choice(data, "grant", at, default.grant, OAUTH2_GRANTS),
-        client_auth=_get_choice(data, "client_auth", at, "basic", ("basic", "body")),
-        params=dict(params),
-        **texts,
-    )
+            raise Invalid((*at, f.name, name), f"expected a string, got {describe(value)}")
+    return dict(entries)
 
 
 def _scripts(table: Mapping[str, Any]) -> Scripts:

@@ -12,7 +12,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
-from pigeon.bodyformat import human_size
+from pigeon.bodies import human_size
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.format import duration, status_kind, status_parts
@@ -47,6 +47,7 @@ class StatusLine(Widget):
         super().__init__(id=id, classes=classes)
         self._exchange: Any = None
         self._request = ""
+        self._method = ""
         self._started = 0.0
         self._elapsed: float | None = None
         self._frame = 0
@@ -70,12 +71,14 @@ class StatusLine(Widget):
         self._refresh_lines()
 
     def show_pending(self, method: str, url: str, progress: Any = None) -> None:
-        """In flight; ``progress`` (a :class:`pigeon.send.Progress`), when given, is read on
-        every tick to show the phase and the bytes received so far."""
+        """In flight; ``progress`` (a :class:`pigeon.exchange.Progress`), when given, is read
+        on every tick to show the phase, the bytes received so far and the URL as the
+        pipeline rendered it (``url`` until then)."""
         self._progress = progress
         self.live_note = ""
         self._exchange = None
         self._refused = ""
+        self._method = method
         self._request = f"{method} {url}".strip()
         self._started = time.monotonic()
         self._elapsed = None
@@ -167,9 +170,10 @@ class StatusLine(Widget):
         if self.state == "pending":
             spinner = SPINNER[self._frame % len(SPINNER)]
             elapsed = duration((time.monotonic() - self._started) * 1000)
+            rendered = getattr(self._progress, "url", "")
             return Text.assemble(
                 (f"{spinner} ", self._style("pending")),
-                (self._request, ""),
+                (f"{self._method} {rendered}" if rendered else self._request, ""),
                 (f"{SEPARATOR}{elapsed}{self._progress_text()}", muted),
                 no_wrap=True,
                 overflow="ellipsis",
