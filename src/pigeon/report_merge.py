@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -157,10 +158,23 @@ def merge(paths: list[Path]) -> RunSummary:
         raise UsageError("report merge: two reports hold the same request (the same shard twice?)")
     records.sort(key=lambda r: r.seq)
     totals = [r.get("totals", {}) for r in reports]
-    return RunSummary(
+    summary = RunSummary(
         Collection(names.pop(), Path(".")),
         records,
         duration_ms=sum(float(t.get("time_ms", 0.0)) for t in totals),
         bailed=any(t.get("bailed") for t in totals),
         interrupted=any(t.get("interrupted") for t in totals),
     )
+    starts = [s for s in map(_started_at, reports) if s is not None]
+    if starts:
+        summary.started_at = min(starts)  # the first shard's start
+    return summary
+
+
+def _started_at(report: dict[str, Any]) -> datetime | None:
+    """When a shard's run started (reports written before ``started_at`` have none)."""
+    try:
+        start = datetime.fromisoformat(report["started_at"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return start if start.tzinfo is not None else start.replace(tzinfo=timezone.utc)

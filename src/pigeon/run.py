@@ -15,6 +15,7 @@ import heapq
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 from pigeon.errors import (
@@ -67,6 +68,7 @@ class RunSummary:
     duration_ms: float = 0.0
     bailed: bool = False
     interrupted: bool = False
+    started_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
 
     def __repr__(self) -> str:
         return f"<RunSummary {len(self.results)} results, {self.duration_ms:.0f} ms>"
@@ -98,7 +100,10 @@ class RunSummary:
 def select(
     collection: Collection, selection: list[str] | None
 ) -> list[tuple[list[Folder], Request]]:
-    """The requests a run sends, in collection order; names are requests or folders.
+    """The requests a run sends; names are requests or folders. With no names, the whole
+    collection in collection order; with names, in the order they are given (a folder's
+    requests in collection order), a request named twice (or inside a folder named too)
+    sent once, at its first place.
 
     Only the folders on the way to a selected name are visited, so sending one folder of a
     big collection does not walk all of it.
@@ -106,24 +111,27 @@ def select(
     if not selection:
         return collection.walk()
     wanted = {normalize_ref(name): name for name in selection}
+    rank = {key: n for n, key in enumerate(wanted)}  # the place each name was first given
     found: set[str] = set()
-    out: list[tuple[list[Folder], Request]] = []
+    out: list[tuple[int, list[Folder], Request]] = []
 
-    def visit(items: list[Folder | Request], chain: list[Folder], whole: bool) -> None:
+    def first(*places: int | None) -> int | None:
+        return min((p for p in places if p is not None), default=None)
+
+    def visit(items: list[Folder | Request], chain: list[Folder], within: int | None) -> None:
         for item in items:
-            if isinstance(item, Folder):
-                hit = item.id in wanted
-                if hit:
-                    found.add(item.id)
-                if whole or hit or any(k.startswith(item.id + "/") for k in wanted):
-                    visit(item.items, [*chain, item], whole or hit)
-            elif item.id in wanted:
+            here = rank.get(item.id)
+            if here is not None:
                 found.add(item.id)
-                out.append((chain, item))
-            elif whole:
-                out.append((chain, item))
+            place = first(within, here)
+            if isinstance(item, Folder):
+                if place is not None or any(k.startswith(item.id + "/") for k in wanted):
+                    visit(item.items, [*chain, item], place)
+            elif place is not None:
+                out.append((place, chain, item))
 
-    visit(collection.items, [], False)
+    visit(collection.items, [], None)
+    out.sort(key=lambda entry: entry[0])  # stable: collection order under each name
     for key, name in wanted.items():
         if key not in found:
             everything = collection.walk()
@@ -131,7 +139,7 @@ def select(
             close = difflib.get_close_matches(key, sorted(ids), n=3)
             hint = f" (did you mean: {', '.join(close)}?)" if close else ""
             raise UsageError(f"no request or folder {name!r} in {collection.root}{hint}")
-    return out
+    return [(chain, request) for _, chain, request in out]
 
 
 def check_broken(
@@ -254,7 +262,7 @@ async def run_collection(
     base_vars = dict(ctx.cli_vars)
     total = len(positions) if positions is not None else len(chosen)
     order = positions if positions is not None else {id(r): n for n, (_, r) in enumerate(chosen)}
-    summary = RunSummary(ctx.collection)
+    summary = RunSummary(ctx.collection)  # its started_at: now, as the run starts
     started = time.perf_counter()
 
     async def one(

@@ -319,6 +319,10 @@ def test_merged_shard_reports_equal_the_unsharded_report(
         }
 
     assert stable(merged) == stable(unsharded)
+    starts = [json.loads(Path(p).read_text())["started_at"] for p in parts]
+    assert merged["started_at"] == min(starts)  # the merged run started with its first shard
+    suite = ET.parse(merged_junit).getroot().find("testsuite")
+    assert suite is not None and suite.get("timestamp") == min(starts).removesuffix("+00:00")
     cases = ET.parse(merged_junit).getroot().findall(".//testcase")
     assert [c.get("name") for c in cases] == [r["name"] for r in unsharded["requests"]]
 

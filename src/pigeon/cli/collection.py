@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pigeon.cli.stderr import say
+from pigeon.cli.stderr import say, warn
 from pigeon.errors import UsageError
 from pigeon.model import Collection, Folder, Request
 from pigeon.scripts.sources import PHASES
@@ -15,13 +15,18 @@ from pigeon.store import load_collection
 from pigeon.trust import Need, TrustStore, needs
 
 
-def load(root: Path) -> Collection:
+def load(root: Path, *, warnings: bool = True) -> Collection:
     """Load a collection; a broken ``collection.toml`` is a broken collection (exit 2), as is
-    a directory that does not load at all (``store.LoadError``)."""
+    a directory that does not load at all (``store.LoadError``). What a file holds that Pigeon
+    does not read (an unknown key) is a warning on stderr naming its line and column, unless
+    the command reports it itself (``warnings=False``: ``pigeon check``)."""
     collection = load_collection(root)
     for broken in collection.broken:
         if broken.path.name == "collection.toml" and broken.path.parent == collection.root:
             raise UsageError(f"broken collection: {broken}")
+    if warnings:
+        for warning in collection.warnings:
+            warn(str(warning))
     return collection
 
 
