@@ -735,8 +735,12 @@ async def _http(
         result.exchange = exchange
         result.warnings = [*result.warnings, *exchange.warnings]
         if exchange.events is not None:
-            count = len(exchange.events)
+            kept = len(exchange.events)
+            sink = progress.sink if progress is not None else None
+            count = max(sink.events.total, kept) if sink is not None else kept
             said = f"stream: {count} event{'s' if count != 1 else ''} received"
+            if count > kept:
+                said += f" (the newest {kept} kept, {count - kept} dropped)"
             result.log.append(f"{said}, {exchange.stopped}" if exchange.stopped else said)
         if ctx.history is not None:  # before the scripts: a send is recorded whatever follows
             ctx.history.record(ctx.collection.root, exchange)

@@ -157,9 +157,12 @@ class EventParser:
         for line in lines:
             if line:  # a field: only a blank line ends an event
                 if line.partition(":")[0] == "data":
+                    if self._data >= MAX_EVENT_DATA:
+                        continue  # the event's data was cut before this line
                     self._data += len(line) + (self._data < 0)
-                    if self._data > MAX_EVENT_DATA:
-                        continue  # the event's data is cut here
+                    over = self._data - MAX_EVENT_DATA
+                    if over > 0:  # cut here, never dropped: the event still counts
+                        line = line[: max(len(line) - over, len("data:"))]
                 self._events.decode(line[:MAX_LINE])
                 continue
             sse = self._events.decode(line)

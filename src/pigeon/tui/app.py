@@ -112,6 +112,9 @@ class PigeonApp(KeysInOrder):
         self._theme_dirs = theme_dirs
         self._remember_theme = remember_theme
         self.startup_problems: list[str] = []
+        if unknown := session.collection.warnings:  # a key its files hold that is not read
+            more = f" (and {len(unknown) - 1} more: pigeon check lists them)"
+            self.startup_problems.append(f"{unknown[0]}{more if len(unknown) > 1 else ''}")
         self.frames_written = asyncio.Event()
         """Set once frames reach the terminal: Textual draws the first screen during its
         start-up batch and writes none of what it draws then."""

@@ -500,7 +500,7 @@ class MainScreen(Screen[None]):
                     f"Saved yours as {printable(copy.name)}; {theirs} is theirs.", markup=False
                 )
                 editor.show_message("")
-                self.follow_disk(open_path=copy)
+                self.follow_disk(open_path=exc.path)  # the copy is no request until merged
             else:  # theirs: the disk's version, or nothing when it was deleted
                 gone = f"{printable(exc.path.name)} was deleted on disk." if exc.deleted else ""
                 editor.show_message(Text(gone))

@@ -101,7 +101,9 @@ class StatusLine(Widget):
         self._refresh_lines()
 
     def show_refused(self, reason: str) -> None:
-        """A send that never went out: why, ahead of the response that is still shown."""
+        """A send that never went out: why, ahead of the response that is still shown.
+        ``reason`` is the whole sentence ("Not sent: ..."), as the session and the GraphQL
+        check word it: the line adds no prefix of its own."""
         self._stop_timer()
         self._refused = reason
         self._refresh_lines()
@@ -160,7 +162,7 @@ class StatusLine(Widget):
         a long status wraps, in flight it is one line."""
         line = self._line()
         if self._refused:
-            head = Text(f"✖ Not sent: {printable(self._refused)}", style=self._style("error"))
+            head = Text(f"✖ {printable(self._refused)}", style=self._style("error"))
             line = Text.assemble(head, (SEPARATOR, self._style("muted")), line)
             line.overflow = "fold"
         return line
