@@ -141,6 +141,19 @@ def test_cap_binary_and_set_cookie(tmp_path: Path) -> None:
     assert entry.body == binary and entry.request_body == binary and not entry.body_truncated
 
 
+def test_a_cut_body_keeps_the_digest_of_the_whole(tmp_path: Path) -> None:
+    """A diff needs to know whether two large bodies are the same: the start alone cannot."""
+    import hashlib
+
+    body = b"a" * 5000
+    entry = load_entry(record(tmp_path, FakeExchange(FakeRendered(), body=body), cap=1000))
+    assert entry.body_truncated and len(entry.body) == 1000
+    assert entry.body_sha256 == hashlib.sha256(body).hexdigest()
+    assert entry.to_exchange().body_sha256 == entry.body_sha256
+    small = load_entry(record(tmp_path, FakeExchange(FakeRendered(), body=b"a"), cap=1000))
+    assert small.body_sha256 is None  # kept whole: the body itself is compared
+
+
 def test_errors_are_recorded(tmp_path: Path) -> None:
     ex = FakeExchange(FakeRendered(), status=None, reason="", error="connection refused")
     entry = load_entry(record(tmp_path, ex))

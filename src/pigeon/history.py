@@ -7,12 +7,14 @@ any header or query parameter whose name mentions a token, secret, password, key
 the values of secret-looking fields (``password``, ``client_secret``, ``access_token``...)
 in JSON, form and multipart bodies of both the request and the response, and every copy of
 a value found in the collection's ``.env`` or masked by its name. Bodies are kept up to a cap
-(256 KiB by default) so a large download does not fill the disk.
+(256 KiB by default) so a large download does not fill the disk; a response body cut there keeps
+the SHA-256 of the whole, so two entries still compare as same or different (``response_diff``).
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import re
@@ -59,6 +61,8 @@ class HistoryEntry:
     body: bytes = b""
     body_size: int = 0
     body_truncated: bool = False
+    body_sha256: str | None = None
+    """The SHA-256 of the whole response body, kept when ``body`` is only its start."""
     size: int = 0
     timings: dict[str, float | None] = field(default_factory=dict)
     error: str | None = None
@@ -112,6 +116,7 @@ class HistoryEntry:
             body=self.body,
             body_size=self.body_size or len(self.body),
             truncated=self.body_truncated,
+            body_sha256=self.body_sha256,
             wire_body_size=self.size,
             timings=Timings(
                 total_ms=float(t.get("total") or 0.0),
@@ -338,6 +343,8 @@ def _entry_data(exchange: Any, masker: Masker, started: datetime, cap: int) -> d
         }
         if getattr(exchange, "truncated", False):
             data["response"]["body"]["truncated"] = True
+        elif len(raw) > cap:  # cut here: what is left says whether another body is the same
+            data["response"]["body_sha256"] = hashlib.sha256(raw).hexdigest()
     return data
 
 
@@ -394,6 +401,7 @@ def load_entry(path: Path) -> HistoryEntry:
             body=body or b"",
             body_size=int(resp.get("body_size") or 0),
             body_truncated=body_truncated,
+            body_sha256=_digest(resp.get("body_sha256")),
             size=int(resp.get("size") or 0),
             timings=dict(data.get("timings") or {}),
             error=data.get("error"),
@@ -401,6 +409,12 @@ def load_entry(path: Path) -> HistoryEntry:
         )
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"{path}: not a Pigeon history entry ({exc})") from exc
+
+
+def _digest(value: Any) -> str | None:
+    """A stored SHA-256 as 64 hex digits; anything else (a hand-edited file) is none."""
+    text = str(value or "").lower()
+    return text if re.fullmatch(r"[0-9a-f]{64}", text) else None
 
 
 def _files(collection_root: Path) -> list[Path]:
