@@ -53,6 +53,8 @@ class HistoryEntry:
     request_body_truncated: bool = False
     request_name: str = ""
     request_id: str = ""
+    environment: str = ""
+    """The environment the request was rendered with ("": none)."""
     settings: dict[str, Any] = field(default_factory=dict)
     status: int | None = None
     reason: str = ""
@@ -102,6 +104,7 @@ class HistoryEntry:
             settings=self.request_settings(),
             name=self.request_name,
             request_id=self.request_id,
+            environment=self.environment,
         )
         t = self.timings
         return Exchange(
@@ -306,6 +309,7 @@ def _entry_data(exchange: Any, masker: Masker, started: datetime, cap: int) -> d
         "request": {
             "name": getattr(rendered, "name", "") or "",
             "id": getattr(rendered, "request_id", "") or "",
+            "environment": getattr(rendered, "environment", "") or "",
             "method": getattr(rendered, "method", "") or getattr(exchange, "method", ""),
             "url": masker.url(getattr(rendered, "url", "") or getattr(exchange, "url", "")),
             "headers": [list(h) for h in masker.headers(request_headers)],
@@ -393,6 +397,7 @@ def load_entry(path: Path) -> HistoryEntry:
             request_body_truncated=req_truncated,
             request_name=req.get("name", ""),
             request_id=req.get("id", ""),
+            environment=str(req.get("environment") or ""),
             settings=dict(req.get("settings") or {}),
             status=resp.get("status"),
             reason=resp.get("reason", ""),
@@ -425,7 +430,8 @@ def _files(collection_root: Path) -> list[Path]:
 
 
 def list_entries(collection_root: Path) -> list[HistoryEntry]:
-    """Every readable entry, newest first (unreadable files are skipped)."""
+    """Every readable entry, newest first (unreadable files are skipped), each naming the
+    request it came from by the id that request has now (``follow_renames``)."""
     entries = []
     for path in _files(collection_root):
         try:
@@ -433,7 +439,29 @@ def list_entries(collection_root: Path) -> list[HistoryEntry]:
         except ValueError:
             continue
     entries.sort(key=lambda e: (e.started_at, e.path.name), reverse=True)
+    follow_renames(collection_root, entries)
     return entries
+
+
+def follow_renames(collection_root: Path, entries: Iterable[HistoryEntry]) -> None:
+    """Point each entry sent from a request renamed or moved since (through the app:
+    ``store.renames``) at the request's id now. An id whose file is still there is its own:
+    a new request may take an old name."""
+    from pigeon.store.renames import renamed_ids
+
+    ids = renamed_ids(collection_root)
+    if not ids:
+        return
+    root = Path(collection_root)
+    live: dict[str, bool] = {}
+    for entry in entries:
+        now = ids.get(entry.request_id)
+        if now is None:
+            continue
+        if entry.request_id not in live:
+            live[entry.request_id] = (root / f"{entry.request_id}.toml").is_file()
+        if not live[entry.request_id]:
+            entry.request_id = now
 
 
 def prune(
