@@ -1,4 +1,4 @@
-"""Where requests renamed or moved through the app went, so that a history entry sent from
+"""Where requests renamed or moved through the app went (DESIGN §7), so a history entry sent from
 the old id still finds its request (``.pigeon/renames.json``, git-ignored, never written
 through a link: ``files.private_dir``).
 
