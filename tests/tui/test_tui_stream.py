@@ -117,3 +117,23 @@ async def test_events_filter_open_and_reconnect_with_last_event_id(
         )
         assert [e.type for e in panel.table.rows].count(RECONNECTED) == 2
         assert len(panel.table.rows) == 17 and panel.total == 15
+
+
+async def test_a_reconnected_stream_followed_live_keeps_the_first_connections_events(
+    app: PigeonApp, server: StreamServer
+) -> None:
+    async with running(app, "users/list-users") as pilot:
+        pane = main_screen(app).response_pane
+        panel = pane.query_one(EventsPanel)
+        await replace_url(pilot, f"{server.url}/sse?count=3&interval=0.2&retry=10")
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: pane.state == "done" and len(panel.table.rows) == 3)
+        panel.table.focus()
+        await pilot.press("r")
+        # While the second connection arrives, the first one's events are still listed.
+        await wait_for(pilot, lambda: panel.live and "4" in [e.id for e in panel.table.rows])
+        ids = [e.id for e in panel.table.rows]
+        assert ids[:5] == ["1", "2", "3", "3", "4"] and panel.table.rows[3].type == RECONNECTED
+        await wait_for(pilot, lambda: pane.state == "done" and not panel.live)
+        assert [e.id for e in panel.table.rows] == ["1", "2", "3", "3", "4", "5", "6"]
+        assert panel.total == 6
