@@ -115,6 +115,7 @@ class EventsPanel(Vertical):
         # events they had received (dropped ones included).
         self._prefix: list[Event] = []
         self._prefix_total = 0
+        self._marks = 0  # how many reconnects the timeline has
         self._began = False  # this connection's live events began on top of ``_prefix``
 
     def compose(self) -> ComposeResult:
@@ -157,7 +158,7 @@ class EventsPanel(Vertical):
         when a reconnect was asked for, alone otherwise."""
         carry, self._carry = self._carry, None
         if carry is None:
-            self._prefix, self._prefix_total = [], 0
+            self._prefix, self._prefix_total, self._marks = [], 0, 0
             return
         events, total = carry
         last = next((e.id for e in reversed(events) if e.id and e.event != RECONNECTED), "")
@@ -165,6 +166,7 @@ class EventsPanel(Vertical):
             RECONNECTED, last, f"resumed after id {last}" if last else "resumed", None, time.time()
         )
         self._prefix, self._prefix_total = [*events, mark][-KEEP_EVENTS:], total
+        self._marks = sum(1 for e in self._prefix if e.event == RECONNECTED)
 
     def add(self, events: list[Event], total: int) -> None:
         """Events that arrived (``total``: all received so far, dropped ones included)."""
@@ -195,15 +197,16 @@ class EventsPanel(Vertical):
         the same timeline; any other stream starts one of its own."""
         total = len(events) if total is None else total
         if not resumed:
-            self._carry, self._prefix, self._prefix_total = None, [], 0
+            self._carry, self._prefix, self._prefix_total, self._marks = None, [], 0, 0
         elif not self._began:
             self._take_carry()  # it ended before its events were followed live
         self._began = False
-        events = [*self._prefix, *events]
-        while len(events) > KEEP_EVENTS:  # the same bound as one stream's
-            events.pop(0)
-        self._all = deque(events)
-        self._data_size = sum(len(e.data) for e in events)
+        kept = deque([*self._prefix, *events][-KEEP_EVENTS:])  # the same bounds as one stream's
+        size = sum(len(e.data) for e in kept)
+        while size > KEEP_BYTES and len(kept) > 1:
+            size -= len(kept.popleft().data)
+        events = list(kept)
+        self._all, self._data_size = kept, size
         self._total = self._prefix_total + total
         self._last_id, self._retry = "", None
         self._note_ids(events)
@@ -227,10 +230,9 @@ class EventsPanel(Vertical):
 
     def _update_note(self) -> None:
         parts = [f"{self._total:,} event{'s' if self._total != 1 else ''}"]
-        marks = sum(1 for e in self._prefix if e.event == RECONNECTED)
-        dropped = self._total - len(self._all) + marks
-        if marks:
-            parts.append(f"reconnected {marks}×")
+        dropped = self._total - len(self._all) + self._marks
+        if self._marks:
+            parts.append(f"reconnected {self._marks}×")
         if dropped > 0:
             parts.append(f"{dropped:,} oldest dropped from view")
         if self._words or self._kind:
