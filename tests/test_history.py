@@ -163,6 +163,19 @@ def test_a_cut_body_keeps_the_digest_of_the_whole(tmp_path: Path) -> None:
     assert entry.to_exchange().body_sha256 == entry.body_sha256
     small = load_entry(record(tmp_path, FakeExchange(FakeRendered(), body=b"a"), cap=1000))
     assert small.body_sha256 is None  # kept whole: the body itself is compared
+    # Too big for memory: the whole body is on disk, and its digest is taken from there.
+    spooled = tmp_path / "spool"
+    spooled.write_bytes(body + b"b")
+    ex = Exchange(
+        request=RenderedRequest(method="GET", url="http://h/"),
+        status=200,
+        body=body[:2000],
+        body_size=len(body) + 1,
+        truncated=True,
+        body_path=spooled,
+    )
+    entry = load_entry(record(tmp_path, ex, cap=1000))
+    assert entry.body_sha256 == hashlib.sha256(body + b"b").hexdigest()
 
 
 def test_an_entry_keeps_the_environment_it_was_sent_with(tmp_path: Path) -> None:

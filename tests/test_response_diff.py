@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 import pytest
 
@@ -154,7 +155,9 @@ def test_a_body_kept_only_in_part_is_said_so_and_not_compared_line_by_line() -> 
     assert not [r for r in diff.split if r.kind == "change"]
 
 
-def test_identical_large_bodies_kept_in_part_compare_the_same_by_their_digests() -> None:
+def test_identical_large_bodies_kept_in_part_compare_the_same_by_their_digests(
+    tmp_path: Path,
+) -> None:
     whole = b"x" * 5_000_000
     digest = hashlib.sha256(whole).hexdigest()
     kept = whole[:1000].decode()
@@ -171,6 +174,10 @@ def test_identical_large_bodies_kept_in_part_compare_the_same_by_their_digests()
     bigger = DiffSide("new", "HTTP/1.1 200 OK", (), "", cut=True, size=len(whole) + 1)
     diff = compare(old, bigger)
     assert sections(diff)[-1] == "Body: different (by 5,000,000 and 5,000,001 bytes)"
+    on_disk = tmp_path / "body"  # a body too big for memory is hashed from its file
+    on_disk.write_bytes(whole)
+    spooled = DiffSide("new", "HTTP/1.1 200 OK", (), kept, cut=True, size=len(whole), path=on_disk)
+    assert sections(compare(old, spooled))[-1] == "Body: same (by the whole bodies' SHA-256)"
     status = DiffSide("new", "HTTP/1.1 404 Not Found", (), "", cut=True, size=len(whole))
     diff = compare(old, status)  # statuses and headers are still compared
     assert sections(diff)[0] == "Status: 1 change" and diff.body_unknown

@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pigeon.exchange import Exchange, Timings
-from pigeon.files import LinkedOut, atomic_write, private_dir
+from pigeon.files import LinkedOut, atomic_write, file_sha256, private_dir
 from pigeon.masking import MASK, Masker, dotenv_secrets
 from pigeon.model import DEFAULT_TIMEOUT, Body, Header, Request, Settings
 from pigeon.render import RenderedRequest
@@ -281,11 +281,12 @@ def record(
     masker.headers(getattr(rendered, "headers", []) or [])
     masker.headers(getattr(exchange, "headers", []) or [])
     known = len(masker.in_text)
-    data = _entry_data(exchange, masker, started, cap)
+    digest = _body_digest(exchange, cap)
+    data = _entry_data(exchange, masker, started, cap, digest)
     if len(masker.in_text) != known:
         # Values masked by their name were learned on the way (a login response's token, say):
         # again, so that their copies are masked wherever they appear, earlier parts too.
-        data = _entry_data(exchange, masker, started, cap)
+        data = _entry_data(exchange, masker, started, cap, digest)
     stamp = started.strftime(_STAMP)
     slug = slugify(data["request"]["name"] or data["request"]["method"])[:40] or "request"
     path = directory / f"{stamp}-{slug}-{uuid.uuid4().hex[:8]}.json"
@@ -295,8 +296,24 @@ def record(
     return path
 
 
-def _entry_data(exchange: Any, masker: Masker, started: datetime, cap: int) -> dict[str, Any]:
-    """What one history file holds, masked."""
+def _body_digest(exchange: Any, cap: int) -> str | None:
+    """The SHA-256 of a response body the entry keeps only in part: of the body in memory, or
+    of the whole one on disk when it was too big for memory (``None``: kept whole, or the
+    whole is nowhere to read)."""
+    if getattr(exchange, "status", None) is None:
+        return None
+    if not getattr(exchange, "truncated", False):
+        raw = _response_body(exchange)
+        return hashlib.sha256(raw).hexdigest() if len(raw) > cap else None
+    path = getattr(exchange, "body_path", None)
+    return file_sha256(path) if path is not None else None
+
+
+def _entry_data(
+    exchange: Any, masker: Masker, started: datetime, cap: int, digest: str | None = None
+) -> dict[str, Any]:
+    """What one history file holds, masked; ``digest``: the whole response body's SHA-256,
+    for a body cut here."""
     rendered = getattr(exchange, "request", None) or getattr(exchange, "rendered", None)
     settings = getattr(rendered, "settings", None) or Settings()
     request_headers = getattr(rendered, "headers", []) or []
@@ -347,8 +364,8 @@ def _entry_data(exchange: Any, masker: Masker, started: datetime, cap: int) -> d
         }
         if getattr(exchange, "truncated", False):
             data["response"]["body"]["truncated"] = True
-        elif len(raw) > cap:  # cut here: what is left says whether another body is the same
-            data["response"]["body_sha256"] = hashlib.sha256(raw).hexdigest()
+        if digest is not None:  # cut: what is left says whether another body is the same
+            data["response"]["body_sha256"] = digest
     return data
 
 

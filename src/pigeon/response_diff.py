@@ -18,6 +18,7 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pigeon.bodies.cancel import Stopped, never
@@ -49,12 +50,18 @@ class DiffSide:
     """The whole body's SHA-256, when known (a history entry keeps it for a body it cut)."""
     whole: bytes | None = field(default=None, repr=False)
     """The whole body's bytes when the side has them, hashed only when the other was cut."""
+    path: Path | None = None
+    """The whole body on disk, when it was too big for memory (hashed likewise)."""
 
     def sha256(self) -> str | None:
         if self.digest is not None:
             return self.digest
         if self.whole is not None and not self.cut:
             return hashlib.sha256(self.whole).hexdigest()
+        if self.path is not None:
+            from pigeon.files import file_sha256
+
+            return file_sha256(self.path)
         return None
 
 
@@ -106,6 +113,7 @@ def side_of(exchange: Exchange, label: str) -> DiffSide:
         size=exchange.body_size or len(exchange.body),
         digest=exchange.body_sha256,
         whole=None if exchange.truncated else exchange.body,
+        path=exchange.body_path if exchange.truncated else None,
     )
 
 
