@@ -120,6 +120,9 @@ class Exchange:
     body_size: int = 0  # always the full (decoded) body size
     body_path: Path | None = None  # the complete body on disk when it was too big for memory
     truncated: bool = False
+    # The SHA-256 of the whole body when ``body`` is only its start (a history entry keeps
+    # a large body's start and this): a comparison still tells same from different.
+    body_sha256: str | None = None
     # The body stopped before its end (a timeout, a dropped connection, a cancel): ``error``
     # says why, and the body holds what had arrived.
     cut_off: bool = False

@@ -67,6 +67,7 @@ class RenderedRequest:
     settings: Settings = field(default_factory=Settings)
     name: str = ""
     request_id: str = ""
+    environment: str = ""  # the environment whose variables it was rendered with ("": none)
     # The names of the headers and query parameters auth added: what a redirect to another
     # origin takes off (DESIGN §7).
     auth_headers: list[str] = field(default_factory=list)
@@ -503,6 +504,7 @@ def render_request(
         settings=request.settings,
         name=request.name,
         request_id=request.id,
+        environment=scopes.environment.name if scopes.environment is not None else "",
         auth_headers=[name for name, _ in auth_headers],
         auth_query=[name for name, _ in auth_query],
         oauth2=kind_of(auth).token_auth(auth, r.render_text) if auth is not None else None,

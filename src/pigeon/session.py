@@ -231,16 +231,29 @@ class Session:
         return render_request(self.collection, chain, request, scopes)
 
     def preview(self, request: Request) -> Preview:
-        """The live preview: never raises (a half-typed edit must not crash the editor)."""
+        """The live preview: what a send would send, so an untrusted collection's ``$env`` is
+        not read there either (the placeholder stays, with the reason the send gives). Never
+        raises (a half-typed edit must not crash the editor)."""
         from pigeon.errors import RenderError
+        from pigeon.render import render_request
 
+        gate = None
+        if not self.is_trusted():
+            from pigeon.trust import Gate
+
+            gate = Gate(self.collection, record=True)  # notes what a send would refuse
         try:
-            rendered = self.render(request)
+            chain = self.chain_of(request)
+            scopes = self.scopes_for_chain(chain, request)
+            scopes.gate = gate
+            rendered = render_request(self.collection, chain, request, scopes)
         except RenderError as exc:
             return Preview("", [], [], str(exc))
         except Exception as exc:
             return Preview("", [], [], f"{type(exc).__name__}: {exc}")
-        return Preview(rendered.url, rendered.unresolved, rendered.warnings)
+        found = gate.found if gate is not None else []
+        refused = [f"needs trust: {thing}" for kind, _, thing in found if kind == "env"]
+        return Preview(rendered.url, rendered.unresolved, [*rendered.warnings, *refused])
 
     def auth_of(self, request: Request) -> Auth | None:
         """The auth ``request`` is sent with: its own, else its folders', else the collection's."""
