@@ -65,8 +65,8 @@ def test_bundled_themes_load() -> None:
     assert loaded.problems == []
     light = next(t for t in loaded.themes if t.name == "pigeon-light")
     assert light.dark is False
-    assert method_colour(light, "get") == "#2e8b4e"
-    assert method_colour(light, "PURGE") == "#5a6570"  # a custom method: the "other" colour
+    assert method_colour(light, "get") == "#1f6b3a"
+    assert method_colour(light, "PURGE") == "#4f5963"  # a custom method: the "other" colour
 
 
 def test_bad_theme_is_reported_with_its_file(tmp_path: Path) -> None:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rich.terminal_theme import TerminalTheme
+from textual.color import Color
 from textual.theme import Theme
 
 import pigeon
@@ -113,3 +115,26 @@ def method_colour(theme: Theme | None, method: str) -> str:
         or METHOD_DEFAULTS.get(key)
         or variables.get("method-other", METHOD_DEFAULTS["method-other"])
     )
+
+
+def ansi_palette(theme: Theme) -> TerminalTheme:
+    """The colours the theme gives text styled with a terminal colour's name (``red``,
+    ``cyan``...): its own error, success, warning, primary and secondary, so such text is as
+    readable as the rest of the theme instead of Textual's fixed palette."""
+    background = Color.parse(theme.background or ("#000000" if theme.dark else "#ffffff"))
+    foreground = Color.parse(theme.foreground or background.inverse.hex)
+    primary = Color.parse(theme.primary)
+    secondary = Color.parse(theme.secondary or theme.primary)
+    success = Color.parse(theme.success or secondary.hex)
+    colours = [
+        background,
+        Color.parse(theme.error or secondary.hex),
+        success,
+        Color.parse(theme.warning or primary.hex),
+        primary,
+        secondary,
+        primary.blend(success, 0.5),  # cyan: between blue and green
+        foreground,
+    ]
+    triplets = [colour.rgb for colour in colours]
+    return TerminalTheme(background.rgb, foreground.rgb, triplets, triplets)
