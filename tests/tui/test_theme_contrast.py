@@ -3,7 +3,8 @@ app draws has a WCAG contrast ratio of at least 4.5 against the cell behind it, 
 and once a 256-colour terminal has rounded both colours (``COLORTERM`` unset).
 
 The app is run through the states a user sees most (before a send, a JSON response, the
-variables pane focused, a failed send, the help screen, dialogs) and each is laid out and
+variables pane focused, a failed send, the log, the help screen, dialogs, the
+editor's tabs) and each is laid out and
 drawn in full: the tests' ``conftest`` skips drawing frames, so each state is drawn here.
 """
 
@@ -20,7 +21,14 @@ from rich.style import Style
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.screen import ModalScreen
-from tui_support import main_screen, press_and_settle, replace_url, running, wait_for
+from tui_support import (
+    main_screen,
+    press_and_settle,
+    replace_url,
+    running,
+    show_tab,
+    wait_for,
+)
 
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.themes import bundled_theme_dirs
@@ -214,6 +222,23 @@ async def failed_send(pilot: Pilot) -> None:
     await pilot.pause()
 
 
+async def log_screen(pilot: Pilot) -> None:
+    """The log: the sends and the refused connection's error."""
+    await pilot.press("f2")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, ModalScreen))
+    await pilot.pause()
+
+
+def editor_tab(tab_id: str) -> Step:
+    async def show(pilot: Pilot) -> None:
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(pilot.app.screen, ModalScreen))
+        await show_tab(pilot, tab_id)
+        await press_and_settle(pilot, "alt+2")
+
+    return show
+
+
 STATES: list[tuple[str, Step]] = [
     ("before a send", before_a_send),
     ("a JSON response", json_response),
@@ -223,6 +248,9 @@ STATES: list[tuple[str, Step]] = [
     ("the new request dialog", new_request_dialog),
     ("the environment dialog", environment_dialog),
     ("a failed send", failed_send),
+    ("the log", log_screen),
+    ("the editor's body tab", editor_tab("tab-body")),
+    ("the editor's auth tab", editor_tab("tab-auth")),
 ]
 
 
