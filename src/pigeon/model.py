@@ -162,10 +162,14 @@ class Request:
     websocket: WebSocket = field(default_factory=WebSocket)
 
     @property
-    def is_websocket(self) -> bool:
-        return self.type == "websocket" or self.url.lstrip()[:6].lower().startswith(
+    def kind(self) -> str:
+        """How it goes out, the key of the pipeline's and the response pane's tables:
+        ``"http"`` or ``"websocket"`` (its ``type``, or a ``ws://``/``wss://`` URL)."""
+        if self.type == "websocket" or self.url.lstrip()[:6].lower().startswith(
             ("ws://", "wss://")
-        )
+        ):
+            return "websocket"
+        return "http"
 
 
 @dataclass
@@ -216,6 +220,20 @@ class BrokenFile:
         return f"{where}: {self.message}"
 
 
+@dataclass(frozen=True)
+class FileWarning:
+    """Something in a file that loads that Pigeon does not read (an unknown key): named with
+    its line and column, never silently dropped (DESIGN §2)."""
+
+    path: Path
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+    def __str__(self) -> str:
+        return str(BrokenFile(self.path, self.message, self.line, self.column))
+
+
 @dataclass
 class Collection:
     name: str
@@ -230,6 +248,7 @@ class Collection:
     default_environment: str | None = None
     dotenv: dict[str, str] = field(default_factory=dict)
     broken: list[BrokenFile] = field(default_factory=list)
+    warnings: list[FileWarning] = field(default_factory=list)  # files that load, with a doubt
     extra: dict[str, Any] = field(default_factory=dict)
     transport: Transport = field(default_factory=Transport)
     # A digest of each file's text as last read or written (``store.seen``): a save that

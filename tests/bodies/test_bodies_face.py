@@ -38,3 +38,13 @@ def test_a_filter_error_is_in_the_error_tree_and_still_a_value_error() -> None:
     with pytest.raises(bodies.FilterError, match="empty expression") as exc:
         bodies.apply_filter({}, "  ")
     assert isinstance(exc.value, PigeonError) and isinstance(exc.value, ValueError)
+
+
+def test_which_text_bodies_show_as_json() -> None:
+    from pigeon.bodies import shows_as_json
+
+    assert shows_as_json("json", "application/json", "nope", truncated=False)
+    assert shows_as_json("text", "", ' {"a": 1}', truncated=False)  # undeclared, looks like it
+    assert shows_as_json("text", "text/plain", "[1]", truncated=False)
+    assert not shows_as_json("text", "text/html", "[1]", truncated=False)
+    assert not shows_as_json("json", "application/json", '{"a": ', truncated=True)  # cut short

@@ -37,6 +37,7 @@ from pigeon.bodies.kind import (
     is_json_type,
     is_text_type,
     looks_binary,
+    shows_as_json,
 )
 from pigeon.bodies.lines import EMPTY_INDEX, LineIndex, build_index
 from pigeon.bodies.markup import MARKUP_LIMIT, MarkupKind, markup_kind, pretty_markup
@@ -78,4 +79,5 @@ __all__ = [
     "pretty_json",
     "pretty_markup",
     "search_pattern",
+    "shows_as_json",
 ]

@@ -17,6 +17,8 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
+import httpx
+
 from pigeon.auth_kinds import KINDS
 
 # Pigeon's default timeout: curl has none, so only other values are written as --max-time.
@@ -49,6 +51,15 @@ def curl_stdin(rendered: Any) -> bytes | None:
     return None
 
 
+def as_sent(url: str) -> str:
+    """The URL as Pigeon sends it: percent-encoded by httpx (a space in an inline query is
+    ``%20``; curl refuses a raw one). One httpx cannot parse stays as written."""
+    try:
+        return str(httpx.URL(url))
+    except (httpx.InvalidURL, ValueError, TypeError):
+        return url
+
+
 def curl_argv(rendered: Any) -> list[str]:
     """The argument vector (``argv[0] == "curl"``) that sends ``rendered``.
 
@@ -64,7 +75,7 @@ def curl_argv(rendered: Any) -> list[str]:
         argv.append("--head")
     elif method != ("POST" if has_body else "GET"):
         argv += ["-X", method]
-    url = rendered.url
+    url = as_sent(rendered.url)
     if any(c in url for c in "[]{}"):
         argv.append("--globoff")  # curl would read brackets and braces as URL globs
     argv += ["--url", url]  # never read as an option, even when it starts with "-"

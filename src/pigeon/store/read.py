@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +68,8 @@ from pigeon.store.schema import (
     TRANSPORT_SETTINGS,
     WEBSOCKET_KEYS,
 )
-from pigeon.store.seen import digest
+from pigeon.store.seen import beside_of, conflict_message, digest
+from pigeon.store.unknown import COLLECTION, ENVIRONMENT, FOLDER, REQUEST, Table, noting_unknown
 from pigeon.tomltext import Invalid, describe, load_document, read_text
 from pigeon.values import MAX_DEPTH, check_name, is_token
 
@@ -444,6 +446,13 @@ def _read(col: Collection, path: Path) -> str:
     return text
 
 
+def _load(col: Collection, path: Path, schema: Table, build: Callable[[dict], Any]) -> Any:
+    """Read one file of the collection and build from it; each key it holds that Pigeon does
+    not read becomes a warning naming its line and column (kept, but never silently)."""
+    text = _read(col, path)
+    return load_document(text, path, noting_unknown(col.warnings, path, text, schema, build))
+
+
 def load_collection(root: Path | str) -> Collection:
     """Load a collection directory. Bad files are listed in ``collection.broken``.
 
@@ -459,18 +468,20 @@ def load_collection(root: Path | str) -> Collection:
     col_file = root / COLLECTION_FILE
     if col_file.is_file():
         try:
-            load_document(_read(col, col_file), col_file, lambda d: fill_collection(d, col))
+            _load(col, col_file, COLLECTION, lambda d: fill_collection(d, col))
         except LoadError as exc:
             col.broken.append(exc.as_broken())
 
     env_dir = root / ENVIRONMENTS_DIR
     if env_dir.is_dir():
+        for path in sorted(env_dir.glob("*.toml.mine*")):
+            _is_conflict(col, path, path.name)
         for path in sorted(env_dir.glob("*.toml"), key=lambda p: (p.stem.casefold(), p.stem)):
             if path.name.startswith(".") or not path.is_file():
                 continue
             env = Environment(name=path.stem, path=path)
             try:
-                load_document(_read(col, path), path, lambda d, e=env: fill_environment(d, e))
+                _load(col, path, ENVIRONMENT, partial(fill_environment, env=env))
             except LoadError as exc:
                 col.broken.append(exc.as_broken())
             else:
@@ -504,10 +515,18 @@ def _load_items(
         if entry.name.startswith("."):
             continue
         path = Path(entry.path)
-        loads = entry.is_dir() or entry.name.endswith(".toml")
+        if _is_conflict(col, path, entry.name):
+            continue
+        try:  # a link in a loop of links, or a folder that may not be looked into
+            is_dir = entry.is_dir()
+        except OSError as exc:
+            problem = f"cannot read: {exc.strerror or exc}; skipped"
+            col.broken.append(BrokenFile(path, problem, skipped=True))
+            continue
+        loads = is_dir or entry.name.endswith(".toml")
         if loads and entry.is_symlink() and _link_skipped(col, path, seen):
             continue
-        if entry.is_dir():
+        if is_dir:
             if directory == col.root and entry.name == ENVIRONMENTS_DIR:
                 continue
             items.append(load_folder(col, path, seen | {os.path.realpath(path)}))
@@ -517,13 +536,24 @@ def _load_items(
             and entry.name not in (COLLECTION_FILE, FOLDER_FILE)
         ):
             try:
-                request = request_from_toml(_read(col, path), path)
+                build = partial(_request, default_name=title_from_stem(path.stem))
+                request: Request = _load(col, path, REQUEST, build)
             except LoadError as exc:
                 col.broken.append(exc.as_broken())
                 continue
-            request.id = rel_id(col.root, path)
+            request.path, request.id = path, rel_id(col.root, path)
             items.append(request)
     return sort_items(items, order)
+
+
+def _is_conflict(col: Collection, path: Path, name: str) -> bool:
+    """Whether ``path`` is a copy saved beside a file that changed on disk: never loaded (it is
+    not a request until merged), listed among the skipped entries as a conflict."""
+    original = beside_of(name)
+    if original is None or not path.is_file():
+        return False
+    col.broken.append(BrokenFile(path, conflict_message(original), skipped=True))
+    return True
 
 
 def _link_skipped(col: Collection, path: Path, seen: set[str]) -> bool:
@@ -547,10 +577,10 @@ def _link_skipped(col: Collection, path: Path, seen: set[str]) -> bool:
 def load_folder(col: Collection, path: Path, seen: set[str]) -> Folder:
     folder = Folder(name=title_from_stem(path.name), path=path, id=rel_id(col.root, path))
     folder_file = path / FOLDER_FILE
-    if folder_file.is_file():
+    if os.path.isfile(folder_file):  # False, not an error, in a folder that cannot be read
         folder.has_file = True
         try:
-            load_document(_read(col, folder_file), folder_file, lambda d: fill_folder(d, folder))
+            _load(col, folder_file, FOLDER, lambda d: fill_folder(d, folder))
         except LoadError as exc:
             col.broken.append(exc.as_broken())
     folder.items = _load_items(col, path, folder.order, seen)

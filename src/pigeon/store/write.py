@@ -190,7 +190,7 @@ def request_data(req: Request) -> dict[str, Any]:
     data: dict[str, Any] = {"name": req.name}
     if req.type != "http":
         data["type"] = req.type
-    if not (req.is_websocket and req.method == "GET"):  # a WebSocket's handshake is a GET
+    if not (req.kind == "websocket" and req.method == "GET"):  # a WebSocket's handshake is a GET
         data["method"] = req.method
     data["url"] = req.url
     ws = req.websocket

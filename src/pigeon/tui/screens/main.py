@@ -13,6 +13,7 @@ import asyncio
 import time
 import traceback
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from textual import events, on, work
@@ -28,7 +29,7 @@ from pigeon.tui import start_gc
 from pigeon.tui.pane_widths import STEP, PaneWidths
 from pigeon.tui.widgets.collection.collection_pane import CollectionPane
 from pigeon.tui.widgets.collection.collection_tree import CollectionTree
-from pigeon.tui.widgets.editor.request_editor import Preview, RequestEditor
+from pigeon.tui.widgets.editor.request_editor import RequestEditor
 from pigeon.tui.widgets.editor.save_as import SaveAs
 from pigeon.tui.widgets.key_footer import KeyFooter
 from pigeon.tui.widgets.pane import Pane
@@ -49,10 +50,10 @@ if TYPE_CHECKING:
     from pigeon.tui.widgets.disk_watch import DiskWatch
     from pigeon.tui.widgets.response.events_panel import EventsPanel
     from pigeon.tui.widgets.response.response_pane import ResponsePane
+    from pigeon.tui.widgets.response.websocket_view import WebSocketView
 
 WRITER_MOMENT = 0.005  # seconds the first frame's writing is given before the rest is built
 PENDING_AFTER = 0.05  # seconds before a send in flight replaces the last response
-RETRY_LIMIT_MS = 60_000  # the longest ``retry:`` wait a reconnect honours
 
 # Dialogs and the renderer are imported where they are used: they are not needed for the
 # first paint, and start-up time is part of the product.
@@ -186,7 +187,7 @@ class MainScreen(Screen[None]):
         self._tree_hidden_by_user: bool | None = None
         self._vars_hidden_by_user: bool | None = None
         self.pane_widths = PaneWidths()
-        self.editor = RequestEditor(self._scopes_for, self._preview, id="editor")
+        self.editor = RequestEditor(self._scopes_for, session.preview, id="editor")
         self.collection_pane = CollectionPane(
             session, self.editor, self.guard_unsaved, id="tree-pane"
         )
@@ -329,25 +330,12 @@ class MainScreen(Screen[None]):
         except Exception:
             return None
 
-    def _preview(self, request: Request) -> Preview:
-        from pigeon.render import RenderError, render_request
-
-        s = self.session
-        try:
-            scopes = s.scopes_for(request)
-            rendered = render_request(s.collection, s.chain_of(request), request, scopes)
-        except RenderError as exc:
-            return Preview("", [], [], str(exc))
-        except Exception as exc:  # a half-typed edit must never crash the editor
-            return Preview("", [], [], f"{type(exc).__name__}: {exc}")
-        return Preview(rendered.url, rendered.unresolved, rendered.warnings)
-
     def _refresh_variables(self, unresolved: list[str] | None = None, force: bool = True) -> None:
         """Show the open request's variables (``force=False``: only when what the pane shows
         for it changed)."""
         request = self.editor.request
         if unresolved is None:
-            unresolved = self._preview(request).unresolved if request is not None else []
+            unresolved = self.session.preview(request).unresolved if request is not None else []
         self.variables_pane.show_request(request, unresolved, force)
 
     @on(VariablesPane.Changed)
@@ -384,15 +372,9 @@ class MainScreen(Screen[None]):
         self._refresh_variables()
         self._response_for(request)
 
-    def _response_for(self, request: Request) -> ResponsePane | None:
-        """The response pane, showing the WebSocket view for a WebSocket request."""
-        pane = self.response_pane
-        if pane is not None:
-            if request.is_websocket:
-                pane.websocket_view(self.session).load(request)
-            else:
-                pane.show_http()
-        return pane
+    def _response_for(self, request: Request) -> WebSocketView | None:
+        """The view the response pane picks for ``request``'s kind (``None``: its tabs)."""
+        return self.response_pane.view_for(request) if self.response_pane is not None else None
 
     def on_collection_tree_broken_chosen(self, event: CollectionTree.BrokenChosen) -> None:
         def show() -> None:
@@ -515,7 +497,7 @@ class MainScreen(Screen[None]):
                     f"Saved yours as {printable(copy.name)}; {theirs} is theirs.", markup=False
                 )
                 editor.show_message("")
-                self.follow_disk(open_path=copy)
+                self.follow_disk(open_path=exc.path)  # the copy is no request until merged
             else:  # theirs: the disk's version, or nothing when it was deleted
                 gone = f"{printable(exc.path.name)} was deleted on disk." if exc.deleted else ""
                 editor.show_message(Text(gone))
@@ -579,9 +561,9 @@ class MainScreen(Screen[None]):
         if editor.request is None:
             self.notify("Choose a request to send.", severity="warning")
             return
-        pane = self._response_for(editor.request)
-        if pane is not None and editor.request.is_websocket:
-            pane.websocket_view(self.session).toggle(editor.request)  # connect or close
+        view = self._response_for(editor.request)
+        if view is not None:
+            view.toggle(editor.request, self._ensure_trust)  # connect or close
             return
         self._send(editor.request)
 
@@ -662,7 +644,7 @@ class MainScreen(Screen[None]):
             pane.show_status(outcome.exchange)
             await pane.status_line.painted()  # the status first; the body and the rest after
             pane.show_exchange(outcome.exchange)
-            self._record(outcome.exchange)
+            self._record(partial(self.session.record, outcome.exchange))
         else:  # refused before sending: the last response stays, the refusal heads it
             status = outcome.error or "Not sent"
             pane.show_refused(status, self.last_exchange)
@@ -676,24 +658,11 @@ class MainScreen(Screen[None]):
         new send replaced it (that one's spinner stays)."""
         from textual.worker import get_current_worker
 
-        from pigeon.exchange import Exchange, Timings
-        from pigeon.render import render_request
-        from pigeon.tui.format import duration
-
         this = get_current_worker()
         if not any(w is not this for w in self._sending_workers()):
             pane.show_cancelled(elapsed_ms)
             self.update_status("send cancelled")
-        s = self.session
-        try:
-            rendered = render_request(
-                s.collection, s.chain_of(request), request, s.scopes_for(request)
-            )
-        except Exception:  # not renderable: it was not sent either
-            return
-        exchange = Exchange.failed(rendered, "cancelled", f"cancelled after {duration(elapsed_ms)}")
-        exchange.timings = Timings(total_ms=elapsed_ms)
-        self._record(exchange)
+        self._record(partial(self.session.record_cancelled, request, elapsed_ms))
 
     async def _exchange(self, pane: ResponsePane, request: Request, trusted: bool) -> SendOutcome:
         """Send ``request``. The exchange starts before any drawing: the pane shows it in
@@ -707,8 +676,7 @@ class MainScreen(Screen[None]):
         try:
             await asyncio.wait([sending], timeout=PENDING_AFTER)
             if not sending.done():
-                url = self._preview(request).url or request.url
-                pane.show_pending(request.method, url, progress)
+                pane.show_pending(request.method, request.url, progress)  # then progress.url
                 self.refresh_bindings()  # esc cancels it
             return await sending
         finally:
@@ -719,13 +687,7 @@ class MainScreen(Screen[None]):
     async def _resume_after(self, request: Request, last_id: str, retry_ms: int | None) -> None:
         """A stream sent again: ``Last-Event-ID`` says where it stopped, and the server's
         ``retry:`` wait (at most a minute) passes first."""
-        from pigeon.model import Header
-
-        request.headers = [h for h in request.headers if h.name.lower() != "last-event-id"]
-        if last_id:
-            request.headers.append(Header("Last-Event-ID", last_id))
-        if retry_ms:
-            seconds = min(retry_ms, RETRY_LIMIT_MS) / 1000
+        if seconds := self.session.resumed(request, last_id, retry_ms):
             self.update_status(f"reconnecting in {seconds:g} s (the server's retry)")
             await asyncio.sleep(seconds)
 
@@ -753,10 +715,9 @@ class MainScreen(Screen[None]):
         if self._trust_asked or not s.needs(request):
             return False
         self._trust_asked = True
-        from pigeon.trust import summary
         from pigeon.tui.dialogs.trust import TrustScreen
 
-        wants = summary(await asyncio.to_thread(s.needs))  # renders every request: off the loop
+        wants = await asyncio.to_thread(s.trust_wants)  # renders every request: off the loop
         if await self.app.push_screen_wait(TrustScreen(s.trust_key(), wants)):
             s.trust()
             return True
@@ -765,13 +726,19 @@ class MainScreen(Screen[None]):
     # -- history ------------------------------------------------------------------------------
 
     @work(group="history", exit_on_error=False)
-    async def _record(self, exchange: Exchange) -> None:
-        """Record a finished exchange, in a thread and outside the send worker (cancelling a
-        send must not cancel its record). A failure is reported once per session."""
-        problem = await asyncio.to_thread(self.session.record, exchange)
+    async def _record(self, record: Callable[[], str | None]) -> None:
+        """Record an exchange (``record``: the session's), in a thread and outside the send
+        worker (cancelling a send must not cancel its record). A failure is reported once
+        per session."""
+        problem = await asyncio.to_thread(record)
         if problem and not self.session.history_warned:
             self.session.history_warned = True
             self.notify(f"History not recorded: {problem}", severity="warning", timeout=8)
+        if self.collection_pane.history is not None:
+            self.collection_pane.history.reload()
+
+    def on_web_socket_view_finished(self) -> None:
+        """A connection ended, recorded in the history by the pipeline."""
         if self.collection_pane.history is not None:
             self.collection_pane.history.reload()
 
@@ -897,22 +864,13 @@ class MainScreen(Screen[None]):
         self.app.push_screen(CookiesScreen(self.session))
 
     def action_copy_curl(self) -> None:
-        from pigeon.render import render_request
-
         editor = self.editor
         if editor.request is None:
             return
         try:
             from pigeon.exporters.curl import to_curl
 
-            s = self.session
-            rendered = render_request(
-                s.collection,
-                s.chain_of(editor.request),
-                editor.request,
-                s.scopes_for(editor.request, leaving=True),
-            )
-            command = to_curl(rendered)
+            command = to_curl(self.session.render(editor.request, leaving=True))
         except Exception as exc:
             self.notify(f"Cannot export: {exc}", severity="error")
             return

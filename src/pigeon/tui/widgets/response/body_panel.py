@@ -20,6 +20,7 @@ from textual.widgets import Input, Label, Static
 
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
+from pigeon.tui.session_of import app_session
 from pigeon.tui.widgets.response.body_view import (
     FILTER_HELP,
     LIVE_FILTER_DELAY,
@@ -134,9 +135,8 @@ class BodyPanel(Vertical):
         self._load_recall()
 
     def _history_root(self) -> Path | None:
-        session = getattr(self.app, "session", None)
-        root = getattr(session, "root", None)
-        return root if isinstance(root, Path) and self.request_id else None
+        session = app_session(self)
+        return session.root if session is not None and self.request_id else None
 
     @work(thread=True, group="filter-history", exclusive=True, exit_on_error=False)
     def _load_recall(self) -> None:

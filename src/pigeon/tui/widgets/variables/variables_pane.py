@@ -143,12 +143,10 @@ class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
         bar must not rebuild the pane on every key."""
         env_names: list[str] = []
         if request is not None:
-            from pigeon.render import effective_auth
-
             s = self.session
             chain = s.chain_of(request)
             headers = [*s.collection.headers, *(h for f in chain for h in f.headers)]
-            texts = request_texts(request, headers, effective_auth(s.collection, chain, request))
+            texts = request_texts(request, headers, s.auth_of(request))
             env_names = env_references(texts)
         key = (
             id(request),
