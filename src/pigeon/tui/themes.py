@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.terminal_theme import TerminalTheme
-from textual.color import Color
+from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 import pigeon
@@ -77,13 +77,28 @@ def theme_from_toml(text: str, source: str = "<theme>") -> Theme:
     unknown = sorted(set(data) - known)
     if unknown:
         raise ValueError(f"{source}: unknown keys {', '.join(unknown)}")
-    merged = {**METHOD_DEFAULTS, **variables}
+    merged = {**METHOD_DEFAULTS, **muted_default(kwargs), **variables}
     theme = Theme(name=name.strip(), dark=dark, variables=merged, **kwargs)
     try:
         theme.to_color_system()  # surfaces a bad colour now, not at the first repaint
     except Exception as exc:  # Textual raises ColorParseError and friends
         raise ValueError(f"{source}: {exc}") from exc
     return theme
+
+
+def muted_default(colours: dict[str, str]) -> dict[str, str]:
+    """A theme's muted text as one colour, 70% of the way from its background to its
+    foreground. Textual's own (``auto 60%``) is worked out against whatever is behind, and a
+    widget's parts (the status line's details, a JSON body's punctuation) have nothing
+    behind: on a light theme they came out white on white."""
+    if "foreground" not in colours or "background" not in colours:
+        return {}
+    try:
+        background = Color.parse(colours["background"])
+        muted = background.blend(Color.parse(colours["foreground"]), 0.7)
+    except ColorParseError:  # reported by the check of the whole theme
+        return {}
+    return {"text-muted": muted.hex}
 
 
 def load_themes(dirs: list[Path]) -> LoadedThemes:
