@@ -2,7 +2,8 @@
 
 A theme file holds the fields of Textual's ``Theme`` (``name``, ``primary``, ``background``...)
 and an optional ``[variables]`` table. Pigeon's own variables (``method-get`` and friends)
-colour the method badges; a theme that leaves them out gets the defaults below.
+colour the method badges; a theme that leaves them out gets the defaults below. Text styled
+with a terminal colour's name (``red``) takes the theme's colours (``ansi_palette``).
 """
 
 from __future__ import annotations
