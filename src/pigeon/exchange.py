@@ -136,7 +136,9 @@ class Exchange:
     # The Server-Sent Events received, when a sink decoded them (the newest, bounded).
     events: list[Event] | None = None
     started_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
-    _cleanup: weakref.finalize | None = field(default=None, init=False, repr=False, compare=False)
+    _cleanup: weakref.finalize[..., Exchange] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
     _text: str | None = field(default=None, init=False, repr=False, compare=False)
     _undecodable: int = field(default=0, init=False, repr=False, compare=False)
     _json: Any = field(default=None, init=False, repr=False, compare=False)

@@ -222,7 +222,7 @@ def _body_bytes(stored: Any) -> tuple[bytes | None, bool]:
     return raw, bool(stored.get("truncated"))
 
 
-def _timings(exchange: Any) -> dict[str, float | None]:
+def _timings(exchange: Exchange) -> dict[str, float | None]:
     t = getattr(exchange, "timings", None)
     if isinstance(t, dict):
         out = {
@@ -240,24 +240,24 @@ def _timings(exchange: Any) -> dict[str, float | None]:
     return out
 
 
-def _response_body(exchange: Any) -> bytes:
+def _response_body(exchange: Exchange) -> bytes:
     body = getattr(exchange, "body", b"") or b""
     return bytes(body) if not isinstance(body, str) else body.encode("utf-8")
 
 
 def record(
     collection_root: Path,
-    exchange: Any,
+    exchange: Exchange,
     *,
     cap: int = DEFAULT_CAP,
     secrets: Iterable[str] | None = None,
 ) -> Path:
     """Write one exchange to the collection's history; returns the file written.
 
-    ``exchange`` is a ``pigeon.send.Exchange`` or anything with the same attributes
-    (``request`` or ``rendered``, ``status``, ``reason``, ``http_version``, ``headers``,
-    ``body``, ``body_size``, ``timings``, ``error``, ``started_at``). ``secrets`` defaults to
-    the values of the collection's ``.env``.
+    Only attributes of ``exchange`` are read (``request`` or ``rendered``, ``status``,
+    ``reason``, ``http_version``, ``headers``, ``body``, ``body_size``, ``timings``, ``error``,
+    ``started_at``): a stand-in that has them will do. ``secrets`` defaults to the values of
+    the collection's ``.env``.
     """
     root = Path(collection_root)
     directory = _ensure_dir(root)
@@ -287,7 +287,7 @@ def record(
     return path
 
 
-def _entry_data(exchange: Any, masker: Masker, started: datetime, cap: int) -> dict[str, Any]:
+def _entry_data(exchange: Exchange, masker: Masker, started: datetime, cap: int) -> dict[str, Any]:
     """What one history file holds, masked."""
     rendered = getattr(exchange, "request", None) or getattr(exchange, "rendered", None)
     settings = getattr(rendered, "settings", None) or Settings()
@@ -343,7 +343,7 @@ def _entry_data(exchange: Any, masker: Masker, started: datetime, cap: int) -> d
 
 def record_and_prune(
     collection_root: Path,
-    exchange: Any,
+    exchange: Exchange,
     *,
     secrets: Iterable[str] | None = None,
     keep: int | None = None,

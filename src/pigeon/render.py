@@ -252,7 +252,7 @@ def _render_url_pieces(text: str, r: Renderer) -> str:
     out: list[str] = []
     so_far = ""
     for seg in parse(text).segments:
-        if seg.__class__ is str:
+        if isinstance(seg, str):
             out.append(seg)
             so_far += seg
             continue
@@ -392,7 +392,7 @@ def _multipart(
             path = Path(value).expanduser()
             if not path.is_absolute() and root is not None:
                 path = root / path
-            source = path
+            source: Path | None = path
             if scopes.gate is not None:
                 source = scopes.gate.file(path, f"multipart field {name!r}")
             try:

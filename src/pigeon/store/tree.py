@@ -101,7 +101,9 @@ def _free_stem(col: Collection, directory: Path, base: str, keep: Path | None = 
     raise SaveError(f"no free file name for {base!r} in {directory}")
 
 
-def _container(col: Collection, folder: Folder | None) -> tuple[list, list[str], Path]:
+def _container(
+    col: Collection, folder: Folder | None
+) -> tuple[list[Folder | Request], list[str], Path]:
     if folder is None:
         return col.items, col.order, col.root
     if folder.path is None:

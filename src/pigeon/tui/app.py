@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from functools import partial
@@ -20,6 +19,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from pigeon.config import AppConfig, ConfigError
+from pigeon.errors import OpenError
 from pigeon.session import Session, demo_collection_dir
 from pigeon.tui import start_gc
 from pigeon.tui.alt_keys import read_alt_as_alt
@@ -445,10 +445,6 @@ def _load_config() -> tuple[AppConfig, list[str]]:
     return config, list(config.problems)
 
 
-class OpenError(Exception):
-    """The collection or environment asked for cannot be opened (exit code 2)."""
-
-
 def open_session(collection_dir: Path | None, env: str | None, echo_port: int = 0) -> Session:
     """Open a collection; with no directory, the demo with its own echo server on a free
     loopback port, whose URL overrides ``base_url`` at the highest scope."""
@@ -482,13 +478,10 @@ def open_session(collection_dir: Path | None, env: str | None, echo_port: int = 
 
 
 def run_app(collection_dir: Path | None, env: str | None) -> int:
-    """``pigeon [DIR]``: open a collection (default: the demo) in the app; the exit code."""
+    """``pigeon [DIR]``: open a collection (default: the demo) in the app; the exit code.
+    ``OpenError`` when it does not open, which the command line reports (exit 2)."""
     config, problems = _load_config()
-    try:
-        session = open_session(collection_dir, env, config.echo_port)
-    except OpenError as exc:
-        print(f"pigeon: {exc}", file=sys.stderr)
-        return 2
+    session = open_session(collection_dir, env, config.echo_port)
     app = PigeonApp(session, config=config)
     app.startup_problems.extend(problems)
     try:

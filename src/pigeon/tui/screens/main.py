@@ -14,7 +14,7 @@ import time
 import traceback
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -229,7 +229,8 @@ class MainScreen(Screen[None]):
         batch, writes none of it and leaves nothing marked to draw again: the screen stayed
         blank until later work marked parts of it, piece by piece, tens of milliseconds on.
         Composed again from the lines each widget cached, the whole screen costs a few ms."""
-        await self.app.frames_written.wait()  # the batch is over
+        # Textual types the app as App[Any]; PigeonApp's module is a layer up, not imported.
+        await self.app.frames_written.wait()  # type: ignore[attr-defined]  # the batch is over
         self._compositor._dirty_regions.add(self.size.region)  # all of it: a full frame
         self._compositor_refresh()
         self.first_paint_at = time.time()
@@ -314,7 +315,9 @@ class MainScreen(Screen[None]):
         focused = self.focused
         ancestors = focused.ancestors_with_self if focused is not None else []
         tree, variables = self.collection_pane, self.query_one("#vars-pane")
-        target = "tree" if tree in ancestors else "vars" if variables in ancestors else "centre"
+        target: Literal["tree", "vars", "centre"] = (
+            "tree" if tree in ancestors else "vars" if variables in ancestors else "centre"
+        )
         shown = (tree.display, variables.display)
         if self.pane_widths.resize(target, direction * STEP, self.size.width, shown):
             self._apply_width(self.size.width)
@@ -582,7 +585,8 @@ class MainScreen(Screen[None]):
     def action_cancel_send(self) -> None:
         progress = self._in_flight
         sink = progress.sink if progress is not None else None
-        if sink is not None and progress.phase == "receiving" and sink.stop_reason is None:
+        receiving = progress is not None and progress.phase == "receiving"
+        if sink is not None and receiving and sink.stop_reason is None:
             sink.stop()  # a body arriving stops there: what came is kept and shown
             return
         self.session.cancel_scripts()  # a script stops now, whatever it is doing

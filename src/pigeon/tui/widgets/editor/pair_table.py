@@ -122,7 +122,8 @@ class PairTable(FindInTable, HalfPages, DataTable[Any]):
             done,
         )
 
-    def action_toggle(self) -> None:
+    # The row's on/off (space), in place of Textual's toggle(attribute), which nothing here binds.
+    def action_toggle(self) -> None:  # type: ignore[override]
         index = self._current()
         if index is not None:
             self._rows[index].enabled = not self._rows[index].enabled
