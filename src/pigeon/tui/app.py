@@ -9,6 +9,7 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
+from rich.terminal_theme import TerminalTheme
 from textual import events
 from textual.app import SystemCommand
 from textual.binding import Binding
@@ -178,6 +179,19 @@ class PigeonApp(KeysInOrder):
         elif DEFAULT_THEME in self.available_themes:
             self.theme = DEFAULT_THEME
             self.startup_problems.append(f"theme {wanted!r} not found; using {DEFAULT_THEME}")
+
+    _ansi_palette: tuple[Theme, TerminalTheme] | None = None
+
+    @property
+    def ansi_theme(self) -> TerminalTheme:
+        """Text styled with a terminal colour's name (``red``) takes the theme's colours.
+        Read on each repaint: built once a theme."""
+        from pigeon.tui.themes import ansi_palette
+
+        theme = self.current_theme
+        if self._ansi_palette is None or self._ansi_palette[0] is not theme:
+            self._ansi_palette = (theme, ansi_palette(theme))
+        return self._ansi_palette[1]
 
     def _apply_keymap(self) -> None:
         table = self.config.keys
