@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote, quote_plus, unquote_plus, urlsplit, urlunsplit
+from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit, urlunsplit
 
 MASK = "•••"
 
@@ -225,8 +225,10 @@ class Masker:
         netloc = parts.netloc
         if "@" in netloc:  # user:password@host
             userinfo, _, host = netloc.rpartition("@")
-            user = userinfo.split(":", 1)[0]
-            netloc = f"{user}:{MASK}@{host}" if ":" in userinfo else netloc
+            user, colon, password = userinfo.partition(":")
+            if colon:
+                self.learn(unquote(password))  # an echo of the URL or of its Basic auth
+                netloc = f"{user}:{MASK}@{host}"
         query = parts.query
         if query:
             query = self.pairs(query, lambda name: secret_name(name) or secret_field(name))
