@@ -370,3 +370,107 @@ def test_dotenv_values_are_the_secrets_of_a_collection(tmp_path: Path) -> None:
     assert masking.dotenv_secrets(tmp_path) == ["one-secret", "two words"]
     (tmp_path / ".env").write_bytes(b"A=\xff\n")
     assert masking.dotenv_secrets(tmp_path) == []
+
+
+# -- the edges of each rule -----------------------------------------------------------------
+
+
+def test_the_scheme_word_is_only_the_first_word() -> None:
+    assert mask_value("Authorization", "Bearer abc def") == f"Bearer {MASK}"
+    masker = Masker()
+    assert masker.header("Authorization", "Bearer abcd efgh") == f"Bearer {MASK}"
+    assert masker.text("abcd efgh") == MASK  # the whole credential, not its last word
+
+
+def test_a_url_query_is_everything_after_the_first_question_mark() -> None:
+    assert mask_url("https://h/?token=ab?cd") == f"https://h/?token={MASK}"
+    masker = Masker()
+    assert masker.url("https://h/?key=abcd&q=1") == "https://h/?key=%E2%80%A2%E2%80%A2%E2%80%A2&q=1"
+    # The password runs from the first colon to the last @.
+    assert masker.url("https://bob:pa:ss@word@h/") == f"https://bob:{MASK}@h/"
+    assert masker.text("pa:ss@word") == MASK
+
+
+def test_only_cookie_headers_are_split_into_values() -> None:
+    masker = Masker()
+    masker.header("X-Api-Key", "name=value1")
+    assert masker.text("value1") == "value1"
+    masker.header("Cookie", "sid=abcd=efgh")
+    assert masker.text("x abcd=efgh y") == f"x {MASK} y"
+
+
+def test_pairs_split_at_the_first_equals_and_keep_their_spelling() -> None:
+    masker = Masker(["known-secret"])
+    assert masker.pairs("password=ab=cd&q=a%20b&x=~&y=a+b") == (
+        "password=%E2%80%A2%E2%80%A2%E2%80%A2&q=a%20b&x=~&y=a+b"
+    )
+
+
+def test_a_body_that_looks_like_json_is_masked_as_json_whatever_its_type() -> None:
+    masker = Masker()
+    for body in (b'{"password": "abcd"}', b' \n[{"password": "abcd"}]'):
+        out = masker.body(body, "text/plain").decode()
+        assert "abcd" not in out and f'"password": "{MASK}"' in out
+
+
+def test_a_form_body_by_its_type_even_when_it_does_not_look_like_one() -> None:
+    masker = Masker()
+    for ctype in (
+        "application/x-www-form-urlencoded",
+        "Application/X-WWW-Form-Urlencoded; charset=utf-8; x=y",
+    ):
+        out = masker.body(b"a=1 2&secret=abcd", ctype)
+        assert out == b"a=1 2&secret=%E2%80%A2%E2%80%A2%E2%80%A2", ctype
+
+
+def test_json_strings_holding_documents_or_forms() -> None:
+    masker = Masker(["known-secret"])
+    assert masker.json('{"a": "  {\\"password\\": \\"x\\"}"}') == (
+        f'{{"a": "  {{\\"password\\": \\"{MASK}\\"}}"}}'
+    )
+    assert masker.json('{"a": "[{\\"password\\": \\"x\\"}]"}') == (
+        f'{{"a": "[{{\\"password\\": \\"{MASK}\\"}}]"}}'
+    )
+    # Text with an "=" that is no form is masked as text: its spelling is kept.
+    assert masker.json('{"a": "k=1 known-secret"}') == f'{{"a": "k=1 {MASK}"}}'
+
+
+def test_json_cut_inside_a_key_after_a_secret_value() -> None:
+    masker = Masker()
+    assert masker.json('{"token": "abcdef", "na') == f'{{"token": "{MASK}", "na'
+    assert masker.json('{"a\\q": "uvwxyz"}') == '{"a\\q": "uvwxyz"}'  # a key with a bad escape
+
+
+def test_multipart_parts_without_names_blank_lines_inside_and_odd_bytes() -> None:
+    masker = Masker()
+    data = (
+        b"--b\r\nContent-Type: text/plain\r\n\r\nno name\r\n"
+        b'--b\r\nContent-Disposition: form-data; name="password"\r\n\r\nfirst\r\n\r\nsecond\r\n'
+        b'--b\r\nContent-Disposition: form-data; name="password\xff"\r\n\r\nthird-\xff\r\n'
+        b"--b--\r\n"
+    )
+    out = masker.body(data, "multipart/form-data; boundary=b")
+    assert out == (
+        b"--b\r\nContent-Type: text/plain\r\n\r\nno name\r\n"
+        b'--b\r\nContent-Disposition: form-data; name="password"\r\n\r\n\xe2\x80\xa2\xe2\x80\xa2\xe2\x80\xa2\r\n'
+        b'--b\r\nContent-Disposition: form-data; name="password\xff"\r\n\r\n\xe2\x80\xa2\xe2\x80\xa2\xe2\x80\xa2\r\n'
+        b"--b--\r\n"
+    )
+    assert masker.text("third-\ufffd") == MASK
+    # A boundary outside Latin-1 cannot delimit anything: the body is left to known secrets.
+    assert masker.body(b"--\xe2\x82\xac\r\n", "multipart/form-data; boundary=€") == (
+        b"--\xe2\x82\xac\r\n"
+    )
+
+
+def test_secrets_that_overlap_in_a_text_are_masked_whole() -> None:
+    for extra in (0, 12):  # searched one by one, and through the index
+        masker = Masker([f"filler-{i:04d}" for i in range(extra)] + ["abcdef", "defghi"])
+        assert masker.text("<abcdefghi>") == f"<{MASK}>", extra
+        assert masker.text("abcdefghi abcdef") == f"{MASK} {MASK}", extra
+        masker.learn("ghij")
+        assert masker.text("abcdefghij!") == f"{MASK}!", extra
+        masker.learn("cdefgh")
+        assert masker.text("xbcdefghy") == f"xb{MASK}y", extra
+        masker.learn("aaaa")
+        assert masker.text("aaaaaa") == MASK, extra

@@ -149,26 +149,40 @@ class _Secrets:
         self._sorted = False
 
     def mask(self, text: str) -> str:
+        """``text`` with every known secret masked. Secrets that overlap in it are masked as
+        one (``abcdef`` and ``defghi`` in ``abcdefghi``), so no part of either is left."""
+        spans = self._spans(text)
+        if not spans:
+            return text
+        pieces, start = [], 0
+        begin, end = spans[0]
+        for left, right in spans[1:]:
+            if left < end:  # overlapping: one mask for both
+                end = max(end, right)
+                continue
+            pieces += (text[start:begin], MASK)
+            start, begin, end = end, left, right
+        pieces += (text[start:begin], MASK, text[end:])
+        return "".join(pieces)
+
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        """Where the secrets are in ``text``: ``(start, end)`` pairs in order of start."""
+        spans: list[tuple[int, int]] = []
         if len(self._values) <= self._FEW:
             for secret in self.values:
-                if secret in text:
-                    text = text.replace(secret, MASK)
-            return text
-        index, pieces = self._by_prefix, []
-        start = i = 0
-        stop = len(text) - _PREFIX + 1
-        while i < stop:
+                at = text.find(secret)
+                while at >= 0:
+                    spans.append((at, at + len(secret)))
+                    at = text.find(secret, at + 1)
+            spans.sort()
+            return spans
+        index = self._by_prefix
+        for i in range(len(text) - _PREFIX + 1):
             for secret in index.get(text[i : i + _PREFIX], ()):
-                if text.startswith(secret, i):
-                    pieces += (text[start:i], MASK)
-                    i = start = i + len(secret)
+                if text.startswith(secret, i):  # longest first: a shorter one is inside it
+                    spans.append((i, i + len(secret)))
                     break
-            else:
-                i += 1
-        if not pieces:
-            return text
-        pieces.append(text[start:])
-        return "".join(pieces)
+        return spans
 
     def mask_bytes(self, data: bytes) -> bytes:
         for secret in self.values:
