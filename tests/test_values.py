@@ -20,6 +20,7 @@ from pigeon.values import (
     MAX_DEPTH,
     check_name,
     check_value,
+    compact_json,
     format_date,
     is_token,
     kind_of,
@@ -549,3 +550,38 @@ def test_parse_assignment_refuses(text: str, message: str) -> None:
     with pytest.raises(ValueError) as exc:
         parse_assignment(text)
     assert message in str(exc.value)
+
+
+def test_messages_name_the_kind_that_was_refused() -> None:
+    with pytest.raises(ValueError, match=r"^variable v: object keys must be strings, got int 1$"):
+        check_value({1: "x"}, "v")
+    with pytest.raises(ValueError, match=r"^variable v\[0\]: a value of type bytes cannot be"):
+        check_value([b"x"], "v")
+    with pytest.raises(TypeError, match=r"^not a variable value: object$"):
+        kind_of(object())
+    with pytest.raises(TypeError, match=r"^not a variable value: bytes$"):
+        compact_json({"a": b"x"})
+    with pytest.raises(ValueError, match="invalid variable name 5"):
+        check_name(5)
+
+
+@pytest.mark.parametrize(
+    ("key", "path"),
+    [("plain", "v.plain"), ("a.b", 'v["a.b"]'), ("a b", 'v["a b"]'), ("é", 'v["\\u00e9"]')],
+)
+def test_a_refused_value_is_named_by_its_path(key: str, path: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        check_value({key: float("nan")}, "v")
+    assert str(caught.value) == f"variable {path}: nan is not a finite number"
+
+
+def test_non_ascii_is_kept_in_previews_and_literals() -> None:
+    assert preview("é") == '"é"'
+    assert to_literal('"é"') == '"\\"é\\""'
+
+
+def test_an_int_subclass_is_written_as_its_number() -> None:
+    class Port(int):
+        pass
+
+    assert to_text(Port(8080)) == "8080"
