@@ -12,7 +12,7 @@ import pytest
 from pigeon.errors import UsageError
 from pigeon.model import Collection, Environment, Folder, Request
 from pigeon.render import render_json, render_text
-from pigeon.scopes import RuntimeVars, Scopes, UnknownEnvironment, build_scopes
+from pigeon.scopes import MISSING, RuntimeVars, Scopes, UnknownEnvironment, build_scopes
 
 NAME_RULE = "^[A-Za-z0-9_.-]+$"
 LAYERS = ["collection", "environment", "outer", "inner", "request", "runtime", "cli"]
@@ -478,3 +478,58 @@ def test_env_behind_a_gate_asks_the_gate(tmp_path: Path) -> None:
     assert build_scopes(collection, environ={"A": "env"}).env("A") == "env"
     assert build_scopes(collection, environ={}).env("A") == "dot"
     assert build_scopes(collection, environ={}).env("B") is None
+
+
+def test_every_change_of_a_runtime_variable_is_seen_by_the_next_render(tmp_path: Path) -> None:
+    collection = Collection(name="c", root=tmp_path, variables={"a": "collection"})
+    runtime = RuntimeVars()
+    scopes = build_scopes(collection, [], None, runtime=runtime, environ={})
+    seen = []
+    for change in (
+        lambda: runtime.set("a", "1"),
+        lambda: runtime.set("a", "2"),
+        runtime.clear,
+        lambda: runtime.set("a", "3"),
+        lambda: runtime.delete("a"),
+        lambda: runtime.set("a", "4"),
+    ):
+        change()
+        seen.append(render_text("{{a}}", scopes).text)
+    assert seen == ["1", "2", "collection", "3", "collection", "4"]
+    runtime.clear()  # two changes between renders: the version never comes back
+    runtime.set("a", "5")
+    assert render_text("{{a}}", scopes).text == "5"
+    cache = scopes.shared_cache()
+    assert scopes.shared_cache() is cache  # kept while nothing changes
+
+
+def test_closest_edges(tmp_path: Path) -> None:
+    collection = Collection(
+        name="c",
+        root=tmp_path,
+        variables={"Token": "t", "user": {"id": 1}, "api.key": "k", "a": 1},
+    )
+    scopes = build_scopes(collection, environ={})
+    assert scopes.closest("api.key") is None  # a flat name that exists is no typo
+    assert scopes.closest("Tokn") == "Token"
+    assert scopes.closest("usr.id") == "user"  # the whole expression is closest to a name
+    assert scopes.environment is None and Scopes([], environ={}).environment is None
+
+
+def test_explain_sorts_names_without_case(tmp_path: Path) -> None:
+    variables = {"b": 1, "_x": 2, "B2": 3, "a": 4}
+    scopes = build_scopes(Collection(name="c", root=tmp_path, variables=variables), environ={})
+    assert list(scopes.explain()) == ["_x", "a", "b", "B2"]
+
+
+def test_the_command_line_layer_is_named_so_by_default(tmp_path: Path) -> None:
+    scopes = build_scopes(Collection(name="c", root=tmp_path), cli_vars={"a": 1}, environ={})
+    assert scopes.layers[-1].label == "command line --var"
+    assert scopes.explain()["a"][0].label == "command line --var"
+
+
+def test_unknown_environment_keeps_its_key_error_arguments(tmp_path: Path) -> None:
+    with pytest.raises(UnknownEnvironment) as caught:
+        build_scopes(Collection(name="c", root=tmp_path), [], None, "prod", environ={})
+    assert caught.value.args == ("prod",)
+    assert repr(MISSING) == "MISSING"
