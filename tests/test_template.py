@@ -16,7 +16,7 @@ import pytest
 from pigeon.model import Collection
 from pigeon.render import MAX_DEPTH, RenderResult, render_json, render_text
 from pigeon.scopes import RuntimeVars, Scopes, build_scopes
-from pigeon.template import Placeholder, parse
+from pigeon.template import Placeholder, has_placeholder, parse, parse_expr, parse_json
 
 Render = Callable[..., RenderResult]
 
@@ -733,3 +733,48 @@ def test_lookup_through_an_alias_reports_only_what_it_uses(
     assert result.text == expected
     assert result.unresolved == []
     assert result.warnings == []
+
+
+# -- the parsed form ---------------------------------------------------------------------
+
+
+def test_segments_keep_text_that_is_no_placeholder_as_one_literal() -> None:
+    tpl = parse("a {{ a b }} c {{x}}{{ $nope }} d {{y}}")
+    assert [s if isinstance(s, str) else s.expr for s in tpl.segments] == [
+        "a {{ a b }} c ",
+        "x",
+        "{{ $nope }} d ",
+        "y",
+    ]
+    assert tpl.single is None
+    assert parse("{{x}}").single == parse("{{x}}").segments[0]
+    assert parse("{{x}}").segments == (Placeholder("{{x}}", "x", "path", "x"),)
+    assert parse(" {{x}}").single is None and parse("{{x}} ").single is None
+    assert parse("{{x}}{{y}}").single is None
+    assert parse("{{ a b }}").segments == ("{{ a b }}",) and parse("{{ a b }}").single is None
+    assert parse("").segments == () and parse("plain").segments == ("plain",)
+
+
+def test_json_templates_mark_placeholders_inside_strings_and_keep_the_rest() -> None:
+    tpl = parse_json('{"a": "x{{ user.name }}", "b": {{n}}, "c": "q\\"{{m}}", "d": "{{s}}"}')
+    marked = [
+        (s.raw, s.expr, s.kind, s.name, s.steps, s.flat, s.in_string) for s in tpl.placeholders
+    ]
+    assert marked == [
+        ("{{ user.name }}", "user.name", "path", "user", ("name",), "user.name", True),
+        ("{{n}}", "n", "path", "n", (), None, False),
+        ("{{m}}", "m", "path", "m", (), None, True),
+        ("{{s}}", "s", "path", "s", (), None, True),
+    ]
+    assert parse_json("{{x}}").single == Placeholder("{{x}}", "x", "path", "x")
+    assert parse_json('"{{x}}"').single is None
+    assert parse_json("[1]").segments == ("[1]",) and parse_json("").segments == ()
+
+
+def test_parse_expr_and_has_placeholder() -> None:
+    assert parse_expr("{{ a.b }}", " a.b ") == Placeholder(
+        "{{ a.b }}", "a.b", "path", "a", ("b",), "a.b"
+    )
+    assert parse_expr("{{ a b }}", " a b ") is None
+    assert has_placeholder("x {{a}}") and not has_placeholder("x {{ a b }}")
+    assert not has_placeholder("plain") and not has_placeholder("")
