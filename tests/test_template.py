@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 import time
 import uuid
@@ -13,9 +14,10 @@ from typing import Any
 
 import pytest
 
+from pigeon.expand import Renderer
 from pigeon.model import Collection
-from pigeon.render import MAX_DEPTH, RenderResult, render_json, render_text
-from pigeon.scopes import RuntimeVars, Scopes, build_scopes
+from pigeon.render import MAX_DEPTH, RenderResult, render_json, render_text, render_value
+from pigeon.scopes import Layer, RuntimeVars, Scopes, build_scopes
 from pigeon.template import Placeholder, has_placeholder, parse, parse_expr, parse_json
 
 Render = Callable[..., RenderResult]
@@ -778,3 +780,177 @@ def test_parse_expr_and_has_placeholder() -> None:
     assert parse_expr("{{ a b }}", " a b ") is None
     assert has_placeholder("x {{a}}") and not has_placeholder("x {{ a b }}")
     assert not has_placeholder("plain") and not has_placeholder("")
+
+
+# -- the renderer's lookups, cache and reports ---------------------------------------------
+
+
+class Counting(dict[str, Any]):
+    """Variables that note every name looked up in them."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.asked: list[str] = []
+
+    def __contains__(self, name: object) -> bool:
+        self.asked.append(str(name))
+        return super().__contains__(name)
+
+
+def counted(variables: dict[str, Any]) -> tuple[Scopes, Counting]:
+    layer = Counting(variables)
+    scopes = Scopes([Layer("collection", "collection", layer)], environ={"HOME": "/home/ada"})
+    return scopes, layer
+
+
+def test_a_pure_render_is_kept_and_reused(tmp_path: Path) -> None:
+    scopes, seen = counted({"x": "{{y}}", "y": "why", "obj": {"k": [1, "{{y}}"]}, "box": {"n": 1}})
+    assert render_text("a {{x}}", scopes).text == "a why"
+    seen.asked.clear()
+    assert render_text("a {{x}}", scopes).text == "a why"  # the whole text, kept
+    assert seen.asked == []
+    assert render_text("b {{x}}", scopes).text == "b why"  # the placeholder, kept
+    assert seen.asked == []
+    assert render_json('{"v": "{{x}}"}', scopes).text == '{"v": "why"}'  # the variable, kept
+    assert seen.asked == ["x"]
+    for _ in range(2):
+        assert render_json('{"o": {{obj}}, "b": {{box}}}', scopes).text == (
+            '{"o": {"k":[1,"why"]}, "b": {"n":1}}'
+        )
+        assert render_text("{{obj}} {{box}}", scopes).text == '{"k":[1,"why"]} {"n":1}'
+    seen.asked.clear()
+    assert render_text("{{ obj }}", scopes).text == '{"k":[1,"why"]}'
+    assert render_text("{{ box }}", scopes).text == '{"n":1}'
+    assert seen.asked == ["obj", "box"]
+
+
+def test_what_is_not_pure_is_recomputed_and_reported_every_time(tmp_path: Path) -> None:
+    scopes, seen = counted({"e": "{{$env.HOME}}", "a": "{{a}}"})
+    for _ in range(2):
+        result = render_text("{{nope}} {{e}} {{a}}", scopes)
+        assert result.text == "{{nope}} /home/ada {{a}}"
+        assert result.unresolved == ["nope"] and result.warnings == ["cycle: a -> a"]
+        result = render_json('{"x": {{nope}}}', scopes)
+        assert result.unresolved == ["nope"]
+    scopes.environ = {"HOME": "/home/bob"}
+    assert render_text("{{e}}", scopes).text == "/home/bob"
+
+
+def test_env_values_are_read_as_they_are(render: Render) -> None:
+    result = render("{{$env.HOME}}|{{$env.NONE}}", environ={"HOME": "{{x}}"})
+    assert (result.text, result.unresolved) == ("{{x}}|{{$env.NONE}}", ["$env.NONE"])
+    assert render("{{$env.E}}", environ={"E": ""}).text == ""
+
+
+def test_paths_through_aliases_and_templates(render: Render) -> None:
+    variables = {
+        "items": ["a", "b"],
+        "alias": "{{items}}",
+        "n": 5,
+        "num": "{{n}}",
+        "text": "pre {{gone}}",
+        "home": "{{$env.H}}",
+        "lost": "{{nowhere}}",
+        "a": "{{a}}",
+        "b": "{{c}}",
+        "c": "{{b}}",
+    }
+    assert render("{{items.-1}} {{items.0}} {{alias.1}}", variables).text == "b a b"
+    result = render("{{items.X1}}", variables)
+    assert result.unresolved == ["items.X1"]
+    result = render("{{num.x}}", variables)
+    assert (result.unresolved, result.warnings) == (["num.x"], [])
+    result = render("{{text.x}}", variables)
+    assert result.unresolved == ["gone", "text.x"]
+    result = render("{{home.x}}", variables, environ={"H": "/h"})
+    assert result.unresolved == ["home.x"]
+    result = render("{{lost.x}}", variables)
+    assert result.unresolved == ["lost.x"]
+    result = render("{{a.x}}", variables)
+    assert (result.text, result.unresolved, result.warnings) == ("{{a.x}}", [], ["cycle: a -> a"])
+    result = render("{{b.x}}", variables)
+    assert (result.unresolved, result.warnings) == ([], ["cycle: b -> c -> b"])
+
+
+def test_a_path_through_too_many_aliases_is_left_as_written(tmp_path: Path) -> None:
+    variables: dict[str, Any] = {f"v{i}": f"{{{{v{i + 1}}}}}" for i in range(3000)}
+    variables["v3000"] = {"x": "end"}
+    scopes = build_scopes(Collection(name="t", root=tmp_path, variables=variables), environ={})
+    for _ in range(2):
+        result = render_text("<{{v0.x}}>", scopes)
+        assert result.text == "<{{v0.x}}>"
+        assert result.warnings == ["{{v0.x}}: value nested too deeply to render; left as written"]
+
+
+@pytest.mark.parametrize(
+    ("variables", "text", "warning"),
+    [
+        ({"cfg": {"Name": "{{cfg.Name}}"}}, "{{cfg.Name}}", "cfg.Name -> cfg.Name"),
+        ({"items": ["x", "{{items[1]}}"]}, "{{items[1]}}", "items[1] -> items[1]"),
+        ({"cfg": {"a b": '{{cfg["a b"]}}'}}, '{{cfg["a b"]}}', 'cfg["a b"] -> cfg["a b"]'),
+        ({"cfg": {"é": '{{cfg["é"]}}'}}, '{{cfg["é"]}}', 'cfg["é"] -> cfg["é"]'),
+    ],
+)
+def test_cycles_name_their_paths_as_placeholders_would(
+    render: Render, variables: dict[str, Any], text: str, warning: str
+) -> None:
+    assert render(text, variables).warnings == [f"cycle: {warning}"]
+
+
+def test_dynamic_values_take_their_whole_range(
+    render: Render, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(random, "randint", lambda low, high: low)
+    assert render("{{$randomInt}}").text == "0"
+    monkeypatch.setattr(random, "randint", lambda low, high: high)
+    assert render("{{$randomInt}}").text == "1000"
+    monkeypatch.setattr(random, "random", lambda: 0.5)
+    assert render("{{$randomBoolean}}").text == "false"
+    monkeypatch.setattr(random, "random", lambda: 0.4999)
+    assert render("{{$randomBoolean}}").text == "true"
+
+
+def test_numbers_booleans_and_null_are_values_in_json(render: Render) -> None:
+    variables = {"i": 1, "f": 1.5, "t": True, "z": None, "alias": "{{t}}"}
+    result = render(
+        '{"i": {{i}}, "f": {{f}}, "t": {{t}}, "z": {{z}}, "a": {{alias}}}',
+        variables,
+        json_body=True,
+    )
+    assert result.text == '{"i": 1, "f": 1.5, "t": true, "z": null, "a": true}'
+
+
+def test_the_renderer_keeps_a_place_s_own_result_with_its_warnings(tmp_path: Path) -> None:
+    scopes, seen = counted({"a": "{{a}}", "x": "ex"})
+    calls: list[str] = []
+
+    def compute(r: Renderer, text: str) -> str:
+        calls.append(text)
+        return r.render_text(text) + "!"
+
+    for _ in range(2):
+        r = Renderer(scopes)
+        assert r.cached(("u", "pure"), lambda r=r: compute(r, "{{x}}")) == "ex!"
+        assert r.warnings == []
+    assert calls == ["{{x}}"]
+    for _ in range(2):
+        r = Renderer(scopes)
+        r.cached(("u", "dyn"), lambda r=r: compute(r, "{{$uuid}}"))
+        first = r.render_text("{{$uuid}}")
+        assert r.render_text("{{$uuid}}") != first  # a fresh value each time
+        assert r.cached(("u", "warn"), lambda r=r: compute(r, "{{a}} {{x}}")) == "{{a}} ex!"
+        assert r.warnings == ["cycle: a -> a"]
+    assert calls.count("{{$uuid}}") == 2
+    assert calls.count("{{a}} {{x}}") == 2  # a cycle is impure: reported by every render
+
+
+def test_values_that_belong_to_no_variable_render_each_their_own(tmp_path: Path) -> None:
+    scopes = build_scopes(
+        Collection(name="t", root=tmp_path, variables={"a": 1, "b": "bee"}), environ={}
+    )
+    assert render_value("{{a}}", scopes) == 1
+    assert render_value("{{b}}", scopes) == "bee"  # not the value rendered before
+    assert render_value("x {{b}}", scopes) == "x bee"
+    r = Renderer(scopes)
+    assert r.expand({"k": ["{{a}}", 2, "{{b}}"]}) == {"k": [1, 2, "bee"]}
+    assert r.expand(["{{b}}"]) == ["bee"] and r.expand(None) is None
