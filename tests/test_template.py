@@ -954,3 +954,23 @@ def test_values_that_belong_to_no_variable_render_each_their_own(tmp_path: Path)
     r = Renderer(scopes)
     assert r.expand({"k": ["{{a}}", 2, "{{b}}"]}) == {"k": [1, 2, "bee"]}
     assert r.expand(["{{b}}"]) == ["bee"] and r.expand(None) is None
+
+
+def test_the_nesting_limit_counts_from_zero_for_each_placeholder(tmp_path: Path) -> None:
+    variables: dict[str, Any] = {f"a{i}": "{{x}}" for i in range(40)}
+    variables |= {"x": "{{y}}", "y": "why"}
+    for name, depth in (("v", MAX_DEPTH), ("w", MAX_DEPTH + 1)):
+        variables |= {f"{name}{i}": f"{{{{{name}{i + 1}}}}}" for i in range(depth)}
+        variables[f"{name}{depth}"] = "end"
+    scopes = build_scopes(Collection(name="t", root=tmp_path, variables=variables), environ={})
+    before = " ".join(f"{{{{a{i}}}}}" for i in range(40))
+    result = render_text(before + " {{v0}}", scopes)
+    assert result.text == " ".join(["why"] * 40) + " end" and result.warnings == []
+    result = render_text(before + " {{w0}}", scopes)
+    assert result.warnings == ["nesting deeper than 64 levels at w64; left as written"]
+
+
+def test_a_cycle_inside_an_array_keeps_the_item_as_written(render: Render) -> None:
+    result = render("{{items}}", {"items": ["x", "{{items[1]}}"]})
+    assert result.text == '["x","{{items[1]}}"]'
+    assert result.warnings == ["cycle: items[1] -> items[1]"]
