@@ -501,6 +501,12 @@ def test_every_change_of_a_runtime_variable_is_seen_by_the_next_render(tmp_path:
     assert render_text("{{a}}", scopes).text == "5"
     cache = scopes.shared_cache()
     assert scopes.shared_cache() is cache  # kept while nothing changes
+    runtime = RuntimeVars()
+    scopes = build_scopes(collection, [], None, runtime=runtime, environ={})
+    runtime.set("a", "first")
+    assert render_text("{{a}}", scopes).text == "first"
+    runtime.clear()  # the only change since the first: still a change
+    assert render_text("{{a}}", scopes).text == "collection"
 
 
 def test_closest_edges(tmp_path: Path) -> None:
