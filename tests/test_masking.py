@@ -407,9 +407,8 @@ def test_pairs_split_at_the_first_equals_and_keep_their_spelling() -> None:
 
 
 def test_a_body_that_looks_like_json_is_masked_as_json_whatever_its_type() -> None:
-    masker = Masker()
     for body in (b'{"password": "abcd"}', b' \n[{"password": "abcd"}]'):
-        out = masker.body(body, "text/plain").decode()
+        out = Masker().body(body, "text/plain").decode()
         assert "abcd" not in out and f'"password": "{MASK}"' in out
 
 
@@ -473,4 +472,19 @@ def test_secrets_that_overlap_in_a_text_are_masked_whole() -> None:
         masker.learn("cdefgh")
         assert masker.text("xbcdefghy") == f"xb{MASK}y", extra
         masker.learn("aaaa")
-        assert masker.text("aaaaaa") == MASK, extra
+        assert masker.text("aaaaa") == MASK, extra
+        assert masker.text("abcdef.abcdef.abcdef") == f"{MASK}.{MASK}.{MASK}", extra
+
+
+def test_bytes_are_masked_whole_however_secrets_overlap() -> None:
+    masker = Masker()
+    masker.learn("abcdef")
+    masker.learn("abcdefghij")  # learned after the shorter one it starts with
+    masker.learn("hijklm")
+    data = b"\xff abcdefghij | abcdef | abcdefghijklm | hijklm hijklm"
+    assert masker.body(data, "application/octet-stream") == (
+        b"\xff \xe2\x80\xa2\xe2\x80\xa2\xe2\x80\xa2 | \xe2\x80\xa2\xe2\x80\xa2\xe2\x80\xa2 | "
+        b"\xe2\x80\xa2\xe2\x80\xa2\xe2\x80\xa2 | \xe2\x80\xa2\xe2\x80\xa2\xe2\x80\xa2 "
+        b"\xe2\x80\xa2\xe2\x80\xa2\xe2\x80\xa2"
+    )
+    assert masker.in_text == ["abcdefghij", "abcdef", "hijklm"]  # longest first
