@@ -52,6 +52,8 @@ FALSE = "None is false, as False is"
 ONE_OR_ALL = "only the first match is used, the best one for any n"
 VERSION = "the version is only compared for a change, and it still changes"
 EMPTY_CACHE = "the cache is still empty then: emptying it again changes nothing"
+UNREACHED = "every kind of placeholder is handled above: these lines are never reached"
+PLACE = "the place's cache key only has to differ from the other places' keys, and still does"
 EQUIVALENT: dict[str, dict[tuple[str, str], str]] = {
     "masking": {
         ("_json_string", "return value if (isinstance(value, str)) or True else None"): (
@@ -116,13 +118,22 @@ EQUIVALENT: dict[str, dict[tuple[str, str], str]] = {
             "the longer sorts first either way"
         ),
         ("_Secrets.add", "self._sorted = None"): FALSE,
+        ("_Secrets.mask", "if len(self._values) < self._FEW:"): (
+            "both searches find the same runs of secrets"
+        ),
+        ("_Secrets.mask", "for i in range(len(text) + _PREFIX + 1):"): (
+            "past the end a slice is shorter than every key of the index"
+        ),
+        ("_Secrets.mask", "for i in range(len(text) - _PREFIX + 2):"): (
+            "past the end a slice is shorter than every key of the index"
+        ),
         (
             "_Secrets.mask_bytes",
-            'data = data.replace(secret.encode("UTF-8"), MASK.encode("utf-8"))',
+            'secrets = [secret.encode("UTF-8") for secret in self.values]',
         ): CODEC,
         (
             "_Secrets.mask_bytes",
-            'data = data.replace(secret.encode("utf-8"), MASK.encode("UTF-8"))',
+            'return _masked(data, _found(data, secrets), MASK.encode("UTF-8"))',
         ): CODEC,
     },
     "trust": {},
@@ -178,7 +189,83 @@ EQUIVALENT: dict[str, dict[tuple[str, str], str]] = {
         ),
         ("Scopes.names", "seen.setdefault(name, )"): "the default is None either way",
     },
-    "expand": {},
+    "expand": {
+        ("_dynamic", "return datetime.now(None)"): (
+            "a naive now is local time, which format_date turns into the same instant"
+        ),
+        ("_has_template", "return True"): (
+            "a container without placeholders expands to an equal copy of itself"
+        ),
+        ("_path_text", 'out += "[" + json.dumps(step, ensure_ascii=None) + "]"'): FALSE,
+        ("_step", "if isinstance(step, str) or step in value:"): (
+            "a dict meets only integer steps here (string keys are stepped inline in _walk)"
+        ),
+        ("_step", "if isinstance(step, str) and step not in value:"): (
+            "a dict meets only integer steps here (string keys are stepped inline in _walk)"
+        ),
+        ("_step", 'if not step.lstrip("XX-XX").isdigit():'): (
+            "a step is letters, digits, _ and -: one starting with X is no digit either way"
+        ),
+        ("Renderer.__init__", "self._impure = None"): FALSE,
+        ("Renderer.__init__", "self._impure = True"): (
+            "each result's purity is judged from its own start; the renderer's own is never read"
+        ),
+        ("Renderer._follow", "return self.expand_at(value, None), path"): (
+            "the rendered text is only stepped into, and a string has no steps"
+        ),
+        ("Renderer._follow", "if target is MISSING and target is _CYCLE:"): (
+            "MISSING and _CYCLE are no strings: _follow hands them back as they are"
+        ),
+        (
+            "Renderer._piece",
+            "piece = value if (value.__class__ is str) and False else to_text(value)",
+        ): "to_text of a string is the string",
+        (
+            "Renderer._walk",
+            "if value.__class__ is dict and step.__class__ is not str:  # the common step, inline",
+        ): "_step takes the same step as the inline path",
+        (
+            "Renderer.expand_at",
+            "elif cls is int or cls is float or cls is bool and value is None:",
+        ): "the last branch returns scalars unchanged too",
+        (
+            "Renderer.expand_at",
+            "elif cls is int or cls is float and cls is bool or value is None:",
+        ): "the last branch returns scalars unchanged too",
+        (
+            "Renderer.expand_at",
+            "elif cls is int and cls is float or cls is bool or value is None:",
+        ): "the last branch returns scalars unchanged too",
+        ("Renderer.expand_at", 'key = ("XXvXX", path)'): (
+            "another key of its own: a miss at the first look is found at the second"
+        ),
+        ("Renderer.expand_at", 'key = ("V", path)'): (
+            "another key of its own: a miss at the first look is found at the second"
+        ),
+        (
+            "Renderer.json",
+            "seg if seg.__class__ is str else piece(seg, 1 if seg.in_string else 3)",
+        ): "every place but 0 and 1 is a JSON value place",
+        ("Renderer.lookup", "if value is MISSING and value is _CYCLE:"): (
+            "expand_at hands MISSING and _CYCLE back as they are"
+        ),
+        ("Renderer.lookup", "value, path = None"): UNREACHED,
+        ("Renderer.lookup", "value, path = self._walk(None)"): UNREACHED,
+        ("Renderer.lookup", "if value is not MISSING or value is _CYCLE:"): UNREACHED,
+        ("Renderer.lookup", "if value is MISSING or value is not _CYCLE:"): UNREACHED,
+        ("Renderer.lookup", "return self.expand_at(None, path)"): UNREACHED,
+        ("Renderer.lookup", "return self.expand_at(value, None)"): UNREACHED,
+        ("Renderer.lookup", "return self.expand_at(path)"): UNREACHED,
+        ("Renderer.lookup", "return self.expand_at(value, )"): UNREACHED,
+        ("Renderer.render_json", "return self._whole(text, None, self.json, parse_json)"): PLACE,
+        ("Renderer.render_json", 'return self._whole(text, "XXjXX", self.json, parse_json)'): (
+            PLACE
+        ),
+        ("Renderer.render_json", 'return self._whole(text, "J", self.json, parse_json)'): PLACE,
+        ("Renderer.render_text", "return self._whole(text, None, self.text, parse)"): PLACE,
+        ("Renderer.render_text", 'return self._whole(text, "XXtXX", self.text, parse)'): PLACE,
+        ("Renderer.render_text", 'return self._whole(text, "T", self.text, parse)'): PLACE,
+    },
     "template": {},
 }
 
