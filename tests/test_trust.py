@@ -529,3 +529,51 @@ def test_needs_lists_scripts_only_for_the_phases_that_run(lone: World) -> None:
     assert needs(collection, collection.walk(), phases=["post_response"])[0].thing == (
         "runs r.toml [scripts.post_response]"
     )
+
+
+def test_needs_renders_with_the_environment_and_variables_asked_for(lone: World) -> None:
+    write(lone.root, "collection.toml", 'default_environment = "dev"\n')
+    write(lone.root, "environments/dev.toml", '[variables]\nk = "{{$env.FROM_DEV}}"\n')
+    url_req(lone, "r.toml", "{{k}}/{{x}}")
+    collection = load_collection(lone.root)
+    names = [n.what for n in needs(collection, collection.walk())]
+    assert names == ["FROM_DEV"]
+    assert needs(collection, collection.walk(), environment="") == []
+    found = needs(collection, collection.walk(), "", cli_vars={"x": "{{$env.FROM_CLI}}"})
+    assert [n.what for n in found] == ["FROM_CLI"]
+
+
+def test_a_file_in_a_folder_that_links_out_is_named_by_its_own_path(lone: World) -> None:
+    write(lone.root, "collection.toml", 'default_environment = "dev"\n')
+    write(lone.outside, "envs/dev.toml", '[variables]\nk = "v"\n')
+    (lone.root / "environments").symlink_to(lone.outside / "envs")
+    url_req(lone, "r.toml", "")
+    collection = load_collection(lone.root)
+    gate = Gate(collection, record=True)
+    chain, request = collection.walk()[0]
+    gate.sources(chain, request, None)
+    real = os.path.realpath(lone.outside / "envs" / "dev.toml")
+    assert [what for _, what, _ in gate.found] == [real]
+    path = os.path.join(lone.root, "environments", "dev.toml")
+    assert gate._loaded_from(path) == real
+
+
+def test_a_request_whose_file_links_out_is_a_file_need(lone: World) -> None:
+    # The loader skips such a file; a request built in memory with that path is refused too.
+    url_req(lone, "r.toml", "")
+    collection = load_collection(lone.root)
+    chain, request = collection.walk()[0]
+    write(lone.outside, "r.toml", 'url = "x"\n')
+    (lone.root / "linked.toml").symlink_to(lone.outside / "r.toml")
+    request.path = lone.root / "linked.toml"
+    found = needs(collection, [(chain, request)])
+    assert [(n.kind, n.what) for n in found] == [
+        ("file", os.path.realpath(lone.outside / "r.toml"))
+    ]
+
+
+def test_the_filesystem_root_holds_everything() -> None:
+    from pigeon.trust import _within
+
+    assert _within("/etc/passwd", "/") and _within("/", "/")
+    assert _within("/a/b", "/a") and not _within("/ab", "/a")
