@@ -54,6 +54,8 @@ FALSE = "None is false, as False is"
 ONE_OR_ALL = "only the first match is used, the best one for any n"
 VERSION = "the version is only compared for a change, and it still changes"
 EMPTY_CACHE = "the cache is still empty then: emptying it again changes nothing"
+WHOLE = "each placeholder's piece is kept too: a whole text kept only saves the joining"
+LABEL = "a label no variable name can be: any other such label does as well"
 UNREACHED = "every kind of placeholder is handled above: these lines are never reached"
 PLACE = "the place's cache key only has to differ from the other places' keys, and still does"
 EQUIVALENT: dict[str, dict[tuple[str, str], str]] = {
@@ -218,10 +220,15 @@ EQUIVALENT: dict[str, dict[tuple[str, str], str]] = {
         ("_step", "if isinstance(step, str) and step not in value:"): (
             "a dict meets only integer steps here (string keys are stepped inline in _walk)"
         ),
-        ("_step", 'if not step.lstrip("XX-XX").isdigit():'): (
-            "a step is letters, digits, _ and -: one starting with X is no digit either way"
-        ),
         ("Renderer.__init__", "self._impure = None"): FALSE,
+        ("Renderer._whole", "out = None"): WHOLE,
+        ("Renderer._whole", "out = self._shared.get(None)"): WHOLE,
+        ("Renderer._whole", "self._shared[key] = None"): WHOLE,
+        ("Renderer.expand", 'return self.expand_at(value, ("XX<value>XX", value))'): LABEL,
+        ("Renderer.expand", 'return self.expand_at(value, ("<VALUE>", value))'): LABEL,
+        ("Renderer.expand_at", "hit = self._shared.get(None, MISSING)"): (
+            "the first look, for a container without placeholders: a miss stores it again"
+        ),
         ("Renderer.__init__", "self._impure = True"): (
             "each result's purity is judged from its own start; the renderer's own is never read"
         ),

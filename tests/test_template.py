@@ -957,7 +957,9 @@ def test_values_that_belong_to_no_variable_render_each_their_own(tmp_path: Path)
 
 
 def test_the_nesting_limit_counts_from_zero_for_each_placeholder(tmp_path: Path) -> None:
+    # Placeholders rendered before a deep chain, in the same text, leave the count as it was.
     variables: dict[str, Any] = {f"a{i}": "{{x}}" for i in range(40)}
+    variables |= {f"b{i}": "{{x}}" for i in range(40)}
     variables |= {"x": "{{y}}", "y": "why"}
     for name, depth in (("v", MAX_DEPTH), ("w", MAX_DEPTH + 1)):
         variables |= {f"{name}{i}": f"{{{{{name}{i + 1}}}}}" for i in range(depth)}
@@ -966,11 +968,44 @@ def test_the_nesting_limit_counts_from_zero_for_each_placeholder(tmp_path: Path)
     before = " ".join(f"{{{{a{i}}}}}" for i in range(40))
     result = render_text(before + " {{v0}}", scopes)
     assert result.text == " ".join(["why"] * 40) + " end" and result.warnings == []
-    result = render_text(before + " {{w0}}", scopes)
-    assert result.warnings == ["nesting deeper than 64 levels at w64; left as written"]
+    before = " ".join(f"{{{{b{i}}}}}" for i in range(40))
+    for _ in range(2):  # reported by every render
+        result = render_text(before + " {{w0}}", scopes)
+        assert result.warnings == ["nesting deeper than 64 levels at w64; left as written"]
 
 
 def test_a_cycle_inside_an_array_keeps_the_item_as_written(render: Render) -> None:
     result = render("{{items}}", {"items": ["x", "{{items[1]}}"]})
     assert result.text == '["x","{{items[1]}}"]'
     assert result.warnings == ["cycle: items[1] -> items[1]"]
+
+
+def test_an_item_met_again_while_its_array_is_expanded_is_kept_as_written(render: Render) -> None:
+    result = render("{{items[1]}}", {"items": ["x", "{{items}}"]})
+    assert result.text == '["x","{{items}}"]'
+    assert result.warnings == ["cycle: items[1] -> items -> items[1]"]
+
+
+def test_a_cached_place_reports_its_warnings_again_and_stays_impure_inside(
+    tmp_path: Path,
+) -> None:
+    scopes, _ = counted({"x": "ex"})
+
+    def warned(r: Renderer) -> str:
+        r.warn("place warning")
+        return "done"
+
+    for _ in range(2):
+        r = Renderer(scopes)
+        r.warn("earlier")
+        assert r.cached(("u", "w"), lambda r=r: warned(r)) == "done"
+        assert r.warnings == ["earlier", "place warning"]
+    seen = set()
+    for _ in range(2):
+        r = Renderer(scopes)
+        outer = r.cached(
+            ("u", "outer"),
+            lambda r=r: r.render_text("{{$uuid}}") + r.cached(("u", "inner"), lambda: "!"),
+        )
+        seen.add(outer)
+    assert len(seen) == 2  # the dynamic value inside is fresh each time
