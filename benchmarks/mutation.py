@@ -122,6 +122,7 @@ EQUIVALENT: dict[str, dict[tuple[str, str], str]] = {
             "the longer sorts first either way"
         ),
         ("_Secrets.add", "self._sorted = None"): FALSE,
+        ("_masked", "start = None"): "a slice from None starts at 0",
         ("_Secrets.mask", "if len(self._values) < self._FEW:"): (
             "both searches find the same runs of secrets"
         ),
