@@ -16,8 +16,14 @@ this Python when it is missing. Slow (minutes; run it under ``nice``): it is not
 test suite. mutmut leaves decorated functions alone (``template.parse`` and the parsing behind
 it are ``lru_cache``d), so those are judged through the functions they call.
 
-Last run (2 cores, shared), killed / non-equivalent mutants:
-    (filled in by the run below)
+Last run (mutmut 3.8.1, 2 shared cores, about 20 minutes in all), killed / non-equivalent
+mutants (total mutants, equivalent):
+    masking    528 / 528  100%  (561, 33)
+    trust      205 / 205  100%  (210, 5)
+    values     209 / 209  100%  (215, 6)
+    scopes     226 / 226  100%  (239, 13)
+    expand     382 / 382  100%  (423, 41)
+    template    63 / 63   100%  (63, 0)
 """
 
 from __future__ import annotations
