@@ -163,8 +163,15 @@ class Renderer:
         return result
 
     def expand(self, value: Any) -> Any:
-        """Render the placeholders inside a value that belongs to no variable."""
-        return self.expand_at(value, ("<value>",))
+        """Render the placeholders inside a value that belongs to no variable. A string is its
+        own path, so what the cache keeps for one value never answers for another."""
+        if isinstance(value, str):
+            return self.expand_at(value, ("<value>", value))
+        if isinstance(value, dict):
+            return {key: self.expand(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [self.expand(item) for item in value]
+        return value
 
     def value_of(self, ph: Placeholder) -> Any:
         """A placeholder's value; when it cannot be resolved, its text exactly as written."""
