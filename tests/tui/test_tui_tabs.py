@@ -258,3 +258,31 @@ async def test_a_click_on_a_tab_shows_it(app: PigeonApp) -> None:
         await pilot.pause()
         assert tabs_of(app).current.request.id == "users/list-users"
         assert isinstance(app.screen, MainScreen)
+
+
+def test_the_remembered_tabs_are_read_as_hostile_input(tmp_path: Path) -> None:
+    from pigeon.store.remembered import (
+        OpenTabs,
+        remember_environment,
+        remember_tabs,
+        remembered_tabs,
+    )
+
+    root = tmp_path / "col"
+    root.mkdir()
+    assert remember_environment(root, "dev") is None
+    assert remember_tabs(root, OpenTabs(["users/a.toml", "b.toml"], 1, 0)) is None
+    assert remembered_environment(root) == "dev"  # one file, each key kept
+    assert remembered_tabs(root) == OpenTabs(["users/a.toml", "b.toml"], 1, 0)
+    state = root / ".pigeon" / "state.toml"
+    for hostile in (
+        '[tabs]\npaths = ["../outside.toml"]\n',
+        '[tabs]\npaths = ["/etc/passwd"]\n',
+        '[tabs]\npaths = ["a.toml", 3]\n',
+        '[tabs]\npaths = "a.toml"\n',
+        "tabs = 1\n",
+    ):
+        state.write_text(hostile, encoding="utf-8")
+        assert remembered_tabs(root) == OpenTabs(), hostile
+    state.write_text('[tabs]\npaths = ["a.toml"]\nactive = 7\npreview = true\n', encoding="utf-8")
+    assert remembered_tabs(root) == OpenTabs(["a.toml"], 0, -1)  # out of range: the first

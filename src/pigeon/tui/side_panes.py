@@ -52,7 +52,9 @@ class SidePanes:
         """Widen or narrow the side pane holding the focus, or the centre (the side panes give
         way); whether anything changed."""
         ancestors = focused.ancestors_with_self if focused is not None else []
-        target = next((side for side, pane in self.panes.items() if pane in ancestors), "centre")
+        target: Side | Literal["centre"] = next(
+            (side for side, pane in self.panes.items() if pane in ancestors), "centre"
+        )
         shown = (self.panes["tree"].display, self.panes["vars"].display)
         return self.widths.resize(target, direction * STEP, width, shown)
 

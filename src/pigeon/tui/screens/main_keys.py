@@ -9,9 +9,9 @@ like) nor a multiplexer's.
 
 from __future__ import annotations
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
-MAIN_KEYS = [
+MAIN_KEYS: list[BindingType] = [
     Binding("ctrl+r,f5", "send", "Send", id="send", priority=True, tooltip="Send the request"),
     Binding("escape", "cancel_send", "Cancel send", id="cancel_send", tooltip="Cancel the send"),
     Binding(

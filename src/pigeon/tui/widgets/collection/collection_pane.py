@@ -31,6 +31,10 @@ from pigeon.tui.widgets.collection.environment_label import EnvironmentLabel
 from pigeon.tui.widgets.pane import Pane
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from textual.app import SystemCommand
+
     from pigeon.exchange import Exchange
     from pigeon.session import Session
     from pigeon.tui.widgets.collection.history_pane import HistoryPane
@@ -220,6 +224,10 @@ class CollectionPane(Pane):
     def on_environment_label_clicked(self, event: EnvironmentLabel.Clicked) -> None:
         event.stop()
         self.choose_environment()
+
+    def environment_commands(self) -> Iterator[SystemCommand]:
+        """The palette's commands for environments (new, rename, delete, use)."""
+        yield from self.environments.commands()
 
     def choose_environment(self) -> None:
         """The chooser: enter uses an environment; n, r and d make, rename or delete one."""

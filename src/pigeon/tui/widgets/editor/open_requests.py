@@ -104,6 +104,7 @@ class OpenRequests(Vertical):
         self.strip = TabStrip(id="tab-strip")
         self.tabs: list[RequestTab] = []
         self.current: RequestTab | None = None
+        self._remembered: tuple[list[Path], int, int] | None = None  # last written
         self.save_as = SaveAs(session, self.editor, folder_for_new, self._adopted, self._save_file)
 
     def compose(self) -> ComposeResult:
@@ -146,14 +147,14 @@ class OpenRequests(Vertical):
         preview = next((i for i, t in enumerate(files) if t.preview), -1)
         paths = [t.saved.path for t in files if t.saved.path is not None]
         remembered = (paths, active, preview)
-        if remembered != getattr(self, "_remembered", None):
+        if remembered != self._remembered:
             self._remembered = remembered
             self.session.remember_tabs(paths, active, preview)
 
     def reopen(self) -> None:
         """Open the tabs remembered from the last time the app had this collection."""
         requests, active, preview = self.session.remembered_tabs()
-        self._remembered = ([r.path for r in requests], active, preview)
+        self._remembered = ([r.path for r in requests if r.path], active, preview)
         self.tabs = [
             RequestTab(copy.deepcopy(r), r, preview=i == preview) for i, r in enumerate(requests)
         ]
@@ -481,7 +482,9 @@ class OpenRequests(Vertical):
                     self.notify(f"{name} changed on disk: reloaded.", markup=False)
             else:
                 tab.saved = reopened
-        if current is not None and current.request is work:  # the editor keeps its widgets
+        if current is None:  # the editor shows a message (a broken file's): it stays
+            self._redraw()
+        elif current.request is work:  # the editor keeps its widgets
             self.editor.saved = current.saved
             if current.dirty and not self.editor.dirty:
                 self.editor.mark_unsaved()
