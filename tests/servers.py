@@ -431,6 +431,19 @@ def body_in_chunks() -> Iterable[bytes]:
     return itertools.chain([HEAD.replace(b"100000", b"100000000")], itertools.repeat(b"x" * 4096))
 
 
+def body_until_close_a_byte_at_a_time() -> Iterable[bytes]:
+    """A 200 with neither a length nor chunks (its body ends when the connection closes)
+    that never ends arriving."""
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"
+    return itertools.chain([head], itertools.repeat(b"x"))
+
+
+def events_until_close() -> Iterable[bytes]:
+    """An event stream with neither a length nor chunks that never ends."""
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+    return itertools.chain([head], (b"data: %d\n\n" % n for n in itertools.count(1)))
+
+
 def redirect_again() -> Iterable[bytes]:
     """A redirect to another path of the same server, which redirects again."""
     return [REDIRECT]

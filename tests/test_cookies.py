@@ -162,3 +162,130 @@ def test_a_cookie_comes_back_as_it_was_set(tmp_path: Path) -> None:
         "h": ("corp.example", False, False, None),
         "d": (".corp.example", True, True, 4102444800),
     }
+
+
+# -- what the jar keeps and where it sends it -------------------------------------------------
+
+
+def _set_from(jar, url: str, *set_cookies: str) -> None:
+    """A response from ``url`` setting ``set_cookies``, seen by the jar as httpx shows it."""
+    import httpx
+
+    cookies = httpx.Cookies(jar)
+    request = httpx.Request("GET", url)
+    cookies.extract_cookies(
+        httpx.Response(
+            200, headers=[(b"set-cookie", c.encode()) for c in set_cookies], request=request
+        )
+    )
+
+
+def _sent(jar, url: str) -> str | None:
+    """The Cookie header httpx builds from the jar for ``url`` (it copies the jar first)."""
+    import httpx
+
+    with httpx.Client(cookies=jar) as client:
+        return client.build_request("GET", url).headers.get("cookie")
+
+
+def test_an_ip_address_only_ever_gets_host_only_cookies(tmp_path: Path) -> None:
+    """RFC 6265 §5.3: ``Domain=.0.0.1`` from 127.0.0.1 is not kept, so 10.0.0.1 never gets
+    it; ``Domain=`` the address itself is kept for that address alone."""
+    from pigeon.cookies import load, make_cookie, new_jar
+
+    jar = new_jar()
+    _set_from(
+        jar,
+        "http://127.0.0.1:8000/",
+        "wide=1; Domain=.0.0.1",
+        "wider=1; Domain=0.1",
+        "self=2; Domain=127.0.0.1",
+        "plain=3",
+    )
+    assert {(c.name, c.domain, c.domain_specified) for c in jar} == {
+        ("self", "127.0.0.1", False),
+        ("plain", "127.0.0.1", False),
+    }
+    assert _sent(jar, "http://10.0.0.1/") is None
+    assert sorted(_sent(jar, "http://127.0.0.1:9/").split("; ")) == ["plain=3", "self=2"]
+    v6 = new_jar()
+    _set_from(v6, "http://[::1]:8000/", "wide=1; Domain=.1", "self=1; Domain=::1", "plain=2")
+    assert sorted(c.name for c in v6) == ["plain", "self"] and _sent(v6, "http://[::2]/") is None
+    assert sorted(_sent(v6, "http://[::1]:9/").split("; ")) == ["plain=2", "self=1"]
+    # A jar file cannot plant one either.
+    with pytest.raises(ValueError):
+        make_cookie("wide", "1", ".0.0.1")
+    path = jar_path(tmp_path, None, create=True)
+    entries = [
+        {"name": "wide", "value": "1", "domain": ".0.0.1", "path": "/"},
+        {"name": "ok", "value": "1", "domain": "127.0.0.1", "path": "/", "host_only": True},
+    ]
+    path.write_text(json.dumps({"cookies": entries}))
+    path.chmod(0o600)
+    again = new_jar()
+    warning = load(again, tmp_path, None)
+    assert warning == (
+        f"cookie jar {path}: not kept: 'wide' (an IP address has cookies for itself alone)"
+    )
+    assert [c.name for c in again] == ["ok"] and _sent(again, "http://10.0.0.1/") is None
+
+
+def test_one_rule_for_a_servers_cookie_and_a_typed_one() -> None:
+    from pigeon.cookies import cookie_problem, make_cookie, new_jar
+
+    for name, value in [("名前", "値"), ("n", "値"), ("n", "a\tb"), ("n", "a;b"), ("a=b", "c")]:
+        assert cookie_problem(name, value) is not None, (name, value)
+        with pytest.raises(ValueError):
+            make_cookie(name, value, "example.com")
+    assert cookie_problem("session", 'a b=c,"d"') is None
+    jar = new_jar()
+    _set_from(jar, "http://example.com/", "n=a\tb", "名前=値", "ok=1")
+    assert [c.name for c in jar] == ["ok"]
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["app", "run"])
+async def test_a_cookie_that_is_not_ascii_is_dropped_by_name_and_breaks_nothing(
+    threaded: bool,
+) -> None:
+    """``Set-Cookie: 名前=値`` once made every later request to its host unsendable."""
+    from pigeon.send import HttpSession
+    from pigeon.send_thread import ThreadedSession
+    from servers import slow_server
+    from test_send import req
+
+    answer = (
+        "HTTP/1.1 200 OK\r\nSet-Cookie: 名前=値; Path=/\r\nSet-Cookie: tab=a\tb\r\n"
+        "Set-Cookie: ok=1; Path=/\r\nContent-Length: 0\r\n\r\n"
+    ).encode()
+    session_type = ThreadedSession if threaded else HttpSession
+    with slow_server(lambda: [answer], interval=0) as server:
+        async with session_type() as session:
+            first = await session.send(req(f"{server.url}/set"))
+            second = await session.send(req(f"{server.url}/again"))
+    assert first.error is None and second.error is None, (first.error, second.error)
+    assert [w for w in first.warnings if "not kept" in w] == [
+        "cookie '名前' from 127.0.0.1 not kept: a cookie is printable ASCII, without ;",
+        "cookie 'tab' from 127.0.0.1 not kept: a cookie is printable ASCII, without ;",
+    ]
+    assert ("cookie", "ok=1") in [(k.lower(), v) for k, v in second.sent_headers]
+
+
+async def test_a_saved_cookie_that_is_not_ascii_no_longer_blocks_its_host(
+    tmp_path: Path, echo_server: EchoServer
+) -> None:
+    """A jar saved before the rule: its bad cookie is dropped as it is read."""
+    root = _collection(tmp_path, echo_server.url)
+    path = jar_path(root, "", create=True)
+    entries = [
+        {"name": "名前", "value": "値", "domain": "127.0.0.1", "path": "/", "host_only": True},
+        {"name": "ok", "value": "1", "domain": "127.0.0.1", "path": "/", "host_only": True},
+    ]
+    path.write_text(json.dumps({"cookies": entries}))
+    path.chmod(0o600)
+    session = Session.open(root)
+    assert (await _send(session, "show")).json()["cookies"] == {"ok": "1"}
+    await session.close()
+    from pigeon.cookies import load, new_jar
+
+    warning = load(new_jar(), root, None)
+    assert warning is not None and "not kept: '名前' (a cookie's name is printable ASCII" in warning

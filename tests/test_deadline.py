@@ -18,14 +18,17 @@ import pytest
 from collection_files import write
 from pigeon.cli import main
 from pigeon.echo import EchoServer
-from pigeon.send import Exchange, HttpSession
+from pigeon.send import Exchange, HttpSession, Progress
 from pigeon.send_thread import ThreadedSession
+from pigeon.stream import StreamSink
 from servers import (
     HEAD,
     SlowServer,
     body_a_byte_at_a_time,
     body_in_chunks,
+    body_until_close_a_byte_at_a_time,
     deaf_server,
+    events_until_close,
     headers_a_byte_at_a_time,
     processing_forever,
     redirect_again,
@@ -83,6 +86,45 @@ async def test_a_body_trickling_a_byte_at_a_time_stops_at_the_deadline(
     assert ex.status == 200 and ex.cut_off and not ex.ok
     after = await session.send(req(f"{echo_server.url}/x"))
     assert after.status == 200 and after.error is None
+
+
+@pytest.mark.parametrize("watched", [False, True], ids=["body", "watched-stream"])
+async def test_a_body_read_until_close_cut_by_the_deadline_is_no_complete_body(
+    session: HttpSession, watched: bool
+) -> None:
+    """With neither a length nor chunks, the end of a body is the connection's: the deadline
+    shutting it must not read as that end."""
+    sink = StreamSink() if watched else None
+    with slow_server(body_until_close_a_byte_at_a_time, interval=0.05) as server:
+        ex = await session.send(req(server.url, timeout=DEADLINE), Progress(sink=sink))
+    assert ex.error_kind == "timeout" and ex.cut_off and not ex.ok
+    assert ex.error == f"Timed out after 1.0 s while reading the body, {ex.body_size} bytes in"
+    assert ex.body_size > 0 and ex.body == b"x" * ex.body_size
+
+
+async def test_an_event_stream_read_until_close_cut_by_the_deadline(session: HttpSession) -> None:
+    sink = StreamSink()
+    with slow_server(events_until_close, interval=0.05) as server:
+        ex = await session.send(req(server.url, timeout=DEADLINE), Progress(sink=sink))
+    assert ex.error_kind == "timeout" and ex.cut_off and ex.stopped == ""
+    assert ex.error is not None and ex.error.startswith("Timed out after 1.0 s while reading")
+    assert ex.events  # what arrived is kept
+
+
+def test_pigeon_run_fails_a_body_read_until_close_cut_by_the_deadline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", 'name = "x"\n')
+    with slow_server(body_until_close_a_byte_at_a_time, interval=0.05) as server:
+        script = "[scripts]\npost_response = '''\nassert pigeon.response.status == 200\n'''\n"
+        settings = "[settings]\ntimeout = 1.0\n"
+        write(root, "cut.toml", f'name = "cut"\nurl = "{server.url}/"\n{settings}{script}')
+        code = main(["run", str(root), "--no-color", "--trust"])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "✘" in out and "✔" not in out
+    assert re.search(r"Timed out after 1\.0 s while reading the body, \d+ bytes in", out), out
 
 
 async def test_a_cut_off_body_too_big_for_memory_is_kept_on_disk(

@@ -329,7 +329,8 @@ def test_the_cli_fetches_and_prints_the_schema(tmp_path: Path, capsys) -> None:
         assert "type User {" in capsys.readouterr().out
     assert main(["graphql-schema", str(root), "user"]) == 1
     err = capsys.readouterr().err
-    assert "user: no schema:" in err and len(err.strip().splitlines()) == 1
+    failure = [line for line in err.splitlines() if "unknown key `body.x-kept`" not in line]
+    assert "user: no schema:" in err and len(failure) == 1
 
 
 def test_graphql_core_is_not_imported_by_the_app_or_a_plain_send() -> None:

@@ -33,10 +33,18 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.check",
             "pigeon.importers",
             "pigeon.exporters",
+        ),
+    ),
+    (
+        "one request",
+        (
+            "pigeon.session",
+            "pigeon.pipeline",
+            "pigeon.trust",
+            "pigeon.event_scripts",
             "pigeon.gql.introspect",
         ),
     ),
-    ("one request", ("pigeon.session", "pigeon.pipeline", "pigeon.trust", "pigeon.event_scripts")),
     (
         "services",
         (
@@ -78,10 +86,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "values",
         (
             "pigeon.model",
+            "pigeon.auth_kinds",
             "pigeon.values",
             "pigeon.template",
             "pigeon.bodies",
-            "pigeon.bodyformat",
             "pigeon.errors",
             "pigeon.terminal",
             "pigeon.gql",
@@ -194,3 +202,49 @@ def test_the_walk_sees_deferred_relative_and_package_imports() -> None:
     assert found == {"pigeon.store.read", "pigeon.model", "pigeon.tui.app", "pigeon.run"}
     assert layer_of("pigeon.tui.app") < layer_of("pigeon.store")  # so this would be upward
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [("a", "b", "c")]
+
+
+# How a request goes out is ``Session``'s alone: the app reaches it only through the session
+# (``pigeon.session``), and the types its views need live in ``model``, ``exchange`` or there.
+NOT_FOR_THE_APP = (
+    "pigeon.render",
+    "pigeon.pipeline",
+    "pigeon.send",
+    "pigeon.send_thread",
+    "pigeon.scripts",
+    "pigeon.trust",
+    "pigeon.websocket",
+    "pigeon.websocket_exchange",
+)
+
+
+def reaches_past_the_session(g: dict[str, set[str]]) -> list[str]:
+    """Every import by the app (``pigeon.tui``) of a module of how a request goes out."""
+    return sorted(
+        f"{a} imports {b}"
+        for a, deps in g.items()
+        if a == "pigeon.tui" or a.startswith("pigeon.tui.")
+        for b in deps
+        if any(b == m or b.startswith(m + ".") for m in NOT_FOR_THE_APP)
+    )
+
+
+def test_the_app_goes_out_only_through_its_session() -> None:
+    assert reaches_past_the_session(graph()) == []
+
+
+def test_the_session_rule_sees_every_way_of_importing() -> None:
+    """The rule can fail: a deferred or ``TYPE_CHECKING`` import of a submodule counts."""
+    known = {"pigeon.tui.widgets.x", "pigeon.scripts", "pigeon.scripts.process", "pigeon.render"}
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from pigeon.scripts.process import ScriptWorker\n"
+        "def later():\n"
+        "    from pigeon.render import render_request\n"
+    )
+    found = {"pigeon.tui.widgets.x": imports_of("pigeon.tui.widgets.x", source, False, known)}
+    assert reaches_past_the_session(found) == [
+        "pigeon.tui.widgets.x imports pigeon.render",
+        "pigeon.tui.widgets.x imports pigeon.scripts.process",
+    ]

@@ -116,3 +116,34 @@ async def test_requests_without_variables_share_their_folders_scopes(tmp_path: P
     }
     assert scopes["f/a"] is scopes["f/c"]
     assert scopes["f/b"] is not scopes["f/a"] and scopes["top"] is not scopes["f/a"]
+
+
+async def test_progress_hears_the_url_as_rendered_after_the_pre_request_scripts(
+    col: Path,
+) -> None:
+    from pigeon.exchange import Progress
+    from pigeon.pipeline import RunContext, execute
+    from pigeon.store import load_collection
+
+    collection = load_collection(col)
+    ctx = RunContext(collection, trusted=True)
+    chain, request = collection.find("misc/a-count")
+    progress = Progress()
+    try:
+        result = await execute(ctx, chain, request, progress)
+    finally:
+        await ctx.aclose()
+    assert progress.url.endswith("/count/1") and result.exchange is not None
+
+
+def test_a_request_goes_out_by_its_kind() -> None:
+    from pigeon.model import Request
+    from pigeon.pipeline import EXCHANGES, kind_of
+    from pigeon.render import RenderedRequest
+
+    http = Request(name="h", url="{{base}}/x")
+    assert http.kind == "http" and Request(name="w", url=" WSS://h/").kind == "websocket"
+    assert Request(name="t", url="http://h/", type="websocket").kind == "websocket"
+    assert kind_of(http, RenderedRequest("GET", "ws://h/x")) == "websocket"  # as rendered
+    assert kind_of(http, RenderedRequest("GET", "http://h/x")) == "http"
+    assert set(EXCHANGES) == {"http", "websocket"}

@@ -250,3 +250,22 @@ def test_reports_mask_secrets(tmp_path: Path, echo_url: str) -> None:
     assert entry["url"].endswith("/get?api_key=%E2%80%A2%E2%80%A2%E2%80%A2&page=2")
     assert entry["log"] == ["[r post_response] signing with •••"]
     assert entry["assertion_failures"][0].endswith("no ••• (assert 200 == 201)")
+
+
+def test_the_reports_say_when_the_run_started(mixed: Path, tmp_path: Path) -> None:
+    """JUnit's timestamp is when the suite started, not when its report was written."""
+    from datetime import datetime, timedelta, timezone
+
+    before = datetime.now(timezone.utc)
+    summary = run(mixed)
+    after = datetime.now(timezone.utc)
+    assert before <= summary.started_at
+    assert summary.started_at + timedelta(milliseconds=summary.duration_ms) <= after
+    summary.started_at = datetime(2024, 1, 2, 3, 4, 5, 600_000, tzinfo=timezone.utc)
+    write_junit_report(summary, tmp_path / "r.xml")
+    suite = ET.parse(tmp_path / "r.xml").getroot().find("testsuite")
+    assert suite is not None and suite.get("timestamp") == "2024-01-02T03:04:05"
+    write_json_report(summary, tmp_path / "r.json")
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert report["started_at"] == "2024-01-02T03:04:05+00:00"
+    assert report["finished_at"] > report["started_at"]

@@ -1,4 +1,5 @@
-"""Which requests a run selects: requests and folders by name, in collection order."""
+"""Which requests a run selects: requests and folders by name, in the order named (a folder's
+requests in collection order)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from collection_files import write
 
 
-def test_select_nested_folders_once_each_in_collection_order(tmp_path: Path) -> None:
+def test_select_nested_folders_once_each_in_the_order_named(tmp_path: Path) -> None:
     from pigeon.run import RunUsageError, select
     from pigeon.store import load_collection
 
@@ -27,7 +28,8 @@ def test_select_nested_folders_once_each_in_collection_order(tmp_path: Path) -> 
 
     assert ids() == ["top", "a/b/two", "a/one", "ab/three"]
     assert ids("a") == ["a/b/two", "a/one"]  # not "ab/three": a folder, not a prefix
-    assert ids("a/one.toml", "a", "./top") == ["top", "a/b/two", "a/one"]
+    assert ids("a/one.toml", "a", "./top") == ["a/one", "a/b/two", "top"]
+    assert ids("ab", "a/b", "top", "a") == ["ab/three", "a/b/two", "top", "a/one"]
     assert ids("a/b/") == ["a/b/two"]
     with pytest.raises(RunUsageError, match=r"did you mean: a/b/two"):
         select(collection, ["a/b/tow"])

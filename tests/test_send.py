@@ -319,7 +319,8 @@ async def test_self_signed_tls_is_refused_by_default(session: HttpSession, ca: t
     with tls_echo_server(ca) as server:
         ex = await session.send(req(f"{server.url}/x"))
         assert ex.error_kind == "tls"
-        assert (ex.error or "").startswith("TLS verification failed: ")
+        assert (ex.error or "").startswith("TLS verification failed for 127.0.0.1: ")
+        assert "ca_bundle" in ex.error and "verify_tls = false" in ex.error
         assert server.request_count == 0
 
 

@@ -77,9 +77,22 @@ def test_an_endless_line_and_endless_data_stay_bounded() -> None:
     assert len(event.data) <= MAX_EVENT_DATA + 10_000
     (after,) = parser.feed(b"data: next\n\n")  # the next event starts afresh
     assert after.data == "next"
-    parser = EventParser()  # one data line alone over the limit, then a small event
-    assert parser.feed(b"data: " + b"z" * MAX_EVENT_DATA + b"\n\n") == []
+    parser = EventParser()  # one data line alone over the limit is cut, then a small event
+    (cut,) = parser.feed(b"data: " + b"z" * MAX_EVENT_DATA + b"\n\n")
+    assert MAX_EVENT_DATA - 10 <= len(cut.data) <= MAX_EVENT_DATA and set(cut.data) == {"z"}
     assert [e.data for e in parser.feed(b"data: small\n\n")] == ["small"]
+
+
+def test_an_event_whose_first_data_line_is_too_long_is_cut_and_counted() -> None:
+    """Cut, never dropped: ``max_events`` counts it and stops the stream."""
+    huge = b"id: 1\ndata: " + b"z" * (2 * MAX_EVENT_DATA) + b"\n\n"
+    for pieces in ([huge], [huge[:500_000], huge[500_000:]]):
+        sink = StreamSink(max_events=1)
+        sink.start("text/event-stream", None, bytearray())
+        stops = [sink.feed(piece) for piece in pieces]
+        assert stops[-1] and sink.stopped == "stopped at max_events"
+        (event,) = list(sink.events)
+        assert event.id == "1" and 0 < len(event.data) <= MAX_EVENT_DATA
 
 
 def test_the_log_keeps_the_newest_and_counts_the_rest() -> None:

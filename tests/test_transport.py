@@ -15,6 +15,7 @@ from collection_files import write
 from pigeon.cli import main
 from pigeon.echo import EchoServer
 from pigeon.session import Session
+from pigeon.transport import TransportSpec
 from servers import HOST, http_proxy, mtls_context, socks5_proxy
 
 
@@ -110,8 +111,64 @@ async def test_a_wrong_key_password_names_the_certificate(
     outcome = await _send(_collection(tmp_path, f"{mtls.url}/get", CERT))
     ex = outcome.exchange
     assert ex is not None and ex.error_kind == "tls"
-    assert ex.error.startswith(f"Client certificate {tmp_path / 'client.pem'} with key")
-    assert "k3y-pass" not in ex.error and "\n" not in ex.error
+    assert ex.error == (
+        f"Client certificate {tmp_path / 'client.pem'} with key {tmp_path / 'client.key'}: "
+        f"wrong password for {tmp_path / 'client.key'}"
+    )
+    assert "k3y-pass" not in ex.error
+
+
+async def test_an_encrypted_key_without_a_password_says_so(
+    tmp_path: Path, ca: trustme.CA, mtls: EchoServer
+) -> None:
+    """Never OpenSSL's prompt on the terminal: the key's password is asked of the file."""
+    _files(tmp_path, ca, password=b"right")
+    settings = '[[certificates]]\nhost = "127.0.0.1"\ncert = "client.pem"\nkey = "client.key"\n'
+    outcome = await _send(_collection(tmp_path, f"{mtls.url}/get", settings))
+    ex = outcome.exchange
+    assert ex is not None and ex.error_kind == "tls"
+    assert ex.error.endswith(f"{tmp_path / 'client.key'} is encrypted: give its password")
+
+
+@pytest.mark.parametrize("scheme", ["http", "socks5", "socks5h"])
+@pytest.mark.parametrize("threaded", [False, True], ids=["app", "run"])
+async def test_a_proxy_that_refuses_is_named_not_the_target(
+    tmp_path: Path, scheme: str, threaded: bool
+) -> None:
+    from servers import free_port
+
+    with free_port() as proxy_port, free_port() as target_port:
+        spec = TransportSpec(proxy=f"{scheme}://user:pw@{HOST}:{proxy_port}")
+        url = f"http://{HOST}:{target_port}/x"
+        ex = await _send_with(spec, url, threaded)
+    assert ex.error_kind == "connect"
+    assert ex.error == (
+        f"Connection refused by the proxy {scheme}://{HOST}:{proxy_port}: check its address in proxy"
+    )
+    assert "pw" not in ex.error
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["app", "run"])
+async def test_a_name_a_socks5_proxy_leaves_to_this_machine_is_named(threaded: bool) -> None:
+    with socks5_proxy() as proxy:
+        spec = TransportSpec(proxy=proxy.url)
+        ex = await _send_with(spec, "http://nowhere.invalid/x", threaded)
+    assert ex.error_kind == "dns"
+    assert ex.error.startswith("DNS lookup failed for host nowhere.invalid (")
+    assert "socks5h://" in ex.error
+
+
+async def _send_with(spec: TransportSpec, url: str, threaded: bool):
+    from pigeon.model import Settings
+    from pigeon.render import RenderedRequest
+    from pigeon.send import HttpSession
+    from pigeon.send_thread import ThreadedSession
+
+    rendered = RenderedRequest(
+        method="GET", url=url, headers=[], settings=Settings(timeout=10), transport=spec
+    )
+    async with (ThreadedSession if threaded else HttpSession)() as session:
+        return await session.send(rendered)
 
 
 async def test_the_environment_chooses_the_certificate_and_ca(

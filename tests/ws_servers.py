@@ -4,7 +4,8 @@
 (``?count=N&every=S``); ``/close/CODE`` closes with CODE and reason ``closing CODE`` after
 the first message; ``/headers`` sends the upgrade request's headers as a JSON object, then
 echoes; ``/huge?mb=N`` sends one message of N MB in fragments, then ``after``; ``/escapes``
-sends text holding terminal escapes and invalid UTF-8 as binary; ``/silent`` never answers;
+sends text holding terminal escapes and invalid UTF-8 as binary; ``/chat/ROOM`` sends ``joined
+/chat/ROOM`` (the path it was asked for), then echoes; ``/silent`` never answers;
 ``/reject`` answers the upgrade with 403. Subprotocols ``chat.v1`` and ``chat.v2`` are
 negotiated. The server runs in a daemon thread with its own loop and stops on exit.
 """
@@ -56,6 +57,9 @@ async def _handler(ws: ServerConnection) -> None:
     elif route == "/escapes":
         await ws.send(ESCAPES)
         await ws.send(b"\xff\xfe\x1b[2J")
+        await _echo(ws)
+    elif route.startswith("/chat/"):
+        await ws.send(f"joined {route}")
         await _echo(ws)
     elif route == "/silent":
         await ws.wait_closed()

@@ -24,9 +24,10 @@ from urllib.parse import quote, unquote
 
 import httpx
 
+from pigeon.auth_kinds import AWS_SIGV4, DIGEST, KINDS, AuthKind
 from pigeon.render import FlowAuth, RenderedRequest
 
-ALGORITHM = "AWS4-HMAC-SHA256"
+ALGORITHM = AWS_SIGV4.scheme
 # Hop-by-hop and transport headers: a proxy may add, drop or change them.
 _UNSIGNED = frozenset(
     {"user-agent", "expect", "connection", "keep-alive", "proxy-authorization", "te",
@@ -126,11 +127,24 @@ class SigV4(httpx.Auth):
         yield request
 
 
+def _digest(auth: FlowAuth, rendered: RenderedRequest) -> httpx.Auth:
+    return httpx.DigestAuth(auth.username, auth.password)
+
+
+def _sigv4(auth: FlowAuth, rendered: RenderedRequest) -> httpx.Auth:
+    return SigV4(auth, signed=(name for name, _ in rendered.headers))
+
+
+# The flow of each kind that acts as the request is sent (``AuthKind.flow``).
+FLOWS: dict[AuthKind, Callable[[FlowAuth, RenderedRequest], httpx.Auth]] = {
+    DIGEST: _digest,
+    AWS_SIGV4: _sigv4,
+}
+
+
 def flow_for(rendered: RenderedRequest) -> httpx.Auth | None:
-    """The httpx auth for a rendered request's digest or SigV4 credentials, if any."""
+    """The httpx auth for a rendered request's send-time credentials (digest, SigV4), if any."""
     auth = rendered.flow_auth
     if auth is None:
         return None
-    if auth.type == "digest":
-        return httpx.DigestAuth(auth.username, auth.password)
-    return SigV4(auth, signed=(name for name, _ in rendered.headers))
+    return FLOWS[KINDS[auth.type]](auth, rendered)

@@ -14,14 +14,16 @@ import ast
 import difflib
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pigeon.auth_kinds import KINDS
 from pigeon.expand import Renderer
 from pigeon.model import Auth, Collection, Folder, Request
 from pigeon.scopes import Layer, Scopes, build_scopes
+from pigeon.store.seen import beside_of
 from pigeon.template import ENV, PATH, Placeholder, parse
 
 ERROR, WARNING, INFO = "error", "warning", "info"
@@ -29,6 +31,8 @@ ERROR, WARNING, INFO = "error", "warning", "info"
 # rule id -> (severity, what it finds); README's "pigeon check" lists the same.
 RULES: dict[str, tuple[str, str]] = {
     "broken-file": (ERROR, "a file that does not load"),
+    "conflict": (WARNING, "your version of a file saved beside it when it changed on disk"),
+    "unknown-key": (WARNING, 'a key Pigeon does not read (a typo), with "did you mean"'),
     "unresolved": (ERROR, "a placeholder that resolves in no scope and no script sets"),
     "cycle": (ERROR, "variables that refer to each other in a loop"),
     "missing-file": (ERROR, "a multipart file field whose file does not exist"),
@@ -150,23 +154,10 @@ class _Place:
     enabled: bool = True
 
 
-_AWS_FIELDS = ("access_key", "secret_key", "session_token", "region", "service")
-
-
 def _auth_places(auth: Auth | None, path: Path) -> Iterator[_Place]:
-    if auth is None or auth.type == "none":
+    if auth is None or auth.type not in KINDS:
         return
-    for key in ("username", "password", "token", "key", "value", *_AWS_FIELDS):
-        text = getattr(auth, key)
-        if isinstance(text, str) and "{{" in text:
-            yield _Place(path, key, text)
-    if auth.type == "oauth2":
-        o = auth.oauth2
-        texts = [(k, getattr(o, k)) for k in o.__dataclass_fields__ if k != "params"]
-        for key, text in [*texts, *o.params.items()]:
-            if isinstance(text, str) and "{{" in text:
-                yield _Place(path, key, text)
-    for key, text in auth.extra.items():
+    for key, text in KINDS[auth.type].texts(auth):
         if isinstance(text, str) and "{{" in text:
             yield _Place(path, key, text)
 
@@ -195,6 +186,9 @@ def _request_places(request: Request, path: Path) -> Iterator[_Place]:
                 yield _Place(path, key, text)
         if "{{" in body.variables:
             yield _Place(path, "variables", body.variables, json=True)
+    for message in request.websocket.messages:  # each sent as a text frame, rendered
+        if "{{" in message.body:
+            yield _Place(path, "body", message.body)
     yield from _auth_places(request.auth, path)
 
 
@@ -258,8 +252,9 @@ class _Scripts:
 
 
 class _Checker:
-    def __init__(self, collection: Collection) -> None:
+    def __init__(self, collection: Collection, data: Mapping[str, Any] | None = None) -> None:
         self.col = collection
+        self.data = dict(data or {})  # a data file's columns: defined, as in the run
         self.root = collection.root
         self.texts = _Texts()
         self.found: dict[tuple[Any, ...], Finding] = {}
@@ -323,7 +318,9 @@ class _Checker:
         for chain, request, key, places in self.items:
             scopes = shared.get(key)
             if scopes is None:
-                scopes = shared[key] = build_scopes(col, chain, request, env)
+                scopes = shared[key] = build_scopes(
+                    col, chain, request, env, cli_vars=self.data, cli_label="--data column"
+                )
                 self._shadowed(scopes.layers, chain, request)
             for place in places:
                 self._place(place, scopes, env)
@@ -457,7 +454,7 @@ class _Checker:
                     self.add("unused-variable", path, at, f"`{name}` is never used", None)
 
         for name, path, call in self.scripts.reads:
-            if name in defined or name in self.scripts.sets:
+            if name in defined or name in self.scripts.sets or name in self.data:
                 continue
             close = difflib.get_close_matches(name, [*defined, *self.scripts.sets], n=1)
             hint = f" (did you mean `{close[0]}`?)" if close else ""
@@ -476,9 +473,13 @@ class _Checker:
         out = Report(environments=environments)
         for b in self.col.broken:
             if b.skipped:
+                if beside_of(b.path.name) is not None:
+                    self.add("conflict", b.path, (1, 1), b.message, None)
                 continue
             out.broken = True
             self.add("broken-file", b.path, (b.line or 1, b.column or 1), b.message, None)
+        for w in self.col.warnings:
+            self.add("unknown-key", w.path, (w.line or 1, w.column or 1), w.message, None)
         every = {e for e in environments if e is not None}
         findings = []
         for key, finding in self.found.items():
@@ -492,10 +493,15 @@ class _Checker:
         return out
 
 
-def check(collection: Collection, environments: Iterable[str | None]) -> Report:
-    """Check ``collection`` against each environment (``None``: no environment)."""
+def check(
+    collection: Collection,
+    environments: Iterable[str | None],
+    data: Mapping[str, Any] | None = None,
+) -> Report:
+    """Check ``collection`` against each environment (``None``: no environment). ``data``:
+    the columns of the data file a run gets (``--data``), defined as the run defines them."""
     envs = list(environments)
-    checker = _Checker(collection)
+    checker = _Checker(collection, data)
     for env in envs:
         checker.check_environment(env)
     checker.unused_and_unset()

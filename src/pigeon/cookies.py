@@ -6,24 +6,101 @@ jar is the user's working state, not a browser's. A jar file that is not 0600 wa
 written by Pigeon (git checks files out 0644): a repository could ship one to plant cookies
 for any site, so it is ignored with a warning. Each cookie is checked as it is read: a name,
 value, domain or path holding a control character or ``;`` is dropped.
+
+One rule (``cookie_problem``) holds for a cookie a server sets, one typed in the Cookies view
+and one read from a jar: printable ASCII, no ``;`` (RFC 6265's cookie-octets, give or take
+the space). A server's cookie that breaks it is not kept, and the send says so by name: one
+such cookie would otherwise make every later request to its host unsendable (a header goes
+as ASCII). An IP address only ever gets host-only cookies (RFC 6265 §5.3: a domain is
+matched by suffix only for a host name), so ``Domain=.0.0.1`` from 127.0.0.1 never reaches
+10.0.0.1.
 """
 
 from __future__ import annotations
 
 import http.cookiejar
+import ipaddress
 import json
 import os
 import re
 import stat
 import time
 from dataclasses import dataclass
+from http.cookiejar import eff_request_host, request_host  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any
 
 from pigeon.files import LinkedOut, atomic_write, private_dir, read_capped
 
 JAR_LIMIT = 5_000_000  # bytes: a jar file larger than this is not read
-_BAD = re.compile(r"[\x00-\x1f\x7f;]")
+_BAD = re.compile(r"[^\x20-\x3a\x3c-\x7e]")  # a control character, ``;`` or not ASCII
+# Where a send finds the names of the cookies its responses set that were not kept.
+REFUSED = "pigeon.refused_cookies"
+
+
+def cookie_problem(name: str, value: str) -> str | None:
+    """Why a cookie of this name and value cannot be kept (one line), or ``None``: the rule
+    for a server's cookie, the Cookies view's and a jar file's alike."""
+    if not name:
+        return "a cookie needs a name"
+    if _BAD.search(name) or "=" in name:
+        return "a cookie's name is printable ASCII, without = or ;"
+    if _BAD.search(value):
+        return "a cookie's value is printable ASCII, without ;"
+    return None
+
+
+def _ip(host: str) -> str | None:
+    """``host`` when it is an IP address (brackets and all for IPv6), else ``None``."""
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return None
+    return host
+
+
+class CookiePolicy(http.cookiejar.DefaultCookiePolicy):
+    """The standard library's rules, and ``cookie_problem``'s and RFC 6265 §5.3's for IP
+    hosts (see the module's docstring)."""
+
+    def set_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+        problem = cookie_problem(cookie.name, cookie.value or "")
+        if problem is not None:
+            refused = getattr(getattr(request, "request", None), "extensions", None)
+            if isinstance(refused, dict):  # httpx's request behind the jar's urllib face
+                refused.setdefault(REFUSED, []).append(cookie.name)
+            return False
+        return super().set_ok(cookie, request)
+
+    def set_ok_domain(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+        host = _ip(request_host(request))
+        if host is None or not cookie.domain_specified:
+            return super().set_ok_domain(cookie, request)
+        if cookie.domain.removeprefix(".").strip("[]") != host.strip("[]"):
+            return False
+        # ``Domain=`` the address itself: kept, for that address alone (named as the jar
+        # names a host-only cookie's host: ``[::1]`` is ``[::1].local``).
+        cookie.domain = eff_request_host(request)[1]
+        cookie.domain_specified = cookie.domain_initial_dot = False
+        return True
+
+    def return_ok_domain(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+        host = _ip(request_host(request))
+        if host is not None and cookie.domain != eff_request_host(request)[1]:
+            return False
+        return super().return_ok_domain(cookie, request)
+
+
+def new_jar() -> http.cookiejar.CookieJar:
+    """An empty jar under ``CookiePolicy``."""
+    return http.cookiejar.CookieJar(CookiePolicy())
+
+
+def refused(extensions: dict[str, Any]) -> list[str]:
+    """The names of the cookies a response set that were not kept, taken once (a redirect's
+    request shares its extensions with the request before it)."""
+    names = extensions.pop(REFUSED, None)
+    return list(names) if isinstance(names, list) else []
 
 
 def jar_path(root: Path | str, environment: str | None, create: bool = False) -> Path:
@@ -70,12 +147,23 @@ def make_cookie(
 ) -> http.cookiejar.Cookie:
     """A cookie for ``domain`` (a leading dot: every host under it too; ``host_only``: set
     without a Domain attribute, so for that host alone)."""
-    if not name or any(_BAD.search(text) for text in (name, value, domain, path)):
-        raise ValueError("a cookie's name, value, domain and path hold no control character or ;")
+    problem = cookie_problem(name, value)
+    if problem is not None:
+        raise ValueError(problem)
+    if any(_BAD.search(text) for text in (domain, path)) or not domain.strip("."):
+        raise ValueError("a cookie's domain and path are printable ASCII, without ;")
+    if domain.startswith(".") and _dotted_address(domain):
+        raise ValueError("an IP address has cookies for itself alone")
     return http.cookiejar.Cookie(
         0, name, value, None, False, domain, not host_only, domain.startswith("."), path or "/", True,
         secure, expires, expires is None, None, None, {"HttpOnly": None} if http_only else {},
     )  # fmt: skip
+
+
+def _dotted_address(domain: str) -> bool:
+    """``.0.0.1``, ``.[::1]``: a domain that could only be part of an IP address."""
+    rest = domain.removeprefix(".")
+    return _ip(rest) is not None or all(c.isdigit() or c == "." for c in rest)
 
 
 def _entry(cookie: http.cookiejar.Cookie) -> dict[str, Any]:
@@ -103,20 +191,18 @@ def _cookie(entry: Any) -> http.cookiejar.Cookie | None:
         return None
     if expires is not None and (isinstance(expires, bool) or not isinstance(expires, int)):
         return None
-    try:
-        return make_cookie(
-            *texts,
-            expires=expires,
-            secure=entry.get("secure") is True,
-            http_only=entry.get("http_only") is True,
-            host_only=entry.get("host_only") is True,
-        )
-    except ValueError:
-        return None
+    return make_cookie(  # ValueError: the rule's, said by name in load's warning
+        *texts,
+        expires=expires,
+        secure=entry.get("secure") is True,
+        http_only=entry.get("http_only") is True,
+        host_only=entry.get("host_only") is True,
+    )
 
 
 def load(jar: http.cookiejar.CookieJar, root: Path | str, environment: str | None) -> str | None:
-    """Replace the jar's cookies with the saved ones; a warning when the file is refused."""
+    """Replace the jar's cookies with the saved ones; a warning when the file is refused, or
+    names the cookies in it that break the rule (which are not kept)."""
     jar.clear()
     try:
         path = jar_path(root, environment)
@@ -131,11 +217,18 @@ def load(jar: http.cookiejar.CookieJar, root: Path | str, environment: str | Non
     except (OSError, ValueError) as exc:
         return f"cookie jar not read: {exc}"
     entries = data.get("cookies") if isinstance(data, dict) else None
+    dropped: list[str] = []
     for entry in entries if isinstance(entries, list) else ():
-        cookie = _cookie(entry)
+        try:
+            cookie = _cookie(entry)
+        except ValueError as exc:
+            dropped.append(f"{entry['name']!r} ({exc})")
+            continue
         if cookie is not None:
             jar.set_cookie(cookie)
     jar.clear_expired_cookies()
+    if dropped:
+        return f"cookie jar {path}: not kept: {', '.join(dropped)}"
     return None
 
 

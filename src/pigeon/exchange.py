@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import threading
+import time
 import weakref
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
@@ -96,6 +97,8 @@ class Progress:
     content_length: int | None = None
     # Sees the body as it arrives and can stop it (``pigeon.stream``); ``None``: nobody looks.
     sink: StreamSink | None = None
+    # The URL as the pipeline rendered it (``pipeline.build``); "" until then.
+    url: str = ""
 
 
 @dataclass
@@ -270,6 +273,53 @@ class Exchange:
         if self._cleanup is not None:
             self._cleanup()
         self.body_path = None
+
+
+MAX_FRAMES = 1000  # frames a WebSocket's log keeps (the oldest go first)
+
+FrameKind = Literal["text", "binary", "ping", "pong", "close"]
+
+
+@dataclass(slots=True)
+class Frame:
+    """One WebSocket frame (a whole message) in a connection's log: ``data`` is its first
+    ``frame_cap`` bytes (characters for text); ``size`` the whole message's bytes."""
+
+    direction: Literal["sent", "received"]
+    kind: FrameKind
+    data: str | bytes
+    size: int
+    at: float = field(default_factory=time.time)  # wall clock, for display
+    truncated: bool = False
+    note: str = ""  # a close frame's code and reason, a pong's round trip
+
+    @property
+    def text(self) -> str:
+        """The data as text: text as it came, binary as hex, a control frame's note."""
+        if isinstance(self.data, bytes):
+            return self.data.hex(" ") if self.kind == "binary" else self.note
+        return self.data if self.kind == "text" else self.note
+
+    def json(self) -> Any:
+        """The text parsed as JSON (``ValueError`` when it is not, or was cut)."""
+        if self.kind != "text" or self.truncated:
+            raise ValueError("not a whole text message")
+        return json.loads(self.data)
+
+
+def duration(ms: float | None) -> str:
+    """``4.2 ms``, ``123 ms``, ``1.23 s``, ``1 m 05 s``."""
+    if ms is None:
+        return "—"
+    if ms < 10:
+        return f"{ms:.1f} ms"
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.2f} s"
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes} m {rest:02d} s"
 
 
 def status_kind(status: int | None) -> str:

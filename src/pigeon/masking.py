@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, quote_plus, unquote_plus, urlsplit, urlunsplit
 
+from pigeon.auth_kinds import schemes
+
 MASK = "•••"
 
 # One list of secret names: a header, a query parameter, a variable or an environment variable
@@ -32,7 +34,8 @@ _SECRET_NAME = re.compile(
     r"|access[-_.]?key|auth|session|cookie|credential|private|signature|^sig$",
     re.I,
 )
-_SCHEMES = {"basic", "bearer", "digest", "token", "negotiate", "ntlm", "aws4-hmac-sha256"}
+# The scheme words of Pigeon's auth kinds, and others servers use.
+_SCHEMES = schemes() | {"token", "negotiate", "ntlm"}
 _SCHEME_HEADERS = {"authorization", "proxy-authorization"}
 
 

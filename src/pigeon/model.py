@@ -10,13 +10,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+# An auth's settings are declared beside its kinds' fields; they are part of the model.
+from pigeon.auth_kinds import AUTH_TYPES as AUTH_TYPES
+from pigeon.auth_kinds import OAUTH2_GRANTS as OAUTH2_GRANTS
+from pigeon.auth_kinds import Auth as Auth
+from pigeon.auth_kinds import OAuth2 as OAuth2
+
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 BODY_TYPES = ("none", "json", "text", "form", "multipart", "graphql")
-AUTH_TYPES = ("none", "basic", "bearer", "api_key", "oauth2", "digest", "aws_sigv4")
 REQUEST_TYPES = ("http", "websocket")
-OAUTH2_GRANTS = (
-    "client_credentials", "password", "refresh_token", "authorization_code", "device_code",
-)  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -58,49 +60,6 @@ class Body:
     query: str = field(default="", kw_only=True)
     variables: str = field(default="", kw_only=True)
     operation_name: str = field(default="", kw_only=True)
-
-
-@dataclass(slots=True)
-class OAuth2:
-    """An ``oauth2`` auth's settings: written flat in ``[auth]`` beside ``type``, its username
-    and password (the ``password`` grant's) are the auth's own. Every field is a template."""
-
-    grant: str = "client_credentials"  # one of OAUTH2_GRANTS
-    token_url: str = ""
-    auth_url: str = ""  # authorization_code: where the person signs in
-    device_url: str = ""  # device_code: the device authorization endpoint (RFC 8628)
-    client_id: str = ""
-    client_secret: str = ""
-    scope: str = ""
-    audience: str = ""
-    refresh_token: str = ""  # refresh_token grant: the long-lived token to start from
-    redirect_uri: str = ""  # authorization_code: "" picks http://127.0.0.1:<free port>/callback
-    client_auth: str = "basic"  # "basic" (Authorization header) | "body" (form fields)
-    header_name: str = "Authorization"  # location = "header": where the token goes ...
-    header_prefix: str = "Bearer"  # ... after this word ("" for the bare token)
-    query_name: str = "access_token"  # location = "query": the parameter's name
-    params: dict[str, str] = field(default_factory=dict)  # extra fields of token requests
-
-
-@dataclass(slots=True)
-class Auth:
-    """``None`` on a request or folder means "inherit"; ``type = "none"`` disables auth."""
-
-    type: str = "none"  # one of AUTH_TYPES
-    username: str = ""
-    password: str = ""
-    token: str = ""
-    key: str = ""  # api_key: the header or query parameter name
-    value: str = ""  # api_key: its value
-    location: str = "header"  # api_key: "header" | "query"
-    # aws_sigv4 (digest uses username and password)
-    access_key: str = field(default="", kw_only=True)
-    secret_key: str = field(default="", kw_only=True)
-    session_token: str = field(default="", kw_only=True)
-    region: str = field(default="", kw_only=True)
-    service: str = field(default="", kw_only=True)
-    extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
-    oauth2: OAuth2 = field(default_factory=OAuth2)  # type = "oauth2"
 
 
 @dataclass(slots=True)
@@ -203,10 +162,14 @@ class Request:
     websocket: WebSocket = field(default_factory=WebSocket)
 
     @property
-    def is_websocket(self) -> bool:
-        return self.type == "websocket" or self.url.lstrip()[:6].lower().startswith(
+    def kind(self) -> str:
+        """How it goes out, the key of the pipeline's and the response pane's tables:
+        ``"http"`` or ``"websocket"`` (its ``type``, or a ``ws://``/``wss://`` URL)."""
+        if self.type == "websocket" or self.url.lstrip()[:6].lower().startswith(
             ("ws://", "wss://")
-        )
+        ):
+            return "websocket"
+        return "http"
 
 
 @dataclass
@@ -257,6 +220,20 @@ class BrokenFile:
         return f"{where}: {self.message}"
 
 
+@dataclass(frozen=True)
+class FileWarning:
+    """Something in a file that loads that Pigeon does not read (an unknown key): named with
+    its line and column, never silently dropped (DESIGN §2)."""
+
+    path: Path
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+    def __str__(self) -> str:
+        return str(BrokenFile(self.path, self.message, self.line, self.column))
+
+
 @dataclass
 class Collection:
     name: str
@@ -271,6 +248,7 @@ class Collection:
     default_environment: str | None = None
     dotenv: dict[str, str] = field(default_factory=dict)
     broken: list[BrokenFile] = field(default_factory=list)
+    warnings: list[FileWarning] = field(default_factory=list)  # files that load, with a doubt
     extra: dict[str, Any] = field(default_factory=dict)
     transport: Transport = field(default_factory=Transport)
     # A digest of each file's text as last read or written (``store.seen``): a save that

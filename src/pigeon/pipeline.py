@@ -11,8 +11,9 @@ script) are branches of ``execute`` that the app and ``pigeon run`` must take al
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,8 +36,19 @@ if TYPE_CHECKING:  # send is imported on the first send: `pigeon render` never l
     from pigeon.exchange import Progress
     from pigeon.oauth2 import Tokens
     from pigeon.send import Exchange, HttpSession
+    from pigeon.websocket import WebSocketLink
 
-__all__ = ["RequestResult", "ResultRecord", "RunContext", "RunHistory", "build", "execute"]
+__all__ = [
+    "EXCHANGES",
+    "Connection",
+    "RequestResult",
+    "ResultRecord",
+    "RunContext",
+    "RunHistory",
+    "build",
+    "connect",
+    "execute",
+]
 
 
 @dataclass
@@ -385,53 +397,173 @@ async def _send_from_script(
         result.record()  # the exchange's spooled body file goes
 
 
-async def _websocket(
-    ctx: RunContext, chain: list[Folder], request: Request, scopes: Scopes, result: RequestResult
-) -> None:
-    """A WebSocket request: connect, send its saved messages, wait for the replies, run its
-    post-response scripts with ``pigeon.ws``, close (``pigeon.websocket.converse``)."""
-    from pigeon import __version__
-    from pigeon.render import render_text
-    from pigeon.websocket_exchange import converse, exchange_of
+WsCall = Callable[[tuple[Any, ...]], Awaitable[Any]]  # a script's ``pigeon.ws`` call, served
 
-    rendered = result.rendered
-    assert rendered is not None
-    if rendered.oauth2 is not None:
-        result.error = "not sent: OAuth 2.0 auth is not available for WebSocket requests"
-        return
-    texts = []
-    for message in request.websocket.messages:
-        done = render_text(message.body, scopes)
-        result.unresolved += [n for n in done.unresolved if n not in result.unresolved]
-        texts.append(done.text)
-    script = None
-    if _scripts_run(ctx, chain, request, "post_response", result):
 
-        async def script(exchange: Exchange, ws: Callable[[tuple[Any, ...]], Any]) -> ScriptOutcome:
-            return await _scripts(ctx, "post_response", chain, request, scopes, exchange, ws)
+@dataclass
+class Connection:
+    """A WebSocket request built for a connection (``connect``): its pre-request scripts run,
+    rendered, its ``link`` made but not yet run, so the holder runs ``link.run()`` on the loop
+    it likes (``pigeon run``: its own; the app: a thread's). ``link`` is ``None`` when the
+    request could not be built (``result.error`` says why). ``finish`` once the link is done."""
 
-    link, outcome, short = await converse(
-        rendered,
-        request.websocket.subprotocols,
-        texts,
-        request.websocket.replies,
-        script,
-        user_agent=f"pigeon/{__version__}",
-    )
-    result.exchange = exchange = exchange_of(link)
-    result.frames = (link.sent, link.received)
-    if ctx.history is not None:
-        ctx.history.record(ctx.collection.root, exchange)
-    if outcome is not None:
+    ctx: RunContext
+    chain: list[Folder]
+    request: Request  # as the pre-request scripts left it
+    result: RequestResult
+    link: WebSocketLink | None = None
+    # Hears each line of script output and each script problem as they come (the app's log).
+    log: Callable[[str, bool], None] | None = None
+    scripted: bool = False  # the post-response scripts ran (or were judged not to run)
+    _said: tuple[int, int, int] = (0, 0, 0)
+    _started: float = field(default_factory=time.perf_counter)
+
+    def message(self, text: str) -> tuple[str, list[str]]:
+        """A message to send, rendered now with the request's scopes (variables set since the
+        connection opened included), and the names left unresolved."""
+        from pigeon.render import render_text
+
+        done = render_text(text, _scopes(self.ctx, self.chain, self.request, reuse=False))
+        unresolved = self.result.unresolved
+        unresolved += [n for n in done.unresolved if n not in unresolved]
+        return done.text, done.unresolved
+
+    async def serve(self, call: tuple[Any, ...]) -> Any:
+        """A script's ``pigeon.ws`` call, served by the link (on the link's loop)."""
+        from pigeon.websocket_exchange import script_call
+
+        assert self.link is not None
+        return await script_call(self.link, call)
+
+    async def run_scripts(self, ws: WsCall | None = None) -> ScriptOutcome | None:
+        """The post-response scripts, once, with ``pigeon.response`` the handshake and
+        ``pigeon.ws`` served by ``ws`` (by default the link, on this loop). ``None`` when
+        they do not run: none, not trusted (noted as skipped), or they already ran."""
+        from pigeon.websocket_exchange import exchange_of
+
+        link, ctx, result = self.link, self.ctx, self.result
+        if self.scripted or link is None:
+            return None
+        self.scripted = True
+        if not _scripts_run(ctx, self.chain, self.request, "post_response", result):
+            return None
+        scopes = _scopes(ctx, self.chain, self.request, reuse=False)
+        outcome = await _scripts(
+            ctx,
+            "post_response",
+            self.chain,
+            self.request,
+            scopes,
+            exchange_of(link),
+            ws or self.serve,
+        )
         result.log += outcome.output
         result.script_errors += outcome.errors
         result.assertion_failures += outcome.assertion_failures
-    if link.closed_by == "server" and link.close_code != 1000:
-        result.warnings = [
-            *result.warnings,
-            f"the server closed the connection: {link.status_line()}",
+        self.flush_log()
+        return outcome
+
+    async def finish(self) -> RequestResult:
+        """The link is done: the post-response scripts if they have not run on an open
+        connection, then the connection recorded as an ``Exchange`` (in ``ctx.history``,
+        off the loop) and the result completed."""
+        from pigeon.websocket_exchange import exchange_of
+
+        link, result = self.link, self.result
+        if link is not None:
+            if link.handshake.status == 101:
+                await self.run_scripts()
+            result.exchange = exchange = exchange_of(link)
+            result.frames = (link.sent, link.received)
+            history = self.ctx.history
+            if history is not None:
+                await asyncio.to_thread(history.record, self.ctx.collection.root, exchange)
+            if link.closed_by == "server" and link.close_code != 1000:
+                result.warnings = [
+                    *result.warnings,
+                    f"the server closed the connection: {link.status_line()}",
+                ]
+            result.error = result.error or exchange.error
+        result.duration_ms = (time.perf_counter() - self._started) * 1000
+        self.flush_log()
+        return result
+
+    def flush_log(self) -> None:
+        """Hand ``log`` what the scripts said since it last heard."""
+        if self.log is None:
+            return
+        result, (lines, errors, failures) = self.result, self._said
+        for line in result.log[lines:]:
+            self.log(line, False)
+        problems: list[ScriptError | AssertionFailure] = [
+            *result.script_errors[errors:],
+            *result.assertion_failures[failures:],
         ]
-    result.error = exchange.error or short
+        for problem in problems:
+            self.log(problem.traceback or problem.summary(), True)
+        self._said = (len(result.log), len(result.script_errors), len(result.assertion_failures))
+
+
+async def connect(
+    ctx: RunContext,
+    chain: list[Folder],
+    request: Request,
+    on_change: Callable[[], None] | None = None,
+) -> Connection:
+    """A WebSocket request's connection, built as a send is (``build``: scopes, pre-request
+    scripts, the trust gate, render) with its link made; ``on_change`` hears the link."""
+    result = RequestResult(request, list(chain))
+    request, _ = await build(ctx, chain, request, result)
+    return _connection(ctx, chain, request, result, on_change)
+
+
+def _connection(
+    ctx: RunContext,
+    chain: list[Folder],
+    request: Request,
+    result: RequestResult,
+    on_change: Callable[[], None] | None = None,
+) -> Connection:
+    from pigeon import __version__
+    from pigeon.websocket import WebSocketLink
+
+    connection = Connection(ctx, list(chain), request, result)
+    rendered = result.rendered
+    if rendered is None:
+        return connection
+    if rendered.oauth2 is not None:
+        result.error = "not sent: OAuth 2.0 auth is not available for WebSocket requests"
+        return connection
+    connection.link = WebSocketLink(
+        rendered,
+        request.websocket.subprotocols,
+        on_change=on_change,
+        user_agent=f"pigeon/{__version__}",
+    )
+    return connection
+
+
+async def _websocket(
+    ctx: RunContext,
+    chain: list[Folder],
+    request: Request,
+    scopes: Scopes,
+    result: RequestResult,
+    progress: Progress | None,
+) -> None:
+    """A WebSocket request in a run: connect, send its saved messages, wait for the replies,
+    run its post-response scripts with ``pigeon.ws``, close (``websocket_exchange.converse``),
+    all on the connection ``connect`` makes."""
+    from pigeon.websocket_exchange import converse
+
+    connection = _connection(ctx, chain, request, result)
+    link = connection.link
+    if link is None:
+        return
+    texts = [connection.message(m.body)[0] for m in request.websocket.messages]
+    short = await converse(link, texts, request.websocket.replies, connection.run_scripts)
+    await connection.finish()
+    result.error = result.error or short
 
 
 def _scopes(ctx: RunContext, chain: list[Folder], request: Request, reuse: bool = True) -> Scopes:
@@ -473,9 +605,14 @@ def _scopes(ctx: RunContext, chain: list[Folder], request: Request, reuse: bool 
 
 
 async def build(
-    ctx: RunContext, chain: list[Folder], request: Request, result: RequestResult
+    ctx: RunContext,
+    chain: list[Folder],
+    request: Request,
+    result: RequestResult,
+    progress: Progress | None = None,
 ) -> tuple[Request, Scopes]:
-    """Pre-request scripts, then render into ``result.rendered`` (left ``None`` on failure).
+    """Pre-request scripts, then render into ``result.rendered`` (left ``None`` on failure)
+    and its URL into ``progress.url``.
 
     Returns the request as the scripts left it and its scopes, for the post-response phase.
     ``pigeon render`` stops here; a send goes on.
@@ -508,6 +645,8 @@ async def build(
         return request, scopes
     result.rendered = rendered
     result.unresolved, result.warnings = rendered.unresolved, rendered.warnings
+    if progress is not None:
+        progress.url = rendered.url
     return request, scopes
 
 
@@ -552,26 +691,20 @@ def _heard(result: RequestResult, outcomes: list[ScriptOutcome], missed: int) ->
         )
 
 
-async def execute(
-    ctx: RunContext, chain: list[Folder], request: Request, progress: Progress | None = None
-) -> RequestResult:
-    """Scripts, render, send, scripts: never raises for what a request or script does.
-
-    ``progress`` is the send's live state: its ``sink``, if any, sees the body arrive."""
-    started = time.perf_counter()
-    result = RequestResult(request, list(chain))
+async def _http(
+    ctx: RunContext,
+    chain: list[Folder],
+    request: Request,
+    scopes: Scopes,
+    result: RequestResult,
+    progress: Progress | None,
+) -> None:
+    """An HTTP request: send (a ``[stream]`` watched event by event), then its
+    post-response scripts."""
+    rendered = result.rendered
+    assert rendered is not None
     per_event: EventScripts | None = None
     try:
-        request, scopes = await build(ctx, chain, request, result)
-        rendered = result.rendered
-        if rendered is None:
-            return result
-        if ctx.strict and rendered.unresolved:
-            result.strict_failure = True
-            return result
-        if request.is_websocket or rendered.url.lower().startswith(("ws://", "wss://")):
-            await _websocket(ctx, chain, request, scopes, result)
-            return result
         if request.stream.declared:
             progress, per_event = _watch_stream(ctx, chain, request, scopes, result, progress)
         hears = per_event is not None
@@ -589,7 +722,7 @@ async def execute(
                 exchange = await send_with_token(ctx.tokens(), ctx.environment, rendered, send)
             except TokenError as exc:
                 result.error = f"not sent: {exc}"
-                return result
+                return
         ran: list[ScriptOutcome] = []
         if per_event is not None:
             events, per_event = per_event, None
@@ -598,16 +731,20 @@ async def execute(
         result.exchange = exchange
         result.warnings = [*result.warnings, *exchange.warnings]
         if exchange.events is not None:
-            count = len(exchange.events)
+            kept = len(exchange.events)
+            sink = progress.sink if progress is not None else None
+            count = max(sink.events.total, kept) if sink is not None else kept
             said = f"stream: {count} event{'s' if count != 1 else ''} received"
+            if count > kept:
+                said += f" (the newest {kept} kept, {count - kept} dropped)"
             result.log.append(f"{said}, {exchange.stopped}" if exchange.stopped else said)
         if ctx.history is not None:  # before the scripts: a send is recorded whatever follows
             ctx.history.record(ctx.collection.root, exchange)
         if exchange.error:
             result.error = exchange.error
-            return result
+            return
         if ran:
-            return result  # the post-response scripts ran with each event
+            return  # the post-response scripts ran with each event
         if request.stream.declared:
             post = hears  # whether they may run was settled before the send
         else:
@@ -617,8 +754,46 @@ async def execute(
             result.log += outcome.output
             result.script_errors += outcome.errors
             result.assertion_failures += outcome.assertion_failures
-        return result
     finally:
         if per_event is not None:  # cancelled, or a failure before the send ended
             per_event.cancel()
+
+
+Exchanger = Callable[
+    [RunContext, list[Folder], Request, Scopes, RequestResult, "Progress | None"],
+    Awaitable[None],
+]
+
+# How a request goes out, by its kind (``model.Request.kind``): a new protocol is a row here.
+EXCHANGES: dict[str, Exchanger] = {"http": _http, "websocket": _websocket}
+
+
+def kind_of(request: Request, rendered: RenderedRequest) -> str:
+    """The request's kind, a ``ws://`` or ``wss://`` URL as rendered making a WebSocket."""
+    if rendered.url.lower().startswith(("ws://", "wss://")):
+        return "websocket"
+    return request.kind
+
+
+async def execute(
+    ctx: RunContext, chain: list[Folder], request: Request, progress: Progress | None = None
+) -> RequestResult:
+    """Scripts, render, send, scripts: never raises for what a request or script does.
+
+    ``progress`` is the send's live state: its ``url`` is set once rendered, its ``sink``,
+    if any, sees the body arrive. The send itself is the request kind's row of ``EXCHANGES``."""
+    started = time.perf_counter()
+    result = RequestResult(request, list(chain))
+    try:
+        request, scopes = await build(ctx, chain, request, result, progress)
+        rendered = result.rendered
+        if rendered is None:
+            return result
+        if ctx.strict and rendered.unresolved:
+            result.strict_failure = True
+            return result
+        exchange = EXCHANGES[kind_of(request, rendered)]
+        await exchange(ctx, chain, request, scopes, result, progress)
+        return result
+    finally:
         result.duration_ms = (time.perf_counter() - started) * 1000

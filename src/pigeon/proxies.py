@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import ssl
 from typing import Any
+from urllib.parse import urlsplit
 
-from pigeon.transport import TransportSpec
+from pigeon.transport import TransportSpec, host_of
 
 
 def _exclusion(entry: str) -> str:
@@ -44,3 +45,24 @@ def client_options(
     if mounts:
         options["mounts"] = mounts
     return options
+
+
+def proxy_for(spec: TransportSpec, url: str) -> str | None:
+    """The proxy a request to ``url`` goes through as its messages name it (``socks5://host:port``,
+    no credentials), or ``None``: none set, or ``no_proxy`` leaves the host out."""
+    if not spec.proxy:
+        return None
+    host = host_of(url)
+    for entry in spec.no_proxy:
+        name = entry.lstrip("*").lstrip(".")
+        if entry == "*" or host == name or ("." in name and host.endswith("." + name)):
+            return None
+    try:
+        parts = urlsplit(spec.proxy)
+        where = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return spec.proxy.split("@")[-1]
+    if ":" in where:
+        where = f"[{where}]"
+    return f"{parts.scheme.lower()}://{where}{port}"

@@ -9,7 +9,6 @@ job; what a value looks like in each place lives in ``values.py``.
 
 from __future__ import annotations
 
-import base64
 import json
 import mimetypes
 import re
@@ -20,10 +19,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from pigeon.auth_kinds import OAUTH2_TOKEN, AuthError, FlowAuth, kind_of
 from pigeon.errors import RenderError
 from pigeon.expand import MAX_DEPTH, Renderer
 from pigeon.files import read_capped
-from pigeon.model import Auth, Body, Collection, Folder, Header, OAuth2, Request, Settings
+from pigeon.model import Auth, Body, Collection, Folder, Header, Request, Settings
 from pigeon.scopes import Scopes
 from pigeon.template import Placeholder, parse
 from pigeon.transport import TransportSpec, transport_spec
@@ -51,20 +51,6 @@ class RenderResult:
     text: str
     unresolved: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class FlowAuth:
-    """Rendered ``digest`` or ``aws_sigv4`` credentials, applied by ``pigeon.auth_flows``."""
-
-    type: str
-    username: str = ""
-    password: str = field(default="", repr=False)
-    access_key: str = ""
-    secret_key: str = field(default="", repr=False)
-    session_token: str = field(default="", repr=False)
-    region: str = ""
-    service: str = ""
 
 
 @dataclass
@@ -365,71 +351,19 @@ def _add_query(url: str, pairs: list[tuple[str, str]]) -> str:
     return base + sep + encoded + hash_ + fragment
 
 
-def _auth_parts(
+def _apply_auth(
     auth: Auth | None, r: Renderer
-) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """Headers and query params an auth adds."""
-    if auth is None or auth.type == "none":
-        return [], []
-    if auth.type == "basic":
-        pair = f"{r.render_text(auth.username)}:{r.render_text(auth.password)}"
-        token = base64.b64encode(pair.encode("utf-8")).decode("ascii")
-        return [("Authorization", f"Basic {token}")], []
-    if auth.type == "bearer":
-        return [("Authorization", f"Bearer {r.render_text(auth.token)}")], []
-    if auth.type == "oauth2":
-        o = auth.oauth2
-        if auth.location == "query":
-            return [], [(r.render_text(o.query_name) or "access_token", OAUTH2_TOKEN)]
-        prefix = r.render_text(o.header_prefix).strip()
-        value = f"{prefix} {OAUTH2_TOKEN}" if prefix else OAUTH2_TOKEN
-        return [(r.render_text(o.header_name).strip() or "Authorization", value)], []
-    if auth.type == "api_key":
-        key, value = r.render_text(auth.key), r.render_text(auth.value)
-        if not key:
-            raise RenderError("api_key auth: the key name is empty")
-        if auth.location == "query":
-            return [], [(key, value)]
-        return [(key, value)], []
-    if auth.type in ("digest", "aws_sigv4"):
-        return [], []  # applied at send time: _flow_auth
-    raise RenderError(f"unknown auth type {auth.type!r}")
-
-
-# What a render shows where an OAuth 2.0 token goes: the token itself is fetched by the send.
-OAUTH2_TOKEN = "<oauth2-token>"
-
-
-def _oauth2(auth: Auth, r: Renderer) -> Auth:
-    """An ``oauth2`` auth with every field rendered, as the token fetch uses it: rendered here
-    so the trust gate sees a ``$env`` in a client secret as it sees one anywhere else."""
-    o = auth.oauth2
-    texts = {
-        name: r.render_text(getattr(o, name))
-        for name in OAuth2.__dataclass_fields__
-        if name not in ("grant", "client_auth", "params")
-    }
-    params = {r.render_text(k): r.render_text(v) for k, v in o.params.items()}
-    return Auth(
-        type="oauth2",
-        username=r.render_text(auth.username),
-        password=r.render_text(auth.password),
-        location=auth.location,
-        oauth2=OAuth2(grant=o.grant, client_auth=o.client_auth, params=params, **texts),
-    )
-
-
-def _flow_auth(auth: Auth | None, r: Renderer) -> FlowAuth | None:
-    if auth is None or auth.type not in ("digest", "aws_sigv4"):
-        return None
-    if auth.type == "digest":
-        return FlowAuth("digest", r.render_text(auth.username), r.render_text(auth.password))
-    names = ("access_key", "secret_key", "session_token", "region", "service")
-    values = {name: r.render_text(getattr(auth, name)).strip() for name in names}
-    for name in ("access_key", "secret_key", "region", "service"):
-        if not values[name]:
-            raise RenderError(f"aws_sigv4 auth: {name} is empty")
-    return FlowAuth("aws_sigv4", **values)
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]], FlowAuth | None]:
+    """The headers and query parameters an auth adds, and its credentials for a send-time
+    flow (``auth_kinds``: each kind's ``parts`` and ``flow``)."""
+    if auth is None:
+        return [], [], None
+    try:
+        kind = kind_of(auth)
+        headers, query = kind.parts(auth, r.render_text)
+        return headers, query, kind.flow(auth, r.render_text)
+    except AuthError as exc:
+        raise RenderError(str(exc)) from None
 
 
 def _form_data_quote(text: str) -> str:
@@ -499,8 +433,7 @@ def render_request(
 
     headers = _merge_headers([collection.headers, *(f.headers for f in chain), request.headers], r)
     auth = effective_auth(collection, chain, request)
-    auth_headers, auth_query = _auth_parts(auth, r)
-    flow_auth = _flow_auth(auth, r)
+    auth_headers, auth_query, flow_auth = _apply_auth(auth, r)
     for name, value in auth_headers:
         _set_header(headers, name, value)
 
@@ -572,7 +505,7 @@ def render_request(
         request_id=request.id,
         auth_headers=[name for name, _ in auth_headers],
         auth_query=[name for name, _ in auth_query],
-        oauth2=_oauth2(auth, r) if auth is not None and auth.type == "oauth2" else None,
+        oauth2=kind_of(auth).token_auth(auth, r.render_text) if auth is not None else None,
         flow_auth=flow_auth,
         transport=transport_spec(collection, scopes.environment, url, r),
         suggestions=suggestions,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -33,36 +34,76 @@ class _Stored:
         return self.line_text
 
 
-def _record(item: dict[str, Any]) -> ResultRecord:
-    details = item.get("script_error_details") or [{} for _ in item["script_errors"]]
-    tracebacks = item.get("assertion_tracebacks") or ["" for _ in item["assertion_failures"]]
+class _Tampered(ValueError):
+    """A report entry that is not what ``pigeon run`` writes: the file is named by the caller."""
+
+
+_STR, _INT, _NUM, _LIST = (str,), (int,), (int, float), (list,)
+_KIND_NAMES = {_STR: "text", _INT: "a whole number", _NUM: "a number", _LIST: "a list"}
+
+
+def _field(item: dict[str, Any], key: str, kinds: tuple[type, ...], *, null: bool = False) -> Any:
+    """``item[key]`` when it is one of ``kinds`` (or ``None`` where ``null``); else ``_Tampered``."""
+    if key not in item:
+        raise _Tampered(f"a request entry lacks {key!r}")
+    value = item[key]
+    if value is None and null:
+        return None
+    if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+        raise _Tampered(f"a request entry's {key!r} is not {_KIND_NAMES[kinds]}")
+    return value
+
+
+def _texts(item: dict[str, Any], key: str, *, default: list[str] | None = None) -> list[str]:
+    value = item.get(key, default) if default is not None else _field(item, key, _LIST)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _Tampered(f"a request entry's {key!r} is not a list of text")
+    return value
+
+
+def _optional(item: dict[str, Any], key: str) -> str | None:
+    """A key ``pigeon run`` added later: its text, or ``None``."""
+    value = item.get(key)
+    return value if isinstance(value, str) else None
+
+
+def _record(item: Any) -> ResultRecord:
+    """One request entry back as a result; ``_Tampered`` when it is not a report's."""
+    if not isinstance(item, dict):
+        raise _Tampered("a request entry is not an object")
+    script_errors = _texts(item, "script_errors")
+    failures = _texts(item, "assertion_failures")
+    details = item.get("script_error_details") or [{} for _ in script_errors]
+    if not isinstance(details, list) or not all(isinstance(d, dict) for d in details):
+        raise _Tampered("a request entry's 'script_error_details' is not a list of objects")
+    tracebacks = _texts(item, "assertion_tracebacks", default=["" for _ in failures])
+    duration = item.get("duration_ms", item.get("time_ms"))
     return ResultRecord(
-        id=item["id"],
-        name=item["name"],
-        folder=item.get("folder"),
-        method=item["method"],
-        url=item["url"],
-        status=item["status"],
-        reason=item.get("reason", ""),
-        elapsed_ms=item["time_ms"],
-        size=item["size"],
-        error_kind=item.get("error_kind"),
-        error=item["error"],
+        id=_field(item, "id", _STR),
+        name=_field(item, "name", _STR),
+        folder=_optional(item, "folder"),
+        method=_field(item, "method", _STR),
+        url=_field(item, "url", _STR, null=True),
+        status=_field(item, "status", _INT, null=True),
+        reason=_optional(item, "reason") or "",
+        elapsed_ms=_field(item, "time_ms", _NUM, null=True),
+        size=_field(item, "size", _INT, null=True),
+        error_kind=_optional(item, "error_kind"),
+        error=_field(item, "error", _STR, null=True),
         script_errors=tuple(
-            _Stored(text, d.get("traceback", ""), d.get("type", "Error"))
-            for text, d in zip(item["script_errors"], details, strict=False)
+            _Stored(text, str(d.get("traceback", "")), str(d.get("type", "Error")))
+            for text, d in zip(script_errors, details, strict=False)
         ),
         assertion_failures=tuple(
-            _Stored(text, tb)
-            for text, tb in zip(item["assertion_failures"], tracebacks, strict=False)
+            _Stored(text, tb) for text, tb in zip(failures, tracebacks, strict=False)
         ),
-        log=tuple(item["log"]),
-        unresolved=tuple(item["unresolved"]),
-        warnings=tuple(item["warnings"]),
+        log=tuple(_texts(item, "log")),
+        unresolved=tuple(_texts(item, "unresolved")),
+        warnings=tuple(_texts(item, "warnings")),
         strict_failure=bool(item.get("strict_failure", False)),
-        scripts_skipped=tuple(item["scripts_skipped"]),
-        duration_ms=float(item.get("duration_ms", item["time_ms"] or 0.0)),
-        seq=int(item.get("seq", 0)),
+        scripts_skipped=tuple(_texts(item, "scripts_skipped")),
+        duration_ms=float(duration) if isinstance(duration, int | float) else 0.0,
+        seq=_field(item, "seq", _INT) if "seq" in item else 0,
         frames=_frames(item.get("frames")),
     )
 
@@ -70,7 +111,10 @@ def _record(item: dict[str, Any]) -> ResultRecord:
 def _frames(value: Any) -> tuple[int, int] | None:
     if not isinstance(value, dict):
         return None
-    return int(value.get("sent", 0)), int(value.get("received", 0))
+    sent, received = value.get("sent", 0), value.get("received", 0)
+    if not isinstance(sent, int) or not isinstance(received, int):
+        raise _Tampered("a request entry's 'frames' are not whole numbers")
+    return sent, received
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -82,7 +126,20 @@ def _read(path: Path) -> dict[str, Any]:
         raise UsageError(f"{path}: not a JSON report ({exc})") from exc
     if not isinstance(data, dict) or data.get("schema") != 1 or "requests" not in data:
         raise UsageError(f"{path}: not a pigeon run JSON report (schema 1)")
+    if not isinstance(data.get("collection"), str) or not isinstance(data["requests"], list):
+        raise UsageError(f"{path}: not a pigeon run JSON report (no collection or requests)")
+    totals = data.get("totals", {})
+    if not isinstance(totals, dict) or not isinstance(totals.get("time_ms", 0.0), int | float):
+        raise UsageError(f"{path}: not a pigeon run JSON report (its totals are not numbers)")
     return data
+
+
+def _records(path: Path, report: dict[str, Any]) -> list[ResultRecord]:
+    """A report's requests as results; a tampered entry is one line naming the file."""
+    try:
+        return [_record(item) for item in report["requests"]]
+    except _Tampered as exc:
+        raise UsageError(f"{path}: {exc}") from None
 
 
 def merge(paths: list[Path]) -> RunSummary:
@@ -95,19 +152,29 @@ def merge(paths: list[Path]) -> RunSummary:
         raise UsageError(
             f"report merge: reports of different collections ({', '.join(sorted(names))})"
         )
-    try:
-        records = [_record(item) for r in reports for item in r["requests"]]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise UsageError(f"report merge: a request entry lacks {exc}") from exc
+    records = [record for p, r in zip(paths, reports, strict=True) for record in _records(p, r)]
     seqs = [r.seq for r in records]
     if len(set(seqs)) != len(seqs):
         raise UsageError("report merge: two reports hold the same request (the same shard twice?)")
     records.sort(key=lambda r: r.seq)
     totals = [r.get("totals", {}) for r in reports]
-    return RunSummary(
+    summary = RunSummary(
         Collection(names.pop(), Path(".")),
         records,
         duration_ms=sum(float(t.get("time_ms", 0.0)) for t in totals),
         bailed=any(t.get("bailed") for t in totals),
         interrupted=any(t.get("interrupted") for t in totals),
     )
+    starts = [s for s in map(_started_at, reports) if s is not None]
+    if starts:
+        summary.started_at = min(starts)  # the first shard's start
+    return summary
+
+
+def _started_at(report: dict[str, Any]) -> datetime | None:
+    """When a shard's run started (reports written before ``started_at`` have none)."""
+    try:
+        start = datetime.fromisoformat(report["started_at"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return start if start.tzinfo is not None else start.replace(tzinfo=timezone.utc)

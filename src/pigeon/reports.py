@@ -3,7 +3,7 @@ atomically (a reader never sees half a report).
 
 JSON (``schema`` 1)::
 
-    {"schema": 1, "collection": NAME, "finished_at": ISO-8601 UTC,
+    {"schema": 1, "collection": NAME, "started_at": ISO-8601 UTC, "finished_at": ISO-8601 UTC,
      "totals": {"requests", "passed", "failed", "skipped", "assertion_failures", "time_ms",
                 "bailed", "interrupted", "exit_code"},
      "requests": [{"id": "users/create-user", "name", "method", "url" (as sent, or null when
@@ -62,6 +62,7 @@ class Summary(Protocol):
     duration_ms: float
     bailed: bool
     interrupted: bool
+    started_at: datetime  # when the run started (UTC)
 
     @property
     def passed(self) -> int: ...
@@ -185,6 +186,7 @@ def _json_head(summary: Summary) -> dict[str, Any]:
     return {
         "schema": 1,
         "collection": summary.collection.name,
+        "started_at": summary.started_at.isoformat(timespec="seconds"),
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "totals": {
             "requests": len(summary.results),
@@ -280,7 +282,7 @@ def _suites(summary: Summary) -> tuple[ET.Element, ET.Element]:
         errors=counts["errors"],
         skipped=str(summary.skipped),
         time=counts["time"],
-        timestamp=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"),
+        timestamp=summary.started_at.strftime("%Y-%m-%dT%H:%M:%S"),  # JUnit: the start
     )
     return root, suite
 

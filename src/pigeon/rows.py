@@ -10,17 +10,15 @@ value is checked like a ``--var``; a bad cell names its file, line and column.
 from __future__ import annotations
 
 import csv
-import io
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from pigeon.errors import UsageError
-from pigeon.files import read_capped
 from pigeon.values import check_name, check_value
 
-MAX_DATA_BYTES = 50_000_000  # a data file is read whole: this bounds what it may cost
+MAX_DATA_BYTES = 50_000_000  # a .json file (or one line of JSON Lines) is read whole: its bound
 KINDS = ("string", "number", "int", "float", "bool", "json")
 _TRUE, _FALSE = {"true", "yes", "1", "on"}, {"false", "no", "0", "off", ""}
 
@@ -75,27 +73,55 @@ def convert(text: str, kind: str) -> Any:
 
 
 def read_rows(path: Path, types: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-    """The rows of a ``.csv``, ``.json`` (an array of objects) or ``.jsonl`` file."""
-    try:
-        raw = read_capped(path, MAX_DATA_BYTES)
-    except OSError as exc:
-        raise DataError(f"--data {path}: {exc.strerror or exc}") from exc
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DataError(f"--data {path}: not UTF-8 (byte {exc.start})") from exc
-    suffix = path.suffix.lower()
-    if suffix == ".csv":
-        rows = _csv_rows(path, text, dict(types or {}))
-    elif suffix == ".json":
-        rows = _json_rows(path, text)
-    elif suffix in (".jsonl", ".ndjson"):
-        rows = _jsonl_rows(path, text)
-    else:
-        raise DataError(f"--data {path}: expected a .csv, .json or .jsonl file")
+    """The rows of a ``.csv``, ``.json`` (an array of objects) or ``.jsonl`` file, all held."""
+    rows = list(iter_rows(path, types))
     if not rows:
         raise DataError(f"--data {path}: no rows")
     return rows
+
+
+def iter_rows(path: Path, types: Mapping[str, str] | None = None) -> Iterator[dict[str, Any]]:
+    """The rows one at a time, read as they are asked for: a CSV or JSON Lines file of any
+    length costs one row's memory (a ``.json`` array is parsed whole, within
+    ``MAX_DATA_BYTES``). ``DataError`` names the file and line of the first bad one."""
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".json", ".jsonl", ".ndjson"):
+        raise DataError(f"--data {path}: expected a .csv, .json or .jsonl file")
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            if suffix == ".csv":
+                yield from _csv_rows(path, fh, dict(types or {}))
+            elif suffix == ".json":
+                yield from _json_rows(path, fh.read(MAX_DATA_BYTES + 1))
+            else:
+                yield from _jsonl_rows(path, fh)
+    except OSError as exc:
+        raise DataError(f"--data {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise DataError(f"--data {path}: not UTF-8") from exc
+
+
+class DataRows:
+    """A data file's rows as ``(label, variables)`` iterations, read afresh each time they are
+    iterated (checked whole once, up front, by ``check``): none is held."""
+
+    def __init__(self, path: Path, types: Mapping[str, str] | None = None) -> None:
+        self.path, self.types = path, dict(types or {})
+        self.count = 0
+
+    def check(self) -> DataRows:
+        """Read every row once: a bad one is bad usage before anything is sent."""
+        self.count = sum(1 for _ in iter_rows(self.path, self.types))
+        if not self.count:
+            raise DataError(f"--data {self.path}: no rows")
+        return self
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        for n, row in enumerate(iter_rows(self.path, self.types), 1):
+            yield f"row {n}", row
 
 
 def _checked(path: Path, where: str, row: Mapping[str, Any]) -> dict[str, Any]:
@@ -109,12 +135,12 @@ def _checked(path: Path, where: str, row: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _csv_rows(path: Path, text: str, types: dict[str, str]) -> list[dict[str, Any]]:
-    reader = csv.reader(io.StringIO(text, newline=""))
+def _csv_rows(path: Path, lines: Iterable[str], types: dict[str, str]) -> Iterator[dict[str, Any]]:
+    reader = csv.reader(lines)
     try:
         header = next(reader)
     except StopIteration:
-        return []
+        return
     except csv.Error as exc:
         raise DataError(f"--data {path}:1: {exc}") from exc
     columns: list[tuple[str, str]] = []
@@ -128,7 +154,6 @@ def _csv_rows(path: Path, text: str, types: dict[str, str]) -> list[dict[str, An
     names = [name for name, _ in columns]
     if len(set(names)) != len(names):
         raise DataError(f"--data {path}:1: a column name is repeated")
-    rows = []
     try:
         for cells in reader:
             line = reader.line_num
@@ -144,13 +169,14 @@ def _csv_rows(path: Path, text: str, types: dict[str, str]) -> list[dict[str, An
                     row[name] = convert(cell, kind)
                 except ValueError as exc:
                     raise DataError(f"--data {path}:{line}:{number + 1}: {name}: {exc}") from exc
-            rows.append(_checked(path, str(line), row))
+            yield _checked(path, str(line), row)
     except csv.Error as exc:
         raise DataError(f"--data {path}:{reader.line_num}: {exc}") from exc
-    return rows
 
 
 def _json_rows(path: Path, text: str) -> list[dict[str, Any]]:
+    if len(text) > MAX_DATA_BYTES:
+        raise DataError(f"--data {path}: a .json file is read whole: over {MAX_DATA_BYTES} bytes")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -162,9 +188,12 @@ def _json_rows(path: Path, text: str) -> list[dict[str, Any]]:
     return [_checked(path, f"row {n}", row) for n, row in enumerate(data, 1)]
 
 
-def _jsonl_rows(path: Path, text: str) -> list[dict[str, Any]]:
-    rows = []
-    for line_no, line in enumerate(text.splitlines(), 1):
+def _jsonl_rows(path: Path, fh: TextIO) -> Iterator[dict[str, Any]]:
+    line_no = 0
+    while line := fh.readline(MAX_DATA_BYTES + 1):
+        line_no += 1
+        if len(line) > MAX_DATA_BYTES:
+            raise DataError(f"--data {path}:{line_no}: a line over {MAX_DATA_BYTES} characters")
         if not line.strip():
             continue
         try:
@@ -175,5 +204,4 @@ def _jsonl_rows(path: Path, text: str) -> list[dict[str, Any]]:
             raise DataError(f"--data {path}:{line_no}: nested too deeply") from exc
         if not isinstance(row, dict):
             raise DataError(f"--data {path}:{line_no}: expected an object")
-        rows.append(_checked(path, str(line_no), row))
-    return rows
+        yield _checked(path, str(line_no), row)

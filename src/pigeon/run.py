@@ -11,9 +11,11 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import difflib
+import heapq
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 from pigeon.errors import (
@@ -66,6 +68,7 @@ class RunSummary:
     duration_ms: float = 0.0
     bailed: bool = False
     interrupted: bool = False
+    started_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
 
     def __repr__(self) -> str:
         return f"<RunSummary {len(self.results)} results, {self.duration_ms:.0f} ms>"
@@ -97,7 +100,10 @@ class RunSummary:
 def select(
     collection: Collection, selection: list[str] | None
 ) -> list[tuple[list[Folder], Request]]:
-    """The requests a run sends, in collection order; names are requests or folders.
+    """The requests a run sends; names are requests or folders. With no names, the whole
+    collection in collection order; with names, in the order they are given (a folder's
+    requests in collection order), a request named twice (or inside a folder named too)
+    sent once, at its first place.
 
     Only the folders on the way to a selected name are visited, so sending one folder of a
     big collection does not walk all of it.
@@ -105,24 +111,27 @@ def select(
     if not selection:
         return collection.walk()
     wanted = {normalize_ref(name): name for name in selection}
+    rank = {key: n for n, key in enumerate(wanted)}  # the place each name was first given
     found: set[str] = set()
-    out: list[tuple[list[Folder], Request]] = []
+    out: list[tuple[int, list[Folder], Request]] = []
 
-    def visit(items: list[Folder | Request], chain: list[Folder], whole: bool) -> None:
+    def first(*places: int | None) -> int | None:
+        return min((p for p in places if p is not None), default=None)
+
+    def visit(items: list[Folder | Request], chain: list[Folder], within: int | None) -> None:
         for item in items:
-            if isinstance(item, Folder):
-                hit = item.id in wanted
-                if hit:
-                    found.add(item.id)
-                if whole or hit or any(k.startswith(item.id + "/") for k in wanted):
-                    visit(item.items, [*chain, item], whole or hit)
-            elif item.id in wanted:
+            here = rank.get(item.id)
+            if here is not None:
                 found.add(item.id)
-                out.append((chain, item))
-            elif whole:
-                out.append((chain, item))
+            place = first(within, here)
+            if isinstance(item, Folder):
+                if place is not None or any(k.startswith(item.id + "/") for k in wanted):
+                    visit(item.items, [*chain, item], place)
+            elif place is not None:
+                out.append((place, chain, item))
 
-    visit(collection.items, [], False)
+    visit(collection.items, [], None)
+    out.sort(key=lambda entry: entry[0])  # stable: collection order under each name
     for key, name in wanted.items():
         if key not in found:
             everything = collection.walk()
@@ -130,7 +139,7 @@ def select(
             close = difflib.get_close_matches(key, sorted(ids), n=3)
             hint = f" (did you mean: {', '.join(close)}?)" if close else ""
             raise UsageError(f"no request or folder {name!r} in {collection.root}{hint}")
-    return out
+    return [(chain, request) for _, chain, request in out]
 
 
 def check_broken(
@@ -187,12 +196,19 @@ def shard(
     shards together hold every selected request exactly once, in collection order."""
     if not 1 <= index <= count:
         raise UsageError(f"--shard {index}/{count}: expected K/N with 1 <= K <= N")
-    load = [0] * count
+    # The work is the units', whatever ``count`` is: a shard no unit has reached yet has the
+    # least load (a unit holds a request at least), so the next unit goes to the lowest of
+    # them while any is left; after that, the least loaded comes off a heap.
+    loads: list[tuple[int, int]] = []  # (load, shard) of the shards that hold a unit
+    fresh = 0  # the shards from here on hold nothing yet
     mine: list[int] = []
     units = folders(selected)
     for n in sorted(range(len(units)), key=lambda n: -len(units[n])):  # stable: ties in order
-        target = min(range(count), key=lambda k: (load[k], k))
-        load[target] += len(units[n])
+        if fresh < count:
+            load, target, fresh = 0, fresh, fresh + 1
+        else:
+            load, target = heapq.heappop(loads)
+        heapq.heappush(loads, (load + len(units[n]), target))
         if target == index - 1:
             mine.append(n)
     return [item for n in sorted(mine) for item in units[n]]
@@ -217,7 +233,7 @@ async def run_collection(
     bail: bool = False,
     on_result: Callable[[ResultRecord], None] | None = None,
     requests: list[tuple[list[Folder], Request]] | None = None,
-    iterations: Sequence[tuple[str, Mapping[str, Any]]] | None = None,
+    iterations: Iterable[tuple[str, Mapping[str, Any]]] | None = None,
     positions: Mapping[int, int] | None = None,
     lanes: Sequence[RunContext] = (),
 ) -> RunSummary:
@@ -241,11 +257,12 @@ async def run_collection(
         if strict is not None:
             c.strict = strict
     chosen = requests if requests is not None else select(ctx.collection, selection)
-    rounds = list(iterations) if iterations else [("", {})]
+    # Iterated once, as the run goes: a data file's rows are read as they are reached.
+    rounds: Iterable[tuple[str, Mapping[str, Any]]] = iterations or [("", {})]
     base_vars = dict(ctx.cli_vars)
     total = len(positions) if positions is not None else len(chosen)
     order = positions if positions is not None else {id(r): n for n, (_, r) in enumerate(chosen)}
-    summary = RunSummary(ctx.collection)
+    summary = RunSummary(ctx.collection)  # its started_at: now, as the run starts
     started = time.perf_counter()
 
     async def one(

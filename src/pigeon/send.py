@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import http.cookiejar
 import os
 import socket
 import ssl
@@ -37,7 +36,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from pigeon import __version__
+from pigeon import __version__, cookies
 from pigeon.auth_flows import flow_for
 from pigeon.exchange import (  # noqa: F401  (send is where callers have always found them)
     STATUS_CLASSES,
@@ -47,7 +46,7 @@ from pigeon.exchange import (  # noqa: F401  (send is where callers have always 
     Timings,
     status_class,
 )
-from pigeon.proxies import client_options
+from pigeon.proxies import client_options, proxy_for
 from pigeon.redirects import RedirectCredentials
 from pigeon.render import RenderedRequest, control_character
 from pigeon.tls import TLSSetupError, ssl_context
@@ -271,6 +270,11 @@ class _Attempt:
         """Record a response; the redirect to follow, ``None`` when this is the final one."""
         self.response = response
         self.progress.status = response.status_code
+        for name in cookies.refused(response.request.extensions):
+            self.warnings.append(
+                f"cookie {name!r} from {_hostname(str(response.url))} not kept: "
+                "a cookie is printable ASCII, without ;"
+            )
         next_request = response.next_request
         if not self.rendered.settings.follow_redirects or next_request is None:
             return None
@@ -440,7 +444,7 @@ class HttpSession:
     ) -> None:
         self.max_body_in_memory = max_body_in_memory
         self.max_redirects = max_redirects
-        self.cookie_jar = http.cookiejar.CookieJar()
+        self.cookie_jar = cookies.new_jar()
         self._options: dict[str, Any] = {
             "http2": http2,
             "trust_env": trust_env,
@@ -647,8 +651,10 @@ class HttpSession:
         except httpx.HTTPError as exc:
             kind, message = _describe(exc, attempt)
             attempt.fail(kind, message)
-        except OSError as exc:
-            attempt.fail("other", f"{exc.strerror or exc}")
+        except Exception as exc:
+            if not _describable(exc):
+                raise
+            attempt.fail(*_describe_os(exc, attempt))
 
 
 def _stop_reading(attempt: _Attempt, task: asyncio.Task[Any]) -> None:
@@ -711,26 +717,33 @@ def _describe(exc: httpx.HTTPError, attempt: _Attempt) -> tuple[ErrorKind, str]:
         return "timeout", _timed_out(attempt)
 
     if isinstance(exc, httpx.ConnectError | httpx.ProxyError):
+        proxy = proxy_for(attempt.rendered.transport, url)
         for cause in _causes(exc):
             if isinstance(cause, ssl.SSLCertVerificationError):
                 reason = cause.verify_message or str(cause)
-                return "tls", f"TLS verification failed: {reason}"
+                return "tls", _tls_unverified(url, reason)
             if isinstance(cause, ssl.SSLError):
                 reason = cause.reason or str(cause)
-                return "tls", f"TLS handshake failed: {reason}"
+                return "tls", f"TLS handshake with {_hostname(url)} failed: {reason}"
+            if isinstance(cause, socket.gaierror | ConnectionRefusedError) and proxy:
+                return _unreachable_proxy(cause, proxy)
             if isinstance(cause, socket.gaierror):
                 return "dns", f"DNS lookup failed for host {_hostname(url)}"
             if isinstance(cause, ConnectionRefusedError):
                 return "connect", f"Connection refused: {_host_port(url)}"
         text = str(exc)
         if "CERTIFICATE_VERIFY_FAILED" in text:
-            return "tls", f"TLS verification failed: {text}"
+            return "tls", _tls_unverified(url, text)
         if "Name or service not known" in text or "nodename nor servname" in text:
             return "dns", f"DNS lookup failed for host {_hostname(url)}"
         if "refused" in text.lower():
+            if proxy:
+                return "connect", f"Connection refused by the proxy {proxy}"
             return "connect", f"Connection refused: {_host_port(url)}"
-        prefix = "Proxy error" if isinstance(exc, httpx.ProxyError) else "Could not connect to"
-        return "connect", f"{prefix} {_host_port(url)}: {text or type(exc).__name__}"
+        if isinstance(exc, httpx.ProxyError):
+            where = f"The proxy {proxy}" if proxy else "The proxy"
+            return "connect", f"{where} did not take the request for {_host_port(url)}: {text}"
+        return "connect", f"Could not connect to {_host_port(url)}: {text or type(exc).__name__}"
 
     if isinstance(exc, httpx.TooManyRedirects):  # redirects are followed here, not by httpx
         return "redirects", f"Too many redirects: {exc}"
@@ -760,3 +773,48 @@ def _describe(exc: httpx.HTTPError, attempt: _Attempt) -> tuple[ErrorKind, str]:
         return "invalid", f"Invalid URL: {exc}"
 
     return "other", f"{type(exc).__name__}: {exc}"
+
+
+def _tls_unverified(url: str, reason: str) -> str:
+    return (
+        f"TLS verification failed for {_hostname(url)}: {reason} (a private CA: name it in "
+        "ca_bundle; or verify_tls = false)"
+    )
+
+
+def _unreachable_proxy(cause: BaseException, proxy: str) -> tuple[ErrorKind, str]:
+    """The connection to the proxy itself failed: its name or its port."""
+    if isinstance(cause, socket.gaierror):
+        return "dns", f"DNS lookup failed for the proxy {proxy}"
+    return "connect", f"Connection refused by the proxy {proxy}: check its address in proxy"
+
+
+def _describe_os(exc: Exception, attempt: _Attempt) -> tuple[ErrorKind, str]:
+    """One line for a failure outside httpx's own errors: a socket's, or a SOCKS proxy's
+    (python-socks raises its own, around the socket error that caused them)."""
+    url = str(attempt.request.url) if attempt.request is not None else attempt.rendered.url
+    proxy = proxy_for(attempt.rendered.transport, url)
+    socks = type(exc).__module__.startswith("python_socks")
+    if socks:
+        for cause in _causes(exc):
+            if cause is not exc and isinstance(cause, socket.gaierror | ConnectionRefusedError):
+                return _unreachable_proxy(cause, proxy or "")
+        if isinstance(exc, TimeoutError):
+            return "timeout", f"The proxy {proxy} did not answer in time"
+        reason = str(exc.args[0] if exc.args else exc) or type(exc).__name__
+        return "connect", f"The proxy {proxy} could not reach {_host_port(url)}: {reason}"
+    if isinstance(exc, socket.gaierror):
+        if proxy and proxy.startswith("socks5://"):
+            return "dns", (
+                f"DNS lookup failed for host {_hostname(url)} (looked up here, not by the "
+                "proxy: socks5h:// has the proxy look names up)"
+            )
+        return "dns", f"DNS lookup failed for host {_hostname(url)}"
+    if isinstance(exc, OSError):
+        return "other", f"{exc.strerror or exc}"
+    return "other", f"{type(exc).__name__}: {exc}"
+
+
+def _describable(exc: Exception) -> bool:
+    """Whether ``_describe_os`` says what ``exc`` means (else it is a defect, said as one)."""
+    return isinstance(exc, OSError) or type(exc).__module__.startswith("python_socks")

@@ -36,7 +36,9 @@ from pigeon.send import (
     _REDIRECT_BODY_LIMIT,
     HttpSession,
     _Attempt,
+    _describable,
     _describe,
+    _describe_os,
     _timed_out,
 )
 
@@ -59,7 +61,7 @@ class _TimeLeft(dict):  # type: ignore[type-arg]
 
 
 class _Job:
-    __slots__ = ("attempt", "loop", "future", "finished", "cancelled", "expired", "stopped")
+    __slots__ = ("attempt", "loop", "future", "finished", "cancelled", "expired", "cut", "stopped")
 
     def __init__(
         self, attempt: _Attempt, loop: asyncio.AbstractEventLoop, future: asyncio.Future[None]
@@ -70,6 +72,7 @@ class _Job:
         self.finished = threading.Event()
         self.cancelled = False
         self.expired: str | None = None  # the stage the deadline fell in
+        self.cut = False  # the deadline fell while the body was being read
         self.stopped = False  # a stream's stop shut the sockets
 
 
@@ -139,6 +142,7 @@ class ThreadedSession(HttpSession):
     def _expire(self, job: _Job) -> None:
         if not job.finished.is_set():
             job.expired = job.attempt.stage  # before the shut socket moves the send on
+            job.cut = job.attempt.reading  # the body was still arriving
             self._shut_sockets()
 
     def _stop(self, job: _Job) -> None:
@@ -176,7 +180,11 @@ class ThreadedSession(HttpSession):
             attempt.stopped_early()  # the shut socket's error is no error
         if attempt.sink is not None:
             attempt.sink.on_stop = None
-        if job.expired is not None and attempt.error is not None:
+        stopped = attempt.sink is not None and attempt.sink.stop_reason is not None
+        cut = job.cut and not stopped
+        if job.expired is not None and (attempt.error is not None or cut):
+            # An error is the shut socket's; no error is the shut socket read as the end of
+            # a body that ends when its connection closes: either way the deadline cut it.
             attempt.stage = job.expired  # not what the shut socket made it say
             attempt.fail("timeout", _timed_out(attempt))
         attempt.t_end = time.perf_counter()
@@ -209,8 +217,10 @@ class ThreadedSession(HttpSession):
             self._exchange_sync(attempt, client, request)
         except httpx.HTTPError as exc:
             attempt.fail(*_describe(exc, attempt))
-        except OSError as exc:
-            attempt.fail("other", f"{exc.strerror or exc}")
+        except Exception as exc:
+            if not _describable(exc):
+                raise
+            attempt.fail(*_describe_os(exc, attempt))
 
     def _exchange_sync(
         self,

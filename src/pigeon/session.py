@@ -1,6 +1,8 @@
 """What one opened collection holds for the life of the app (DESIGN §1, §9), and what it does:
-send through the pipeline, record history, trust. No Textual here, so it is the core's one
-front-end-neutral "open collection" object.
+render, send and connect through the pipeline, record history, trust. No Textual here, so it
+is the core's one front-end-neutral "open collection" object, and the app's only door to how a
+request goes out (the app imports none of ``render``, ``pipeline``, ``send``, ``scripts``,
+``trust`` or ``websocket``: ``tests/test_layers.py``).
 
 The collection, the chosen environment, the runtime variables scripts set, the overrides that
 sit at the highest scope (the demo's echo server URL), the user's config, the shared HTTP
@@ -22,14 +24,19 @@ from typing import TYPE_CHECKING, Any
 
 import pigeon
 from pigeon.config import AppConfig
-from pigeon.model import Collection, Folder, Request
+from pigeon.model import Auth, Collection, Folder, Request
 from pigeon.scopes import RuntimeVars, Scopes, build_scopes
 
 if TYPE_CHECKING:
     import http.cookiejar  # the jar is made by the send, on first use
+    from collections.abc import Callable
 
     from pigeon.exchange import Exchange, Progress  # the renderer loads after the first screen
+    from pigeon.gql.introspect import Fetched
     from pigeon.oauth2 import Person, Tokens
+    from pigeon.pipeline import Connection as Connection  # the app's type for a connection
+    from pigeon.pipeline import RunContext
+    from pigeon.render import RenderedRequest
     from pigeon.scripts.process import ScriptWorker
     from pigeon.send import HttpSession
     from pigeon.trust import Need
@@ -86,6 +93,17 @@ class DemoEcho:
         sock, self._socket = self._socket, None
         if sock is not None:
             sock.close()
+
+
+@dataclass
+class Preview:
+    """A request as the editor's live line shows it: the URL rendered, the names left
+    unresolved, the warnings, or why it does not render (``error``)."""
+
+    url: str
+    unresolved: list[str]
+    warnings: list[str]
+    error: str | None = None
 
 
 @dataclass
@@ -225,6 +243,36 @@ class Session:
             gate=gate,
         )
 
+    # -- rendering ----------------------------------------------------------------------------
+
+    def render(self, request: Request, leaving: bool = False) -> RenderedRequest:
+        """``request`` as it goes out, with this session's scopes (``RenderError`` when it
+        cannot). ``leaving``: it leaves the app (a copied curl command, a token fetch), so an
+        untrusted collection renders it behind the trust gate, as a send does."""
+        from pigeon.render import render_request
+
+        chain = self.chain_of(request)
+        scopes = self.scopes_for_chain(chain, request, leaving)
+        return render_request(self.collection, chain, request, scopes)
+
+    def preview(self, request: Request) -> Preview:
+        """The live preview: never raises (a half-typed edit must not crash the editor)."""
+        from pigeon.errors import RenderError
+
+        try:
+            rendered = self.render(request)
+        except RenderError as exc:
+            return Preview("", [], [], str(exc))
+        except Exception as exc:
+            return Preview("", [], [], f"{type(exc).__name__}: {exc}")
+        return Preview(rendered.url, rendered.unresolved, rendered.warnings)
+
+    def auth_of(self, request: Request) -> Auth | None:
+        """The auth ``request`` is sent with: its own, else its folders', else the collection's."""
+        from pigeon.render import effective_auth
+
+        return effective_auth(self.collection, self.chain_of(request), request)
+
     # -- edits --------------------------------------------------------------------------------
 
     def commit_request(self, edited: Request, force: bool = False) -> Request:
@@ -270,6 +318,13 @@ class Session:
             self.collection.walk() if request is None else [(self.chain_of(request), request)]
         )
         return needs(self.collection, selection, self.environment, cli_vars=self.overrides)
+
+    def trust_wants(self) -> list[str]:
+        """What trusting the whole collection allows, one line per kind, as the trust prompt
+        lists it. Blocking (it renders every request): call it in a thread."""
+        from pigeon.trust import summary
+
+        return summary(self.needs())
 
     def http_session(self) -> HttpSession:
         """The collection's shared HTTP session (connections, cookies), made on first use with
@@ -333,26 +388,34 @@ class Session:
         if self.scripts is not None:
             self.scripts.kill()
 
-    async def send(
-        self, request: Request, trusted: bool, progress: Progress | None = None
-    ) -> SendOutcome:
-        """Send through ``pigeon.pipeline.execute``, the pipeline ``pigeon run`` uses, with this
-        session's environment, runtime variables, overrides and HTTP session; script output
-        goes to the log. ``progress`` (and its sink) watch the send as it goes."""
-        from pigeon.pipeline import RunContext, execute
+    def run_context(self, trusted: bool, allow_scripts: bool = True) -> RunContext:
+        """The pipeline's context for one send from the app: this session's environment,
+        runtime variables, overrides, HTTP session, script worker and OAuth 2.0 tokens."""
+        from pigeon.pipeline import RunContext
 
-        if self.jar_environment != self.environment:
-            await asyncio.to_thread(self.cookie_jar)
-        ctx = RunContext(
+        return RunContext(
             collection=self.collection,
             environment=self.environment,
             runtime=self.runtime,
             cli_vars=self.overrides,
             http=self.http_session(),
             trusted=trusted,
-            scripts=self.script_worker(),
+            allow_scripts=allow_scripts,
+            scripts=self.script_worker() if allow_scripts else None,
             oauth2=self.oauth2_tokens(),
         )
+
+    async def send(
+        self, request: Request, trusted: bool, progress: Progress | None = None
+    ) -> SendOutcome:
+        """Send through ``pigeon.pipeline.execute``, the pipeline ``pigeon run`` uses, with this
+        session's environment, runtime variables, overrides and HTTP session; script output
+        goes to the log. ``progress`` (and its sink) watch the send as it goes."""
+        from pigeon.pipeline import execute
+
+        if self.jar_environment != self.environment:
+            await asyncio.to_thread(self.cookie_jar)
+        ctx = self.run_context(trusted)
         result = await execute(ctx, self.chain_of(request), request, progress)
         await self.save_cookies()
         source = request.id or request.name
@@ -365,6 +428,65 @@ class Session:
         if result.exchange is None and result.error:
             outcome.error = result.error[:1].upper() + result.error[1:]
         return outcome
+
+    async def connect(
+        self,
+        request: Request,
+        trusted: bool,
+        on_change: Callable[[], None] | None = None,
+    ) -> Connection:
+        """A WebSocket connection through ``pigeon.pipeline.connect``, the way ``pigeon run``
+        connects: scopes, pre-request scripts, the trust gate, render, then the link (not yet
+        run: the caller runs ``link.run()``). ``on_change`` hears every change of the link.
+        Its ``finish()``, once the link is done, runs what post-response scripts have not
+        run and records the connection in the history; script output goes to the log."""
+        from pigeon.pipeline import RunHistory, connect
+
+        ctx = self.run_context(trusted)
+        ctx.history = RunHistory(
+            secrets=list(self.collection.dotenv.values()),
+            keep=self.config.history_keep if self.config.history_keep >= 0 else None,
+            max_age_days=self.config.history_max_age_days,
+            warn=lambda problem: self.add_log("history", problem, error=True),
+        )
+        source = request.id or request.name
+        connection = await connect(ctx, self.chain_of(request), request, on_change)
+        connection.log = lambda line, error: self.add_log(source, line, error)
+        connection.flush_log()
+        return connection
+
+    async def fetch_schema(self, request: Request) -> Fetched:
+        """Fetch and cache the GraphQL schema of the endpoint ``request`` goes to, through the
+        pipeline (trust gate, no scripts, no history); ``SchemaError`` says why not."""
+        from pigeon.gql.introspect import fetch_schema
+
+        ctx = self.run_context(self.is_trusted(), allow_scripts=False)
+        return await fetch_schema(ctx, self.chain_of(request), request)
+
+    def resumed(self, request: Request, last_id: str, retry_ms: int | None = None) -> float:
+        """Make ``request`` resume a stream after event ``last_id`` (``Last-Event-ID``);
+        the seconds to wait first (``pigeon.stream.resumed``)."""
+        from pigeon.stream import resumed
+
+        return resumed(request, last_id, retry_ms)
+
+    def cancelled(self, request: Request, elapsed_ms: float) -> Exchange | None:
+        """A send of ``request`` stopped after ``elapsed_ms``, as the history records it;
+        ``None`` when it does not render (then it was not sent either)."""
+        from pigeon.exchange import Exchange, Timings, duration
+
+        try:
+            rendered = self.render(request)
+        except Exception:
+            return None
+        exchange = Exchange.failed(rendered, "cancelled", f"cancelled after {duration(elapsed_ms)}")
+        exchange.timings = Timings(total_ms=elapsed_ms)
+        return exchange
+
+    def record_cancelled(self, request: Request, elapsed_ms: float) -> str | None:
+        """Record a cancelled send in the history (``record``'s rules; blocking)."""
+        exchange = self.cancelled(request, elapsed_ms)
+        return self.record(exchange) if exchange is not None else None
 
     def record(self, exchange: Exchange, keep: int | None = None) -> str | None:
         """Write one exchange to the collection's history (secrets masked) and drop entries

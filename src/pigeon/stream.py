@@ -24,13 +24,17 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pigeon.model import Request
 
 MAX_LINE = 1_000_000
 MAX_EVENT_DATA = 1_000_000
 KEEP_EVENTS = 10_000
 KEEP_BYTES = 16 * 1024 * 1024
 EVENT_STREAM = "text/event-stream"
+RETRY_LIMIT_MS = 60_000  # the longest ``retry:`` wait a reconnect honours
 
 # Why a stream stopped before its end, as the status line and `pigeon run` say it.
 STOP_REASONS = {
@@ -153,9 +157,12 @@ class EventParser:
         for line in lines:
             if line:  # a field: only a blank line ends an event
                 if line.partition(":")[0] == "data":
+                    if self._data >= MAX_EVENT_DATA:
+                        continue  # the event's data was cut before this line
                     self._data += len(line) + (self._data < 0)
-                    if self._data > MAX_EVENT_DATA:
-                        continue  # the event's data is cut here
+                    over = self._data - MAX_EVENT_DATA
+                    if over > 0:  # cut here, never dropped: the event still counts
+                        line = line[: max(len(line) - over, len("data:"))]
                 self._events.decode(line[:MAX_LINE])
                 continue
             sse = self._events.decode(line)
@@ -167,6 +174,18 @@ class EventParser:
             if had_data:
                 out.append(Event(sse.event, sse.id, sse.data, self.retry, stamp))
         return out
+
+
+def resumed(request: Request, last_id: str, retry_ms: int | None = None) -> float:
+    """Make ``request`` resume a stream where it stopped: its ``Last-Event-ID`` header names
+    the last event id seen (no id: no header). Returns the seconds to wait before sending:
+    the server's ``retry:`` time, at most ``RETRY_LIMIT_MS``."""
+    from pigeon.model import Header
+
+    request.headers = [h for h in request.headers if h.name.lower() != "last-event-id"]
+    if last_id:
+        request.headers.append(Header("Last-Event-ID", last_id))
+    return min(retry_ms, RETRY_LIMIT_MS) / 1000 if retry_ms else 0.0
 
 
 def parse_events(body: bytes, keep: int = KEEP_EVENTS) -> list[Event]:

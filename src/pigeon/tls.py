@@ -48,9 +48,38 @@ def ssl_context(spec: TransportSpec, verify: bool) -> ssl.SSLContext | bool:
         except (OSError, ssl.SSLError, ValueError) as exc:
             raise TLSSetupError(f"CA bundle {spec.ca_bundle}: {_reason(exc)}") from None
     if spec.cert:
-        try:
-            ctx.load_cert_chain(spec.cert, spec.key or None, spec.password or None)
-        except (OSError, ssl.SSLError, ValueError) as exc:
-            files = spec.cert + (f" with key {spec.key}" if spec.key else "")
-            raise TLSSetupError(f"Client certificate {files}: {_reason(exc)}") from None
+        _load_certificate(ctx, spec)
     return ctx
+
+
+class _NoPassword(Exception):
+    """The key is encrypted and no password was given."""
+
+
+def _load_certificate(ctx: ssl.SSLContext, spec: TransportSpec) -> None:
+    """The client certificate and its key into ``ctx``. The password is handed over only when
+    OpenSSL asks for it (never a prompt on the terminal), so its failures can be told apart:
+    a wrong password, a password missing, a file that is not what it should be."""
+    asked = False
+
+    def password() -> str:
+        nonlocal asked
+        asked = True
+        if not spec.password:
+            raise _NoPassword
+        return spec.password
+
+    files = spec.cert + (f" with key {spec.key}" if spec.key else "")
+    key = spec.key or spec.cert
+    try:
+        ctx.load_cert_chain(spec.cert, spec.key or None, password)
+    except _NoPassword:
+        raise TLSSetupError(
+            f"Client certificate {files}: {key} is encrypted: give its password"
+        ) from None
+    except ssl.SSLError as exc:
+        if asked and exc.reason in (None, "BAD_DECRYPT", "PEM lib"):  # not a mismatch
+            raise TLSSetupError(f"Client certificate {files}: wrong password for {key}") from None
+        raise TLSSetupError(f"Client certificate {files}: {_reason(exc)}") from None
+    except (OSError, ValueError) as exc:
+        raise TLSSetupError(f"Client certificate {files}: {_reason(exc)}") from None

@@ -26,8 +26,10 @@ def text_block(value: str) -> Item:
     """A body or script as a TOML string that reads as written.
 
     Multi-line text becomes ``'''`` + newline + text + ``'''`` (TOML drops that first newline),
-    so editing one line of a body is a one-line diff. Text a literal string cannot hold falls
-    back to a basic block that escapes only what it must (``_escaped_block``).
+    so editing one line of a body is a one-line diff. Text without a final newline ends its
+    last line with the closing quotes: never with a backslash that trims the line break, which
+    would join a line added by hand after it to the last one. Text a literal string cannot hold
+    falls back to a basic block that escapes only what it must (``_escaped_block``).
     """
     literal_ok = not (_CONTROL & set(value))
     if "\n" not in value:
@@ -36,21 +38,9 @@ def text_block(value: str) -> Item:
         if literal_ok and "'''" not in value and not value.endswith("'"):
             return String(StringType.MLL, value, value, Trivia())  # one line, no escapes
         return tomlkit.string(value)
-    if not value.endswith("\n") and (closed := _closed_block(value)) is not None:
-        return closed
     if literal_ok and "'''" not in value and not value.endswith("'"):
         return String(StringType.MLL, value, "\n" + value, Trivia())
     return _escaped_block(value)
-
-
-def _closed_block(value: str) -> Item | None:
-    """Multi-line text without a final newline, its closing quotes still on a line of their
-    own: a basic block whose last line ends with a backslash (TOML trims that line break).
-    Only for text a basic string holds without escapes (no backslash, no control character,
-    no double quote at the end)."""
-    if _CONTROL & set(value) or "\\" in value or '"""' in value or value.endswith('"'):
-        return None
-    return _escaped_block(value)  # nothing to escape: the text as written
 
 
 # What a basic string must escape besides ``"""`` (a control character without a short form
@@ -61,19 +51,21 @@ _BASIC_ESCAPES = {"\\": "\\\\", "\r": "\\r", "\b": "\\b", "\f": "\\f"}
 def _escaped_block(value: str) -> Item:
     """Multi-line text no literal block holds (a control character, three single quotes, a
     final single quote): a basic block escaping only what it must, a line of text a line of
-    TOML, the closing quotes on a line of their own (a final backslash trims that break).
+    TOML. Without a final newline the closing quotes end the last line (a double quote just
+    before them escaped), so no line ends in a backslash that would trim its break.
 
-    Literal text with a backslash stays a literal block even though its closing quotes then
-    end its last line: code reads as written (a regex's ``\\d`` is not doubled)."""
+    Literal text with a backslash stays a literal block: code reads as written (a regex's
+    ``\\d`` is not doubled)."""
     out = []
     for c in value:
         escape = _BASIC_ESCAPES.get(c)
         if escape is None and c in _CONTROL:
             escape = f"\\u{ord(c):04x}"
         out.append(escape or c)
+    if value.endswith('"'):
+        out[-1] = '\\"'  # a quote touching the closing ones would be read as one of them
     escaped = "".join(out).replace('"""', '""\\"')
-    end = "" if value.endswith("\n") else "\\\n"
-    return String(StringType.MLB, value, "\n" + escaped + end, Trivia())
+    return String(StringType.MLB, value, "\n" + escaped, Trivia())
 
 
 def _string_like(value: str, old: Item | None) -> Item:
@@ -86,11 +78,6 @@ def _string_like(value: str, old: Item | None) -> Item:
         return String(StringType.SLL, value, value, Trivia())
     triple = "\x27" * 3
     mll_ok = literal_ok and triple not in value and not value.endswith("\x27")
-    multiline = old.type in (StringType.MLL, StringType.MLB) and "\n" in old.as_string()
-    if multiline and value and value[-1] != "\n":
-        closed = _closed_block(value)
-        if closed is not None:  # the closing quotes stay on a line of their own
-            return closed
     if old.type is StringType.MLL and mll_ok:
         # TOML drops a newline right after the opening quotes: keep the user's, and add one
         # when the text itself starts with a newline, so that newline is not the one dropped.

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 from collections import deque
 from collections.abc import Callable
@@ -24,44 +23,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
+from pigeon.exchange import MAX_FRAMES, Frame  # noqa: F401  (also known from here)
+from pigeon.exchange import FrameKind as Kind
 from pigeon.render import RenderedRequest
 
 if TYPE_CHECKING:
     import httpx
 
-MAX_FRAMES = 1000  # frames the log keeps (the oldest go first)
 FRAME_CAP = 64 * 1024  # bytes of one frame's data the log keeps
 CLOSE_WAIT = 5.0  # seconds the closing handshake may take at most
 
 State = Literal["connecting", "open", "closing", "closed", "failed"]
-Kind = Literal["text", "binary", "ping", "pong", "close"]
-
-
-@dataclass(slots=True)
-class Frame:
-    """One frame (a whole message) in the log: ``data`` is its first ``frame_cap`` bytes
-    (characters for text); ``size`` the whole message's bytes."""
-
-    direction: Literal["sent", "received"]
-    kind: Kind
-    data: str | bytes
-    size: int
-    at: float = field(default_factory=time.time)  # wall clock, for display
-    truncated: bool = False
-    note: str = ""  # a close frame's code and reason, a pong's round trip
-
-    @property
-    def text(self) -> str:
-        """The data as text: text as it came, binary as hex, a control frame's note."""
-        if isinstance(self.data, bytes):
-            return self.data.hex(" ") if self.kind == "binary" else self.note
-        return self.data if self.kind == "text" else self.note
-
-    def json(self) -> Any:
-        """The text parsed as JSON (``ValueError`` when it is not, or was cut)."""
-        if self.kind != "text" or self.truncated:
-            raise ValueError("not a whole text message")
-        return json.loads(self.data)
 
 
 @dataclass(slots=True)

@@ -11,7 +11,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pigeon.exchange import Exchange
-from pigeon.render import RenderedRequest
 from pigeon.websocket import CLOSE_WAIT, Frame, WebSocketLink
 
 
@@ -36,24 +35,18 @@ def exchange_of(link: WebSocketLink) -> Exchange:
     return exchange
 
 
-ScriptRunner = Callable[[Exchange, Callable[[tuple[Any, ...]], Awaitable[Any]]], Awaitable[Any]]
-
-
 async def converse(
-    rendered: RenderedRequest,
-    subprotocols: list[str],
+    link: WebSocketLink,
     messages: list[str],
     replies: int | None,
-    script: ScriptRunner | None = None,
-    user_agent: str = "",
-) -> tuple[WebSocketLink, Any, str | None]:
-    """``pigeon run``'s exchange: connect, send ``messages`` in order, wait (at most the
-    request's timeout) until ``replies`` messages came (default: one per message), run
-    ``script`` with the link, close. Returns the link, what the script returned, and why
-    the wait fell short (``None`` when it did not)."""
-    link = WebSocketLink(rendered, subprotocols, user_agent=user_agent)
+    scripts: Callable[[], Awaitable[Any]] | None = None,
+) -> str | None:
+    """``pigeon run``'s exchange on ``link`` (made, not yet run): connect, send ``messages``
+    in order, wait (at most the request's timeout) until ``replies`` messages came (default:
+    one per message), run ``scripts`` while the link is open, close. Returns why the wait fell
+    short, or ``None``."""
     task = asyncio.create_task(link.run())
-    outcome, short = None, None
+    short = None
     try:
         if await link.opened():
             want = len(messages) if replies is None else replies
@@ -65,8 +58,8 @@ async def converse(
                     f"waited for {want} message{'s' if want != 1 else ''}, "
                     f"{link.received} came ({link.status_line()})"
                 )
-            if script is not None:
-                outcome = await script(exchange_of(link), lambda call: script_call(link, call))
+            if scripts is not None:
+                await scripts()
             await link.close()
         await link.finished(CLOSE_WAIT)
     finally:
@@ -74,7 +67,7 @@ async def converse(
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-    return link, outcome, short
+    return short
 
 
 def facts(frame: Frame) -> dict[str, Any]:

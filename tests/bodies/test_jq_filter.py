@@ -116,3 +116,17 @@ def test_a_body_larger_than_a_pipe_buffer_reaches_jq() -> None:
 def test_endless_debug_output_on_stderr_is_not_kept() -> None:
     with pytest.raises(FilterError, match="jq: stopped after 1 s"):
         run_jq("repeat(debug) | empty", '"x"', time_limit=1.0)
+
+
+def test_without_the_jq_library_a_jq_filter_says_so(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where jq cannot be installed, a jq filter fails in one line naming what is missing."""
+    (tmp_path / "jq.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'jq'\", name='jq')\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    with pytest.raises(FilterError) as caught:
+        apply_filter({"a": 1}, ".a")
+    assert str(caught.value).startswith("jq is not installed")
+    assert apply_filter({"a": 1}, "a") == 1  # JMESPath goes on

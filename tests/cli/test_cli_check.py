@@ -11,6 +11,7 @@ import pytest
 from collection_files import write
 from pigeon.check import RULES
 from pigeon.cli import main
+from pigeon.store import write_beside
 
 DEMO = Path(__file__).resolve().parents[2] / "collections" / "demo"
 
@@ -139,8 +140,9 @@ def test_every_rule_is_found_where_it_is_written(tmp_path: Path, capsys) -> None
     assert by_rule["cycle"]["severity"] == "error"
     assert by_rule["shadowed"]["severity"] == "info"
     assert out["counts"] == {"error": 4, "warning": 4, "info": 1}
-    # every rule but broken-file and env-unset is shown by this collection
-    assert {f["rule"] for f in out["findings"]} == set(RULES) - {"broken-file", "env-unset"}
+    # every rule but those shown by files of their own is shown by this collection
+    alone = {"broken-file", "env-unset", "conflict", "unknown-key"}
+    assert {f["rule"] for f in out["findings"]} == set(RULES) - alone
 
 
 def test_text_format_names_file_line_column_rule(tmp_path: Path, capsys) -> None:
@@ -174,6 +176,19 @@ def test_a_broken_file_is_exit_2_with_its_line(tmp_path: Path, capsys) -> None:
     assert code == 2
     broken = [f for f in out["findings"] if f["rule"] == "broken-file"]
     assert [(Path(f["path"]).name, f["line"]) for f in broken] == [("broken.toml", 2)]
+
+
+def test_a_copy_saved_beside_is_named_as_a_conflict(tmp_path: Path, capsys) -> None:
+    root = every_rule(tmp_path / "c")
+    write_beside(root / "users" / "get.toml", 'name = "Mine"\n')
+    code, out = findings(capsys, str(root), "--env", "dev")
+    assert code == 1
+    conflicts = [f for f in out["findings"] if f["rule"] == "conflict"]
+    assert [Path(f["path"]).name for f in conflicts] == ["get.toml.mine"]
+    assert conflicts[0]["severity"] == "warning" and "get.toml" in conflicts[0]["message"]
+    assert main(["check", str(root), "--env", "dev"]) == 1
+    text = capsys.readouterr().out
+    assert f"{root}/users/get.toml.mine:1:1: warning [conflict] a conflict: your version" in text
 
 
 def test_oauth2_fields_are_checked(tmp_path: Path, capsys) -> None:
@@ -235,3 +250,78 @@ def test_check_runs_no_script(tmp_path: Path, capsys) -> None:
     )
     main(["check", str(root)])
     assert not marker.exists()
+
+
+def test_a_variable_used_only_in_a_websocket_message_is_used(tmp_path: Path, capsys) -> None:
+    root = tmp_path / "c"
+    write(
+        root,
+        "collection.toml",
+        'name = "c"\n[variables]\nhost = "127.0.0.1:9"\nroom = "lobby"\n',
+    )
+    write(
+        root,
+        "live.toml",
+        'name = "Live"\ntype = "websocket"\nurl = "ws://{{host}}/live"\n\n'
+        '[[messages]]\nname = "join"\nbody = \'{"op": "join", "room": "{{room}}"}\'\n\n'
+        '[[messages]]\nname = "hi"\nbody = "hello {{usr}}"\n',
+    )
+    code, out = findings(capsys, str(root))
+    assert [(f["rule"], f["line"]) for f in out["findings"]] == [("unresolved", 11)]
+    assert "{{usr}}" in out["findings"][0]["message"]
+    assert code == 1
+    write(root, "live.toml", (root / "live.toml").read_text().replace("{{usr}}", "you"))
+    assert main(["check", str(root)]) == 0, capsys.readouterr().out
+
+
+def test_an_unknown_key_is_a_finding_with_did_you_mean(tmp_path: Path, capsys) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", 'name = "c"\n')
+    write(
+        root,
+        "r.toml",
+        'name = "R"\nurl = "http://127.0.0.1:9/"\n\n[body]\ntype = "text"\ntext = "hi"\n'
+        "\n[settings]\nverify_tsl = false\n",
+    )
+    code, out = findings(capsys, str(root))
+    assert code == 1
+    assert [(f["rule"], f["line"], f["column"], f["severity"]) for f in out["findings"]] == [
+        ("unknown-key", 6, 1, "warning"),
+        ("unknown-key", 9, 1, "warning"),
+    ]
+    assert "`body.text`" in out["findings"][0]["message"]
+    assert "did you mean `content`?" in out["findings"][0]["message"]
+    assert "did you mean `verify_tls`?" in out["findings"][1]["message"]
+    assert main(["check", str(root)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == ""  # named once, as a finding
+    assert f"{root}/r.toml:9:1: warning [unknown-key] unknown key `settings.verify_tsl`" in (
+        captured.out
+    )
+
+
+def test_the_columns_of_a_data_file_count_as_defined(tmp_path: Path, capsys) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", 'name = "c"\n[variables]\nbase = "http://127.0.0.1:9"\n')
+    write(
+        root,
+        "r.toml",
+        'name = "R"\nurl = "{{base}}/users/{{user_id}}?q={{query}}"\n'
+        "[scripts]\npre_request = '''\nx = pigeon.getVar(\"user_id\")\n'''\n",
+    )
+    rows = tmp_path / "rows.csv"
+    rows.write_text("user_id,query\n1,a\n2,b\n", encoding="utf-8")
+    code, out = findings(capsys, str(root))
+    assert code == 1
+    assert {(f["rule"], f["message"].split()[0]) for f in out["findings"]} == {
+        ("unresolved", "{{user_id}}"),
+        ("unresolved", "{{query}}"),
+        ("script-reads-unset", "a"),
+    }
+    code, out = findings(capsys, str(root), "--data", str(rows))
+    assert (code, out["findings"]) == (0, [])
+    rows.write_text("user_id\n1\n", encoding="utf-8")
+    code, out = findings(capsys, str(root), "--data", str(rows))
+    assert code == 1 and [f["message"].split()[0] for f in out["findings"]] == ["{{query}}"]
+    assert main(["check", str(root), "--data", str(tmp_path / "absent.csv")]) == 2
+    assert "absent.csv" in capsys.readouterr().err

@@ -4,13 +4,15 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 import tomllib
 from pathlib import Path
 
 import pytest
 
 from pigeon.cli import main
-from pigeon.store import load_collection
+from pigeon.store import load_collection, write_beside
 
 
 def new(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -27,7 +29,7 @@ def test_new_makes_a_collection_with_an_environment_and_an_example(tmp_path: Pat
     assert made == [".gitignore", "collection.toml", "environments/local.toml", "example.toml"]
     assert f"pigeon {root}" in out.splitlines()[-1]
     ignored = [line for line in (root / ".gitignore").read_text().splitlines() if line[:1] != "#"]
-    assert ignored == [".env", ".pigeon/"]
+    assert ignored == [".env", ".pigeon/", "*.toml.mine", "*.toml.mine-*"]
     collection = (root / "collection.toml").read_text()
     assert "# [[headers]]" in collection and "# [auth]" in collection  # commented examples
     assert tomllib.loads(collection)["name"] == "Billing api"
@@ -36,6 +38,22 @@ def test_new_makes_a_collection_with_an_environment_and_an_example(tmp_path: Pat
     assert loaded.default_environment == "local" and list(loaded.environments) == ["local"]
     assert [r.id for r in loaded.requests()] == ["example"]
     assert "# [settings]" in (root / "example.toml").read_text()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_new_keeps_copies_saved_beside_out_of_git(tmp_path: Path, capsys) -> None:
+    root = tmp_path / "api"
+    assert new(capsys, str(root))[0] == 0
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    beside = [write_beside(root / "example.toml", "x"), write_beside(root / "example.toml", "y")]
+    beside.append(write_beside(root / "environments" / "local.toml", "z"))
+    names = [str(p.relative_to(root)) for p in beside]
+    ignored = subprocess.run(
+        ["git", "-C", str(root), "check-ignore", *names, "example.toml"],
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    assert ignored == names
 
 
 def test_new_refuses_a_directory_that_holds_something(tmp_path: Path, capsys) -> None:

@@ -248,3 +248,32 @@ def test_python_dash_m_entry_point(col: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["url"] == "http://127.0.0.1:8000/users/7"
+
+
+@pytest.mark.parametrize("form", ["http", "curl"])
+def test_http_and_curl_name_unresolved_placeholders_on_stderr(col: Path, capsys, form: str) -> None:
+    code, out, err = render(capsys, str(col), "token", "--format", form)
+    assert code == 0 and "{{token}}" in out
+    assert err.count("\n") == 1 and "warning" in err
+    assert "unresolved placeholders, sent as written: token" in err
+    code, out, err = render(capsys, str(col), "users/create", "--format", form)
+    assert code == 0 and err == ""
+    code, out, err = render(capsys, str(col), "token", "--format", form, "--strict")
+    assert code == 3 and err == "pigeon: unresolved placeholders: token\n"
+
+
+def test_format_http_shows_the_target_as_it_is_sent(col: Path, capsys) -> None:
+    write(col, "spaced.toml", 'name = "s"\nurl = "{{base_url}}/find?q=a b&n=é"\n')
+    code, out, _ = render(capsys, str(col), "spaced", "--format", "http")
+    assert code == 0
+    assert out.split("\r\n", 1)[0] == "GET /find?q=a%20b&n=%C3%A9 HTTP/1.1"
+
+
+def test_an_unknown_key_is_a_warning_on_stderr_naming_its_place(col: Path, capsys) -> None:
+    write(col, "typo.toml", 'name = "t"\nurll = "{{base_url}}/t"\n')
+    code, out, err = render(capsys, str(col), "users/create")
+    assert code == 0 and json.loads(out)["url"] == "http://127.0.0.1:8000/users/7"
+    assert err == (
+        f"pigeon: warning: {col / 'typo.toml'}:2:1: "
+        "unknown key `urll` is not read (did you mean `url`?)\n"
+    )

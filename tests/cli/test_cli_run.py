@@ -14,6 +14,7 @@ import pytest
 from collection_files import write
 from pigeon.cli import main
 from pigeon.config import TrustStore
+from pigeon.store import write_beside
 from servers import free_port
 
 LOGIN = """\
@@ -112,11 +113,25 @@ def test_runtime_variables_carry_and_order_is_collection_order(col: Path, capsys
     }
 
 
-def test_selection_by_request_and_folder(col: Path, capsys) -> None:
+def test_selection_by_request_and_folder_runs_in_the_order_given(col: Path, capsys) -> None:
     code, out, _ = run(capsys, str(col), "misc/b-count.toml", "auth/login", "--trust")
     assert code == 0
     ids = [line.split()[2] for line in out.splitlines() if line.startswith(("✔", "✘"))]
-    assert ids == ["auth/login", "misc/b-count"]  # collection order, not argument order
+    assert ids == ["misc/b-count", "auth/login"]  # the order typed
+    code, out, _ = run(capsys, str(col), "misc", "auth", "misc/a-count", "--trust")
+    assert code == 0
+    ids = [line.split()[2] for line in out.splitlines() if line.startswith(("✔", "✘"))]
+    # a folder's requests in collection order; one named again is sent once, at its first place
+    assert ids == ["misc/a-count", "misc/b-count", "auth/login", "auth/me"]
+
+
+def test_a_copy_saved_beside_is_never_sent(col: Path, capsys) -> None:
+    write_beside(col / "misc" / "a-count.toml", COUNT.replace("/count/", "/mine/"))
+    code, out, _ = run(capsys, str(col), "misc", "--trust", "--report", f"json:{col}/r.json")
+    assert code == 0
+    report = json.loads((col / "r.json").read_text())
+    assert [r["id"] for r in report["requests"]] == ["misc/a-count", "misc/b-count"]
+    assert "/mine/" not in out
 
 
 def test_unknown_selection_is_usage_error(col: Path, capsys) -> None:

@@ -118,6 +118,94 @@ def test_a_bad_data_file_is_named_and_nothing_is_sent(
     assert echo_server.state.requests == 0
 
 
+def test_a_data_cell_that_reads_the_environment_needs_trust_before_anything_runs(
+    tmp_path: Path, echo_server, capsys
+) -> None:
+    """A cell is a variable as a ``--var`` is: the up-front trust check sees what it reaches."""
+    root = tmp_path / "c"
+    write(root, "collection.toml", f'name = "d"\n[variables]\nbase_url = "{echo_server.url}"\n')
+    write(root, "get.toml", 'name = "Get"\nurl = "{{base_url}}/get?q={{q}}"\n')
+    rows = tmp_path / "rows.csv"
+    rows.write_text("q\nplain\n{{$env.HOME}}\n{{$env.HOME}}\n")
+    assert main(["run", str(root), "--data", str(rows), "--no-color"]) == 2
+    captured = capsys.readouterr()
+    needs = [line for line in captured.err.splitlines() if "needs trust:" in line]
+    assert needs == [
+        "pigeon: needs trust: get [row 2]: reads $env.HOME from the process "
+        "environment (not in the collection's .env)"
+    ], captured.err
+    assert "is not trusted" in captured.err and not captured.out
+    assert echo_server.state.requests == 0
+    assert main(["run", str(root), "--data", str(rows), "--no-color", "--trust"]) == 0
+
+
+def test_data_rows_are_read_as_the_run_goes_not_held(tmp_path: Path) -> None:
+    """What a data file costs is one row at a time, however many rows it has."""
+    import argparse
+    import tracemalloc
+
+    from pigeon.cli.run import _iterations
+
+    rows = tmp_path / "rows.csv"
+    count = 50_000
+    with rows.open("w") as fh:
+        fh.write("id:number,name,note\n")
+        fh.writelines(
+            f"{n},name-{n},a note long enough to weigh something {n}\n" for n in range(count)
+        )
+    args = argparse.Namespace(data=str(rows), data_types=None, iterations=None)
+    tracemalloc.start()
+    try:
+        seen = 0
+        for label, row in _iterations(args) or ():
+            seen += 1
+            last = (label, row)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert seen == count and last == (
+        f"row {count}",
+        {
+            "id": count - 1,
+            "name": f"name-{count - 1}",
+            "note": f"a note long enough to weigh something {count - 1}",
+        },
+    )
+    assert peak < 2_000_000, peak  # the rows held would be tens of megabytes
+
+
+def test_a_run_takes_each_row_only_when_it_reaches_it(tmp_path: Path, echo_url: str) -> None:
+    """``run_collection`` iterates the rows as it goes: row n+1 is read after row n's result."""
+    import asyncio
+
+    from pigeon.pipeline import RunContext
+    from pigeon.run import run_collection
+
+    root = tmp_path / "c"
+    write(root, "collection.toml", f'name = "d"\n[variables]\nbase_url = "{echo_url}"\n')
+    write(root, "get.toml", 'name = "Get"\nurl = "{{base_url}}/get?n={{n}}"\n')
+    events: list[str] = []
+
+    def rows():
+        for n in range(1, 4):
+            events.append(f"read {n}")
+            yield f"row {n}", {"n": n}
+
+    async def go() -> None:
+        ctx = RunContext(load_collection(root), trusted=True)
+        try:
+            await run_collection(
+                ctx, iterations=rows(), on_result=lambda r: events.append(f"sent {r.id}")
+            )
+        finally:
+            await ctx.aclose()
+
+    asyncio.run(go())
+    assert events == [
+        "read 1", "sent get [row 1]", "read 2", "sent get [row 2]", "read 3", "sent get [row 3]"
+    ]  # fmt: skip
+
+
 def test_iterations_repeat_the_selection_sharing_runtime_variables(
     tmp_path: Path, echo_url: str, capsys
 ) -> None:
@@ -231,6 +319,10 @@ def test_merged_shard_reports_equal_the_unsharded_report(
         }
 
     assert stable(merged) == stable(unsharded)
+    starts = [json.loads(Path(p).read_text())["started_at"] for p in parts]
+    assert merged["started_at"] == min(starts)  # the merged run started with its first shard
+    suite = ET.parse(merged_junit).getroot().find("testsuite")
+    assert suite is not None and suite.get("timestamp") == min(starts).removesuffix("+00:00")
     cases = ET.parse(merged_junit).getroot().findall(".//testcase")
     assert [c.get("name") for c in cases] == [r["name"] for r in unsharded["requests"]]
 
@@ -244,11 +336,70 @@ def test_merge_refuses_the_same_shard_twice(tmp_path: Path, echo_url: str, capsy
     assert "the same request" in capsys.readouterr().err
 
 
+def test_a_huge_shard_count_costs_the_units_not_the_count(tmp_path: Path, capsys) -> None:
+    """More shards than units leaves the rest empty; N is never a list's length."""
+    root = sharded_collection(tmp_path / "c", "http://127.0.0.1:9")
+    everything = select(load_collection(root), None)
+    huge = 10**23
+    firsts = [shard(everything, k, huge) for k in range(1, 9)]
+    assert sorted(r.id for s in firsts for _, r in s) == sorted(r.id for _, r in everything)
+    assert shard(everything, huge, huge) == [] and shard(everything, 9, huge) == []
+    assert firsts[:7] == [shard(everything, k, 7) for k in range(1, 8)]  # one unit each
+    assert main(["run", str(root), "--shard", f"{huge}/{huge}", "--no-color"]) == 0
+    assert "0 requests" in capsys.readouterr().out
+
+
+def _tamper(report: dict, how: str) -> None:
+    entry = report["requests"][0]
+    if how == "entry":
+        report["requests"][0] = "x"
+    elif how == "status":
+        entry["status"] = "200"
+    elif how == "no id":
+        del entry["id"]
+    elif how == "frames":
+        entry["frames"] = {"sent": "x", "received": 1}
+    elif how == "log":
+        entry["log"] = [1]
+    elif how == "collection":
+        report["collection"] = ["a"]
+    elif how == "totals":
+        report["totals"] = []
+    elif how == "requests":
+        report["requests"] = {"a": 1}
+
+
+@pytest.mark.parametrize(
+    "how", ["entry", "status", "no id", "frames", "log", "collection", "totals", "requests"]
+)
+def test_merging_a_tampered_report_is_one_line_naming_it(tmp_path: Path, how: str, capsys) -> None:
+    root = sharded_collection(tmp_path / "c", "http://127.0.0.1:9")
+    run_json(capsys, str(root), "--shard", "1/2", tmp=tmp_path)
+    good = next(tmp_path.glob("report-*.json"))
+    report = json.loads(good.read_text())
+    _tamper(report, how)
+    bad = tmp_path / "tampered.json"
+    bad.write_text(json.dumps(report))
+    out = tmp_path / "m.json"
+    assert main(["report", "merge", str(good), str(bad), "--report", f"json:{out}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(bad) in err, err
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("spec", ["0/2", "3/2", "x", "1/0", "1-2"])
 def test_a_bad_shard_is_bad_usage(tmp_path: Path, spec: str, capsys) -> None:
     root = sharded_collection(tmp_path / "c", "http://127.0.0.1:9")
     assert main(["run", str(root), "--shard", spec]) == 2
     assert "--shard" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("count", ["0", "-1"])
+def test_parallel_below_one_is_bad_usage(tmp_path: Path, count: str, capsys) -> None:
+    root = sharded_collection(tmp_path / "c", "http://127.0.0.1:9")
+    assert main(["run", str(root), "--trust", "--parallel", count]) == 2
+    captured = capsys.readouterr()
+    assert f"--parallel {count}: expected 1 or more" in captured.err and not captured.out
 
 
 def test_parallel_folders_give_the_sequential_result(tmp_path: Path, echo_url: str, capsys) -> None:

@@ -14,6 +14,7 @@ from collection_files import write
 from pigeon.cli import main
 from pigeon.store.read import request_from_toml
 from pigeon.store.write import request_data
+from pigeon.stream import KEEP_EVENTS
 from stream_servers import StreamServer, stream_server
 
 
@@ -45,6 +46,19 @@ def test_max_events_ends_the_stream(tmp_path: Path, server: StreamServer, capsys
     code, out = run(capsys, root)
     assert code == 0, out
     assert "stream: 3 events received, stopped at max_events" in out
+
+
+def test_a_stream_longer_than_the_kept_events_says_how_many_were_dropped(
+    tmp_path: Path, server: StreamServer, capsys
+) -> None:
+    """The newest 10,000 events are kept; the count is of every event received."""
+    total = KEEP_EVENTS + 50
+    url = f"{server.url}/sse?count={total}&interval=0&batch=150"
+    root = collection(tmp_path, url, f"[stream]\nmax_events = {2 * total}")
+    code, out = run(capsys, root)
+    assert code == 0, out
+    said = f"stream: {total} events received (the newest {KEEP_EVENTS} kept, 50 dropped)"
+    assert said in out, out
 
 
 def test_max_seconds_ends_the_stream(tmp_path: Path, server: StreamServer, capsys) -> None:

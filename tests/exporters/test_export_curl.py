@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
+import httpx
 import pytest
 
 from pigeon.echo import EchoServer
@@ -24,6 +25,7 @@ from pigeon.model import Request, Settings
 from pigeon.render import RenderedRequest
 from pigeon.send import HttpSession
 from render_support import render_alone
+from servers import recording_server
 
 ENV = {"TOKEN": "tok-123"}
 
@@ -231,6 +233,43 @@ def test_exported_command_sends_what_pigeon_sends(
     assert by_curl["body"] == by_pigeon["body"]
 
 
+AWKWARD_URLS = [
+    "/search?q=a b&tag=x",  # a space in the inline query: curl refuses it raw (exit 3)
+    "/p ath/é?q=ü&x={{left}}|y",  # a space in the path, non-ASCII, braces and a bar
+    "/a?already=%20encoded&plus=a+b",  # what is encoded stays as it is
+]
+
+
+@pytest.mark.parametrize("tail", AWKWARD_URLS)
+def test_the_exported_url_is_the_one_httpx_sends(tail: str) -> None:
+    url = "http://127.0.0.1:9" + tail
+    argv = curl_argv(RenderedRequest(method="GET", url=url))
+    assert argv[argv.index("--url") + 1] == str(httpx.Request("GET", url).url)
+
+
+@pytest.mark.skipif(CURL is None, reason="curl is not installed")
+@pytest.mark.parametrize("tail", AWKWARD_URLS)
+def test_exported_command_sends_the_target_pigeon_sends(tail: str) -> None:
+    with recording_server() as server:
+        rendered = RenderedRequest(method="GET", url=server.url + tail)
+        proc = subprocess.run(
+            ["sh", "-c", to_curl(rendered) + " -s --max-time 10"],
+            capture_output=True,
+            timeout=20,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+
+        async def send() -> None:
+            async with HttpSession(trust_env=False) as session:
+                exchange = await session.send(rendered)
+            assert exchange.error is None, exchange.error
+
+        asyncio.run(send())
+        by_curl, by_pigeon = (raw.split(b"\r\n", 1)[0] for raw in server.requests)
+    assert by_curl == by_pigeon
+
+
 @pytest.mark.skipif(CURL is None, reason="curl is not installed")
 def test_binary_body_with_real_curl(shared_echo_server: EchoServer) -> None:
     data = b"\x00\x01\xfe\xff binary 'quoted' %s \\"
@@ -357,7 +396,7 @@ def test_export_names_unresolved_placeholders(
     assert "needs trust: loose: reads $env.PIGEON_TEST_UNSET_KEY" in err
     code, out, err = export(capsys, str(collection), "loose", "--trust")
     assert code == 0
-    assert out.startswith("curl --globoff --url 'https://x.test/{{nope}}'")  # as it would be sent
+    assert out.startswith("curl --url https://x.test/%7B%7Bnope%7D%7D")  # as Pigeon sends it
     assert err.count("\n") == 1 and "warning" in err
     assert "nope" in err and "$env.PIGEON_TEST_UNSET_KEY" in err
     code, out, err = export(capsys, str(collection), "loose", "--strict", "--trust")

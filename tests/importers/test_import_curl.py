@@ -296,6 +296,7 @@ def test_run_import_from_file_and_stdin(tmp_path: Path, monkeypatch: pytest.Monk
 def test_write_import_into_existing_collection_keeps_its_values(tmp_path: Path) -> None:
     from pigeon.importers import ImportResult
     from pigeon.model import Auth
+    from pigeon.store import load_collection
 
     into = tmp_path / "col"
     into.mkdir()
@@ -306,13 +307,26 @@ def test_write_import_into_existing_collection_keeps_its_values(tmp_path: Path) 
     result.requests.append(("Users/Admin", Request(name="List", url="{{base}}/u")))
     written = write_import(result, into)
     text = (into / "collection.toml").read_text()
-    assert text == 'name = "Mine"\n[variables]\nbase = "http://mine"\n'  # never rewritten
+    assert text.startswith('name = "Mine"\n[variables]\nbase = "http://mine"\n')  # kept
+    col = load_collection(into)
+    assert col.variables == {"base": "http://mine", "extra": 1}  # what it lacked, added
+    assert col.auth is not None and col.auth.token == "t"
     assert any(n.startswith("variable base not written") for n in result.notes)
-    assert any("add extra = 1 by hand" in n for n in result.notes)
+    assert "collection.toml exists: variable extra and auth (bearer) added to it" in (result.notes)
     assert (into / "users" / "admin" / "list.toml") in written
     r = render_written(into, "users/admin/list")
     assert r.url == "http://mine/u"
-    assert r.headers == [("Authorization", "Bearer t")]  # collection auth copied onto the request
+    assert r.headers == [("Authorization", "Bearer t")]  # the collection's auth
+
+    # An auth the collection has already is never replaced: the requests carry the import's.
+    other = ImportResult(auth=Auth(type="basic", username="u", password="p"))
+    other.requests.append(("", Request(name="Other", url="{{base}}/o")))
+    write_import(other, into)
+    assert load_collection(into).auth.token == "t"
+    assert any(
+        n.startswith("auth (basic) not written: collection.toml exists") for n in other.notes
+    )
+    assert render_written(into, "other").header("authorization").startswith("Basic ")
 
 
 def test_unreadable_data_file_still_posts_and_upload_puts(tmp_path: Path) -> None:

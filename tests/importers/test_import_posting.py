@@ -170,22 +170,30 @@ def test_dotenv_values_read_back_exactly(tmp_path: Path) -> None:
     assert result.notes == []
 
 
-def test_gitignore_gets_dotenv_only_when_it_lacks_it(tmp_path: Path) -> None:
+def test_an_existing_gitignore_is_never_changed(tmp_path: Path) -> None:
+    """An import writes only new files: the secrets go to a new ``.env`` only where the
+    collection's own ``.gitignore`` already ignores it; elsewhere each is a note."""
     cases = {
-        "node_modules/\n": "node_modules/\n.env\n",
-        "build": "build\n.env\n",
-        "*.env\n": "*.env\n",
-        "/.env\n": "/.env\n",
-        ".env\n!.env\n": ".env\n!.env\n.env\n",
+        "node_modules/\n": False,
+        "build": False,
+        ".env\n!.env\n": False,
+        "*.env\n": True,
+        "/.env\n": True,
     }
-    for i, (before, after) in enumerate(cases.items()):
+    for i, (before, ignored) in enumerate(cases.items()):
         into = tmp_path / str(i)
         into.mkdir()
         (into / ".gitignore").write_text(before)
         result = PostingImport(secrets=[Secret("TOKEN", "t", "dev.env", "")])
-        write_dotenv(result, into)
-        assert (into / ".gitignore").read_text() == after, before
-        assert (into / ".env").read_text().endswith("TOKEN=t\n")
+        written = write_dotenv(result, into)
+        assert (into / ".gitignore").read_text() == before
+        if ignored:
+            assert written == [into / ".env"] and result.notes == []
+            assert (into / ".env").read_text().endswith("TOKEN=t\n")
+        else:
+            assert written == [] and not (into / ".env").exists(), before
+            assert len(result.notes) == 1 and "TOKEN (from dev.env) not written" in result.notes[0]
+            assert "does not ignore .env" in result.notes[0]
 
 
 # -- Posting's defaults and single files -----------------------------------------------------

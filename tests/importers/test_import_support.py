@@ -8,17 +8,23 @@ from pigeon.store import load_collection
 from render_support import chain_names, render_alone, render_written  # noqa: F401
 
 
-def test_unsupported_kinds_are_a_clear_value_error(tmp_path: Path) -> None:
+def test_an_unknown_kind_is_a_clear_value_error(tmp_path: Path) -> None:
     import pytest
 
-    from pigeon.importers import KINDS, SUPPORTED, ImportFailed, run_import
+    from pigeon.importers import ImportFailed, run_import
 
-    for kind in (k for k in KINDS if k not in SUPPORTED):
-        with pytest.raises(ValueError, match="not supported yet"):
-            run_import(kind, str(tmp_path), tmp_path)
-    with pytest.raises(ImportFailed, match="unknown import kind"):
+    with pytest.raises(ImportFailed, match="unknown import kind 'har'") as exc:
         run_import("har", "x", tmp_path)
+    assert isinstance(exc.value, ValueError)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_command_line_offers_the_one_list_of_import_kinds() -> None:
+    from pigeon.cli import build_parser
+    from pigeon.importers import KINDS
+
+    kind = next(a for a in build_parser()["import"]._actions if a.dest == "kind")
+    assert tuple(kind.choices or ()) == KINDS
 
 
 PETSTORE = Path(__file__).parents[1] / "data" / "openapi" / "petstore.yaml"
@@ -36,7 +42,9 @@ base_url = "https://prod.example.test/v1"
 """
 
 
-def test_import_into_an_existing_collection_changes_no_existing_file(tmp_path: Path) -> None:
+def test_import_into_an_existing_collection_adds_what_it_lacks_and_overwrites_nothing(
+    tmp_path: Path,
+) -> None:
     from pigeon.importers import run_import
 
     into = tmp_path / "mine"
@@ -44,34 +52,42 @@ def test_import_into_an_existing_collection_changes_no_existing_file(tmp_path: P
     (into / "collection.toml").write_text(MINE)
     (into / "environments" / "production.toml").write_text(MINE_PRODUCTION)
     written, notes = run_import("openapi", str(PETSTORE), into)
-    assert (into / "collection.toml").read_text() == MINE
+    merged = (into / "collection.toml").read_text()
+    assert merged.startswith(MINE)  # its comments, its base_url: as they were
+    col = load_collection(into)
+    assert col.variables["base_url"] == "http://127.0.0.1:1/v1"
+    assert col.variables["token"] == "" and col.variables["petId"] == 7  # added
+    assert col.auth is not None and col.auth.type == "bearer"  # it had none
     assert (into / "environments" / "production.toml").read_text() == MINE_PRODUCTION
     assert into / "collection.toml" not in written
     assert [p.name for p in written if p.parent.name == "environments"] == ["local.toml"]
+    added = [n for n in notes if n.startswith("collection.toml exists: variables ")]
+    assert len(added) == 1 and "token" in added[0] and "petId" in added[0]
+    assert added[0].endswith(" and auth (bearer) added to it")
     for line in [
         "variable base_url not written: collection.toml exists and keeps base_url = "
         '"http://127.0.0.1:1/v1" (imported: "https://eu.petstore.example.test/v1")',
-        'variable token not written: collection.toml exists; add token = "" by hand',
-        "variable petId not written: collection.toml exists; add petId = 7 by hand",
         "variable base_url not written: environments/production.toml exists and keeps "
         'base_url = "https://prod.example.test/v1" '
         '(imported: "https://eu.petstore.example.test/v1")',
-        "auth (bearer) not written: collection.toml exists; "
-        "set on each imported request under it instead",
     ]:
         assert line in notes
-    # The API-wide auth is on the requests that inherit it; those with their own keep theirs.
+    assert not any("by hand" in n and "collection.toml" in n for n in notes)
+    assert not any(n.startswith("auth (bearer) not written") for n in notes)
+    # The API-wide auth is the collection's now; those with their own keep theirs.
     (into / ".env").write_text("")
     r = render_written(into, "pets/list-pets", environ={})
     assert r.url == "http://127.0.0.1:1/v1/pets?limit=20"
-    assert r.header("authorization") == "Bearer {{token}}"  # unset until added by hand
+    assert r.header("authorization") == "Bearer "  # the token variable, empty until set
     assert render_written(into, "log-in").header("authorization") is None
+    assert "[auth]" not in (into / "pets" / "list-pets.toml").read_text()  # inherited
 
-    # Importing again still changes nothing and makes no second copy of an environment.
-    written, _ = run_import("openapi", str(PETSTORE), into)
-    assert (into / "collection.toml").read_text() == MINE
+    # Importing again adds nothing and makes no second copy of an environment.
+    written, notes = run_import("openapi", str(PETSTORE), into)
+    assert (into / "collection.toml").read_text() == merged
     assert not [p for p in written if p.parent.name == "environments"]
     assert (into / "pets" / "list-pets-2.toml") in written
+    assert not any("added to it" in n for n in notes)
 
 
 def test_folder_settings_go_to_new_folder_files_or_onto_requests(tmp_path: Path) -> None:

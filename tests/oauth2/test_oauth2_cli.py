@@ -139,3 +139,81 @@ def test_pigeon_auth_takes_the_pasted_redirect_url_on_stdin(tmp_path, server) ->
     assert "token kept for authorization_code (authorization_code, scope profile" in out
     assert main(["run", str(root), "authorization_code", "--trust"]) == 0
     assert state.grants == {"authorization_code": 1}
+
+
+def _auth_with_closed_stdin(root: Path, ref: str):
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.Popen(
+        [sys.executable, "-m", "pigeon", "auth", str(root), ref, "--trust"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+
+
+def test_pigeon_auth_with_stdin_closed_says_what_it_needs_in_one_line(tmp_path, server) -> None:
+    base, state = server
+    root = oauth_collection(tmp_path / "c", base)
+    path = root / "authorization_code.toml"
+    path.write_text(path.read_text() + 'redirect_uri = "https://app.example/callback"\n')
+    proc = _auth_with_closed_stdin(root, "authorization_code")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1 and out == ""
+    lines = err.splitlines()
+    assert lines[0].startswith("pigeon: sign in at: ")
+    assert len(lines) == 3, err  # the URL, what to paste, then why it cannot be pasted
+    assert "needs the URL the browser ended on (or the code) on standard input" in lines[2]
+    assert "which is closed" in lines[2]
+    assert state.grants == {}
+
+
+def test_pigeon_auth_with_stdin_closed_waits_for_the_loopback_redirect(tmp_path, server) -> None:
+    import httpx
+
+    base, state = server
+    root = oauth_collection(tmp_path / "c", base)
+    proc = _auth_with_closed_stdin(root, "authorization_code")
+    try:
+        assert proc.stderr is not None
+        url = proc.stderr.readline().strip().partition("sign in at: ")[2]
+        proc.stderr.readline()  # what to paste
+        assert "standard input is closed" in proc.stderr.readline()  # still waiting
+        redirected = httpx.get(url).headers["location"]  # the browser, on this machine
+        assert redirected.startswith("http://127.0.0.1:")
+        httpx.get(redirected)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+    assert proc.returncode == 0, err
+    assert "token kept for authorization_code" in out
+    assert state.grants == {"authorization_code": 1}
+
+
+@pytest.mark.parametrize("command", ["auth", "graphql-schema"])
+def test_commands_that_run_no_script_offer_no_no_scripts(command: str, capsys) -> None:
+    assert main([command, "--help"]) == 0
+    assert "--no-scripts" not in capsys.readouterr().out
+    assert main(["render", "--help"]) == 0
+    assert "--no-scripts" in capsys.readouterr().out
+
+
+def test_pigeon_auth_runs_no_script(tmp_path, server) -> None:
+    base, _ = server
+    root = oauth_collection(tmp_path / "c", base)
+    marker = tmp_path / "ran"
+    path = root / "authorization_code.toml"
+    path.write_text(
+        path.read_text() + 'redirect_uri = "https://app.example/callback"\n'
+        f"\n[scripts]\npre_request = '''\nopen({str(marker)!r}, 'w').write('x')\n'''\n"
+    )
+    proc = _auth_with_closed_stdin(root, "authorization_code")
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1 and "standard input" in err
+    assert not marker.exists()

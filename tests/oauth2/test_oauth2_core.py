@@ -313,3 +313,20 @@ def test_oauth2_settings_save_as_a_diff_of_their_own_lines(tmp_path) -> None:
     _, again = load_collection(root).find("password")
     assert again.auth.oauth2.params == {"resource": "api://x"}
     assert (again.auth.oauth2.scope, again.auth.location) == ("read", "query")
+
+
+def test_a_token_request_says_it_comes_from_pigeon(tmp_path) -> None:
+    from pigeon import __version__
+    from servers import recording_server
+
+    with recording_server() as wire:  # answers 204: the fetch fails, its request is kept
+        root = oauth_collection(tmp_path / "c", wire.url)
+        result = send(root, "client_credentials")
+    assert result.error.startswith("not sent: ")
+    (head, *_) = wire.requests
+    agents = [
+        line.split(b":", 1)[1].strip()
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"user-agent:")
+    ]
+    assert agents == [f"pigeon/{__version__}".encode()]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -382,6 +383,68 @@ def test_symlink_loop_is_not_followed_and_same_stem_lists_the_folder_first(tmp_p
     [loop] = col.broken
     assert loop.path == root / "users" / "loop" and loop.skipped
     assert "a loop; skipped" in loop.message
+
+
+def test_links_in_a_loop_of_links_are_skipped_and_the_rest_runs(
+    tmp_path: Path, echo_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``a -> b -> a``: the entry is marked, as a broken file is; the collection loads."""
+    from pigeon.cli import main
+
+    root = tmp_path / "c"
+    write(root, "collection.toml", f'name = "c"\n[variables]\nbase = "{echo_url}"\n')
+    write(root, "ok.toml", 'name = "ok"\nurl = "{{base}}/get"\n')
+    try:
+        (root / "a").symlink_to(root / "b")
+    except OSError:
+        pytest.skip("symlinks are not available here")
+    (root / "b").symlink_to(root / "a")
+    (root / "x.toml").symlink_to(root / "y.toml")
+    (root / "y.toml").symlink_to(root / "x.toml")
+    col = load_collection(root)
+    assert [r.id for r in col.requests()] == ["ok"]
+    skipped = {b.path.name: b.message for b in col.broken}
+    assert set(skipped) == {"a", "b", "x.toml", "y.toml"} and all(b.skipped for b in col.broken)
+    assert skipped["a"] == "cannot read: Too many levels of symbolic links; skipped"
+    assert main(["run", str(root), "ok", "--no-color"]) == 0
+    captured = capsys.readouterr()
+    assert "✔" in captured.out and "warning:" in captured.err
+
+
+def test_a_folder_that_cannot_be_read_is_skipped_and_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "c"
+    write(root, "ok.toml", 'name = "ok"\n')
+    locked = write(root, "locked/secret.toml", 'name = "s"\n').parent
+    locked.chmod(0)
+    try:
+        if os.geteuid() == 0:  # root reads anything: what a user without access meets
+            real_stat, real_scandir = os.stat, os.scandir
+
+            def denied(path: object) -> None:
+                if str(path).startswith(str(locked) + os.sep) or str(path) == str(locked):
+                    raise PermissionError(13, "Permission denied", str(path))
+
+            def stat(path: object, *args: object, **kwargs: object) -> object:
+                if str(path) != str(locked):  # the folder itself is seen from its parent
+                    denied(path)
+                return real_stat(path, *args, **kwargs)  # type: ignore[arg-type]
+
+            def scandir(path: object = ".") -> object:
+                denied(path)
+                return real_scandir(path)  # type: ignore[arg-type]
+
+            monkeypatch.setattr(os, "stat", stat)
+            monkeypatch.setattr(os, "scandir", scandir)
+        col = load_collection(root)
+    finally:
+        monkeypatch.undo()
+        locked.chmod(0o755)
+    assert [r.id for r in col.requests()] == ["ok"]
+    [broken] = col.broken
+    assert broken.path == locked and broken.skipped
+    assert broken.message == "cannot read folder: Permission denied; skipped"
 
 
 def test_links_out_of_the_collection_are_named_and_skipped_and_links_inside_followed(

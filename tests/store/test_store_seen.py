@@ -124,14 +124,32 @@ def test_write_beside_takes_a_free_name_and_never_replaces(root: Path) -> None:
     target = root / "users" / "list.toml"
     first = write_beside(target, "one")
     second = write_beside(target, "two")
-    assert (first.name, second.name) == ("list.mine.toml", "list.mine-2.toml")
+    assert (first.name, second.name) == ("list.toml.mine", "list.toml.mine-2")
     assert first.read_text(encoding="utf-8") == "one"
     assert target.read_text(encoding="utf-8") == REQUEST
-    loaded = write_beside(root / "collection.toml", "x")
-    assert loaded.name == "collection.toml.mine"  # never loaded as a request
+    assert write_beside(root / "collection.toml", "x").name == "collection.toml.mine"
+
+
+def test_a_copy_saved_beside_is_no_request_but_a_conflict_the_store_lists(root: Path) -> None:
+    """The copy is the user's version of a file that changed on disk: not a request until it
+    is merged, so it never shows under the same name nor goes out in a run."""
+    write_beside(root / "users" / "list.toml", REQUEST.replace("/a", "/mine"))
+    write_beside(root / "users" / "list.toml", REQUEST.replace("/a", "/mine-too"))
+    write_beside(root / "collection.toml", 'name = "Mine"\n')
+    write_beside(root / "environments" / "dev.toml", '[variables]\nhost = "mine"\n')
     col = load_collection(root)
-    named = {r.path.name for r in col.requests()} | {b.path.name for b in col.broken}
-    assert "collection.toml.mine" not in named and "list.mine.toml" in named
+    assert [r.path.name for r in col.requests()] == ["list.toml"]
+    assert [r.url for r in col.requests()] == ["https://example.test/a"]
+    assert col.name == "Col" and list(col.environments) == ["dev"]
+    conflicts = {b.path.relative_to(root).as_posix(): b for b in col.broken}
+    assert set(conflicts) == {
+        "users/list.toml.mine",
+        "users/list.toml.mine-2",
+        "collection.toml.mine",
+        "environments/dev.toml.mine",
+    }
+    mine = conflicts["users/list.toml.mine"]
+    assert mine.skipped and "conflict" in mine.message and "list.toml" in mine.message
 
 
 def ordered_root(root: Path) -> Path:

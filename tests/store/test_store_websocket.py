@@ -41,7 +41,7 @@ x-extra = 1
 
 def test_the_keys_are_read(tmp_path: Path) -> None:
     request = request_from_toml(CHAT, tmp_path / "chat.toml")
-    assert request.is_websocket and request.type == "websocket"
+    assert request.kind == "websocket" and request.type == "websocket"
     ws = request.websocket
     assert ws.subprotocols == ["chat.v1", "chat.v2"] and ws.replies == 2
     assert [(m.name, m.body) for m in ws.messages] == [
@@ -54,8 +54,8 @@ def test_the_keys_are_read(tmp_path: Path) -> None:
 
 def test_a_ws_url_alone_makes_a_websocket_request() -> None:
     request = request_from_toml('name = "x"\nurl = "wss://example.com/live"\n')
-    assert request.type == "http" and request.is_websocket
-    assert not request_from_toml('name = "x"\nurl = "https://example.com/"\n').is_websocket
+    assert request.type == "http" and request.kind == "websocket"
+    assert request_from_toml('name = "x"\nurl = "https://example.com/"\n').kind == "http"
 
 
 def test_an_unchanged_save_is_the_file_and_an_edit_is_its_own_line(tmp_path: Path) -> None:

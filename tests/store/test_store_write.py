@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from store_support import DEMO, FULL_REQUEST, temp_files  # noqa: F401
 
 from collection_files import write
+from pigeon.errors import LoadError
 from pigeon.model import (
     Auth,
     Body,
@@ -235,32 +236,59 @@ def test_environment_save_and_create(col: Path) -> None:
     assert load_collection(col).environments["qa"].variables == {"x": 1}
 
 
-def test_text_without_a_final_newline_keeps_its_closing_quotes_on_their_own_line(
-    tmp_path: Path,
-) -> None:
-    script = 'pigeon.setVar("id", 1)\npigeon.setVar("n", 2)'
+def _add_line_by_hand(text: str, last: str, line: str) -> str:
+    """``text`` with ``line`` typed by hand on a new line after the text ``last`` ends."""
+    at = text.index(last) + len(last)
+    return text[:at] + "\n" + line + text[at:]
+
+
+def test_a_line_added_by_hand_after_saved_text_is_a_line_of_its_own(tmp_path: Path) -> None:
+    """No saved line ends in a backslash that trims its break: a line typed after the last
+    line of a script, a body or a description stays a line of its own."""
+    script = "assert pigeon.response.status == 200\nprint(1)"
     req = Request(
         name="r",
         url="http://h/",
-        body=Body(type="json", content='{"note": "it\'s fine"}'),
-        scripts=Scripts(pre_request=script),
+        description="# Title\nSome words",
+        body=Body(type="text", content='a\nsays "b"'),
+        scripts=Scripts(post_response=script),
     )
     text = request_to_toml(req)
-    assert "content = '''{\"note\": \"it's fine\"}'''\n" in text  # readable, not escaped
-    assert 'pre_request = """\npigeon.setVar("id", 1)\npigeon.setVar("n", 2)\\\n"""\n' in text
+    assert "\\\n" not in text
     assert request_from_toml(text) == req
-    # An edit of a block already in the file keeps the closing quotes apart too.
-    path = tmp_path / "r.toml"
-    path.write_text(text.replace('"""', "'''").replace("\\\n", "\n"), encoding="utf-8")
-    saved = request_from_toml(path.read_text(encoding="utf-8"), path)
-    assert saved.scripts.pre_request == script + "\n"
-    saved.scripts.pre_request = script
-    saved.body.content = '{"a": 1}'
+    edited = _add_line_by_hand(text, "print(1)", "print(2)")
+    edited = _add_line_by_hand(edited, "Some words", "More words")
+    edited = _add_line_by_hand(edited, 'says "b"', "c")
+    back = request_from_toml(edited)
+    assert back.scripts.post_response == script + "\nprint(2)"
+    assert back.description == "# Title\nSome words\nMore words"
+    assert back.body.content == 'a\nsays "b"\nc'
+
+
+def test_a_block_saved_before_reads_the_same_and_loses_its_trimming_backslash_when_edited(
+    tmp_path: Path,
+) -> None:
+    before = 'name = "r"\n\n[scripts]\npost_response = """\nok()\nprint(1)\\\n"""\n'
+    path = write(tmp_path, "r.toml", before)
+    saved = request_from_toml(before, path)
+    assert saved.scripts.post_response == "ok()\nprint(1)"
+    save_request(saved, path)
+    assert path.read_text(encoding="utf-8") == before  # an unchanged save is byte for byte
+    saved.scripts.post_response = "ok(2)\nprint(1)"
     save_request(saved, path)
     after = path.read_text(encoding="utf-8")
-    assert after.endswith('pigeon.setVar("n", 2)\\\n"""\n')
-    assert "content = " + "'" * 3 + '{"a": 1}' + "'" * 3 + "\n" in after
-    assert request_from_toml(after, path).scripts.pre_request == script
+    assert "\\\n" not in after
+    assert request_from_toml(after, path).scripts.post_response == "ok(2)\nprint(1)"
+    added = _add_line_by_hand(after, "print(1)", "print(2)")
+    assert request_from_toml(added).scripts.post_response == "ok(2)\nprint(1)\nprint(2)"
+
+
+def test_a_line_added_after_the_closing_quotes_is_a_located_error_never_a_join() -> None:
+    text = request_to_toml(Request(name="r", scripts=Scripts(post_response="a = 1\nb = 2")))
+    assert text.endswith("b = 2'''\n")
+    with pytest.raises(LoadError) as caught:
+        request_from_toml(text + "print(3)\n", Path("r.toml"))
+    assert caught.value.line == text.count("\n") + 1
 
 
 @pytest.mark.parametrize(
@@ -269,13 +297,14 @@ def test_text_without_a_final_newline_keeps_its_closing_quotes_on_their_own_line
         "x = '''a'''\nend",  # three single quotes: no literal block holds it
         "bell \x07\nend'",  # a control character, a final single quote
         'a """ b\nc\\d\r\nend"',  # escapes needed: the lines still read as lines
+        'bell \x07 and two quotes at the end\n""',
     ],
 )
-def test_text_no_literal_block_holds_is_written_line_by_line_closing_apart(text: str) -> None:
+def test_text_no_literal_block_holds_is_written_line_by_line(text: str) -> None:
     written = request_to_toml(Request(name="r", scripts=Scripts(post_response=text)))
     block = written.split("post_response = ", 1)[1]
-    assert block.startswith('"""\n') and block.endswith('\\\n"""\n')
-    assert block.count("\n") == text.count("\n") + 3  # opening, a line a line of text, closing
+    assert block.startswith('"""\n') and block.endswith('"""\n') and "\\\n" not in block
+    assert block.count("\n") == text.count("\n") + 2  # the opening line, a line a line of text
     assert request_from_toml(written).scripts.post_response == text
 
 

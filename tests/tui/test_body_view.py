@@ -13,8 +13,8 @@ from response_pane_app import BodyApp
 from textual.widgets import Input
 from tui_support import wait_for
 
-from pigeon import bodyformat
-from pigeon.bodyformat import build_index, json_line_tokens
+from pigeon import bodies
+from pigeon.bodies import build_index, json_line_tokens
 from pigeon.tui.widgets.response.body_panel import BodyPanel
 from pigeon.tui.widgets.response.body_view import BodyView
 
@@ -70,12 +70,12 @@ def test_index_measures_wide_characters_with_the_given_function() -> None:
 
 def test_pretty_keeps_numbers_as_written_and_repeated_keys() -> None:
     text = '{"a": 1.10, "a": 2, "big": 123456789012345678901, "e": 1E+2, "s": "\\u00e9\\n"}'
-    assert bodyformat.pretty_json(text) == (
+    assert bodies.pretty_json(text) == (
         '{\n  "a": 1.10,\n  "a": 2,\n  "big": 123456789012345678901,\n  "e": 1E+2,\n'
         '  "s": "é\\n"\n}'
     )
     with pytest.raises(ValueError):
-        bodyformat.pretty_json("{not json")
+        bodies.pretty_json("{not json")
 
 
 _json_values = st.recursive(
@@ -90,9 +90,9 @@ _json_values = st.recursive(
 @settings(max_examples=200, deadline=None)
 @given(_json_values)
 def test_pretty_printing_matches_the_standard_library(value) -> None:
-    assert bodyformat.dumps_pretty(value) == json.dumps(value, indent=2, ensure_ascii=False)
+    assert bodies.dumps_pretty(value) == json.dumps(value, indent=2, ensure_ascii=False)
     text = json.dumps(value)
-    assert bodyformat.pretty_json(text) == json.dumps(
+    assert bodies.pretty_json(text) == json.dumps(
         json.loads(text), indent=2, ensure_ascii=False
     )
 
@@ -119,31 +119,31 @@ def test_json_tokens_per_line() -> None:
 
 
 def test_find_all_is_smart_case_and_capped() -> None:
-    found = bodyformat.find_all("Ada ada ADA", "ada")
+    found = bodies.find_all("Ada ada ADA", "ada")
     assert list(found.starts) == [0, 4, 8]
-    assert list(bodyformat.find_all("Ada ada ADA", "Ada").starts) == [0]
-    capped = bodyformat.find_all("a" * 50, "a", limit=10)
+    assert list(bodies.find_all("Ada ada ADA", "Ada").starts) == [0]
+    capped = bodies.find_all("a" * 50, "a", limit=10)
     assert len(capped) == 10 and capped.capped
 
 
 def test_jmespath_filters() -> None:
     data = {"items": [{"name": "a", "n": 1}, {"name": "b", "n": 5}]}
-    assert bodyformat.apply_filter(data, "items[?n > `2`].name") == ["b"]
-    assert bodyformat.apply_filter(data, "length(items)") == 2
+    assert bodies.apply_filter(data, "items[?n > `2`].name") == ["b"]
+    assert bodies.apply_filter(data, "length(items)") == 2
     for bad in ("items[", "a ^ b", "length(`1`)", "nope(@)", "  "):
-        with pytest.raises(bodyformat.FilterError):
-            bodyformat.apply_filter(data, bad)
+        with pytest.raises(bodies.FilterError):
+            bodies.apply_filter(data, bad)
 
 
 def test_jsonpath_filters() -> None:
     pytest.importorskip("jsonpath_ng")
     data = {"items": [{"name": "a", "n": 1}, {"name": "b", "n": 5}]}
-    assert bodyformat.apply_filter(data, "$.items[*].name") == ["a", "b"]
-    assert bodyformat.apply_filter(data, "$.items[?(@.n > 2)].name") == ["b"]
-    assert bodyformat.apply_filter(data, "$..name") == ["a", "b"]
+    assert bodies.apply_filter(data, "$.items[*].name") == ["a", "b"]
+    assert bodies.apply_filter(data, "$.items[?(@.n > 2)].name") == ["b"]
+    assert bodies.apply_filter(data, "$..name") == ["a", "b"]
     for bad in ("$.items[", "$$"):
-        with pytest.raises(bodyformat.FilterError, match="JSONPath"):
-            bodyformat.apply_filter(data, bad)
+        with pytest.raises(bodies.FilterError, match="JSONPath"):
+            bodies.apply_filter(data, bad)
 
 
 def test_classify_and_describe() -> None:
@@ -153,16 +153,16 @@ def test_classify_and_describe() -> None:
         + (400).to_bytes(4, "big")
         + (300).to_bytes(4, "big")
     )
-    assert bodyformat.classify_body("image/png", png, 1234) == "image"
-    assert bodyformat.describe_binary("image/png", png, 1234) == "PNG image, 1,234 bytes (400x300)"
+    assert bodies.classify_body("image/png", png, 1234) == "image"
+    assert bodies.describe_binary("image/png", png, 1234) == "PNG image, 1,234 bytes (400x300)"
     gif = b"GIF89a" + (2).to_bytes(2, "little") + (3).to_bytes(2, "little")
-    assert bodyformat.describe_binary("", gif, 10) == "GIF image, 10 bytes (2x3)"
-    assert bodyformat.classify_body("application/octet-stream", b"\x00\x01\x02", 3) == "binary"
-    assert bodyformat.classify_body("", "héllo".encode(), 6) == "text"
-    assert bodyformat.classify_body("application/vnd.api+json", b"{}", 2) == "json"
-    assert bodyformat.classify_body("text/html", b"", 0) == "empty"
+    assert bodies.describe_binary("", gif, 10) == "GIF image, 10 bytes (2x3)"
+    assert bodies.classify_body("application/octet-stream", b"\x00\x01\x02", 3) == "binary"
+    assert bodies.classify_body("", "héllo".encode(), 6) == "text"
+    assert bodies.classify_body("application/vnd.api+json", b"{}", 2) == "json"
+    assert bodies.classify_body("text/html", b"", 0) == "empty"
     assert (
-        bodyformat.describe_binary("application/octet-stream", b"\x00", 5 * 1024 * 1024)
+        bodies.describe_binary("application/octet-stream", b"\x00", 5 * 1024 * 1024)
         == "Binary body, application/octet-stream, 5.0 MB"
     )
 
@@ -270,7 +270,7 @@ async def test_search_counts_highlights_and_moves() -> None:
         assert str(count.render()) == "no matches"
         await pilot.press("escape")
         await pilot.pause()
-        assert view.query == "" and panel.mode == ""
+        assert view.search_text == "" and panel.mode == ""
         assert app.focused is view
 
 
@@ -284,7 +284,7 @@ async def test_search_in_a_huge_body_runs_in_a_thread_and_a_new_query_wins() -> 
         view.search('user 4242"')
         await wait_for(pilot, lambda: view.match_count == 1)
         await pilot.pause(0.3)
-        assert view.query == 'user 4242"' and view.match_count == 1
+        assert view.search_text == 'user 4242"' and view.match_count == 1
         row = view.scroll_offset.y + view.size.height // 2
         on_screen = [view.render_line(y).text for y in range(view.size.height)]
         assert any('"user 4242"' in line for line in on_screen), row

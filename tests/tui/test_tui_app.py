@@ -144,13 +144,15 @@ async def test_help_screen_lists_bindings(app: PigeonApp) -> None:
 async def test_keymap_from_config_remaps_send(collection: Path, echo: EchoServer) -> None:
     from pigeon.config import AppConfig
 
-    config = AppConfig(theme="pigeon-light", keys={"send": "f9", "nonsense": "f10"})
+    keys = {"send": "f9", "nonsense": "f10", "save": "ctrl+banana"}
+    config = AppConfig(theme="pigeon-light", keys=keys)
     session = Session.open(collection)
     session.overrides["base_url"] = echo.url
     app = PigeonApp(session, config=config, theme_dirs=bundled_theme_dirs(), remember_theme=False)
     async with running(app) as pilot:
         assert app.theme == "pigeon-light"
         assert any("nonsense" in p for p in app.startup_problems)
+        assert any("'ctrl+banana' is not a key" in p for p in app.startup_problems)
         await open_request(pilot, "users/list-users")
         await press_and_settle(pilot, "f9")
         assert main_screen(app).last_exchange.status == 200
@@ -492,3 +494,20 @@ async def test_the_editor_keeps_room_at_every_width(app: PigeonApp, width: int) 
         assert editor.outer_size.width >= 60, (width, editor.outer_size.width)
         assert screen.query_one("#tree-pane").display == (width >= 78)  # 18 columns and 60
         assert screen.query_one("#vars-pane").display == (width >= 110)
+
+
+async def test_a_key_the_collection_does_not_read_is_named_when_the_app_starts(
+    collection: Path,
+) -> None:
+    from pigeon.config import AppConfig
+
+    (collection / "typo.toml").write_text('name = "Typo"\nurll = "http://127.0.0.1:9/"\n')
+    (collection / "typo2.toml").write_text('name = "Typo 2"\ntimeot = 5\n')
+    session = Session.open(collection)
+    app = PigeonApp(session, config=AppConfig(), theme_dirs=bundled_theme_dirs())
+    async with running(app):
+        (problem,) = [p for p in app.startup_problems if "unknown key" in p]
+        assert f"{collection / 'typo.toml'}:2:1: unknown key `urll`" in problem
+        assert (
+            "did you mean `url`?" in problem and "(and 1 more: pigeon check lists them)" in problem
+        )

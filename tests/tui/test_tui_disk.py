@@ -85,7 +85,7 @@ async def test_a_request_edited_outside_is_never_lost_by_a_save(
         await pilot.press(answer)
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
         await pilot.pause()
-        mine_copy = collection / "users" / "list-users.mine.toml"
+        mine_copy = collection / "users" / "list-users.toml.mine"
         if answer == "escape":  # nothing written, the edits kept
             assert file.read_text(encoding="utf-8") == theirs
             assert editor.dirty and editor.request.url == "{{base_url}}/mine"
@@ -95,11 +95,15 @@ async def test_a_request_edited_outside_is_never_lost_by_a_save(
         elif answer == "k":  # mine, knowingly
             assert 'url = "{{base_url}}/mine"' in file.read_text(encoding="utf-8")
             assert not editor.dirty and editor.saved.path == file
-        else:  # mine beside theirs, and open
+        else:  # mine beside theirs, a conflict in the tree, and theirs open
             assert file.read_text(encoding="utf-8") == theirs
             assert 'url = "{{base_url}}/mine"' in mine_copy.read_text(encoding="utf-8")
-            assert "users/list-users.mine" in tree_ids(app)
-            assert editor.saved.path == mine_copy and not editor.dirty
+            assert tree_ids(app) == {r.id for r in load_collection(collection).requests()}
+            tree = main_screen(app).query_one(CollectionTree)
+            flagged = [n.data for n in tree._all_nodes() if isinstance(n.data, BrokenFile)]
+            assert mine_copy in [b.path for b in flagged]
+            assert editor.saved.path == file and not editor.dirty
+            assert editor.request.url.startswith("{{base_url}}/theirs")
         if answer != "b":
             assert not mine_copy.exists()
         assert isinstance(app.screen, MainScreen)  # one question, not two

@@ -129,6 +129,7 @@ async def test_the_editor_checks_fetches_completes_refuses_and_sends(
             lambda: pane is not None and "Not sent: GraphQL query 5:" in pane.status_line.plain,
         )
         assert "send again to send it anyway" in pane.status_line.plain
+        assert pane.status_line.plain.startswith("✖ Not sent: GraphQL query 5:")
         assert len(server.requests) == sent
         await pilot.press("ctrl+r")  # the same query again: sent anyway, the server says why
         await wait_for(pilot, lambda: screen.last_exchange is not None)

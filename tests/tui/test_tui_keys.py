@@ -69,7 +69,7 @@ async def test_a_burst_after_slash_searches_the_body(app: PigeonApp) -> None:
         view.focus()
         await pilot.pause()
         burst(app, "/", *"users", "enter")
-        await wait_for(pilot, lambda: view.query == "users")
+        await wait_for(pilot, lambda: view.search_text == "users")
         await wait_for(pilot, lambda: app.focused is view)
         assert view.match_count >= 1
 
@@ -460,7 +460,7 @@ async def test_slash_and_f_on_the_response_tabs_search_and_filter_the_body(
         await pilot.pause()
         view = screen.query_one("#body-view", BodyView)
         burst(app, "slash", *"users")
-        await wait_for(pilot, lambda: view.query == "users")
+        await wait_for(pilot, lambda: view.search_text == "users")
         assert tabs.active == "tab-body"
         await pilot.press("escape")
         tabs.active = "tab-timings"

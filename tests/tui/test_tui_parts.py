@@ -90,6 +90,29 @@ def test_keymap_validation() -> None:
     assert pretty_keys("f1,question_mark") == "f1, ?"
 
 
+def test_a_key_no_terminal_sends_and_a_key_given_twice_are_named() -> None:
+    ids = {"send", "save", "help", "quit"}
+    table = {"send": "ctrl+banana", "save": "f9,ctrl+y", "help": "f1 , ctrl+y", "quit": "f9"}
+    keymap, problems = keymap_from_config(table, ids)
+    assert keymap == {"save": "f9,ctrl+y", "help": "f1,ctrl+y", "quit": "f9"}
+    assert problems[0].startswith("[keys] send: 'ctrl+banana' is not a key")
+    assert problems[1:] == [
+        "[keys] f9 is given to save and quit: where both apply, only one of them runs",
+        "[keys] ctrl+y is given to save and help: where both apply, only one of them runs",
+    ]
+    assert keymap_from_config({"send": "ctrl+r,f9", "save": "ctrl+s"}, ids)[1] == []
+
+
+def test_every_key_the_app_binds_reads_as_a_key() -> None:
+    from pigeon.tui.app import PigeonApp
+    from pigeon.tui.keys import bindings_of, expand_groups, is_key
+
+    groups = expand_groups(PigeonApp.help_groups())
+    keys = {k for _, cls in groups for b in bindings_of(cls) for k in b.key.split(",")}
+    assert len(keys) > 50
+    assert [k for k in sorted(keys) if not is_key(k.strip())] == []
+
+
 def test_help_sections_show_remapped_keys() -> None:
     from textual.binding import Binding
 
@@ -163,6 +186,21 @@ def test_env_references_and_texts() -> None:
         req, [Header("Y", "{{ $env.C }}")], Auth(type="bearer", token="{{$env.A}}")
     )
     assert env_references(texts) == ["A", "C", "B"]
+
+
+def test_the_env_names_of_every_kinds_fields_are_listed() -> None:
+    from pigeon.model import Auth, OAuth2, Request
+    from pigeon.tui.widgets.variables.variables_pane import env_references, request_texts
+
+    req = Request(name="r", url="http://h/")
+    aws = Auth(type="aws_sigv4", access_key="{{$env.AK}}", secret_key="{{$env.SK}}")
+    assert env_references(request_texts(req, [], aws)) == ["AK", "SK"]
+    oauth = Auth(
+        type="oauth2", oauth2=OAuth2(client_secret="{{$env.CS}}", params={"a": "{{$env.P}}"})
+    )
+    assert env_references(request_texts(req, [], oauth)) == ["CS", "P"]
+    off = Auth(type="none", token="{{$env.OLD}}")  # not sent, so not used
+    assert env_references(request_texts(req, [], off)) == []
 
 
 def test_a_script_name_completes_inside_get_var_and_set_var_only() -> None:

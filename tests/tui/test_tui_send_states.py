@@ -58,6 +58,7 @@ async def test_a_send_refused_before_sending_keeps_the_last_response(app: Pigeon
         assert pane.exchange is shown and pane.body_view.text == body
         line = pane.status_line.plain
         assert line.startswith("✖ Not sent: ") and "200 OK" in line
+        assert line.lower().count("not sent") == 1, line
         assert "\x1b" not in line and "\\x1b" in line
         await press_and_settle(pilot, "ctrl+l")
         screen.query_one(RequestEditor).request.method = "GET"

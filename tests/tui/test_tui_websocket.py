@@ -166,3 +166,78 @@ async def test_post_response_scripts_run_once_connected(collection: Path, ws_bas
         assert any(e.text.endswith("script got from me") for e in log)
         assert any("something else" in e.text for e in log if e.error)
         await wait_for(pilot, lambda: view.frame_log.lines().count("  from me") == 2)
+
+
+ROOM = """\
+name = "Room"
+type = "websocket"
+url = "{{ws_base}}/chat/{{room}}"
+
+[[messages]]
+name = "greet"
+body = "hello {{room}}"
+
+[scripts]
+pre_request = '''
+pigeon.setVar("room", "lobby")
+'''
+"""
+
+
+def room_app(collection: Path, ws_base: str) -> PigeonApp:
+    (collection / "room.toml").write_text(ROOM, encoding="utf-8")
+    session = Session.open(collection)
+    session.overrides.update({"ws_base": ws_base})
+    return PigeonApp(session, theme_dirs=bundled_theme_dirs(), remember_theme=False)
+
+
+async def test_a_connection_runs_pre_request_scripts_renders_and_is_recorded(
+    collection: Path, ws_base: str
+) -> None:
+    from pigeon.history import list_entries
+
+    app = room_app(collection, ws_base)
+    app.session.trust()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "room")
+        await wait_for(pilot, lambda: app.screen.query(WebSocketView))
+        view = view_of(app)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: view.link is not None and view.link.state == "open")
+        log = view.frame_log
+        await wait_for(pilot, lambda: "  joined /chat/lobby" in log.lines())  # the server's path
+        assert view.link.handshake.url.endswith("/chat/lobby")
+
+        saved = view.query_one("#ws-saved", OptionList)
+        saved.focus()
+        saved.highlighted = 0
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: log.lines().count("  hello lobby") == 2)  # sent, echoed
+
+        assert list_entries(collection) == []  # recorded when it ends
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: "closed 1000 by the client" in view.state_line)
+        await wait_for(pilot, lambda: list_entries(collection))
+        (entry,) = list_entries(collection)
+        assert entry.url.endswith("/chat/lobby") and entry.status == 101
+
+
+async def test_an_untrusted_collection_is_asked_before_connecting(
+    collection: Path, ws_base: str
+) -> None:
+    from pigeon.tui.dialogs.trust import TrustScreen
+
+    app = room_app(collection, ws_base)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "room")
+        await wait_for(pilot, lambda: app.screen.query(WebSocketView))
+        view = view_of(app)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
+        assert view.link is None  # nothing goes out before the answer
+        wants = str(app.screen.query_one("#trust-wants").render())
+        assert "room.toml [scripts.pre_request]" in wants
+        await pilot.press("t")
+        await wait_for(pilot, lambda: view.link is not None and view.link.state == "open")
+        await wait_for(pilot, lambda: "  joined /chat/lobby" in view.frame_log.lines())
+        assert app.session.is_trusted()

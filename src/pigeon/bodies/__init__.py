@@ -9,8 +9,7 @@
 * ``hexdump``: a binary body as ``hexdump -C`` shows it (``hex_dump``);
 * ``cancel``: how a long loop stops when the caller's check says so (``Stopped``).
 
-This module is the face: every name below is importable from ``pigeon.bodies`` (and, as
-before, from ``pigeon.bodyformat``). Nothing here imports a filter library until a filter runs.
+This module is the face: every name below is importable from ``pigeon.bodies``. Nothing here imports a filter library until a filter runs.
 """
 
 from __future__ import annotations
@@ -38,6 +37,7 @@ from pigeon.bodies.kind import (
     is_json_type,
     is_text_type,
     looks_binary,
+    shows_as_json,
 )
 from pigeon.bodies.lines import EMPTY_INDEX, LineIndex, build_index
 from pigeon.bodies.markup import MARKUP_LIMIT, MarkupKind, markup_kind, pretty_markup
@@ -79,4 +79,5 @@ __all__ = [
     "pretty_json",
     "pretty_markup",
     "search_pattern",
+    "shows_as_json",
 ]

@@ -3,7 +3,7 @@
 Run by path, not as ``pigeon.bodies.jq_child``: importing the package would cost the child a
 tenth of a second. It reads the body from stdin, the program and the limits from argv, and
 writes each result pretty-printed to stdout until the output limit. Exit status: 0 done,
-3 output cut at the limit, 2 a jq error (its one line last on stdout: stderr is not read, as
+3 output cut at the limit, 4 the jq library is not installed, 2 a jq error (its one line last on stdout: stderr is not read, as
 jq's ``debug`` and ``stderr`` could fill it without end). Memory is capped with ``RLIMIT_AS``
 before jq starts, so a hostile program dies here, not in the app.
 """
@@ -15,6 +15,7 @@ import sys
 
 CUT = 3
 FAILED = 2
+MISSING = 4
 
 
 def _limit_memory(limit: int) -> None:
@@ -34,7 +35,10 @@ def _one_line(exc: BaseException) -> str:
 def main(argv: list[str]) -> int:
     program, output_limit, memory_limit = argv[0], int(argv[1]), int(argv[2])
     _limit_memory(memory_limit)
-    import jq
+    try:
+        import jq
+    except ImportError:
+        return MISSING
 
     try:
         compiled = jq.compile(program)

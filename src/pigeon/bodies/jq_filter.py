@@ -28,7 +28,7 @@ MEMORY_LIMIT = 1024 * 1024 * 1024
 _CHILD = Path(__file__).with_name("jq_child.py")
 # -P: nothing from the current directory shadows json or jq. Run by path: no package import.
 _LAUNCH = "import runpy, sys; del sys.argv[0]; runpy.run_path(sys.argv[0], run_name='__main__')"
-_CUT, _FAILED = 3, 2
+_CUT, _FAILED, _MISSING = 3, 2, 4
 _POLL = 0.05
 
 
@@ -91,6 +91,8 @@ def run_jq(
     if child.returncode == _FAILED:
         last = (text.rstrip().splitlines() or ["failed"])[-1]  # the child's message
         raise FilterError(f"jq: {last[:300]}")
+    if child.returncode == _MISSING:
+        raise FilterError("jq is not installed (pip install jq); JMESPath and JSONPath still work")
     if child.returncode < 0:  # jq aborts when an allocation fails under the memory cap
         raise FilterError(f"jq: stopped: out of memory (the limit is {memory >> 20} MiB)")
     raise FilterError(f"jq: failed (exit status {child.returncode})")

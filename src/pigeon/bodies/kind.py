@@ -87,6 +87,16 @@ def classify_body(content_type: str, head: bytes, size: int) -> BodyKind:
     return "binary" if looks_binary(head) else "text"
 
 
+def shows_as_json(kind: BodyKind, content_type: str, text: str, truncated: bool) -> bool:
+    """Whether a text body is laid out as JSON: declared JSON, or undeclared or plain text
+    that starts like JSON; never a body cut short, which would not parse."""
+    from pigeon.bodies.json import looks_like_json
+
+    if truncated:
+        return False
+    return kind == "json" or (content_type in ("", "text/plain") and looks_like_json(text))
+
+
 def claims_binary(content_type: str) -> bool:
     """A media type whose body should not be text (``image/png``; not ``image/svg+xml``)."""
     return content_type.startswith(("image/", "audio/", "video/", "font/")) and not is_text_type(

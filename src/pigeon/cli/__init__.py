@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pigeon import importers
 from pigeon.cli.stderr import run_command
 from pigeon.errors import EXIT_FAILED, EXIT_OK, EXIT_UNRESOLVED, EXIT_USAGE, UsageError
 from pigeon.errors import SendFailure as Failure
@@ -59,7 +60,9 @@ def parse_vars(items: list[str] | None) -> dict[str, Any]:
     return dict(parse_var(item) for item in items or [])
 
 
-def _add_common(p: argparse.ArgumentParser) -> None:
+def _add_common(p: argparse.ArgumentParser, *, scripts: bool = True) -> None:
+    """``--env``, ``--var`` and ``--trust``; ``--no-scripts`` for the commands that run a
+    collection's scripts (``scripts``)."""
     p.add_argument("--env", metavar="NAME", help="environment to use (default: the collection's)")
     p.add_argument(
         "--var",
@@ -74,6 +77,8 @@ def _add_common(p: argparse.ArgumentParser) -> None:
         help="trust the collection this time: its scripts run, and it may read the process "
         "environment and files outside its directory",
     )
+    if not scripts:
+        return
     p.add_argument(
         "--no-scripts",
         action="store_true",
@@ -200,6 +205,11 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     )
     envs.add_argument("--all-envs", action="store_true", help="check against every environment")
     chk.add_argument("--format", choices=("text", "json"), default="text")
+    chk.add_argument(
+        "--data",
+        metavar="ROWS.csv|ROWS.json|ROWS.jsonl",
+        help="the data file pigeon run is given: its columns count as defined variables",
+    )
 
     report = argparse.ArgumentParser(
         prog="pigeon report",
@@ -220,7 +230,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     imp = argparse.ArgumentParser(
         prog="pigeon import", description="Import requests from another tool."
     )
-    imp.add_argument("kind", choices=("curl", "postman", "openapi", "http", "posting"))
+    imp.add_argument("kind", choices=importers.KINDS)
     imp.add_argument("source", help="a file, '-' for stdin, or (curl) the command itself")
     imp.add_argument(
         "--into", metavar="COLLECTION_DIR", help="collection to write into (default: .)"
@@ -246,11 +256,11 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     auth = argparse.ArgumentParser(
         prog="pigeon auth",
         description="Sign in for a request's OAuth 2.0 auth (device code, authorization "
-        "code: works over SSH) and keep the token for the app and pigeon run.",
+        "code: works over SSH) and keep the token for the app and pigeon run. No script runs.",
     )
     auth.add_argument("collection", help="collection directory")
     auth.add_argument("request", help="request file relative to the collection (.toml optional)")
-    _add_common(auth)
+    _add_common(auth, scripts=False)
     schema = argparse.ArgumentParser(
         prog="pigeon graphql-schema",
         description="Fetch the schema of a GraphQL request's endpoint by introspection (its "
@@ -259,7 +269,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     )
     schema.add_argument("collection", help="collection directory")
     schema.add_argument("request", help="request file relative to the collection (.toml optional)")
-    _add_common(schema)
+    _add_common(schema, scripts=False)
     schema.add_argument("--sdl", action="store_true", help="print the schema (GraphQL SDL)")
     return {
         "app": app,

@@ -46,7 +46,17 @@ class TerminalPerson:
         threading.Thread(target=read, daemon=True).start()
         waits: list[asyncio.Future[str]] = [pasted] + ([redirected] if redirected else [])
         done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-        return done.pop().result()
+        answer = done.pop().result()
+        if answer or (redirected is not None and redirected.done()):
+            return answer
+        # Standard input is closed (< /dev/null, a CI job): nothing will ever be pasted.
+        if redirected is None:
+            raise TokenError(
+                "pigeon auth needs the URL the browser ended on (or the code) on standard "
+                "input, which is closed: run it in a terminal, or pipe that URL in"
+            )
+        say("standard input is closed: waiting for the browser to reach the redirect")
+        return await redirected
 
 
 def cli_auth(args: argparse.Namespace) -> int:
@@ -57,7 +67,7 @@ def cli_auth(args: argparse.Namespace) -> int:
         env=args.env,
         cli_vars=args.vars,
         trust=args.trust,
-        no_scripts=args.no_scripts,
+        no_scripts=True,  # a token needs the auth's fields, never a script
     )
     auth = prepared.rendered.oauth2
     if auth is None:

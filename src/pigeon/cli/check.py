@@ -11,10 +11,12 @@ import argparse
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from pigeon.check import ERROR, INFO, RULES, WARNING, Finding, Report, check
 from pigeon.cli.collection import load
 from pigeon.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
+from pigeon.rows import read_rows
 from pigeon.scopes import UnknownEnvironment
 from pigeon.terminal import printable
 
@@ -57,9 +59,19 @@ def _json(report: Report, root: Path, given: str) -> str:
     )
 
 
+def _columns(data: str) -> dict[str, Any]:
+    """The columns of a data file (``--data``), each with its first row's value: what a run
+    with that file defines."""
+    columns: dict[str, Any] = {}
+    for row in read_rows(Path(data)):
+        for name, value in row.items():
+            columns.setdefault(name, value)
+    return columns
+
+
 def cli_check(args: argparse.Namespace) -> int:
     root = Path(args.collection)
-    collection = load(root)
+    collection = load(root, warnings=False)  # an unknown key is a finding here
     if args.all_envs:
         envs: list[str | None] = list(collection.environments) or [None]
     elif args.env is not None:
@@ -68,7 +80,7 @@ def cli_check(args: argparse.Namespace) -> int:
         envs = [args.env]
     else:
         envs = [collection.default_environment]
-    report = check(collection, envs)
+    report = check(collection, envs, _columns(args.data) if args.data else None)
     if args.format == "json":
         print(_json(report, collection.root, args.collection))
     else:

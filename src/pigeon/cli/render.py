@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 from pigeon.cli.collection import load, trusted
 from pigeon.cli.stderr import warn
 from pigeon.errors import EXIT_OK, SendFailure, UnresolvedError, UsageError
-from pigeon.exporters.curl import to_curl
+from pigeon.exporters.curl import as_sent, to_curl
 from pigeon.model import BrokenFile, Collection, Folder, Request, normalize_ref
 from pigeon.pipeline import RequestResult, RunContext, build
 from pigeon.render import RenderedRequest
@@ -146,8 +146,9 @@ def _unresolved(rendered: RenderedRequest) -> str:
 
 
 def cli_render(args: argparse.Namespace) -> int:
-    """`pigeon render`: print the request; with ``--strict``, unresolved placeholders are
-    named on stderr after it and the exit code is 3."""
+    """`pigeon render`: print the request; unresolved placeholders are named on stderr after
+    it (``--format json`` lists them in the document), and with ``--strict`` the exit code
+    is 3."""
     rendered = _rendered(args)
     if args.format == "json":
         print(json.dumps(rendered.to_json(), ensure_ascii=False))
@@ -158,12 +159,14 @@ def cli_render(args: argparse.Namespace) -> int:
     problems = _unresolved(rendered)
     if args.strict and problems:
         raise UnresolvedError(f"unresolved placeholders: {problems}")
+    if problems and args.format != "json":
+        warn(f"unresolved placeholders, sent as written: {problems}")
     return EXIT_OK
 
 
 def http_message(rendered: RenderedRequest) -> str:
-    """The request as an HTTP/1.1 message (``--format http``)."""
-    parts = urlsplit(rendered.url)
+    """The request as an HTTP/1.1 message (``--format http``), its target as it is sent."""
+    parts = urlsplit(as_sent(rendered.url))
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     lines = [f"{rendered.method} {target} HTTP/1.1"]
     if not rendered.header("host") and parts.netloc:

@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pigeon import cookies
-from pigeon.bodyformat import human_size
+from pigeon.bodies import human_size
 from pigeon.cli.collection import load, trusted
 from pigeon.cli.stderr import say, warn
 from pigeon.config import AppConfig, ConfigError
 from pigeon.errors import EXIT_FAILED, SendFailure, UsageError
 from pigeon.pipeline import ResultRecord, RunContext, RunHistory
 from pigeon.reports import check_report_paths, parse_report_specs, write_reports
-from pigeon.rows import parse_types, read_rows
+from pigeon.rows import DataRows, parse_types
 from pigeon.run import RunSummary, check_broken, folders, run_collection, select, shard
 from pigeon.send_thread import ThreadedSession
 from pigeon.terminal import printable
@@ -131,6 +131,7 @@ def cli_run(args: argparse.Namespace) -> int:
         env=args.env,
         cli_vars=cli_vars,
         no_scripts=no_scripts,
+        rows=(row for _, row in iterations or ()),
     )
     config = _user_config()
     history = None
@@ -141,7 +142,8 @@ def cli_run(args: argparse.Namespace) -> int:
             max_age_days=config.history_max_age_days,
             warn=_history_warning,
         )
-    parallel = getattr(args, "parallel", 1) or 1
+    parallel = getattr(args, "parallel", None)
+    parallel = 1 if parallel is None else parallel
     if parallel < 1:
         raise UsageError(f"--parallel {parallel}: expected 1 or more")
 
@@ -163,7 +165,10 @@ def cli_run(args: argparse.Namespace) -> int:
 
     ctx = context()
     lanes = [context() for _ in range(min(parallel, len(folders(chosen))) - 1)]
-    label = max((len(lab) + 3 for lab, _ in iterations or []), default=0)
+    if isinstance(iterations, DataRows):  # the last row's label is the longest
+        label = len(f"row {len(iterations)}") + 3
+    else:
+        label = max((len(lab) + 3 for lab, _ in iterations or []), default=0)
     width = max((len(r.id or r.name) + label for _, r in chosen), default=0)
     console = Console(sys.stdout, getattr(args, "color", None), width)
 
@@ -229,15 +234,16 @@ def _shard_spec(text: str) -> tuple[int, int]:
     return k, n
 
 
-def _iterations(args: argparse.Namespace) -> list[tuple[str, dict[str, Any]]] | None:
+def _iterations(
+    args: argparse.Namespace,
+) -> DataRows | list[tuple[str, dict[str, Any]]] | None:
     """One ``(label, variables)`` per iteration: a data file's rows, or ``--iterations N``."""
     data = getattr(args, "data", None)
     count = getattr(args, "iterations", None)
     if getattr(args, "data_types", None) and not data:
         raise UsageError("--data-types needs --data")
-    if data:
-        rows = read_rows(Path(data), parse_types(args.data_types))
-        return [(f"row {n}", row) for n, row in enumerate(rows, 1)]
+    if data:  # read as the run goes, never held: checked whole first
+        return DataRows(Path(data), parse_types(args.data_types)).check()
     if count is not None:
         if count < 1:
             raise UsageError(f"--iterations {count}: expected 1 or more")

@@ -17,6 +17,10 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
+import httpx
+
+from pigeon.auth_kinds import KINDS
+
 # Pigeon's default timeout: curl has none, so only other values are written as --max-time.
 from pigeon.model import DEFAULT_TIMEOUT
 
@@ -47,6 +51,15 @@ def curl_stdin(rendered: Any) -> bytes | None:
     return None
 
 
+def as_sent(url: str) -> str:
+    """The URL as Pigeon sends it: percent-encoded by httpx (a space in an inline query is
+    ``%20``; curl refuses a raw one). One httpx cannot parse stays as written."""
+    try:
+        return str(httpx.URL(url))
+    except (httpx.InvalidURL, ValueError, TypeError):
+        return url
+
+
 def curl_argv(rendered: Any) -> list[str]:
     """The argument vector (``argv[0] == "curl"``) that sends ``rendered``.
 
@@ -62,7 +75,7 @@ def curl_argv(rendered: Any) -> list[str]:
         argv.append("--head")
     elif method != ("POST" if has_body else "GET"):
         argv += ["-X", method]
-    url = rendered.url
+    url = as_sent(rendered.url)
     if any(c in url for c in "[]{}"):
         argv.append("--globoff")  # curl would read brackets and braces as URL globs
     argv += ["--url", url]  # never read as an option, even when it starts with "-"
@@ -97,13 +110,8 @@ def _auth_and_transport(rendered: Any) -> list[str]:
     """Digest and SigV4 as curl applies them itself; the proxy, CA and client certificate."""
     argv: list[str] = []
     auth = getattr(rendered, "flow_auth", None)
-    if auth is not None and auth.type == "digest":
-        argv += ["--digest", "--user", f"{auth.username}:{auth.password}"]
-    elif auth is not None:
-        argv += ["--aws-sigv4", f"aws:amz:{auth.region}:{auth.service}"]
-        argv += ["--user", f"{auth.access_key}:{auth.secret_key}"]
-        if auth.session_token:
-            argv += ["-H", f"X-Amz-Security-Token: {auth.session_token}"]
+    if auth is not None:
+        argv += KINDS[auth.type].curl(auth)
     spec = getattr(rendered, "transport", None)
     if spec is None:
         return argv

@@ -215,12 +215,14 @@ def _ignores_dotenv(gitignore: str) -> bool:
 
 
 def write_dotenv(result: ImportResult, into: Path) -> list[Path]:
-    """Write the secrets an import set aside (``result.secrets``) into the collection's ``.env``
-    and make sure its ``.gitignore`` ignores that file; return the files written.
+    """Write the secrets an import set aside (``result.secrets``) into the collection's ``.env``,
+    which its ``.gitignore`` ignores; return the files written.
 
-    ``.env`` is created only when it does not exist (owner-only permissions), after the
-    ``.gitignore``, so the secrets are never in a file git would pick up. When it exists, each
-    secret it lacks keeps one note saying so. A secret that is written loses its note.
+    An import writes only new files: ``.env`` is created only when it does not exist
+    (owner-only permissions), after a new ``.gitignore``, so the secrets are never in a file
+    git would pick up. An existing ``.gitignore`` is never changed: when it does not ignore
+    ``.env``, or ``.env`` exists, each secret not written keeps one note saying so. A secret
+    that is written loses its note.
     """
     secrets: list[Secret] = list(getattr(result, "secrets", []))
     if not secrets:
@@ -250,7 +252,15 @@ def write_dotenv(result: ImportResult, into: Path) -> list[Path]:
                 f"{have}; add {secret.name}=... there yourself"
             )
         return []
-    written = _ignore_dotenv(ignore)
+    try:
+        written = _ignore_dotenv(ignore)
+    except _NotIgnored:
+        for secret in secrets:
+            result.note(
+                f"{secret.name} (from {secret.source}) not written: {ignore} does not ignore "
+                f"{DOTENV_FILE}; add {DOTENV_FILE} to it and {secret.name}=... to {dotenv} yourself"
+            )
+        return []
     fd = os.open(dotenv, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
         fh.write("# Secrets of the imported environments (git-ignored).\n")
@@ -270,9 +280,14 @@ def _dotenv_values(path: Path) -> dict[str, str]:
     }
 
 
+class _NotIgnored(Exception):
+    """The collection's own ``.gitignore`` does not ignore ``.env``, and an import never edits it."""
+
+
 def _ignore_dotenv(ignore: Path) -> list[Path]:
-    """Make the collection's ``.gitignore`` (not a link) ignore ``.env``; the file written, if
-    any. A new one is an exclusive create; an existing one is appended to, never followed."""
+    """A new ``.gitignore`` that ignores ``.env`` (an exclusive create), the file written; or
+    none when the existing one (read, never followed) ignores it already; ``_NotIgnored``
+    when it does not."""
     try:
         create_exclusive(
             ignore, "# Secrets and per-user state never go into git.\n.env\n.pigeon/\n"
@@ -280,10 +295,9 @@ def _ignore_dotenv(ignore: Path) -> list[Path]:
         return [ignore]
     except FileExistsError:
         pass
-    fd = os.open(ignore, os.O_RDWR | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(fd, "r+", encoding="utf-8", newline="") as fh:
+    fd = os.open(ignore, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, encoding="utf-8", errors="replace", newline="") as fh:
         text = fh.read()
-        if _ignores_dotenv(text):
-            return []
-        fh.write(("\n" if text and not text.endswith("\n") else "") + ".env\n")
-    return [ignore]
+    if not _ignores_dotenv(text):
+        raise _NotIgnored
+    return []

@@ -1,5 +1,6 @@
 """Writing an import as collection files: names made safe, settings carried to the right level,
-and never a file replaced, so importing twice, or into a collection in use, loses nothing.
+and never a file replaced (an existing ``collection.toml`` only gains what it lacks), so
+importing twice, or into a collection in use, loses nothing.
 
 Every file is made by an exclusive create (``files.create_exclusive``), never by a check and a
 write: two imports into one directory at once each keep their own files (the second takes
@@ -27,6 +28,7 @@ from pigeon.store import (
     ENVIRONMENTS_DIR,
     FOLDER_FILE,
     RESERVED_STEMS,
+    ChangedOnDisk,
     collection_to_toml,
     environment_to_toml,
     folder_to_toml,
@@ -37,7 +39,9 @@ from pigeon.store import (
     save_folder_file,
     slugify,
 )
+from pigeon.store.seen import digest
 from pigeon.store.write import check_collection, check_environment, check_folder
+from pigeon.tomltext import read_text
 from pigeon.tomlwrite import value_text
 from pigeon.values import MAX_DEPTH, check_value, too_deep
 
@@ -221,6 +225,33 @@ def _variable_notes(
             )
 
 
+def _merge_collection(path: Path, result: ImportResult, existing: Collection) -> None:
+    """Give the existing ``collection.toml`` the import's variables it lacks, and its auth when
+    it has none: added, never overwriting (what differs is noted by the caller). The file is
+    edited where it stands (its comments and layout kept) and re-read when another writer
+    changed it meanwhile, so a concurrent import's edit is never undone."""
+    for _ in range(20):
+        text = read_text(path)
+        col = check_collection(text, path)
+        col.seen[path] = digest(text)
+        added = [k for k in result.variables if k not in col.variables]
+        col.variables.update((k, result.variables[k]) for k in added)
+        auth = result.auth is not None and result.auth.type != "none" and col.auth is None
+        if auth:
+            col.auth = result.auth
+        if added or auth:
+            try:
+                save_collection_file(col, seen=col.seen)
+            except ChangedOnDisk:
+                continue
+            what = [f"variable{'s' if len(added) > 1 else ''} {', '.join(added)}"] if added else []
+            what += [f"auth ({col.auth.type})"] if auth and col.auth else []
+            result.note(f"{COLLECTION_FILE} exists: {' and '.join(what)} added to it")
+        existing.variables, existing.auth = col.variables, col.auth
+        return
+    result.note(f"{COLLECTION_FILE} kept changing while importing: nothing added to it")
+
+
 @dataclass
 class _Level:
     """Settings of one level above the imported requests (a folder or the collection) and
@@ -272,12 +303,13 @@ def _carry(req: Request, levels: list[_Level], result: ImportResult) -> None:
 def write_import(result: ImportResult, into: Path) -> list[Path]:
     """Write ``result`` as collection files under ``into``; return the paths written.
 
-    Only new files are written; an existing file is never changed. A missing
+    Only new files are written, but for what an existing ``collection.toml`` lacks. A missing
     ``collection.toml`` is created with the result's variables, auth and headers; when one
-    exists, each variable it lacks (or sets otherwise) is named in ``result.notes`` for the
-    user to add by hand, and auth and headers are copied onto the imported requests so that
-    they are still sent. Folder and environment files are handled the same way. Request
-    files never collide: a new name (``name-2.toml``) is chosen instead.
+    exists, the variables it lacks are added to it, and the auth when it has none (never
+    overwriting: each variable it sets otherwise is named in ``result.notes``), and an auth
+    it sets otherwise and the headers are copied onto the imported requests so that they are
+    still sent. Folder and environment files that exist are left alone, what they do not take
+    named in the notes. Request files never collide: a new name (``name-2.toml``) is chosen.
     """
     into = Path(into)
     into.mkdir(parents=True, exist_ok=True)
@@ -311,6 +343,7 @@ def write_import(result: ImportResult, into: Path) -> list[Path]:
     folder_settings = {f.id.strip("/"): f for f in result.folders}
 
     if not new_collection:
+        _merge_collection(col_path, result, existing)
         _variable_notes(result, result.variables, existing.variables, COLLECTION_FILE)
         if result.certificates:
             result.note(f"{COLLECTION_FILE} exists: its client certificates are not changed")

@@ -25,6 +25,7 @@ with warnings.catch_warnings():  # authlib would rather have httpx2; httpx is wh
     warnings.simplefilter("ignore", AuthlibDeprecationWarning)
     from authlib.integrations.httpx_client import AsyncOAuth2Client
 
+from pigeon import __version__
 from pigeon.errors import PigeonError
 from pigeon.masking import Masker
 from pigeon.model import Auth, Settings
@@ -96,6 +97,7 @@ class Grants:
             code_challenge_method="S256",
             timeout=settings.timeout,
             follow_redirects=False,
+            headers={"User-Agent": f"pigeon/{__version__}"},  # as every send, not httpx's
         )
         self.params = {k: v for k, v in {"audience": o.audience, **o.params}.items() if v}
 

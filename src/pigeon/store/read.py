@@ -11,18 +11,20 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from pigeon.auth_kinds import FIELDS as AUTH_FIELDS
+from pigeon.auth_kinds import Field
 from pigeon.errors import LoadError
 from pigeon.model import (
     AUTH_TYPES,
     BODY_TYPES,
     DEFAULT_TIMEOUT,
     METHODS,
-    OAUTH2_GRANTS,
     REQUEST_TYPES,
     Auth,
     Body,
@@ -34,7 +36,6 @@ from pigeon.model import (
     FormField,
     Header,
     Message,
-    OAuth2,
     QueryParam,
     Request,
     Scripts,
@@ -67,7 +68,8 @@ from pigeon.store.schema import (
     TRANSPORT_SETTINGS,
     WEBSOCKET_KEYS,
 )
-from pigeon.store.seen import digest
+from pigeon.store.seen import beside_of, conflict_message, digest
+from pigeon.store.unknown import COLLECTION, ENVIRONMENT, FOLDER, REQUEST, Table, noting_unknown
 from pigeon.tomltext import Invalid, describe, load_document, read_text
 from pigeon.values import MAX_DEPTH, check_name, is_token
 
@@ -177,46 +179,30 @@ def _headers(table: Mapping[str, Any]) -> list[Header]:
 
 
 def _auth(table: Mapping[str, Any]) -> Auth | None:
+    """``[auth]``: every kind's fields are read whatever its type, so none is lost."""
     data = _get_table(table, "auth", ())
     if data is None:
         return None
     at = ("auth",)
-    return Auth(
-        type=_get_choice(data, "type", at, "none", AUTH_TYPES),
-        username=_get_str(data, "username", at),
-        password=_get_str(data, "password", at),
-        token=_get_str(data, "token", at),
-        key=_get_str(data, "key", at),
-        value=_get_str(data, "value", at),
-        location=_get_choice(data, "location", at, "header", ("header", "query")),
-        access_key=_get_str(data, "access_key", at),
-        secret_key=_get_str(data, "secret_key", at),
-        session_token=_get_str(data, "session_token", at),
-        region=_get_str(data, "region", at),
-        service=_get_str(data, "service", at),
+    auth = Auth(
+        type=_get_choice(data, "type", at, Auth().type, AUTH_TYPES),
         extra=_extra(data, AUTH_KEYS + OAUTH2_KEYS),
-        oauth2=_oauth2(data, at),
     )
+    for f in AUTH_FIELDS:
+        f.set(auth, _auth_field(data, f, at))
+    return auth
 
 
-def _oauth2(data: Mapping[str, Any], at: tuple) -> OAuth2:
-    """The ``oauth2`` keys of an ``[auth]`` table (read whatever its type, so none is lost)."""
-    default = OAuth2()
-    params = _get_table(data, "params", at) or {}
-    for name, value in params.items():
+def _auth_field(data: Mapping[str, Any], f: Field, at: tuple) -> Any:
+    if f.choices:
+        return _get_choice(data, f.name, at, f.default, f.choices)
+    if not f.table:
+        return _get_str(data, f.name, at, f.default)
+    entries = _get_table(data, f.name, at) or {}
+    for name, value in entries.items():
         if not isinstance(value, str):
-            raise Invalid((*at, "params", name), f"expected a string, got {describe(value)}")
-    texts = {
-        name: _get_str(data, name, at, getattr(default, name))
-        for name in OAUTH2_KEYS
-        if name not in ("grant", "client_auth", "params")
-    }
-    return OAuth2(
-        grant=_get_choice(data, "grant", at, default.grant, OAUTH2_GRANTS),
-        client_auth=_get_choice(data, "client_auth", at, "basic", ("basic", "body")),
-        params=dict(params),
-        **texts,
-    )
+            raise Invalid((*at, f.name, name), f"expected a string, got {describe(value)}")
+    return dict(entries)
 
 
 def _scripts(table: Mapping[str, Any]) -> Scripts:
@@ -460,6 +446,13 @@ def _read(col: Collection, path: Path) -> str:
     return text
 
 
+def _load(col: Collection, path: Path, schema: Table, build: Callable[[dict], Any]) -> Any:
+    """Read one file of the collection and build from it; each key it holds that Pigeon does
+    not read becomes a warning naming its line and column (kept, but never silently)."""
+    text = _read(col, path)
+    return load_document(text, path, noting_unknown(col.warnings, path, text, schema, build))
+
+
 def load_collection(root: Path | str) -> Collection:
     """Load a collection directory. Bad files are listed in ``collection.broken``.
 
@@ -475,18 +468,20 @@ def load_collection(root: Path | str) -> Collection:
     col_file = root / COLLECTION_FILE
     if col_file.is_file():
         try:
-            load_document(_read(col, col_file), col_file, lambda d: fill_collection(d, col))
+            _load(col, col_file, COLLECTION, lambda d: fill_collection(d, col))
         except LoadError as exc:
             col.broken.append(exc.as_broken())
 
     env_dir = root / ENVIRONMENTS_DIR
     if env_dir.is_dir():
+        for path in sorted(env_dir.glob("*.toml.mine*")):
+            _is_conflict(col, path, path.name)
         for path in sorted(env_dir.glob("*.toml"), key=lambda p: (p.stem.casefold(), p.stem)):
             if path.name.startswith(".") or not path.is_file():
                 continue
             env = Environment(name=path.stem, path=path)
             try:
-                load_document(_read(col, path), path, lambda d, e=env: fill_environment(d, e))
+                _load(col, path, ENVIRONMENT, partial(fill_environment, env=env))
             except LoadError as exc:
                 col.broken.append(exc.as_broken())
             else:
@@ -520,10 +515,18 @@ def _load_items(
         if entry.name.startswith("."):
             continue
         path = Path(entry.path)
-        loads = entry.is_dir() or entry.name.endswith(".toml")
+        if _is_conflict(col, path, entry.name):
+            continue
+        try:  # a link in a loop of links, or a folder that may not be looked into
+            is_dir = entry.is_dir()
+        except OSError as exc:
+            problem = f"cannot read: {exc.strerror or exc}; skipped"
+            col.broken.append(BrokenFile(path, problem, skipped=True))
+            continue
+        loads = is_dir or entry.name.endswith(".toml")
         if loads and entry.is_symlink() and _link_skipped(col, path, seen):
             continue
-        if entry.is_dir():
+        if is_dir:
             if directory == col.root and entry.name == ENVIRONMENTS_DIR:
                 continue
             items.append(load_folder(col, path, seen | {os.path.realpath(path)}))
@@ -533,13 +536,24 @@ def _load_items(
             and entry.name not in (COLLECTION_FILE, FOLDER_FILE)
         ):
             try:
-                request = request_from_toml(_read(col, path), path)
+                build = partial(_request, default_name=title_from_stem(path.stem))
+                request: Request = _load(col, path, REQUEST, build)
             except LoadError as exc:
                 col.broken.append(exc.as_broken())
                 continue
-            request.id = rel_id(col.root, path)
+            request.path, request.id = path, rel_id(col.root, path)
             items.append(request)
     return sort_items(items, order)
+
+
+def _is_conflict(col: Collection, path: Path, name: str) -> bool:
+    """Whether ``path`` is a copy saved beside a file that changed on disk: never loaded (it is
+    not a request until merged), listed among the skipped entries as a conflict."""
+    original = beside_of(name)
+    if original is None or not path.is_file():
+        return False
+    col.broken.append(BrokenFile(path, conflict_message(original), skipped=True))
+    return True
 
 
 def _link_skipped(col: Collection, path: Path, seen: set[str]) -> bool:
@@ -563,10 +577,10 @@ def _link_skipped(col: Collection, path: Path, seen: set[str]) -> bool:
 def load_folder(col: Collection, path: Path, seen: set[str]) -> Folder:
     folder = Folder(name=title_from_stem(path.name), path=path, id=rel_id(col.root, path))
     folder_file = path / FOLDER_FILE
-    if folder_file.is_file():
+    if os.path.isfile(folder_file):  # False, not an error, in a folder that cannot be read
         folder.has_file = True
         try:
-            load_document(_read(col, folder_file), folder_file, lambda d: fill_folder(d, folder))
+            _load(col, folder_file, FOLDER, lambda d: fill_folder(d, folder))
         except LoadError as exc:
             col.broken.append(exc.as_broken())
     folder.items = _load_items(col, path, folder.order, seen)

@@ -24,6 +24,9 @@ GITIGNORE = """\
 # Secrets and what Pigeon remembers (history, the chosen environment) stay out of git.
 .env
 .pigeon/
+# Your version of a file that changed on disk, saved beside it: merge it, then delete it.
+*.toml.mine
+*.toml.mine-*
 """
 
 COLLECTION = """\

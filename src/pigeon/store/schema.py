@@ -3,6 +3,8 @@
 Unknown keys are kept on load (``extra``) and written back on save, never dropped.
 """
 
+from pigeon.auth_kinds import FIELDS as _AUTH_FIELDS
+
 COLLECTION_FILE = "collection.toml"
 FOLDER_FILE = "folder.toml"
 ENVIRONMENTS_DIR = "environments"
@@ -21,15 +23,9 @@ ENVIRONMENT_KEYS = ("variables",)
 PAIR_KEYS = ("name", "value", "enabled")
 FIELD_KEYS = ("name", "value", "enabled", "kind", "content_type")
 BODY_KEYS = ("type", "content", "fields", "query", "variables", "operation_name")
-AUTH_KEYS = (
-    "type", "username", "password", "token", "key", "value", "location",
-    "access_key", "secret_key", "session_token", "region", "service",
-)  # fmt: skip
-OAUTH2_KEYS = (
-    "grant", "token_url", "auth_url", "device_url", "client_id", "client_secret", "scope",
-    "audience", "refresh_token", "redirect_uri", "client_auth", "header_name", "header_prefix",
-    "query_name", "params",
-)  # fmt: skip
+# [auth]: its type and the fields of every kind (``pigeon.auth_kinds``), the OAuth 2.0 ones apart.
+AUTH_KEYS = ("type", *(f.name for f in _AUTH_FIELDS if not f.oauth2))
+OAUTH2_KEYS = tuple(f.name for f in _AUTH_FIELDS if f.oauth2)
 SCRIPT_KEYS = ("pre_request", "post_response")
 SETTINGS_KEYS = (
     "timeout", "follow_redirects", "verify_tls", "keep_auth_on_redirect", "send_cookies",

@@ -6,12 +6,14 @@ The loader records a digest of every file it reads in ``Collection.seen``; a sav
 map refuses, with ``ChangedOnDisk``, to replace a file whose text is no longer the one
 recorded (or that is gone), and records what it wrote; the tree's file commands record what
 they write and move (``record_write``, ``record_move``). The headless commands pass no map
-and keep their own rules. ``write_beside`` writes a version next to a file under a free name.
+and keep their own rules. ``write_beside`` writes a version next to a file under a free name
+that no loader reads: the collection lists it as a conflict until it is merged and deleted.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 from pigeon.errors import SaveError
@@ -68,13 +70,31 @@ def record_move(seen: Seen, old: Path, new: Path) -> None:
         seen[new / path.relative_to(old)] = seen.pop(path)
 
 
+# A copy written beside a file: ``list-users.toml.mine``, ``collection.toml.mine-2``.
+BESIDE_SUFFIX = ".mine"
+_BESIDE_RE = re.compile(r"(.+\.toml)\.mine(?:-\d+)?")
+
+
 def beside_name(path: Path, n: int) -> Path:
-    """``list-users.toml`` -> ``list-users.mine.toml`` (then ``.mine-2``...); the collection's
-    and a folder's file keep their names loadable by nothing (``collection.toml.mine``)."""
+    """``list-users.toml`` -> ``list-users.toml.mine`` (then ``.mine-2``...): a name the loader
+    never reads as a request, a folder or an environment, and lists as a conflict."""
     tail = "" if n == 1 else f"-{n}"
-    if path.name in ("collection.toml", "folder.toml"):
-        return path.with_name(f"{path.name}.mine{tail}")
-    return path.with_name(f"{path.stem}.mine{tail}{path.suffix}")
+    return path.with_name(f"{path.name}{BESIDE_SUFFIX}{tail}")
+
+
+def beside_of(name: str) -> str | None:
+    """The name of the file a copy written beside it stands for (``list-users.toml`` for
+    ``list-users.toml.mine-2``); ``None`` for a name that is no such copy."""
+    match = _BESIDE_RE.fullmatch(name)
+    return match[1] if match else None
+
+
+def conflict_message(name: str) -> str:
+    """What a copy beside ``name`` is, for the list of files the loader did not load."""
+    return (
+        f"a conflict: your version of {name}, saved beside it when it changed on disk; "
+        f"not loaded until merged into {name} (then delete this copy)"
+    )
 
 
 def write_beside(path: Path, text: str) -> Path:

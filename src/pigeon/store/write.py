@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pigeon.auth_kinds import FIELDS as AUTH_FIELDS
+from pigeon.auth_kinds import KINDS
 from pigeon.errors import LoadError, SaveError
 from pigeon.files import atomic_write
 from pigeon.model import (
@@ -26,7 +28,6 @@ from pigeon.model import (
     Folder,
     Header,
     Message,
-    OAuth2,
     QueryParam,
     Request,
     Scripts,
@@ -83,24 +84,15 @@ def _pairs(pairs: list[Header] | list[QueryParam]) -> list[dict[str, Any]]:
 
 
 def _auth(auth: Auth) -> dict[str, Any]:
+    """Every field that differs from its default, whatever the type (the grant always, for a
+    kind that uses it), in ``auth_kinds.FIELDS``' order."""
     data: dict[str, Any] = {"type": auth.type}
-    for name in AUTH_KEYS[1:]:
-        if name != "location" and getattr(auth, name):
-            data[name] = getattr(auth, name)
-    if auth.location != "header":
-        data["location"] = auth.location
-    data.update(_oauth2(auth))
+    used = KINDS[auth.type].fields if auth.type in KINDS else ()
+    for f in AUTH_FIELDS:
+        value = f.get(auth)
+        if value != f.default or (f.always and f in used):
+            data[f.name] = dict(value) if f.table else value
     return _with_extra(data, auth.extra, AUTH_KEYS + OAUTH2_KEYS)
-
-
-def _oauth2(auth: Auth) -> dict[str, Any]:
-    """The ``oauth2`` keys that differ from their defaults (the grant always, for oauth2)."""
-    default, data = OAuth2(), {}
-    for name in OAUTH2_KEYS:
-        value = getattr(auth.oauth2, name)
-        if value != getattr(default, name) or (name == "grant" and auth.type == "oauth2"):
-            data[name] = dict(value) if name == "params" else value
-    return data
 
 
 def _scripts(scripts: Scripts) -> dict[str, Any]:
@@ -198,7 +190,7 @@ def request_data(req: Request) -> dict[str, Any]:
     data: dict[str, Any] = {"name": req.name}
     if req.type != "http":
         data["type"] = req.type
-    if not (req.is_websocket and req.method == "GET"):  # a WebSocket's handshake is a GET
+    if not (req.kind == "websocket" and req.method == "GET"):  # a WebSocket's handshake is a GET
         data["method"] = req.method
     data["url"] = req.url
     ws = req.websocket

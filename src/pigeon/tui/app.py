@@ -21,6 +21,7 @@ from textual.theme import Theme
 from pigeon.config import AppConfig, ConfigError
 from pigeon.session import Session, demo_collection_dir
 from pigeon.tui import start_gc
+from pigeon.tui.alt_keys import read_alt_as_alt
 from pigeon.tui.control_filter import ControlCharacters
 from pigeon.tui.key_order import KeysInOrder
 
@@ -37,13 +38,14 @@ class PigeonApp(KeysInOrder):
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
         Binding("f1,question_mark", "help", "Help", id="help"),
         # One footer entry stands for the four (after help: on a narrow line it goes first).
-        # alt+digit reaches the app through tmux and screen: their alt+digit keys follow the
-        # prefix.
+        # alt+digit reaches the app through tmux and screen as ESC then the digit
+        # (``tui/alt_keys``); priority, since a text field would type the digit it carries.
         Binding(
             "alt+1",
             "focus_pane('tree')",
             "Panes",
             id="pane.tree",
+            priority=True,
             key_display="alt+1…4",
             tooltip="Go to the tree (or the history)",
         ),
@@ -52,6 +54,7 @@ class PigeonApp(KeysInOrder):
             "focus_pane('editor')",
             "Editor",
             id="pane.editor",
+            priority=True,
             show=False,
             tooltip="Go to the request editor's open tab",
         ),
@@ -60,6 +63,7 @@ class PigeonApp(KeysInOrder):
             "focus_pane('response')",
             "Response",
             id="pane.response",
+            priority=True,
             show=False,
             tooltip="Go to the response's open tab",
         ),
@@ -68,6 +72,7 @@ class PigeonApp(KeysInOrder):
             "focus_pane('variables')",
             "Variables",
             id="pane.variables",
+            priority=True,
             show=False,
             tooltip="Go to the variables pane",
         ),
@@ -100,12 +105,16 @@ class PigeonApp(KeysInOrder):
         remember_theme: bool = True,
     ) -> None:
         super().__init__()
+        read_alt_as_alt()  # before the driver reads a key: alt+1…4 through tmux and screen
         self.session = session
         if config is not None:
             session.config = config
         self._theme_dirs = theme_dirs
         self._remember_theme = remember_theme
         self.startup_problems: list[str] = []
+        if unknown := session.collection.warnings:  # a key its files hold that is not read
+            more = f" (and {len(unknown) - 1} more: pigeon check lists them)"
+            self.startup_problems.append(f"{unknown[0]}{more if len(unknown) > 1 else ''}")
         self.frames_written = asyncio.Event()
         """Set once frames reach the terminal: Textual draws the first screen during its
         start-up batch and writes none of what it draws then."""

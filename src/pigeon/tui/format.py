@@ -10,27 +10,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pigeon.bodyformat import human_size
-from pigeon.exchange import status_kind  # noqa: F401  (the widgets import it from here)
+from pigeon.bodies import human_size
+from pigeon.exchange import duration, status_kind  # noqa: F401  (the widgets import them from here)
 from pigeon.exporters.curl import to_curl
 from pigeon.masking import mask_url, mask_value, secret_name
 
 is_sensitive_header = secret_name  # the name the widgets know it by
-
-
-def duration(ms: float | None) -> str:
-    """``4.2 ms``, ``123 ms``, ``1.23 s``, ``1 m 05 s``."""
-    if ms is None:
-        return "—"
-    if ms < 10:
-        return f"{ms:.1f} ms"
-    if ms < 1000:
-        return f"{ms:.0f} ms"
-    seconds = ms / 1000
-    if seconds < 60:
-        return f"{seconds:.2f} s"
-    minutes, rest = divmod(int(seconds), 60)
-    return f"{minutes} m {rest:02d} s"
 
 
 def status_parts(exchange: Any) -> list[str]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from textual.actions import parse as parse_action
 from textual.binding import Binding
-from textual.keys import format_key
+from textual.keys import KEY_ALIASES, KEY_NAME_REPLACEMENTS, Keys, format_key, key_to_character
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -119,7 +119,9 @@ def palette_actions(
 
 
 def keymap_from_config(table: Any, ids: set[str]) -> tuple[dict[str, str], list[str]]:
-    """Validate a ``[keys]`` table: unknown ids and non-string keys are reported, not applied."""
+    """Validate a ``[keys]`` table: unknown ids, non-string keys and keys no terminal sends
+    (``ctrl+banana``) are reported, not applied; two actions given one key are reported, naming
+    both (where both apply, only one of them runs)."""
     keymap: dict[str, str] = {}
     problems: list[str] = []
     if not table:
@@ -131,6 +133,47 @@ def keymap_from_config(table: Any, ids: set[str]) -> tuple[dict[str, str], list[
             problems.append(f"[keys] {binding_id}: no such action (see the help screen, f1)")
         elif not isinstance(keys, str) or not keys.strip():
             problems.append(f'[keys] {binding_id}: the key must be a string such as "ctrl+r"')
+        elif bad := [k for k in keys.replace(" ", "").split(",") if not is_key(k)]:
+            names = ", ".join(repr(k) for k in bad)
+            problems.append(
+                f"[keys] {binding_id}: {names} is not a key (keys read like "
+                '"ctrl+r", "f5", "escape", "question_mark"); not applied'
+            )
         else:
             keymap[binding_id] = keys.replace(" ", "")
+    holders: dict[str, list[str]] = {}
+    for binding_id, keys in keymap.items():
+        for key in dict.fromkeys(keys.split(",")):
+            holders.setdefault(key, []).append(binding_id)
+    for key, actions in holders.items():
+        if len(actions) > 1:
+            both = " and ".join(actions) if len(actions) == 2 else ", ".join(actions)
+            problems.append(
+                f"[keys] {key} is given to {both}: where both apply, only one of them runs"
+            )
     return keymap, problems
+
+
+_MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
+# Key names Textual gives keys that send no character, and its names for a few that do.
+_NAMED = frozenset(
+    {k.value for k in Keys if "+" not in k.value and not k.value.startswith("<")}
+    | {alias.rpartition("+")[2] for aliases in KEY_ALIASES.values() for alias in aliases}
+    | set(KEY_NAME_REPLACEMENTS.values())
+)
+
+
+def is_key(key: str) -> bool:
+    """Whether ``key`` names a key a terminal can send: modifiers, then one character, a named
+    key (``f5``, ``escape``) or a character's name as Textual writes it (``question_mark``)."""
+    *modifiers, name = key.split("+")
+    if (
+        not name
+        or any(m not in _MODIFIERS for m in modifiers)
+        or len(set(modifiers)) < len(modifiers)
+    ):
+        return False
+    if len(name) == 1 or name in _NAMED:
+        return True
+    character = key_to_character(name)
+    return character is not None and len(character) == 1 and ord(character) < 0x3000

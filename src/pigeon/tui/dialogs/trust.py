@@ -26,14 +26,12 @@ async def ensure_trust(app: App[Any], session: Session, request: Request) -> boo
     (``pigeon.trust``)."""
     import asyncio
 
-    from pigeon.trust import summary
-
     if session.is_trusted():
         return True
     if session.trust_asked or not session.needs(request):
         return False
     session.trust_asked = True
-    wants = summary(await asyncio.to_thread(session.needs))  # renders every request: off the loop
+    wants = await asyncio.to_thread(session.trust_wants)  # renders every request: off the loop
     if await app.push_screen_wait(TrustScreen(session.trust_key(), wants)):
         session.trust()
         return True

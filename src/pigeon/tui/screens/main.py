@@ -14,6 +14,7 @@ import asyncio
 import time
 import traceback
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from textual import events, on, work
@@ -30,7 +31,7 @@ from pigeon.tui.side_panes import Side, SidePanes
 from pigeon.tui.widgets.collection.collection_pane import CollectionPane
 from pigeon.tui.widgets.collection.collection_tree import CollectionTree
 from pigeon.tui.widgets.editor.open_requests import OpenRequests
-from pigeon.tui.widgets.editor.request_editor import Preview, RequestEditor
+from pigeon.tui.widgets.editor.request_editor import RequestEditor
 from pigeon.tui.widgets.editor.request_tab import RequestTab, TabResponse, show_tab_response
 from pigeon.tui.widgets.key_footer import KeyFooter
 from pigeon.tui.widgets.pane import Pane, light_pane
@@ -50,10 +51,10 @@ if TYPE_CHECKING:
     from pigeon.tui.widgets.disk_watch import DiskWatch
     from pigeon.tui.widgets.response.events_panel import EventsPanel
     from pigeon.tui.widgets.response.response_pane import ResponsePane
+    from pigeon.tui.widgets.response.websocket_view import WebSocketView
 
 WRITER_MOMENT = 0.005  # seconds the first frame's writing is given before the rest is built
 PENDING_AFTER = 0.05  # seconds before a send in flight replaces the last response
-RETRY_LIMIT_MS = 60_000  # the longest ``retry:`` wait a reconnect honours
 
 # Dialogs and the renderer are imported where they are used: they are not needed for the
 # first paint, and start-up time is part of the product.
@@ -78,7 +79,7 @@ class MainScreen(Screen[None]):
         self.open_requests = OpenRequests(
             session,
             self._scopes_for,
-            self._preview,
+            session.preview,
             lambda: self.collection_pane.folder_for_new(),
             id="open-requests",
         )
@@ -88,7 +89,7 @@ class MainScreen(Screen[None]):
         )
         self.editor = self.open_requests.editor
         self.variables_pane = VariablesPane(
-            session, self._scopes_for, lambda r: self._preview(r).unresolved, id="variables"
+            session, self._scopes_for, lambda r: session.preview(r).unresolved, id="variables"
         )
         self.side_panes = SidePanes(
             self.collection_pane,
@@ -197,19 +198,6 @@ class MainScreen(Screen[None]):
         except Exception:
             return None
 
-    def _preview(self, request: Request) -> Preview:
-        from pigeon.render import RenderError, render_request
-
-        s = self.session
-        try:
-            scopes = s.scopes_for(request)
-            rendered = render_request(s.collection, s.chain_of(request), request, scopes)
-        except RenderError as exc:
-            return Preview("", [], [], str(exc))
-        except Exception as exc:  # a half-typed edit must never crash the editor
-            return Preview("", [], [], f"{type(exc).__name__}: {exc}")
-        return Preview(rendered.url, rendered.unresolved, rendered.warnings)
-
     def _refresh_variables(self, unresolved: list[str] | None = None, force: bool = True) -> None:
         """Show the open request's variables (``force=False``: only when what the pane shows
         for it changed)."""
@@ -246,11 +234,8 @@ class MainScreen(Screen[None]):
         """Another tab on show: its response and its variables follow."""
         self._refresh_variables()
         tab, pane = event.tab, self.response_pane
-        if pane is not None and (tab is None or not tab.request.is_websocket):
-            pane.show_http()
-            show_tab_response(pane, tab)
-        elif tab is not None:
-            self._response_for(tab.request)
+        if pane is not None and pane.view_for(tab.request if tab else Request()) is None:
+            show_tab_response(pane, tab)  # the tabs show its responses
         self.refresh_bindings()
 
     def on_open_requests_saved(self, event: OpenRequests.Saved) -> None:
@@ -280,15 +265,9 @@ class MainScreen(Screen[None]):
     def action_keep_tab(self) -> None:
         self.open_requests.keep()
 
-    def _response_for(self, request: Request) -> ResponsePane | None:
-        """The response pane, showing the WebSocket view for a WebSocket request."""
-        pane = self.response_pane
-        if pane is not None:
-            if request.is_websocket:
-                pane.websocket_view(self.session).load(request)
-            else:
-                pane.show_http()
-        return pane
+    def _response_for(self, request: Request) -> WebSocketView | None:
+        """The view the response pane picks for ``request``'s kind (``None``: its tabs)."""
+        return self.response_pane.view_for(request) if self.response_pane is not None else None
 
     def on_collection_tree_broken_chosen(self, event: CollectionTree.BrokenChosen) -> None:
         self.open_requests.show_tab(None)
@@ -349,9 +328,9 @@ class MainScreen(Screen[None]):
         if editor.request is None or tab is None:
             self.notify("Choose a request to send.", severity="warning")
             return
-        pane = self._response_for(editor.request)
-        if pane is not None and editor.request.is_websocket:
-            pane.websocket_view(self.session).toggle(editor.request)  # connect or close
+        view = self._response_for(editor.request)
+        if view is not None:
+            view.toggle(editor.request, self._ensure_trust)  # connect or close
             return
         self._start_send(tab, editor.request)
 
@@ -452,7 +431,7 @@ class MainScreen(Screen[None]):
             pane.show_status(outcome.exchange)
             await pane.status_painted()  # the status first; the body and the rest after
             pane.show_exchange(outcome.exchange)
-            self._record(outcome.exchange)
+            self._record(partial(self.session.record, outcome.exchange))
         else:  # refused before sending: the last response stays, the refusal heads it
             status = outcome.error or "Not sent"
             pane.show_refused(status, tab.last_exchange)
@@ -468,24 +447,11 @@ class MainScreen(Screen[None]):
         new send replaced it (that one's spinner stays)."""
         from textual.worker import get_current_worker
 
-        from pigeon.exchange import Exchange, Timings
-        from pigeon.render import render_request
-        from pigeon.tui.format import duration
-
         this = get_current_worker()
         if not any(w is not this for w in self._sending_workers(tab)):
             pane.show_cancelled(elapsed_ms)
             self.update_status("send cancelled")
-        s = self.session
-        try:
-            rendered = render_request(
-                s.collection, s.chain_of(request), request, s.scopes_for(request)
-            )
-        except Exception:  # not renderable: it was not sent either
-            return
-        exchange = Exchange.failed(rendered, "cancelled", f"cancelled after {duration(elapsed_ms)}")
-        exchange.timings = Timings(total_ms=elapsed_ms)
-        self._record(exchange)
+        self._record(partial(self.session.record_cancelled, request, elapsed_ms))
 
     async def _exchange(
         self, tab: RequestTab, pane: TabResponse, request: Request, trusted: bool
@@ -501,8 +467,7 @@ class MainScreen(Screen[None]):
         try:
             await asyncio.wait([sending], timeout=PENDING_AFTER)
             if not sending.done():
-                url = self._preview(request).url or request.url
-                pane.show_pending(request.method, url, progress)
+                pane.show_pending(request.method, request.url, progress)  # then progress.url
                 self.refresh_bindings()  # esc cancels it
             return await sending
         finally:
@@ -513,13 +478,7 @@ class MainScreen(Screen[None]):
     async def _resume_after(self, request: Request, last_id: str, retry_ms: int | None) -> None:
         """A stream sent again: ``Last-Event-ID`` says where it stopped, and the server's
         ``retry:`` wait (at most a minute) passes first."""
-        from pigeon.model import Header
-
-        request.headers = [h for h in request.headers if h.name.lower() != "last-event-id"]
-        if last_id:
-            request.headers.append(Header("Last-Event-ID", last_id))
-        if retry_ms:
-            seconds = min(retry_ms, RETRY_LIMIT_MS) / 1000
+        if seconds := self.session.resumed(request, last_id, retry_ms):
             self.update_status(f"reconnecting in {seconds:g} s (the server's retry)")
             await asyncio.sleep(seconds)
 
@@ -545,8 +504,12 @@ class MainScreen(Screen[None]):
 
     # -- history ------------------------------------------------------------------------------
 
-    def _record(self, exchange: Exchange) -> None:
-        self.collection_pane.record(exchange)
+    def _record(self, record: Callable[[], str | None]) -> None:
+        self.collection_pane.record(record)
+
+    def on_web_socket_view_finished(self) -> None:
+        """A connection ended, recorded in the history by the pipeline."""
+        self.collection_pane.reload_history()
 
     async def action_toggle_history(self) -> None:
         """Switch the left pane between the collection tree and the history (showing the pane
@@ -622,22 +585,13 @@ class MainScreen(Screen[None]):
         self.app.push_screen(CookiesScreen(self.session))
 
     def action_copy_curl(self) -> None:
-        from pigeon.render import render_request
-
         editor = self.editor
         if editor.request is None:
             return
         try:
             from pigeon.exporters.curl import to_curl
 
-            s = self.session
-            rendered = render_request(
-                s.collection,
-                s.chain_of(editor.request),
-                editor.request,
-                s.scopes_for(editor.request, leaving=True),
-            )
-            command = to_curl(rendered)
+            command = to_curl(self.session.render(editor.request, leaving=True))
         except Exception as exc:
             self.notify(f"Cannot export: {exc}", severity="error")
             return

@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 
     from textual.app import SystemCommand
 
-    from pigeon.exchange import Exchange
     from pigeon.session import Session
     from pigeon.tui.widgets.collection.history_pane import HistoryPane
 
@@ -207,15 +206,20 @@ class CollectionPane(Pane):
         self.border_subtitle = HISTORY_HINT if show else TREE_HINT
 
     @work(group="history", exit_on_error=False)
-    async def record(self, exchange: Exchange) -> None:
-        """Record a finished exchange in the history, in a thread and outside the send's worker
-        (cancelling a send must not cancel its record). A failure is reported once a session."""
+    async def record(self, record: Callable[[], str | None]) -> None:
+        """Record an exchange in the history (``record``: the session's), in a thread and
+        outside the send's worker (cancelling a send must not cancel its record). A failure is
+        reported once a session."""
         import asyncio
 
-        problem = await asyncio.to_thread(self.session.record, exchange)
+        problem = await asyncio.to_thread(record)
         if problem and not self.session.history_warned:
             self.session.history_warned = True
             self.notify(f"History not recorded: {problem}", severity="warning", timeout=8)
+        self.reload_history()
+
+    def reload_history(self) -> None:
+        """Read the history again, when it has been shown."""
         if self.history is not None:
             self.history.reload()
 

@@ -27,6 +27,7 @@ from pigeon.history import HistoryEntry, list_entries, prune
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.format import duration, status_kind
+from pigeon.tui.session_of import session_of
 from pigeon.tui.themes import method_colour
 from pigeon.tui.vim_keys import HalfPages, vim_bindings
 
@@ -282,7 +283,7 @@ class HistoryList(HalfPages, OptionList):
     def action_prune(self) -> None:
         """Drop the entries older than the config's ``history_max_age_days`` first (when set),
         then let the history pane ask how many of the rest to keep."""
-        days = self.app.session.config.history_max_age_days  # type: ignore[attr-defined]
+        days = session_of(self).config.history_max_age_days
         if days:
             self._prune_by_age(days)
         else:

@@ -1,6 +1,6 @@
 """Auth: inherit, none, basic, bearer, an API key (in a header or the query), digest, AWS
 Signature V4, or OAuth 2.0 (its grant's fields, where the token goes, and the token kept for
-it)."""
+it). The kinds, their rows and which rows each shows are ``pigeon.auth_kinds``'."""
 
 from __future__ import annotations
 
@@ -8,47 +8,20 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Label, Select
 
-from pigeon.model import AUTH_TYPES, OAUTH2_GRANTS, Auth, Request
+from pigeon.auth_kinds import AUTH_TYPES, INHERIT, KINDS, Auth, Field, editor_fields
+from pigeon.model import Request
 from pigeon.tui.css import beside
 from pigeon.tui.widgets.editor.messages import RequestEdited
 from pigeon.tui.widgets.editor.oauth2_token_view import OAuth2TokenView
 
-INHERIT = "inherit"
-_INPUTS = (
-    "username", "password", "token", "key", "value",
-    "access_key", "secret_key", "session_token", "region", "service",
-)  # fmt: skip
-_SECRET_INPUTS = ("password", "secret_key", "session_token")
-_FIELDS = {
-    "basic": ("username", "password"),
-    "bearer": ("token",),
-    "api_key": ("key", "value", "location"),
-    "digest": ("username", "password"),
-    "aws_sigv4": ("access_key", "secret_key", "session_token", "region", "service"),
-}
-# OAuth 2.0: (field, label, hidden like a password); the rows a grant shows are in _GRANT.
-_OAUTH2_INPUTS = (
-    ("token_url", "token url", False),
-    ("auth_url", "auth url", False),
-    ("device_url", "device url", False),
-    ("client_id", "client id", False),
-    ("client_secret", "secret", True),
-    ("scope", "scope", False),
-    ("audience", "audience", False),
-    ("refresh_token", "refresh", True),
-    ("redirect_uri", "redirect", False),
-    ("header_name", "header", False),
-    ("header_prefix", "prefix", False),
-    ("query_name", "param", False),
-)
-_OAUTH2_COMMON = ("grant", "token_url", "client_id", "client_secret", "client_auth", "scope")
-_GRANT = {
-    "client_credentials": ("audience",),
-    "password": ("username", "password", "audience"),
-    "refresh_token": ("refresh_token",),
-    "authorization_code": ("auth_url", "redirect_uri", "audience"),
-    "device_code": ("device_url", "audience"),
-}
+# Every kind's rows, each kind's in its order; a kind shows its own (``AuthKind.shown``).
+_ROWS = editor_fields()
+_FIELD = {f.name: f for f in _ROWS}
+
+
+def _widget_id(f: Field) -> str:
+    """An input of the OAuth 2.0 settings is ``auth-o-<name>``, any other ``auth-<name>``."""
+    return f"auth-o-{f.name}" if f.oauth2 and not f.choices else f"auth-{f.name}"
 
 
 class AuthEditor(VerticalScroll):
@@ -66,17 +39,13 @@ class AuthEditor(VerticalScroll):
             compact=True,
             id="auth-type",
         )
-        yield self._select("grant", "grant", OAUTH2_GRANTS)
-        for name in _INPUTS:
-            with Horizontal(classes="auth-row", id=f"auth-row-{name}"):
-                yield Label(name.replace("_", " "), classes="auth-label")
-                yield Input(id=f"auth-{name}", password=name in _SECRET_INPUTS, compact=True)
-        for name, label, hidden in _OAUTH2_INPUTS:
-            with Horizontal(classes="auth-row", id=f"auth-row-{name}"):
-                yield Label(label, classes="auth-label")
-                yield Input(id=f"auth-o-{name}", password=hidden, compact=True)
-        yield self._select("client_auth", "auth by", ("basic", "body"))
-        yield self._select("location", "in", ("header", "query"))
+        for f in _ROWS:
+            if f.choices:
+                yield self._select(f.name, f.title, f.choices)
+                continue
+            with Horizontal(classes="auth-row", id=f"auth-row-{f.name}"):
+                yield Label(f.title, classes="auth-label")
+                yield Input(id=_widget_id(f), password=f.secret, compact=True)
         yield OAuth2TokenView(id="auth-token-view")
 
     @staticmethod
@@ -106,27 +75,21 @@ class AuthEditor(VerticalScroll):
         with self.prevent(Select.Changed, Input.Changed):
             self.query_one("#auth-type", Select).value = auth.type if auth else INHERIT
             current = auth or Auth()
-            for name in _INPUTS:
-                self.query_one(f"#auth-{name}", Input).value = getattr(current, name)
-            for name, _, _ in _OAUTH2_INPUTS:
-                self.query_one(f"#auth-o-{name}", Input).value = getattr(current.oauth2, name)
-            self.query_one("#auth-location", Select).value = current.location or "header"
-            self.query_one("#auth-grant", Select).value = current.oauth2.grant
-            self.query_one("#auth-client_auth", Select).value = current.oauth2.client_auth
+            for f in _ROWS:
+                value = f.get(current)
+                if f.choices:
+                    self.query_one(f"#{_widget_id(f)}", Select).value = value or f.default
+                else:
+                    self.query_one(f"#{_widget_id(f)}", Input).value = value
         self._show_fields()
         self.query_one(OAuth2TokenView).show(request)
 
     def _show_fields(self) -> None:
         auth = self._request.auth if self._request else None
-        auth_type = auth.type if auth else INHERIT
-        wanted = set(_FIELDS.get(auth_type, ()))
-        if auth is not None and auth_type == "oauth2":
-            wanted |= {*_OAUTH2_COMMON, *_GRANT[auth.oauth2.grant], "location"}
-            query = auth.location == "query"
-            wanted |= {"query_name"} if query else {"header_name", "header_prefix"}
-        names = [*_INPUTS, *(n for n, _, _ in _OAUTH2_INPUTS), "grant", "client_auth", "location"]
-        for name in names:
-            self.query_one(f"#auth-row-{name}").display = name in wanted
+        kind = KINDS.get(auth.type) if auth is not None else None
+        wanted = set(kind.shown(auth)) if kind is not None and auth is not None else set()
+        for f in _ROWS:
+            self.query_one(f"#auth-row-{f.name}").display = f in wanted
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
@@ -142,12 +105,8 @@ class AuthEditor(VerticalScroll):
                 self._request.auth = auth
         elif self._request.auth is None:
             return
-        elif event.select.id == "auth-location":
-            self._request.auth.location = value
-        elif event.select.id == "auth-grant":
-            self._request.auth.oauth2.grant = value
-        elif event.select.id == "auth-client_auth":
-            self._request.auth.oauth2.client_auth = value
+        elif event.select.id is not None:
+            _FIELD[event.select.id.removeprefix("auth-")].set(self._request.auth, value)
         self._show_fields()
         self.query_one(OAuth2TokenView).show(self._request)
         self.post_message(RequestEdited())
@@ -156,9 +115,6 @@ class AuthEditor(VerticalScroll):
         event.stop()
         if self._request is None or self._request.auth is None or event.input.id is None:
             return
-        name = event.input.id.removeprefix("auth-")
-        if name.startswith("o-"):
-            setattr(self._request.auth.oauth2, name.removeprefix("o-"), event.value)
-        else:
-            setattr(self._request.auth, name, event.value)
+        name = event.input.id.removeprefix("auth-").removeprefix("o-")
+        _FIELD[name].set(self._request.auth, event.value)
         self.post_message(RequestEdited())

@@ -25,11 +25,9 @@ class Verdict:
 def endpoint(session: Session, request: Request) -> str:
     """The endpoint ``request`` goes to (the cache's key), "" when its URL does not render."""
     from pigeon.gql.cache import endpoint_of
-    from pigeon.render import render_request
 
     try:
-        scopes = session.scopes_for(request)
-        rendered = render_request(session.collection, session.chain_of(request), request, scopes)
+        rendered = session.render(request)
     except Exception:  # a half-typed request: no endpoint yet
         return ""
     return endpoint_of(rendered.url)

@@ -26,6 +26,7 @@ from pigeon.model import Request
 from pigeon.scopes import Scopes
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
+from pigeon.tui.session_of import session_of
 from pigeon.tui.widgets.editor.graphql_query_area import GraphQLQueryArea
 from pigeon.tui.widgets.editor.messages import RequestEdited
 from pigeon.tui.widgets.editor.placeholder_text_area import PlaceholderTextArea
@@ -75,7 +76,7 @@ class GraphQLEditor(Vertical):
 
     @property
     def session(self) -> Session:
-        return self.app.session  # type: ignore[attr-defined, no-any-return]
+        return session_of(self)
 
     def show(self, request: Request) -> None:
         """Edit ``request``'s body (the working copy, changed in place)."""
@@ -156,24 +157,11 @@ class GraphQLEditor(Vertical):
     @work(exclusive=True, group="graphql-fetch", exit_on_error=False)
     async def _fetch(self, request: Request) -> None:
         from pigeon.gql.cache import SchemaError
-        from pigeon.gql.introspect import fetch_schema
-        from pigeon.pipeline import RunContext
 
-        s = self.session
         area = self.query_one("#graphql-query", GraphQLQueryArea)
         area.border_title = "Query · fetching the schema…"
-        ctx = RunContext(
-            collection=s.collection,
-            environment=s.environment,
-            runtime=s.runtime,
-            cli_vars=s.overrides,
-            http=s.http_session(),
-            trusted=s.is_trusted(),
-            allow_scripts=False,
-            oauth2=s.oauth2_tokens(),
-        )
         try:
-            fetched = await fetch_schema(ctx, s.chain_of(request), request)
+            fetched = await self.session.fetch_schema(request)
         except Exception as exc:  # SchemaError, or a defect: one line either way
             reason = str(exc) if isinstance(exc, SchemaError) else f"{type(exc).__name__}: {exc}"
             message = printable(f"No schema: {' '.join(reason.split())}")

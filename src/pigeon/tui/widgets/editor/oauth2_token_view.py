@@ -11,10 +11,11 @@ from textual import work
 from textual.binding import Binding
 from textual.widgets import Static
 
+from pigeon.auth_kinds import OAUTH2
 from pigeon.masking import MASK
 from pigeon.model import Auth, Request
-from pigeon.render import effective_auth, render_request
 from pigeon.terminal import printable
+from pigeon.tui.session_of import session_of
 
 if TYPE_CHECKING:
     from pigeon.oauth2 import Token
@@ -58,7 +59,7 @@ class OAuth2TokenView(Static, can_focus=True):
 
     @property
     def session(self) -> Session:
-        return self.app.session  # type: ignore[attr-defined, no-any-return]
+        return session_of(self)
 
     def show(self, request: Request) -> None:
         self.request = request
@@ -76,15 +77,13 @@ class OAuth2TokenView(Static, can_focus=True):
         s, request = self.session, self.request
         if request is None:
             return None
-        chain = s.chain_of(request)
-        auth = effective_auth(s.collection, chain, request)
-        if auth is None or auth.type != "oauth2":
+        auth = s.auth_of(request)
+        if auth is None or auth.type != OAUTH2.name:
             return None
         if leaving:
             leaving = not s.is_trusted()
-        scopes = s.scopes_for_chain(chain, request, leaving)
         try:
-            return render_request(s.collection, chain, request, scopes).oauth2
+            return s.render(request, leaving).oauth2
         except Exception as exc:  # a render error: the send would say the same
             if leaving:
                 raise

@@ -26,12 +26,7 @@ from textual.message import Message
 
 from pigeon.model import Folder, Request
 from pigeon.terminal import printable
-from pigeon.tui.widgets.editor.request_editor import (
-    FROM_HISTORY,
-    SCRATCH,
-    Preview,
-    RequestEditor,
-)
+from pigeon.tui.widgets.editor.request_editor import FROM_HISTORY, SCRATCH, RequestEditor
 from pigeon.tui.widgets.editor.request_tab import RequestTab
 from pigeon.tui.widgets.editor.save_as import SaveAs
 from pigeon.tui.widgets.editor.tab_strip import TabStrip
@@ -39,7 +34,7 @@ from pigeon.tui.widgets.editor.tab_strip import TabStrip
 if TYPE_CHECKING:
     from pigeon.exchange import Exchange
     from pigeon.scopes import Scopes
-    from pigeon.session import Session
+    from pigeon.session import Preview, Session
     from pigeon.store import ChangedOnDisk
 
 Then = Callable[[], object]
@@ -427,7 +422,7 @@ class OpenRequests(Vertical):
                     f"Saved yours as {printable(copied.name)}; {theirs} is theirs.", markup=False
                 )
                 tab.dirty = editor.dirty = False
-                self.post_message(self.DiskWanted(copied))
+                self.post_message(self.DiskWanted(exc.path))  # the copy is no request until merged
             elif exc.deleted:  # theirs: nothing, the file was deleted
                 self._drop(tab)
                 self.notify(f"{printable(exc.path.name)} was deleted on disk.", markup=False)

@@ -21,6 +21,7 @@ from textual.widgets import Input, Static
 
 from pigeon.model import BrokenFile, Request
 from pigeon.scopes import Scopes
+from pigeon.session import Preview  # noqa: F401  (its old home: importable here too)
 from pigeon.tui.css import beside
 from pigeon.tui.widgets.editor.messages import RequestEdited
 
@@ -29,14 +30,6 @@ if TYPE_CHECKING:  # the URL bar is built with the editor's body, after the firs
 
 SCRATCH = "scratch"
 FROM_HISTORY = "from history"
-
-
-@dataclass
-class Preview:
-    url: str
-    unresolved: list[str]
-    warnings: list[str]
-    error: str | None = None
 
 
 class RequestEditor(Vertical):

@@ -20,6 +20,7 @@ from textual.widgets import Input, Label, Static
 
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
+from pigeon.tui.session_of import app_session
 from pigeon.tui.widgets.response.body_view import (
     FILTER_HELP,
     LIVE_FILTER_DELAY,
@@ -115,7 +116,7 @@ class BodyPanel(Vertical):
         self.mode = "search"
         self.query_one("#body-bar-prompt", Label).update("/")
         self.input.placeholder = "search the body"
-        self.input.value = self.view.query
+        self.input.value = self.view.search_text
         self._update_count()
         self._set_hint("")
         self.input.focus()
@@ -134,9 +135,8 @@ class BodyPanel(Vertical):
         self._load_recall()
 
     def _history_root(self) -> Path | None:
-        session = getattr(self.app, "session", None)
-        root = getattr(session, "root", None)
-        return root if isinstance(root, Path) and self.request_id else None
+        session = app_session(self)
+        return session.root if session is not None and self.request_id else None
 
     @work(thread=True, group="filter-history", exclusive=True, exit_on_error=False)
     def _load_recall(self) -> None:
@@ -321,7 +321,7 @@ class BodyPanel(Vertical):
     def _update_count(self) -> None:
         view = self.view
         label = self.query_one("#body-bar-count", Label)
-        if not view.query:
+        if not view.search_text:
             label.update("")
         elif view.match_count == 0:
             label.update("no matches")

@@ -1,7 +1,7 @@
 """A response body viewer built for huge bodies.
 
 ``BodyView`` is a Line API widget: it keeps one string and an array of line starts
-(:class:`pigeon.bodyformat.LineIndex`) and builds only the lines on screen, highlighting JSON
+(:class:`pigeon.bodies.LineIndex`) and builds only the lines on screen, highlighting JSON
 one line at a time. Pretty-printing, searching and filtering run in thread workers, so a
 5 MB body shows its raw lines at once and swaps to the pretty view when it is ready while
 the app keeps answering keys.
@@ -32,9 +32,9 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from pigeon import bodyformat
+from pigeon import bodies
+from pigeon.bodies import EMPTY_INDEX, LineIndex, Matches, Stopped
 from pigeon.bodies.lines import extend_index
-from pigeon.bodyformat import EMPTY_INDEX, LineIndex, Matches, Stopped
 from pigeon.tui.css import beside
 from pigeon.tui.vim_keys import HalfPages, vim_bindings
 
@@ -204,7 +204,7 @@ class BodyView(HalfPages, ScrollView, can_focus=True):
     def show_message(self, message: str) -> None:
         """One line in place of a body (binary content, an error, nothing yet)."""
         self._start("", is_json=False)
-        self._set_doc(bodyformat.build_index(message, cell_len), "message", self._generation)
+        self._set_doc(bodies.build_index(message, cell_len), "message", self._generation)
 
     def show_text(
         self,
@@ -212,7 +212,7 @@ class BodyView(HalfPages, ScrollView, can_focus=True):
         *,
         is_json: bool = False,
         json_lines: bool = False,
-        markup: bodyformat.MarkupKind | None = None,
+        markup: bodies.MarkupKind | None = None,
     ) -> None:
         """Show ``text``; when ``is_json``, pretty-printed once that is done (in a thread for
         a big body, showing the raw lines meanwhile). Text that is not valid JSON stays raw.
@@ -278,43 +278,43 @@ class BodyView(HalfPages, ScrollView, can_focus=True):
     def _prepare_now(text: str, is_json: bool) -> tuple[LineIndex, Phase]:
         if is_json:
             try:
-                return bodyformat.build_index(bodyformat.pretty_json(text), cell_len), "pretty"
+                return bodies.build_index(bodies.pretty_json(text), cell_len), "pretty"
             except (ValueError, RecursionError):
                 pass
-        return bodyformat.build_index(text, cell_len), "text"
+        return bodies.build_index(text, cell_len), "text"
 
     def _prepare_in_thread(self, text: str, is_json: bool, generation: int) -> None:
         worker = get_current_worker()
         cancelled: Callable[[], bool] = lambda: worker.is_cancelled  # noqa: E731
         try:
-            raw = bodyformat.build_index(text, cell_len, cancelled)
+            raw = bodies.build_index(text, cell_len, cancelled)
             self._from_thread(self._set_doc, raw, "raw" if is_json else "text", generation)
             if not is_json or cancelled():
                 return
             try:
                 with _gc_paused():
-                    pretty = bodyformat.pretty_json(text, cancelled)
+                    pretty = bodies.pretty_json(text, cancelled)
             except (ValueError, RecursionError):
                 self._from_thread(self._set_doc, raw, "text", generation)
                 return
             if cancelled():
                 return
-            doc = bodyformat.build_index(pretty, cell_len, cancelled)
+            doc = bodies.build_index(pretty, cell_len, cancelled)
             self._from_thread(self._set_doc, doc, "pretty", generation)
         except Stopped:
             return
 
-    def _markup_in_thread(self, text: str, kind: bodyformat.MarkupKind, generation: int) -> None:
+    def _markup_in_thread(self, text: str, kind: bodies.MarkupKind, generation: int) -> None:
         """The raw lines at once, then the laid-out ones (unless too big to lay out)."""
         worker = get_current_worker()
         cancelled: Callable[[], bool] = lambda: worker.is_cancelled  # noqa: E731
         try:
-            raw = bodyformat.build_index(text, cell_len, cancelled)
+            raw = bodies.build_index(text, cell_len, cancelled)
             self._from_thread(self._set_doc, raw, "text", generation)
-            pretty = bodyformat.pretty_markup(text, kind, cancelled)
+            pretty = bodies.pretty_markup(text, kind, cancelled)
             if pretty is None or cancelled():
                 return
-            doc = bodyformat.build_index(pretty, cell_len, cancelled)
+            doc = bodies.build_index(pretty, cell_len, cancelled)
             self._from_thread(self._set_doc, doc, "text", generation)
         except Stopped:
             return
@@ -436,7 +436,7 @@ class BodyView(HalfPages, ScrollView, can_focus=True):
             self.phase in ("raw", "pretty", "filtered")
             or (self._json_lines and self.phase == "text")
         ) and begin <= LONG_LINE_HIGHLIGHT:
-            for start, stop, kind in bodyformat.json_line_tokens(full, end):
+            for start, stop, kind in bodies.json_line_tokens(full, end):
                 paint(self._style(kind), start, stop)
         if self._matches:
             line_start = doc.starts[number]
@@ -502,7 +502,9 @@ class BodyView(HalfPages, ScrollView, can_focus=True):
     # -- search -------------------------------------------------------------------------------
 
     @property
-    def query(self) -> str:
+    def search_text(self) -> str:
+        """What the body was last searched for ("" for none). Not ``query``: that is
+        Textual's DOM query, which a double-click's select-all calls."""
         return self._query
 
     @property
@@ -527,7 +529,7 @@ class BodyView(HalfPages, ScrollView, can_focus=True):
             return
         doc, generation = self._doc, self._search_generation
         if len(doc.text) <= SYNC_LIMIT:
-            self._show_matches(bodyformat.find_all(doc.text, query, MATCH_LIMIT), generation, doc)
+            self._show_matches(bodies.find_all(doc.text, query, MATCH_LIMIT), generation, doc)
             return
         self.run_worker(
             partial(self._search_in_thread, doc, query, generation),
@@ -542,7 +544,7 @@ class BodyView(HalfPages, ScrollView, can_focus=True):
     def _search_in_thread(self, doc: LineIndex, query: str, generation: int) -> None:
         worker = get_current_worker()
         try:
-            found = bodyformat.find_all(doc.text, query, MATCH_LIMIT, lambda: worker.is_cancelled)
+            found = bodies.find_all(doc.text, query, MATCH_LIMIT, lambda: worker.is_cancelled)
         except Stopped:
             return
         if not worker.is_cancelled:
@@ -640,29 +642,29 @@ class BodyView(HalfPages, ScrollView, can_focus=True):
 
         note = ""
         try:
-            language, program = bodyformat.split_language(expression)
+            language, program = bodies.split_language(expression)
             if language == "jq":  # jq reads the text itself, in a child process
                 from pigeon.bodies.jq_filter import OUTPUT_LIMIT, run_jq
 
                 result = run_jq(program, source, cancelled=cancelled)
                 text = result.text
                 if result.cut:
-                    note = f"jq's output cut at {bodyformat.human_size(OUTPUT_LIMIT)}"
+                    note = f"jq's output cut at {bodies.human_size(OUTPUT_LIMIT)}"
             else:
                 with _gc_paused():
                     try:
                         data = json.loads(source)
                     except ValueError as exc:
-                        raise bodyformat.FilterError(f"the body is not valid JSON: {exc}") from None
-                    found = bodyformat.apply_filter(data, expression)
+                        raise bodies.FilterError(f"the body is not valid JSON: {exc}") from None
+                    found = bodies.apply_filter(data, expression)
                     del data
                     if cancelled():
                         return
-                    text = bodyformat.dumps_pretty(found, cancelled=cancelled)
-            doc = bodyformat.build_index(text, cell_len, cancelled)
+                    text = bodies.dumps_pretty(found, cancelled=cancelled)
+            doc = bodies.build_index(text, cell_len, cancelled)
         except Stopped:
             return
-        except (bodyformat.FilterError, RecursionError, ValueError, TypeError) as exc:
+        except (bodies.FilterError, RecursionError, ValueError, TypeError) as exc:
             self._from_thread(self._filter_failed, expression, str(exc), ticket)
             return
         self._from_thread(self._filter_done, expression, doc, ticket, note)

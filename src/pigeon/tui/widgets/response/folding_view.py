@@ -23,6 +23,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
+from pigeon.bodies import LineIndex, MarkupKind, Stopped
 from pigeon.bodies.folds import Folds
 from pigeon.bodies.outline import (
     Outline,
@@ -32,7 +33,6 @@ from pigeon.bodies.outline import (
     parse_path,
     script_expression,
 )
-from pigeon.bodyformat import LineIndex, MarkupKind, Stopped
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.vim_keys import vim_bindings

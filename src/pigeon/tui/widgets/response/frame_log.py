@@ -23,10 +23,10 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from pigeon.bodyformat import human_size
+from pigeon.bodies import human_size
+from pigeon.exchange import MAX_FRAMES, Frame
 from pigeon.terminal import printable
 from pigeon.tui.vim_keys import vim_bindings
-from pigeon.websocket import MAX_FRAMES, Frame
 
 FRAME_LINES = 40  # lines of one frame shown; the rest is counted
 LINE_CAP = 2000  # characters of one line shown

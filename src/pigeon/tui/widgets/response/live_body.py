@@ -12,7 +12,7 @@ from collections.abc import Callable
 from textual.timer import Timer
 from textual.widget import Widget
 
-from pigeon import bodyformat
+from pigeon import bodies
 from pigeon.stream import StreamSink
 from pigeon.tui.widgets.response.body_view import BodyView
 from pigeon.tui.widgets.response.events_panel import EventsPanel
@@ -92,7 +92,7 @@ class LiveBody:
         head = sink.peek()
         if not head:
             return  # nothing yet to tell text from binary
-        kind = bodyformat.classify_body(sink.content_type, head, len(head))
+        kind = bodies.classify_body(sink.content_type, head, len(head))
         self._kind = "binary" if kind in ("image", "binary") else "text"
         if self._kind == "text":
             self._view.show_live()

@@ -7,8 +7,9 @@ import contextlib
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from textual import work
 from textual.app import ComposeResult
@@ -20,8 +21,8 @@ from textual.reactive import reactive
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from pigeon import bodyformat
-from pigeon.bodyformat import human_size
+from pigeon import bodies
+from pigeon.bodies import human_size
 from pigeon.stream import is_event_stream, parse_events
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
@@ -34,8 +35,10 @@ from pigeon.tui.widgets.response.memory import LARGE_BODY, give_back
 from pigeon.tui.widgets.response.status_line import StatusLine
 
 if TYPE_CHECKING:
-    from pigeon.send import Exchange, Progress
-    from pigeon.session import Session
+    from textual.widget import Widget
+
+    from pigeon.exchange import Exchange, Progress
+    from pigeon.model import Request
     from pigeon.tui.widgets.response.image_view import ImageView
     from pigeon.tui.widgets.response.websocket_view import WebSocketView
 
@@ -60,8 +63,8 @@ def write_body(exchange: Exchange, dest: Path) -> None:
         raise
 
 
-def body_kind(exchange: Exchange) -> bodyformat.BodyKind:
-    return bodyformat.classify_body(exchange.content_type, exchange.body[:8192], exchange.body_size)
+def body_kind(exchange: Exchange) -> bodies.BodyKind:
+    return bodies.classify_body(exchange.content_type, exchange.body[:8192], exchange.body_size)
 
 
 class ResponseTabs(TabbedContent):
@@ -71,8 +74,9 @@ class ResponseTabs(TabbedContent):
 
 
 class ResponsePane(Vertical):
-    """Shows an :class:`~pigeon.send.Exchange`; ``show_pending`` / ``show_cancelled`` while
-    a send is in flight or after it was stopped."""
+    """Shows an :class:`~pigeon.exchange.Exchange`; ``show_pending`` / ``show_cancelled``
+    while a send is in flight or after it was stopped. What shows it is picked from ``VIEWS``,
+    by the request's kind, then by the body's."""
 
     DEFAULT_CSS = beside(__file__)
     # Zooming in on the body keeps its status line, tabs and search bar with it.
@@ -134,21 +138,26 @@ class ResponsePane(Vertical):
         table.add_column("Value", key="value")
         self.clear()
 
-    # -- a WebSocket request ------------------------------------------------------------------
+    # -- the view a request's kind picks -------------------------------------------------------
 
-    def websocket_view(self, session: Session) -> WebSocketView:
-        """Show the WebSocket view instead of the tabs (made on first use)."""
+    def view_for(self, request: Request) -> WebSocketView | None:
+        """The view ``VIEWS`` gives ``request``'s kind, shown instead of the tabs (made on
+        first use), or ``None``: the tabs show its responses."""
+        show = VIEWS.get(request.kind)
+        view = show(self, request) if show is not None else None
+        for kind in KINDS_WITH_VIEWS:
+            self.set_class(view is not None and kind == request.kind, f"-{kind}")
+        return cast("WebSocketView | None", view)
+
+    def _websocket_view(self, request: Request) -> WebSocketView:
         from pigeon.tui.widgets.response.websocket_view import WebSocketView
 
         view = next(iter(self.query(WebSocketView).results(WebSocketView)), None)
         if view is None:
-            view = WebSocketView(session, id="websocket")
+            view = WebSocketView(id="websocket")
             self.mount(view)
-        self.add_class("-websocket")
+        view.load(request)
         return view
-
-    def show_http(self) -> None:
-        self.remove_class("-websocket")
 
     # -- parts ----------------------------------------------------------------------------------
 
@@ -315,25 +324,27 @@ class ResponsePane(Vertical):
         give_back()
 
     def _show_body(self, exchange: Exchange) -> None:
-        view = self.body_view
         if exchange.error is not None and exchange.status is None:
-            view.show_message(f"No response: {exchange.error}")
+            self.body_view.show_message(f"No response: {exchange.error}")
             return
-        kind = body_kind(exchange)
-        if kind == "empty":
-            view.show_message(f"No body ({exchange.status} {exchange.reason})".replace(" )", ")"))
-            return
-        if kind == "image":
-            self._show_image(True)
-            self.image_view.show(exchange)
-            return
-        if kind == "binary":
-            description = bodyformat.describe_binary(
-                exchange.content_type, exchange.body[:65536], exchange.body_size
-            )
-            view.show_message(f"{description} — press s to save")
-            self._show_hex(exchange, description)
-            return
+        VIEWS[body_kind(exchange)](self, exchange)
+
+    def _show_empty(self, exchange: Exchange) -> None:
+        text = f"No body ({exchange.status} {exchange.reason})".replace(" )", ")")
+        self.body_view.show_message(text)
+
+    def _show_image_body(self, exchange: Exchange) -> None:
+        self._show_image(True)
+        self.image_view.show(exchange)
+
+    def _show_binary(self, exchange: Exchange) -> None:
+        description = bodies.describe_binary(
+            exchange.content_type, exchange.body[:65536], exchange.body_size
+        )
+        self.body_view.show_message(f"{description} — press s to save")
+        self._show_hex(exchange, description)
+
+    def _show_text(self, exchange: Exchange) -> None:
         text = exchange.text
         if exchange.truncated:
             self.notify(
@@ -341,22 +352,20 @@ class ResponsePane(Vertical):
                 f"{human_size(exchange.body_size)}; press s to save the whole body.",
                 severity="warning",
             )
-        is_json = not exchange.truncated and (
-            kind == "json"
-            or (exchange.content_type in ("", "text/plain") and bodyformat.looks_like_json(text))
-        )
+        kind = body_kind(exchange)
+        is_json = bodies.shows_as_json(kind, exchange.content_type, text, exchange.truncated)
         if exchange.undecodable:
             count, codec = exchange.undecodable, exchange.encoding
             codec = "UTF-8" if codec.startswith("utf-8") else codec
             were = "byte was" if count == 1 else "bytes were"
             self._note(f"{count:,} {were} not valid {codec} (shown as �)")
-        elif bodyformat.claims_binary(exchange.content_type):
+        elif bodies.claims_binary(exchange.content_type):
             self._note(f"Sent as {printable(exchange.content_type)}, but the body is text")
-        view.show_text(
+        self.body_view.show_text(
             text,
             is_json=is_json,
-            json_lines=exchange.content_type in bodyformat.JSON_LINES_TYPES,
-            markup=None if is_json else bodyformat.markup_kind(exchange.content_type, text[:256]),
+            json_lines=exchange.content_type in bodies.JSON_LINES_TYPES,
+            markup=None if is_json else bodies.markup_kind(exchange.content_type, text[:256]),
         )
 
     def _show_image(self, shown: bool) -> None:
@@ -378,15 +387,15 @@ class ResponsePane(Vertical):
         """A binary body as a hex dump, made in a thread (its first ``HEX_LIMIT`` bytes)."""
         worker = get_current_worker()
         try:
-            text = bodyformat.hex_dump(exchange.body, lambda: worker.is_cancelled)
-        except bodyformat.Stopped:
+            text = bodies.hex_dump(exchange.body, lambda: worker.is_cancelled)
+        except bodies.Stopped:
             return
         self.app.call_from_thread(self._hex_ready, exchange, description, text)
 
     def _hex_ready(self, exchange: Exchange, description: str, text: str) -> None:
         if self.exchange is not exchange:
             return
-        shown = min(len(exchange.body), bodyformat.HEX_LIMIT)
+        shown = min(len(exchange.body), bodies.HEX_LIMIT)
         part = f"its first {human_size(shown)} " if shown < exchange.body_size else ""
         self._note(f"{description}: {part}in hex — press s to save")
         self.body_view.show_text(text)
@@ -591,3 +600,17 @@ class ResponsePane(Vertical):
     def _saved(self, path: Path) -> None:
         self.notify(f"Saved the body to {path}")
         self.post_message(self.BodySaved(path))
+
+
+# What shows a response: by the request's kind (``model.Request.kind``; a kind not here shows
+# the tabs), then by the body's (``bodies.classify_body``). A new protocol or body view is a
+# row here and a method of the pane.
+VIEWS: dict[str, Callable[[ResponsePane, Any], Widget | None]] = {
+    "websocket": ResponsePane._websocket_view,
+    "empty": ResponsePane._show_empty,
+    "image": ResponsePane._show_image_body,
+    "binary": ResponsePane._show_binary,
+    "json": ResponsePane._show_text,
+    "text": ResponsePane._show_text,
+}
+KINDS_WITH_VIEWS = ("websocket",)  # the request kinds among VIEWS' keys

@@ -12,7 +12,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
-from pigeon.bodyformat import human_size
+from pigeon.bodies import human_size
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.format import duration, status_kind, status_parts
@@ -47,6 +47,7 @@ class StatusLine(Widget):
         super().__init__(id=id, classes=classes)
         self._exchange: Any = None
         self._request = ""
+        self._method = ""
         self._started = 0.0
         self._elapsed: float | None = None
         self._frame = 0
@@ -70,12 +71,14 @@ class StatusLine(Widget):
         self._refresh_lines()
 
     def show_pending(self, method: str, url: str, progress: Any = None) -> None:
-        """In flight; ``progress`` (a :class:`pigeon.send.Progress`), when given, is read on
-        every tick to show the phase and the bytes received so far."""
+        """In flight; ``progress`` (a :class:`pigeon.exchange.Progress`), when given, is read
+        on every tick to show the phase, the bytes received so far and the URL as the
+        pipeline rendered it (``url`` until then)."""
         self._progress = progress
         self.live_note = ""
         self._exchange = None
         self._refused = ""
+        self._method = method
         self._request = f"{method} {url}".strip()
         self._started = time.monotonic()
         self._elapsed = None
@@ -96,7 +99,9 @@ class StatusLine(Widget):
         self._refresh_lines()
 
     def show_refused(self, reason: str) -> None:
-        """A send that never went out: why, ahead of the response that is still shown."""
+        """A send that never went out: why, ahead of the response that is still shown.
+        ``reason`` is the whole sentence ("Not sent: ..."), as the session and the GraphQL
+        check word it: the line adds no prefix of its own."""
         self._stop_timer()
         self._refused = reason
         self._refresh_lines()
@@ -155,7 +160,7 @@ class StatusLine(Widget):
         a long status wraps, in flight it is one line."""
         line = self._line()
         if self._refused:
-            head = Text(f"✖ Not sent: {printable(self._refused)}", style=self._style("error"))
+            head = Text(f"✖ {printable(self._refused)}", style=self._style("error"))
             line = Text.assemble(head, (SEPARATOR, self._style("muted")), line)
             line.overflow = "fold"
         return line
@@ -165,9 +170,10 @@ class StatusLine(Widget):
         if self.state == "pending":
             spinner = SPINNER[self._frame % len(SPINNER)]
             elapsed = duration((time.monotonic() - self._started) * 1000)
+            rendered = getattr(self._progress, "url", "")
             return Text.assemble(
                 (f"{spinner} ", self._style("pending")),
-                (self._request, ""),
+                (f"{self._method} {rendered}" if rendered else self._request, ""),
                 (f"{SEPARATOR}{elapsed}{self._progress_text()}", muted),
                 no_wrap=True,
                 overflow="ellipsis",

@@ -1,8 +1,10 @@
 """A WebSocket request in the response pane: its connection's state, the live log of frames,
 its saved messages and a composer (DESIGN §9).
 
-The connection (``pigeon.websocket.WebSocketLink``) runs in a thread worker on an event loop of
-its own, so a server flooding frames never holds the UI loop: the link reports changes from
+The connection is made by ``Session.connect``, the pipeline ``pigeon run`` takes (pre-request
+scripts, the trust gate, render; post-response scripts and history when it ends): this view
+draws its link and sends what the user picks or types, rendered. The link runs in a thread
+worker on an event loop of its own, so a server flooding frames never holds the UI loop: the link reports changes from
 there, and the view redraws at most every ``REDRAW_EVERY`` seconds from a snapshot of the log.
 Sending, pinging and closing are coroutines handed to that loop.
 """
@@ -12,6 +14,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import copy
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
@@ -24,14 +29,14 @@ from textual.widgets.option_list import Option
 
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
+from pigeon.tui.session_of import session_of
 from pigeon.tui.widgets.response.frame_log import FrameLog
 from pigeon.tui.widgets.response.message_composer import MessageComposer
 
 if TYPE_CHECKING:
     from pigeon.model import Request
     from pigeon.scopes import Scopes
-    from pigeon.session import Session
-    from pigeon.websocket import WebSocketLink
+    from pigeon.session import Connection, Session
 
 REDRAW_EVERY = 0.05  # seconds between redraws while frames arrive
 
@@ -65,16 +70,24 @@ class WebSocketView(Vertical):
         Binding("i", "compose", "Write", id="websocket.compose", tooltip="Write a message"),
     ]
 
-    def __init__(self, session: Session, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.session = session
         self.request: Request | None = None
-        self.link: WebSocketLink | None = None
+        self.connection: Connection | None = None  # the latest, open or done
         self._loop: asyncio.AbstractEventLoop | None = None  # the link's
         self._link_task: asyncio.Task[None] | None = None
         self._redraw_due = False
         self._told = False  # the connection's failure was notified
-        self._scripted: WebSocketLink | None = None  # the link whose scripts were started
+        self._scripted: Connection | None = None  # the connection whose scripts were started
+
+    @property
+    def session(self) -> Session:
+        return session_of(self)
+
+    @property
+    def link(self) -> Any:
+        """The connection's ``WebSocketLink``, or ``None``."""
+        return self.connection.link if self.connection is not None else None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="ws-state", markup=False)
@@ -99,10 +112,9 @@ class WebSocketView(Vertical):
     def is_open(self) -> bool:
         return self.link is not None and self.link.state in ("connecting", "open", "closing")
 
-    def _scopes(self, leaving: bool = False) -> Scopes | None:
-        if self.request is None:
-            return None
-        return self.session.scopes_for(self.request, leaving=leaving)
+    def _scopes(self) -> Scopes | None:
+        """What the composer completes from."""
+        return self.session.scopes_for(self.request) if self.request is not None else None
 
     # -- the request shown ----------------------------------------------------------------------
 
@@ -111,7 +123,7 @@ class WebSocketView(Vertical):
         same = self.request is not None and (self.request.id or None) == (request.id or None)
         if not same and self.is_open:
             self._call(lambda link: link.close(1001, "going away"))
-            self.link = None
+            self.connection = None
         self.request = request
         if self.is_mounted:
             self._show_request(keep_log=same)
@@ -148,58 +160,72 @@ class WebSocketView(Vertical):
 
     # -- connecting ------------------------------------------------------------------------------
 
-    def toggle(self, request: Request) -> None:
-        """The send key: connect, or close (1000) an open connection."""
+    def toggle(self, request: Request, trusted: Callable[[Request], Awaitable[bool]]) -> None:
+        """The send key: connect (``trusted`` asks, as for a send, whether the collection is
+        trusted), or close (1000) an open connection."""
         self.load(request)
         if self.is_open:
             self._call(lambda link: link.close(1000, ""))
         else:
-            self.connect()
+            self._connect(copy.deepcopy(request), trusted)
 
-    def connect(self) -> None:
-        from pigeon import __version__
-        from pigeon.errors import RenderError
-        from pigeon.render import render_request
-        from pigeon.websocket import WebSocketLink
-
-        request = self.request
-        if request is None:
-            return
-        s = self.session
-        try:
-            rendered = render_request(
-                s.collection, s.chain_of(request), request, s.scopes_for(request, leaving=True)
-            )
-        except RenderError as exc:
-            self.notify(f"Not connected: {exc}", severity="error", timeout=8)
-            return
-        if rendered.oauth2 is not None:
-            self.notify("OAuth 2.0 auth is not available for WebSocket requests", severity="error")
-            return
-        link = WebSocketLink(
-            rendered,
-            request.websocket.subprotocols,
-            on_change=self._link_changed,
-            user_agent=f"pigeon/{__version__}",
+    @work(group="websocket-connect", exclusive=True, exit_on_error=False)
+    async def _connect(
+        self, request: Request, trusted: Callable[[Request], Awaitable[bool]]
+    ) -> None:
+        connection = await self.session.connect(
+            request, await trusted(request), on_change=self._link_changed
         )
-        self.link, self._told = link, False
+        result, link = connection.result, connection.link
+        for problem in result.script_errors:
+            self.notify(printable(problem.summary()), title="Script error", severity="error")
+        if link is None:
+            why = printable((result.error or "not built").removeprefix("not sent: "))
+            self.notify(f"Not connected: {why}", severity="error", timeout=8)
+            return
+        self.connection, self._told = connection, False
         self.frame_log.clear()
         self._show_state()
         self.run_worker(
-            lambda: self._run(link), thread=True, group="websocket", exit_on_error=False
+            lambda: self._run(connection), thread=True, group="websocket", exit_on_error=False
         )
 
-    def _run(self, link: WebSocketLink) -> None:
-        """The link's whole life, on an event loop of this thread's own."""
+    def _run(self, connection: Connection) -> None:
+        """The link's whole life, on an event loop of this thread's own; then ``finish``."""
+        assert connection.link is not None
         loop = asyncio.new_event_loop()
         try:
             self._loop = loop
-            self._link_task = loop.create_task(link.run())
+            self._link_task = loop.create_task(connection.link.run())
             loop.run_until_complete(self._link_task)
         finally:
             if self._loop is loop:
                 self._loop = None
             loop.close()
+            self.post_message(self.LinkDone(connection))
+
+    class LinkDone(Message):
+        """The connection's link ended (posted from its thread)."""
+
+        def __init__(self, connection: Connection) -> None:
+            super().__init__()
+            self.connection = connection
+
+    @dataclass
+    class Finished(Message):
+        """A connection ended and was recorded in the history (``Session.connect``)."""
+
+        connection: Connection
+
+    def on_web_socket_view_link_done(self, event: LinkDone) -> None:
+        event.stop()
+        self._finish(event.connection)
+
+    @work(group="websocket-finish", exit_on_error=False)
+    async def _finish(self, connection: Connection) -> None:
+        """The post-response scripts that have not run, and the history: in the pipeline."""
+        await connection.finish()
+        self.post_message(self.Finished(connection))
 
     def _link_changed(self) -> None:
         """From the link's thread: redraw soon, once however many changes come meanwhile."""
@@ -222,53 +248,33 @@ class WebSocketView(Vertical):
             return
         self.frame_log.update(list(link.log), link.frames_total)
         self._show_state()
-        if link.state == "open" and link is not self._scripted:
-            self._scripted = link
-            self._run_scripts(link)
+        if link.state == "open" and self.connection is not self._scripted:
+            self._scripted = self.connection
+            self._run_scripts(self.connection)
         if link.state == "failed" and link.error and not self._told:
             self._told = True  # once: the state line keeps it
             self.notify(printable(link.error), title="WebSocket", severity="error", timeout=8)
 
     @work(group="websocket-script", exit_on_error=False)
-    async def _run_scripts(self, link: WebSocketLink) -> None:
+    async def _run_scripts(self, connection: Connection | None) -> None:
         """The request's post-response scripts, once connected, with ``pigeon.ws`` served by
-        the link (as ``pigeon run`` runs them); their output goes to the log (f2)."""
-        from pigeon.pipeline import RunContext
-        from pigeon.scripts import has_scripts
-        from pigeon.websocket_exchange import exchange_of, script_call
-
-        s, request, loop = self.session, self.request, self._loop
-        if request is None or loop is None:
-            return
-        chain = s.chain_of(request)
-        if not has_scripts(s.collection, chain, request, "post_response"):
-            return
-        if not s.is_trusted():
-            self.notify("Post-response scripts skipped: the collection is not trusted")
+        the link on its own loop (as ``pigeon run`` runs them); their output goes to the log
+        (f2)."""
+        loop = self._loop
+        if connection is None or loop is None:
             return
 
         async def ws(call: tuple[Any, ...]) -> Any:
-            future = asyncio.run_coroutine_threadsafe(script_call(link, call), loop)
+            future = asyncio.run_coroutine_threadsafe(connection.serve(call), loop)
             return await asyncio.wrap_future(future)
 
-        outcome = await s.script_worker().run_scripts(
-            "post_response",
-            s.collection,
-            chain,
-            request,
-            s.scopes_for(request),
-            s.runtime,
-            trusted=True,
-            exchange=exchange_of(link),
-            timeout=RunContext.script_timeout,
-            ws=ws,
-        )
-        source = request.id or request.name
-        for line in outcome.output:
-            s.add_log(source, line)
-        for problem in [*outcome.errors, *outcome.assertion_failures]:
-            s.add_log(source, problem.traceback or problem.summary(), error=True)
-            self.notify(printable(problem.summary()), title="Script error", severity="error")
+        outcome = await connection.run_scripts(ws)
+        if outcome is None and "post_response" in connection.result.scripts_skipped:
+            self.notify("Post-response scripts skipped: the collection is not trusted")
+        if outcome is not None:
+            said = [p.summary() for p in outcome.errors]
+            for summary in said + [p.summary() for p in outcome.assertion_failures]:
+                self.notify(printable(summary), title="Script error", severity="error")
 
     def _call(self, make: Any) -> concurrent.futures.Future[Any] | None:
         """Run ``make(link)`` (a coroutine) on the link's loop; ``None`` when not connected."""
@@ -303,16 +309,14 @@ class WebSocketView(Vertical):
     # -- sending -------------------------------------------------------------------------------
 
     def _rendered(self, text: str) -> str:
-        from pigeon.render import render_text
-
-        scopes = self._scopes(leaving=True)
-        if scopes is None:
+        """``text`` rendered as the connection renders its messages."""
+        if self.connection is None:
             return text
-        done = render_text(text, scopes)
-        if done.unresolved:
-            names = ", ".join(done.unresolved)
+        rendered, unresolved = self.connection.message(text)
+        if unresolved:
+            names = ", ".join(unresolved)
             self.notify(f"Sent with {{{{{names}}}}} unresolved", severity="warning")
-        return done.text
+        return rendered
 
     @work(group="websocket-send", exit_on_error=False)
     async def send_text(self, text: str) -> None:

@@ -24,6 +24,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Tree
 
+from pigeon.auth_kinds import KINDS
 from pigeon.masking import MASK, secret_name
 from pigeon.model import Auth, Header, Request
 from pigeon.scopes import Definition, Scopes
@@ -59,8 +60,8 @@ def request_texts(request: Request, headers: list[Header], auth: Auth | None) ->
     texts += [t for h in [*headers, *request.headers] for t in (h.name, h.value)]
     texts += [t for q in request.query for t in (q.name, q.value)]
     texts += [t for f in request.body.fields for t in (f.name, f.value)]
-    if auth is not None:
-        texts += [auth.username, auth.password, auth.token, auth.key, auth.value]
+    if auth is not None and auth.type in KINDS:
+        texts += [t for _, t in KINDS[auth.type].texts(auth) if isinstance(t, str)]
     return texts
 
 
@@ -154,12 +155,10 @@ class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
             unresolved = self._unresolved_of(request) if request is not None else []
         env_names: list[str] = []
         if request is not None:
-            from pigeon.render import effective_auth
-
             s = self.session
             chain = s.chain_of(request)
             headers = [*s.collection.headers, *(h for f in chain for h in f.headers)]
-            texts = request_texts(request, headers, effective_auth(s.collection, chain, request))
+            texts = request_texts(request, headers, s.auth_of(request))
             env_names = env_references(texts)
         key = (
             id(request),
