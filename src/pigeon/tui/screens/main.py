@@ -234,7 +234,7 @@ class MainScreen(Screen[None]):
         """Another tab on show: its response and its variables follow."""
         self._refresh_variables()
         tab, pane = event.tab, self.response_pane
-        if pane is not None and pane.view_for(tab.request if tab else Request()) is None:
+        if pane is not None and pane.view_for(tab.request if tab else Request(name="")) is None:
             show_tab_response(pane, tab)  # the tabs show its responses
         self.refresh_bindings()
 
