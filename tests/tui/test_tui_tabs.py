@@ -232,6 +232,12 @@ async def test_a_rename_in_the_tree_renames_the_tab_and_a_delete_closes_it(
         await pilot.press("d", "y")
         await pilot.pause()
         assert tab_ids(app) == ["auth/me"]
+        await wait_for(pilot, lambda: main_screen(app).response_pane is not None)
+        await pilot.press("ctrl+f4")  # the last tab: the editor and the response are empty
+        await pilot.pause()
+        screen = main_screen(app)
+        assert tab_ids(app) == [] and screen.editor.request is None
+        assert screen.response_pane.state == "empty" and not tabs.has_class("-tabs")
 
 
 async def test_the_tab_keys_are_remapped_from_the_config(
