@@ -129,7 +129,8 @@ class TrustStore:
             self.error = str(exc)
             return None
         self.error = None
-        return data.get("collections", [])
+        collections: list[dict[str, Any]] = data.get("collections", [])
+        return collections
 
     def trusted(self) -> list[Path]:
         """Every trusted collection directory (empty when the file is broken; see ``error``)."""

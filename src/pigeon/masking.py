@@ -157,7 +157,8 @@ class _Secrets:
                 if secret in text:
                     text = text.replace(secret, MASK)
             return text
-        index, pieces = self._by_prefix, []
+        index = self._by_prefix
+        pieces: list[str] = []
         start = i = 0
         stop = len(text) - _PREFIX + 1
         while i < stop:

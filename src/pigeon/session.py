@@ -28,8 +28,8 @@ from pigeon.model import Auth, Collection, Folder, Request
 from pigeon.scopes import RuntimeVars, Scopes, build_scopes
 
 if TYPE_CHECKING:
-    import http.cookiejar  # the jar is made by the send, on first use
     from collections.abc import Callable
+    from http.cookiejar import CookieJar  # the jar is made by the send, on first use
 
     from pigeon.exchange import Exchange, Progress  # the renderer loads after the first screen
     from pigeon.gql.introspect import Fetched
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from pigeon.pipeline import Connection as Connection  # the app's type for a connection
     from pigeon.pipeline import RunContext
     from pigeon.render import RenderedRequest
+    from pigeon.scripts import AssertionFailure, ScriptError
     from pigeon.scripts.process import ScriptWorker
     from pigeon.send import HttpSession
     from pigeon.trust import Need
@@ -135,7 +136,8 @@ class Session:
     person: Person | None = None  # who signs in for the OAuth 2.0 grants that need someone
     # The environment whose saved cookie jar the HTTP session holds; None: not loaded yet.
     jar_environment: str | None = None
-    _jar_saved: tuple[str, list] | None = field(default=None, repr=False)  # last written
+    # The jar last written: its environment and cookies.
+    _jar_saved: tuple[str, list[dict[str, Any]]] | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, root: Path, environment: str | None = None) -> Session:
@@ -256,16 +258,29 @@ class Session:
         return render_request(self.collection, chain, request, scopes)
 
     def preview(self, request: Request) -> Preview:
-        """The live preview: never raises (a half-typed edit must not crash the editor)."""
+        """The live preview: what a send would send, so an untrusted collection's ``$env`` is
+        not read there either (the placeholder stays, with the reason the send gives). Never
+        raises (a half-typed edit must not crash the editor)."""
         from pigeon.errors import RenderError
+        from pigeon.render import render_request
 
+        gate = None
+        if not self.is_trusted():
+            from pigeon.trust import Gate
+
+            gate = Gate(self.collection, record=True)  # notes what a send would refuse
         try:
-            rendered = self.render(request)
+            chain = self.chain_of(request)
+            scopes = self.scopes_for_chain(chain, request)
+            scopes.gate = gate
+            rendered = render_request(self.collection, chain, request, scopes)
         except RenderError as exc:
             return Preview("", [], [], str(exc))
         except Exception as exc:
             return Preview("", [], [], f"{type(exc).__name__}: {exc}")
-        return Preview(rendered.url, rendered.unresolved, rendered.warnings)
+        found = gate.found if gate is not None else []
+        refused = [f"needs trust: {thing}" for kind, _, thing in found if kind == "env"]
+        return Preview(rendered.url, rendered.unresolved, [*rendered.warnings, *refused])
 
     def auth_of(self, request: Request) -> Auth | None:
         """The auth ``request`` is sent with: its own, else its folders', else the collection's."""
@@ -335,7 +350,7 @@ class Session:
             self.http = HttpSession(max_body_in_memory=self.config.max_body_in_memory)
         return self.http
 
-    def cookie_jar(self) -> http.cookiejar.CookieJar:
+    def cookie_jar(self) -> CookieJar:
         """The jar of the chosen environment, loaded from ``.pigeon/cookies/`` when the
         environment changed since (blocking file work: call it in a thread). A jar that
         cannot be read is logged and starts empty."""
@@ -422,7 +437,11 @@ class Session:
         for line in result.log:
             self.add_log(source, line)
         outcome = SendOutcome(exchange=result.exchange, scripts_skipped=result.scripts_skipped)
-        for problem in [*result.script_errors, *result.assertion_failures]:
+        problems: list[ScriptError | AssertionFailure] = [
+            *result.script_errors,
+            *result.assertion_failures,
+        ]
+        for problem in problems:
             self.add_log(source, problem.traceback or problem.summary(), error=True)
             outcome.errors.append(problem.summary())
         if result.exchange is None and result.error:

@@ -30,7 +30,7 @@ def sort_items(items: list[Folder | Request], order: list[str]) -> list[Folder |
     for i, entry in enumerate(order):
         position.setdefault(entry.removesuffix(".toml").strip("/"), i)
 
-    def key(item: Folder | Request) -> tuple:
+    def key(item: Folder | Request) -> tuple[int, int, str, str, int]:
         stem = stem_of(item)
         kind = 0 if isinstance(item, Folder) else 1
         if stem in position:

@@ -127,7 +127,8 @@ class MainScreen(Screen[None]):
         batch, writes none of it and leaves nothing marked to draw again: the screen stayed
         blank until later work marked parts of it, piece by piece, tens of milliseconds on.
         Composed again from the lines each widget cached, the whole screen costs a few ms."""
-        await self.app.frames_written.wait()  # the batch is over
+        # Textual types the app as App[Any]; PigeonApp's module is a layer up, not imported.
+        await self.app.frames_written.wait()  # type: ignore[attr-defined]  # the batch is over
         self._compositor._dirty_regions.add(self.size.region)  # all of it: a full frame
         self._compositor_refresh()
         self.first_paint_at = time.time()
@@ -365,7 +366,8 @@ class MainScreen(Screen[None]):
         tab = self.open_requests.current
         progress = tab.in_flight if tab is not None else None
         sink = progress.sink if progress is not None else None
-        if sink is not None and progress.phase == "receiving" and sink.stop_reason is None:
+        receiving = progress is not None and progress.phase == "receiving"
+        if sink is not None and receiving and sink.stop_reason is None:
             sink.stop()  # a body arriving stops there: what came is kept and shown
             return
         self.session.cancel_scripts()  # a script stops now, whatever it is doing

@@ -211,7 +211,7 @@ class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
         """The tree's nodes: (label, data, expanded, leaves or ``None`` for a leaf)."""
         plan: list[Any] = []
         if self._unresolved:
-            leaves = [
+            leaves: list[tuple[Text, VariableRow | None]] = [
                 (Text(f"{{{{{name}}}}}", style="red"), VariableRow(name))
                 for name in self._unresolved
             ]
