@@ -130,6 +130,7 @@ class Session:
     config: AppConfig = field(default_factory=AppConfig)  # never None: defaults if broken
     echo: DemoEcho | None = None  # the demo's own echo server
     history_warned: bool = False  # a failure to record history is reported once
+    trust_asked: bool = False  # the app asked whether to trust the collection (once)
     scripts: ScriptWorker | None = None  # made on the first send; a process on first script
     tokens: Tokens | None = None  # OAuth 2.0 tokens, made on first need (``oauth2_tokens``)
     person: Person | None = None  # who signs in for the OAuth 2.0 grants that need someone
@@ -173,6 +174,32 @@ class Session:
 
         self.environment = name
         return remember_environment(self.root, name)
+
+    def remember_tabs(self, paths: list[Path], active: int, preview: int) -> str | None:
+        """Remember the request files open in the app's tabs (``active``: the one shown,
+        ``preview``: the preview tab, ``-1`` for none); why they could not be, or ``None``."""
+        from pigeon.store.remembered import OpenTabs, remember_tabs
+
+        names = []
+        for path in paths:
+            try:
+                names.append(path.relative_to(self.root).as_posix())
+            except ValueError:
+                continue
+        return remember_tabs(self.root, OpenTabs(names, active, preview))
+
+    def remembered_tabs(self) -> tuple[list[Request], int, int]:
+        """The requests open in tabs when the app last left this collection, as loaded now
+        (files gone or broken are left out), the one shown and the preview tab (``-1``)."""
+        from pigeon.store.remembered import remembered_tabs
+
+        tabs = remembered_tabs(self.root)
+        by_path = {r.path: r for r in self.collection.requests() if r.path is not None}
+        found = [(i, by_path.get(self.root / name)) for i, name in enumerate(tabs.paths)]
+        kept = [(i, r) for i, r in found if r is not None]
+        index = {old: new for new, (old, _) in enumerate(kept)}
+        active = index.get(tabs.active, 0)
+        return [r for _, r in kept], active, index.get(tabs.preview, -1)
 
     # -- lookups ------------------------------------------------------------------------------
 

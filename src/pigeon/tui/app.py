@@ -336,7 +336,7 @@ class PigeonApp(KeysInOrder):
             yield SystemCommand(
                 "Reload collection", "Read the collection from disk again", self.action_reload
             )
-            yield from screen.collection_pane.environments.commands()
+            yield from screen.collection_pane.environment_commands()
             yield SystemCommand(
                 "New collection…",
                 "Make a collection in a new directory (as pigeon new) and open it",
