@@ -11,6 +11,7 @@ from tui_support import main_screen, press_and_settle, running, wait_for
 
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.main import MainScreen
+from pigeon.tui.widgets.editor.open_requests import OpenRequests
 from pigeon.tui.widgets.editor.request_editor import RequestEditor
 from pigeon.tui.widgets.response.body_view import BodyView
 
@@ -59,5 +60,6 @@ async def test_clicking_double_and_triple_clicking_every_widget_keeps_the_app_wh
                 assert pilot.app.is_running, f"{times} click(s) on {name} stopped the app"
                 while pilot.app.screen is not screen:  # a click may open a dialog
                     await pilot.press("escape")
-        assert editor.dirty and editor.request is not None
-        assert editor.request.url == edited
+        tabs = screen.query_one(OpenRequests).tabs  # a click in the tree opens another tab
+        mine = [tab for tab in tabs if tab.request.url == edited]
+        assert len(mine) == 1 and mine[0].edited, [t.request.url for t in tabs]
