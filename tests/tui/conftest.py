@@ -23,17 +23,6 @@ from pigeon.echo import EchoServer
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.painted import Painted
 
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A Pilot test that fails is run once more before it counts: on a loaded machine (CI,
-    two workers a core) the app's timing varies, and one slow frame must not fail a run.
-    A test that fails twice fails; the rerun is reported in the summary."""
-    here = Path(__file__).parent
-    for item in items:
-        if here in Path(str(item.fspath)).parents:
-            item.add_marker(pytest.mark.flaky(reruns=1))
-
-
 _run_test = App.run_test
 _compositor_refresh = Screen._compositor_refresh
 _painted_wait = Painted.wait
