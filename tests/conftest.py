@@ -29,6 +29,18 @@ def pytest_configure(config: pytest.Config) -> None:
     gc.set_threshold(20_000, 10, 10)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Collect the run's garbage now, and freeze what is left, so the five full collections
+    pytest makes as it unconfigures walk nothing. Under ``-n`` those came after the worker had
+    reported its end, and the controller gives a worker 5 s to exit before it sends the worker
+    a SIGINT: on a loaded 2-core machine they took longer, and the interrupt landed in
+    Hypothesis' garbage-collector callback, which printed a KeyboardInterrupt traceback at the
+    end of a passing run."""
+    gc.collect()
+    gc.freeze()
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Say once, after a run, when the app's tests ran without their speed-ups (the installed
     Textual is not one they were written against: ``tests/tui/textual_speedups.py``). The
