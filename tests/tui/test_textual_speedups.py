@@ -22,6 +22,10 @@ REPLACED = [
     (Painted, "wait"),
     (Stylesheet, "_parse_rules"),
 ]
+UNDER_A_KNOWN_TEXTUAL = pytest.mark.skipif(
+    textual.__version__ not in textual_speedups.WRITTEN_FOR,
+    reason="the speed-ups are off under this Textual",
+)
 PATCHED = [*REPLACED, (_wait, "SLEEP_GRANULARITY"), (_wait, "SLEEP_IDLE")]
 
 
@@ -35,6 +39,7 @@ def test_the_speedups_refuse_a_textual_they_were_not_written_for() -> None:
     assert "without their speed-ups" in reason
 
 
+@UNDER_A_KNOWN_TEXTUAL
 def test_the_speedups_are_applied_under_a_textual_they_were_written_for() -> None:
     version = min(textual_speedups.WRITTEN_FOR)
     assert textual_speedups.refusal(version) is None
@@ -47,10 +52,7 @@ def test_the_speedups_are_applied_under_a_textual_they_were_written_for() -> Non
     assert [getattr(owner, name) for owner, name in PATCHED] == before
 
 
-@pytest.mark.skipif(
-    textual.__version__ not in textual_speedups.WRITTEN_FOR,
-    reason="the speed-ups are off under this Textual",
-)
+@UNDER_A_KNOWN_TEXTUAL
 @pytest.mark.parametrize("dotted", sorted(textual_speedups.PRIVATE_NAMES))
 def test_each_private_name_the_speedups_use_is_in_the_textual_they_were_written_for(
     dotted: str,
