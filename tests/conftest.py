@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gc
+import importlib.util
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +27,34 @@ def pytest_configure(config: pytest.Config) -> None:
     oldest generation, whose passes walk every live object: a fifth of the suite's CPU. Collected
     less often, they die young, where a pass is cheap."""
     gc.set_threshold(20_000, 10, 10)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Collect the run's garbage now, and freeze what is left, so the five full collections
+    pytest makes as it unconfigures walk nothing. Under ``-n`` those came after the worker had
+    reported its end, and the controller gives a worker 5 s to exit before it sends the worker
+    a SIGINT: on a loaded 2-core machine they took longer, and the interrupt landed in
+    Hypothesis' garbage-collector callback, which printed a KeyboardInterrupt traceback at the
+    end of a passing run."""
+    gc.collect()
+    gc.freeze()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say once, after a run, when the app's tests ran without their speed-ups (the installed
+    Textual is not one they were written against: ``tests/tui/textual_speedups.py``). The
+    module is the one ``tests/tui/conftest.py`` imports."""
+    speedups = sys.modules.get("textual_speedups")
+    if speedups is None:
+        path = Path(__file__).parent / "tui" / "textual_speedups.py"
+        spec = importlib.util.spec_from_file_location("textual_speedups", path)
+        assert spec is not None and spec.loader is not None
+        speedups = sys.modules["textual_speedups"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(speedups)
+    refusal = speedups.refusal()
+    if refusal is not None:
+        terminalreporter.write_sep("-", refusal, yellow=True)
 
 
 @pytest.fixture(autouse=True)

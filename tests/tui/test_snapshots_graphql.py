@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from graphql import get_introspection_query, graphql_sync
+from tui_support import wait_for
 
 from collection_files import write
 from graphql_server import SCHEMA
@@ -59,6 +60,10 @@ def graphql_app(tmp_path: Path) -> PigeonApp:
     return PigeonApp(Session.open(root), theme_dirs=bundled_theme_dirs(), remember_theme=False)
 
 
+def query_areas(screen) -> list[GraphQLQueryArea]:
+    return list(screen.query("#graphql-query").results(GraphQLQueryArea))
+
+
 async def open_the_query(pilot) -> None:
     screen = pilot.app.screen
     tree = screen.query_one(CollectionTree)
@@ -68,15 +73,17 @@ async def open_the_query(pilot) -> None:
     tree.post_message(CollectionTree.RequestChosen(node.data))
     await pilot.pause()
     screen.query_one("#editor-tabs").active = "tab-body"
+    # The body tab is built when first opened, then shows the request: a cursor moved before
+    # the query is loaded goes back to its start, and one moved before the editor is laid out
+    # scrolls it for a height it then no longer has.
+    await wait_for(pilot, lambda: any("nickname" in a.text for a in query_areas(screen)))
     await pilot.pause()
     area = screen.query_one("#graphql-query", GraphQLQueryArea)
     area.cursor_blink = False
     area.focus()
     area.move_cursor((4, 6))  # after "em"
-    for _ in range(500):  # the check runs in a thread after a pause in typing
-        await pilot.pause(0.02)
-        if area.completion and "nickname" in str(area.border_title):
-            break
+    # The check runs in a thread once typing pauses; its schema offers a field at the cursor.
+    await wait_for(pilot, lambda: area.completion and "nickname" in str(area.border_title))
     await pilot.pause()
 
 

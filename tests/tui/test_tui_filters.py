@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 from response_pane_app import BodyApp
-from tui_support import main_screen, make_app, open_request, wait_for
+from tui_support import main_screen, make_app, open_request, settle, wait_for
 
 from pigeon.echo import EchoServer
 from pigeon.store.filter_history import load_filter_history
+from pigeon.tui.widgets.response import body_panel
 from pigeon.tui.widgets.response.body_panel import BodyPanel
 from pigeon.tui.widgets.response.body_view import BodyView
 
@@ -62,7 +63,12 @@ async def test_a_filter_that_never_ends_leaves_the_app_answering() -> None:
         assert lines_of(view, 1) == ["1"]
 
 
-async def test_up_recalls_the_filters_this_request_used(collection: Path, echo: EchoServer) -> None:
+async def test_up_recalls_the_filters_this_request_used(
+    collection: Path, echo: EchoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What recalling puts in the bar is not applied. The live filter is held off: it applies
+    what is typed once typing pauses, which a busy machine does between any two keys."""
+    monkeypatch.setattr(body_panel, "LIVE_FILTER_DELAY", 3600)
     app = make_app(collection, echo)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_request(pilot, "users/list-users")
@@ -86,4 +92,5 @@ async def test_up_recalls_the_filters_this_request_used(collection: Path, echo: 
         assert panel.input.value == ".method"  # the oldest stays
         await pilot.press("down", "down")
         assert panel.input.value == "draft"  # back to what was typed
+        await settle(pilot)
         assert not view.is_filtered  # recalling does not apply

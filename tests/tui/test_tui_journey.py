@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from test_tui_app import run_from_palette
 from tui_support import (
     main_screen,
     open_request,
@@ -80,12 +81,7 @@ async def test_a_whole_session(app: PigeonApp, collection: Path, echo: EchoServe
         assert variables.rows["token"][0].scope == "runtime"
 
         # Reload from disk: the saved edit is there.
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"Reload collection")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
-        await pilot.pause()
+        await run_from_palette(pilot, "Reload collection", "Reload collection")
         await open_request(pilot, "users/list-users")
         assert editor.request.url == "{{base_url}}/{{stage}}"
     on_disk = load_collection(collection).find("users/list-users")

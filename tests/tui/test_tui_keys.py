@@ -195,7 +195,9 @@ async def test_vim_keys_move_the_cursor_through_the_response_body(app: PigeonApp
     async with running(app, "responses/large-json", size=(120, 30)) as pilot:
         await press_and_settle(pilot, "ctrl+r")
         view = main_screen(app).query_one("#body-view", FoldingBodyView)
-        await wait_for(pilot, lambda: view.line_count > 100)
+        # The raw body shows first and the pretty one replaces it, cursor and all: move in
+        # the pretty one.
+        await wait_for(pilot, lambda: view.phase == "pretty" and view.line_count > 100)
         view.focus()
         await pilot.pause()
         await pilot.press("j", "j")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from test_tui_app import run_from_palette
 from textual.pilot import Pilot
 from textual.widgets import Label
 from tui_support import main_screen, make_app, replace_url, running, wait_for
@@ -120,12 +121,7 @@ async def test_maximise_and_palette_reload(app: PigeonApp, collection: Path) -> 
         (collection / "users" / "added.toml").write_text(
             'name = "Added"\nurl = "x"\n', encoding="utf-8"
         )
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"Reload collection")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
-        await pilot.pause()
+        await run_from_palette(pilot, "Reload collection", "Reload collection")
         tree = screen.query_one(CollectionTree)
         assert any(
             isinstance(n.data, Request) and n.data.id == "users/added" for n in tree._all_nodes()

@@ -92,9 +92,15 @@ async def press_and_settle(pilot: Pilot, *keys: str) -> None:
 
 
 async def show_tab(pilot: Pilot, tab_id: str) -> MainScreen:
-    """Bring the request editor's tab ``tab_id`` (``tab-body``, ``tab-auth``...) to the front."""
+    """Bring the request editor's tab ``tab_id`` (``tab-body``, ``tab-auth``...) to the front,
+    built and showing the request. Most tabs are built when first opened: the editor mounts
+    the tab's part, then shows the request in it, in one handler; once the part is in the tab,
+    a pause (which waits for each widget to handle what it was given) waits for that end."""
     screen = main_screen(pilot.app)
-    screen.query_one("#editor-tabs").active = tab_id
+    tabs = screen.query_one("#editor-tabs")
+    tabs.active = tab_id
+    pane = tabs.query_one(f"#{tab_id}")
+    await wait_for(pilot, lambda: bool(pane.children))
     await pilot.pause()
     return screen
 

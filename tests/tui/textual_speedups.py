@@ -1,0 +1,164 @@
+"""What makes the app's Pilot tests fast, and the one check that allows it.
+
+Each speed-up reaches into Textual's private names (Textual has no public hook for any of
+them): they are applied only under a Textual version they were written against
+(``WRITTEN_FOR``). Under any other version the tests run as Textual runs them, slower but
+whole, and the run's header says so once (``tests/conftest.py``), so an upgrade cannot break
+them in silence. To allow a new version, read each name of ``PRIVATE_NAMES`` again in its
+source, then add it to ``WRITTEN_FOR``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
+from weakref import WeakSet
+
+import pytest
+import textual
+from textual.app import App
+from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widget import Widget
+
+from pigeon.tui.painted import Painted
+
+WRITTEN_FOR = frozenset({"8.2.8"})
+
+PRIVATE_NAMES: dict[str, str] = {
+    "textual.screen.Screen._compositor_refresh": "replaced: under run_test a frame is drawn for "
+    "nobody, so only the widgets the app waits to see drawn (pigeon.tui.painted) are drawn; "
+    "drawing was a third of a Pilot test's CPU",
+    "textual.screen.Screen._compositor": "read: its visible widgets, and render_update to draw "
+    "in full the screen a test ends on (as App.export_screenshot does)",
+    "textual.screen.Screen._dirty_widgets": "cleared, as a refresh clears it",
+    "textual.screen.Screen._refresh_layout": "called to lay out the screen a test ends on",
+    "textual.app.App._update_mouse_over": "called, as a refresh calls it",
+    "textual.app.App._background_screens": "the screens under the last one, drawn with it",
+    "textual.css.stylesheet.Stylesheet._parse_rules": "wrapped by one cache a process: every "
+    "app parses the same stylesheets with the same variables, some 30 ms a test",
+    "textual._wait.SLEEP_GRANULARITY": "5 ms, not 20: Pilot waits for an idle app in sleeps "
+    "of this length, and those sleeps were most of a test's time",
+    "textual._wait.SLEEP_IDLE": "a twentieth of the step, as Textual has it (idle is under 5% "
+    "of a CPU)",
+    "textual._styles_cache.StylesCache.get_inner_outer": "its lru_cache is cleared after each "
+    "test: it kept the widgets of up to 1,024 dead apps alive for the collector to walk",
+}
+
+SLEEP_STEP = 1 / 200  # seconds: Pilot's step while it waits for the app to go idle
+
+
+def refusal(version: str | None = None) -> str | None:
+    """Why the speed-ups are not applied under Textual ``version`` (the installed one when not
+    given), or None when they were written against it."""
+    version = textual.__version__ if version is None else version
+    if version in WRITTEN_FOR:
+        return None
+    return (
+        f"textual {version}: the app's tests run without their speed-ups, which use private "
+        f"names of Textual {', '.join(sorted(WRITTEN_FOR))} (tests/tui/textual_speedups.py)"
+    )
+
+
+_applied = False
+_awaiting_paint: WeakSet[Widget] = WeakSet()
+
+
+def _unseen_refresh(original: Any) -> Any:
+    def refresh(screen: Screen) -> None:
+        """Keep the layout, the hover and the dirty marks as a refresh does, but draw only the
+        widgets on screen that the app waits to see drawn. A test draws the screen it ends on
+        (``_run_test_drawing_the_end``), a snapshot the screen it takes (``export_screenshot``
+        draws it in full)."""
+        app = screen.app
+        if screen is not app.screen:
+            original(screen)
+            return
+        if _awaiting_paint:
+            visible = screen._compositor.visible_widgets
+            for widget in [widget for widget in _awaiting_paint if widget in visible]:
+                _awaiting_paint.discard(widget)
+                widget.render_lines(widget.size.region)
+        screen._dirty_widgets.clear()
+        app._update_mouse_over(screen)
+
+    return refresh
+
+
+def _painted_wait_noted(original: Any) -> Any:
+    async def wait(painted: Painted, widget: Widget, timeout: float) -> None:
+        _awaiting_paint.add(widget)
+        await original(painted, widget, timeout)
+
+    return wait
+
+
+def _run_test_drawing_the_end(original: Any) -> Any:
+    @asynccontextmanager
+    async def run_test(app: App, *args: Any, **kwargs: Any) -> AsyncIterator[Pilot]:
+        """``App.run_test`` drawing in full the screen the test ends on, so a widget that
+        cannot draw its final state still fails the test."""
+        async with original(app, *args, **kwargs) as pilot:
+            yield pilot
+            if app.return_code is not None or not app.screen_stack:
+                return
+            screen = app.screen
+            screen._refresh_layout()
+            screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+
+    return run_test
+
+
+_rules_parsed: dict[tuple, list] = {}
+
+
+def _parse_rules_once(original: Any) -> Any:
+    def parse_rules(self: Any, css: str, read_from: tuple, *args: Any, **kwargs: Any) -> list:
+        variables = self.__dict__.get("_variables_key")
+        if variables is None or variables[0] is not self._variables:
+            variables = (self._variables, tuple(sorted(self._variables.items())))
+            self.__dict__["_variables_key"] = variables
+        key = (css, read_from, args, tuple(sorted(kwargs.items())), variables[1])
+        rules = _rules_parsed.get(key)
+        if rules is None:
+            rules = _rules_parsed[key] = original(self, css, read_from, *args, **kwargs)
+        return rules
+
+    return parse_rules
+
+
+@contextmanager
+def applied(version: str | None = None) -> Iterator[bool]:
+    """Apply the speed-ups for as long as the block runs, when Textual ``version`` (the
+    installed one when not given) is one they were written against; yield whether they are."""
+    if refusal(version) is not None:
+        yield False
+        return
+    from textual import _wait
+    from textual.css.stylesheet import Stylesheet
+
+    global _applied
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Screen, "_compositor_refresh", _unseen_refresh(Screen._compositor_refresh))
+        patch.setattr(App, "run_test", _run_test_drawing_the_end(App.run_test))
+        patch.setattr(Painted, "wait", _painted_wait_noted(Painted.wait))
+        patch.setattr(Stylesheet, "_parse_rules", _parse_rules_once(Stylesheet._parse_rules))
+        patch.setattr(_wait, "SLEEP_GRANULARITY", SLEEP_STEP)
+        patch.setattr(_wait, "SLEEP_IDLE", SLEEP_STEP / 20)
+        was_applied, _applied = _applied, True
+        try:
+            yield True
+        finally:
+            _applied = was_applied
+
+
+def after_each_test() -> None:
+    """While the speed-ups are applied, clear ``StylesCache.get_inner_outer``, an ``lru_cache`` on a method, which keeps the line
+    caches of up to 1,024 widgets alive after their app is gone: in one process running hundreds
+    of apps, some 300,000 objects the collector walks after every test."""
+    if not _applied:
+        return
+    from textual._styles_cache import StylesCache
+
+    StylesCache.get_inner_outer.cache_clear()
