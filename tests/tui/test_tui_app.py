@@ -141,6 +141,25 @@ async def test_help_screen_lists_bindings(app: PigeonApp) -> None:
         assert isinstance(app.screen, MainScreen)
 
 
+async def test_the_help_screen_keeps_descriptions_readable_on_a_small_terminal(
+    app: PigeonApp,
+) -> None:
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        lines = [
+            table.render_line(y).text
+            for table in app.screen.query(".help-table")
+            for y in range(table.size.height)
+        ]
+        # Each id goes under its description, which keeps the width the ids had.
+        assert any("Go to the next or the previous" in line for line in lines), lines
+        send = next(i for i, line in enumerate(lines) if line.startswith("ctrl+r, f5"))
+        assert "Send the request" in lines[send]
+        assert lines[send + 1].strip() == "send"
+
+
 async def test_keymap_from_config_remaps_send(collection: Path, echo: EchoServer) -> None:
     from pigeon.config import AppConfig
 
