@@ -132,6 +132,7 @@ class Session:
     scripts: ScriptWorker | None = None  # made on the first send; a process on first script
     tokens: Tokens | None = None  # OAuth 2.0 tokens, made on first need (``oauth2_tokens``)
     person: Person | None = None  # who signs in for the OAuth 2.0 grants that need someone
+    trust_how: str = ""  # how a refusal says to trust it ("": pigeon.trust.HOW, the CLI's)
     # The environment whose saved cookie jar the HTTP session holds; None: not loaded yet.
     jar_environment: str | None = None
     _jar_saved: tuple[str, list] | None = field(default=None, repr=False)  # last written
@@ -202,9 +203,9 @@ class Session:
     ) -> Scopes:
         gate = None
         if leaving and not self.is_trusted():
-            from pigeon.trust import Gate
+            from pigeon.trust import HOW, Gate
 
-            gate = Gate(self.collection)
+            gate = Gate(self.collection, how=self.trust_how or HOW)
         return build_scopes(
             self.collection,
             chain,
@@ -373,6 +374,7 @@ class Session:
             cli_vars=self.overrides,
             http=self.http_session(),
             trusted=trusted,
+            trust_how=self.trust_how,
             allow_scripts=allow_scripts,
             scripts=self.script_worker() if allow_scripts else None,
             oauth2=self.oauth2_tokens(),
