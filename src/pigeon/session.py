@@ -324,6 +324,14 @@ class Session:
                 self.add_log("cookies", problem, error=True)
         return jar
 
+    def with_jar_cookies(self, rendered: RenderedRequest) -> RenderedRequest:
+        """``rendered`` with the cookies of this environment's jar that its send would carry
+        (a copied curl command sends what the app would)."""
+        from pigeon.cookies import with_jar_cookies
+
+        result: RenderedRequest = with_jar_cookies(rendered, self.cookie_jar())
+        return result
+
     async def save_cookies(self) -> None:
         """Write the jar (taken here, written in a thread); a failure is logged."""
         from pigeon.cookies import save, snapshot

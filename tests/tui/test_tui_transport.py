@@ -140,3 +140,17 @@ async def test_the_cookies_table_moves_as_every_list_and_keeps_the_edited_row(
         await wait_for(pilot, lambda: len(app.screen.rows) == 3)
         assert table.cursor_row == 2
         assert app.screen.rows[2].name == "d"
+
+
+async def test_copy_as_curl_carries_the_jars_cookies(tmp_path: Path, echo: EchoServer) -> None:
+    write(tmp_path, "collection.toml", 'name = "c"\n')
+    write(tmp_path, "set.toml", f'name = "s"\nurl = "{echo.url}/cookies/set?a=1"\n')
+    write(tmp_path, "get.toml", f'name = "g"\nurl = "{echo.url}/cookies"\n')
+    app = _app(tmp_path)
+    async with running(app, "set") as pilot:
+        await press_and_settle(pilot, "ctrl+r")
+        await wait_for(pilot, lambda: main_screen(app).last_exchange is not None)
+        await open_request(pilot, "get")
+        await pilot.press("f3")
+        await pilot.pause()
+        assert "-H 'Cookie: a=1'" in app.clipboard

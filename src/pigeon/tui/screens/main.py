@@ -870,7 +870,8 @@ class MainScreen(Screen[None]):
         try:
             from pigeon.exporters.curl import to_curl
 
-            command = to_curl(self.session.render(editor.request, leaving=True))
+            rendered = self.session.render(editor.request, leaving=True)
+            command = to_curl(self.session.with_jar_cookies(rendered))  # the jar's, as a send
         except Exception as exc:
             self.notify(f"Cannot export: {exc}", severity="error")
             return
