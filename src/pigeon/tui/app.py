@@ -229,11 +229,24 @@ class PigeonApp(KeysInOrder):
         edit_focused(self)
 
     def before_passing(self, event: events.Event) -> events.Event:
-        """Several lines pasted into a one-line field arrive joined by spaces, with a word."""
+        """Several lines pasted into a one-line field arrive joined by spaces, with a word; a
+        paste too large for one arrives empty, with a word."""
         if not isinstance(event, events.Paste):
             return event
-        from pigeon.tui.one_line_paste import joined
+        from pigeon.bodies import human_size
+        from pigeon.tui.one_line_paste import PASTE_LIMIT, joined, too_large
 
+        if too_large(self.focused, event.text):
+            size = human_size(len(event.text.encode("utf-8", "surrogateescape")))
+            self.notify(
+                f"Not pasted: {size} is more than the {human_size(PASTE_LIMIT)} a one-line "
+                "field takes in one paste.",
+                severity="warning",
+                timeout=8,
+            )
+            pasted = events.Paste("")
+            pasted.set_sender(self)
+            return pasted
         one = joined(self.focused, event.text)
         if one is None:
             return event
