@@ -11,7 +11,6 @@ from __future__ import annotations
 from textual.widget import Widget
 from textual.widgets import Input
 
-
 PASTE_LIMIT = 64 * 1024  # characters a one-line field takes in one paste
 
 
