@@ -506,6 +506,9 @@ class MainScreen(Screen[None]):
         self.app.push_screen(ChangedOnDiskScreen(exc.path.name, exc.deleted), answered)
 
     def on_disk_watch_changed(self, event: DiskWatch.Changed) -> None:
+        from pigeon.tui.widgets.disk_watch import follow_renames  # a rename: it follows
+
+        follow_renames(self.session, self.editor, self.collection_pane.collection_tree, event.paths)
         self.follow_disk(event.collection)
 
     def on_disk_watch_failed(self, event: DiskWatch.Failed) -> None:
