@@ -24,7 +24,18 @@ from pigeon.history import (
     record_and_prune,
     to_request,
 )
-from pigeon.model import Auth, Body, Collection, FormField, Header, QueryParam, Request, Settings
+from pigeon.model import (
+    Auth,
+    Body,
+    Collection,
+    Environment,
+    Folder,
+    FormField,
+    Header,
+    QueryParam,
+    Request,
+    Settings,
+)
 from pigeon.render import RenderedRequest, render_request
 from pigeon.scopes import build_scopes
 from pigeon.send import Exchange, HttpSession
@@ -139,6 +150,70 @@ def test_cap_binary_and_set_cookie(tmp_path: Path) -> None:
     binary = bytes(range(256))
     entry = load_entry(record(tmp_path, FakeExchange(FakeRendered(body=binary), body=binary)))
     assert entry.body == binary and entry.request_body == binary and not entry.body_truncated
+
+
+def test_a_cut_body_keeps_the_digest_of_the_whole(tmp_path: Path) -> None:
+    """A diff needs to know whether two large bodies are the same: the start alone cannot."""
+    import hashlib
+
+    body = b"a" * 5000
+    entry = load_entry(record(tmp_path, FakeExchange(FakeRendered(), body=body), cap=1000))
+    assert entry.body_truncated and len(entry.body) == 1000
+    assert entry.body_sha256 == hashlib.sha256(body).hexdigest()
+    assert entry.to_exchange().body_sha256 == entry.body_sha256
+    small = load_entry(record(tmp_path, FakeExchange(FakeRendered(), body=b"a"), cap=1000))
+    assert small.body_sha256 is None  # kept whole: the body itself is compared
+    # Too big for memory: the whole body is on disk, and its digest is taken from there.
+    spooled = tmp_path / "spool"
+    spooled.write_bytes(body + b"b")
+    ex = Exchange(
+        request=RenderedRequest(method="GET", url="http://h/"),
+        status=200,
+        body=body[:2000],
+        body_size=len(body) + 1,
+        truncated=True,
+        body_path=spooled,
+    )
+    entry = load_entry(record(tmp_path, ex, cap=1000))
+    assert entry.body_sha256 == hashlib.sha256(body + b"b").hexdigest()
+
+
+def test_an_entry_keeps_the_environment_it_was_sent_with(tmp_path: Path) -> None:
+    col = Collection(root=tmp_path, name="c")
+    col.environments["staging"] = Environment("staging", {"host": "s.example"})
+    req = Request(name="r", url="http://{{host}}/")
+    rendered = render_request(col, [], req, build_scopes(col, [], req, environment="staging"))
+    assert rendered.environment == "staging"
+    entry = load_entry(record(tmp_path, FakeExchange(rendered)))
+    assert entry.environment == "staging" and entry.to_exchange().request.environment == "staging"
+    none = render_request(col, [], req, build_scopes(col, [], req, environment=""))
+    assert load_entry(record(tmp_path, FakeExchange(none))).environment == ""
+
+
+def test_entries_follow_requests_renamed_or_moved_in_the_store(tmp_path: Path) -> None:
+    from pigeon import store
+
+    root = tmp_path / "c"
+    root.mkdir()
+    (root / "collection.toml").write_text('name = "c"\n', encoding="utf-8")
+    (root / "users").mkdir()
+    (root / "users" / "list.toml").write_text('name = "List"\nurl = "http://h/"\n', "utf-8")
+    col = store.load_collection(root)
+    (req,) = col.requests()
+    sent = RenderedRequest(method="GET", url="http://h/", name="List", request_id=req.id)
+    record(root, FakeExchange(sent))
+    store.rename_request(col, req, "All users")
+    assert [e.request_id for e in list_entries(root)] == ["users/all-users"]
+    folder = next(f for f in col.items if isinstance(f, Folder))
+    store.rename_folder(col, folder, "People")
+    assert [e.request_id for e in list_entries(root)] == ["people/all-users"]
+    store.move_request(col, req, None)
+    assert [e.request_id for e in list_entries(root)] == ["all-users"]
+    # A new request that takes an old id is its own: its entries are not moved away.
+    (root / "users").mkdir(exist_ok=True)
+    (root / "users" / "list.toml").write_text('name = "List"\nurl = "http://h/"\n', "utf-8")
+    record(root, FakeExchange(sent))
+    assert list_entries(root)[0].request_id == "users/list"
 
 
 def test_errors_are_recorded(tmp_path: Path) -> None:

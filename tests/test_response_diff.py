@@ -3,7 +3,9 @@ document's key order or sorted; and the caps that keep difflib's time bounded.""
 
 from __future__ import annotations
 
+import hashlib
 import json
+from pathlib import Path
 
 import pytest
 
@@ -126,14 +128,56 @@ def test_an_exchange_as_the_diff_reads_it() -> None:
         body=b'{"ok": true}',
     )
     assert side_of(exchange, "now") == DiffSide(
-        "now", "HTTP/1.1 200 OK", [("Content-Type", "application/json")], '{"ok": true}', True
+        "now",
+        "HTTP/1.1 200 OK",
+        [("Content-Type", "application/json")],
+        '{"ok": true}',
+        True,
+        size=12,
+        whole=b'{"ok": true}',
     )
     failed = Exchange(request=request, method="GET", url=request.url, error="refused")
     assert side_of(failed, "x").status == "no response: refused"
 
 
-def test_a_body_kept_only_in_part_is_said_so() -> None:
+def sections(diff: response_diff.ResponseDiff) -> list[str | None]:
+    return [r.left for r in diff.split if r.kind == "section"]
+
+
+def test_a_body_kept_only_in_part_is_said_so_and_not_compared_line_by_line() -> None:
     cut = DiffSide("old", "HTTP/1.1 200 OK", (), '{"items": [1, 2', True, cut=True)
     diff = compare(cut, side({"items": [1, 2, 3]}))
-    assert diff.notes == ["Only the start of the left body was kept: compared that far."]
-    assert [r.left for r in diff.split if r.kind == "section"][-1].startswith("Body (text and JSON")
+    assert diff.notes == [
+        "Only the start of the left body was kept: the bodies are not compared line by line."
+    ]
+    assert sections(diff)[-1] == "Body: not compared (only a part of it was kept)"
+    assert diff.body_unknown and diff.changes == 0  # no verdict: not "one big change"
+    assert not [r for r in diff.split if r.kind == "change"]
+
+
+def test_identical_large_bodies_kept_in_part_compare_the_same_by_their_digests(
+    tmp_path: Path,
+) -> None:
+    whole = b"x" * 5_000_000
+    digest = hashlib.sha256(whole).hexdigest()
+    kept = whole[:1000].decode()
+    old = DiffSide("old", "HTTP/1.1 200 OK", (), kept, cut=True, size=len(whole), digest=digest)
+    new = DiffSide("new", "HTTP/1.1 200 OK", (), whole.decode(), size=len(whole), whole=whole)
+    diff = compare(old, new)
+    assert sections(diff)[-1] == "Body: same (by the whole bodies' SHA-256)"
+    assert diff.changes == 0 and not diff.body_unknown
+    changed = whole[:-1] + b"y"  # a change past what was kept is still seen
+    new = DiffSide("new", "HTTP/1.1 200 OK", (), changed.decode(), size=len(whole), whole=changed)
+    diff = compare(old, new)
+    assert sections(diff)[-1] == "Body: different (by the whole bodies' SHA-256)"
+    assert diff.changes == 1
+    bigger = DiffSide("new", "HTTP/1.1 200 OK", (), "", cut=True, size=len(whole) + 1)
+    diff = compare(old, bigger)
+    assert sections(diff)[-1] == "Body: different (by 5,000,000 and 5,000,001 bytes)"
+    on_disk = tmp_path / "body"  # a body too big for memory is hashed from its file
+    on_disk.write_bytes(whole)
+    spooled = DiffSide("new", "HTTP/1.1 200 OK", (), kept, cut=True, size=len(whole), path=on_disk)
+    assert sections(compare(old, spooled))[-1] == "Body: same (by the whole bodies' SHA-256)"
+    status = DiffSide("new", "HTTP/1.1 404 Not Found", (), "", cut=True, size=len(whole))
+    diff = compare(old, status)  # statuses and headers are still compared
+    assert sections(diff)[0] == "Status: 1 change" and diff.body_unknown

@@ -12,7 +12,7 @@ import pytest
 from pigeon.errors import UsageError
 from pigeon.model import Collection, Environment, Folder, Request
 from pigeon.render import render_json, render_text
-from pigeon.scopes import RuntimeVars, Scopes, UnknownEnvironment, build_scopes
+from pigeon.scopes import MISSING, RuntimeVars, Scopes, UnknownEnvironment, build_scopes
 
 NAME_RULE = "^[A-Za-z0-9_.-]+$"
 LAYERS = ["collection", "environment", "outer", "inner", "request", "runtime", "cli"]
@@ -359,3 +359,183 @@ def test_an_unknown_environment_is_bad_usage_that_names_the_known_ones(tmp_path:
     assert str(exc.value) == "unknown environment 'prod' (known: dev, qa)"
     assert isinstance(exc.value, UsageError) and exc.value.exit_code == 2
     assert isinstance(exc.value, KeyError)  # what callers caught before the error tree
+
+
+def test_deleting_a_runtime_variable_is_seen_by_the_next_render(tmp_path: Path) -> None:
+    # The render cache lives as long as the runtime variables are unchanged: a deletion must
+    # empty it, else the deleted value is still sent.
+    collection = Collection(name="c", root=tmp_path, variables={"token": "collection"})
+    runtime = RuntimeVars({"token": "runtime", "other": 1})
+    scopes = build_scopes(collection, [], None, runtime=runtime, environ={})
+    assert render_text("{{token}}", scopes).text == "runtime"
+    runtime.delete("token")
+    assert render_text("{{token}}", scopes).text == "collection"
+    runtime.delete("absent")  # deleting nothing is no error
+    assert len(runtime) == 1 and runtime.as_dict() == {"other": 1}
+    runtime.set("token", "again")
+    assert render_text("{{token}}", scopes).text == "again"
+    runtime.clear()
+    assert render_text("{{token}}", scopes).text == "collection"
+
+
+def test_the_render_cache_is_kept_while_runtime_variables_stay(tmp_path: Path) -> None:
+    runtime = RuntimeVars()
+    scopes = build_scopes(Collection(name="c", root=tmp_path), [], None, runtime=runtime)
+    cache = scopes.shared_cache()
+    assert scopes.shared_cache() is cache
+    runtime.set("a", 1)
+    assert scopes.shared_cache() is not cache
+    cache = scopes.shared_cache()
+    for change in (lambda: runtime.delete("a"), runtime.clear):
+        change()
+        assert scopes.shared_cache() is not cache
+        cache = scopes.shared_cache()
+    unruled = Scopes([], environ={})
+    assert unruled.shared_cache() is unruled.shared_cache()
+
+
+def test_runtime_initial_values_are_checked_and_the_mapping_is_live() -> None:
+    runtime = RuntimeVars({"t": (1, 2)})
+    assert (
+        runtime.get("t") == [1, 2] and runtime.get("nope", 5) == 5 and runtime.get("nope") is None
+    )
+    live = runtime.mapping
+    runtime.set("u", "x")
+    assert dict(live) == {"t": [1, 2], "u": "x"}
+    copy = runtime.as_dict()
+    copy["v"] = 1
+    assert "v" not in runtime
+    items = runtime.items()
+    runtime.set("w", 0)  # items() is a snapshot: setting while iterating is safe
+    assert [name for name, _ in items] == ["t", "u"]
+    with pytest.raises(ValueError):
+        RuntimeVars({"bad name": 1})
+
+
+def test_names_closest_and_the_layers_of_build_scopes(tmp_path: Path) -> None:
+    collection = Collection(
+        name="c",
+        root=tmp_path,
+        variables={"token": "t", "user": {"id": 1}, "b": 1},
+        environments={"dev": Environment("dev", variables={"host": "h", "b": 2})},
+        default_environment="dev",
+    )
+    folder = Folder("f", id="", variables={"page": 1})
+    request = Request("r", id="", variables={"limit": 5})
+    runtime = RuntimeVars({"run": 1})
+    scopes = build_scopes(
+        collection, [folder], request, None, runtime, {"cli": 1}, environ={}, cli_label="demo"
+    )
+    assert [(layer.scope, layer.label) for layer in scopes.layers] == [
+        ("collection", "collection"),
+        ("environment", "environment dev"),
+        ("folder", "folder f"),
+        ("request", "request r"),
+        ("runtime", "runtime (scripts)"),
+        ("cli", "demo"),
+    ]
+    assert scopes.names() == ["token", "user", "b", "host", "page", "limit", "run", "cli"]
+    assert scopes.environment is collection.environments["dev"]
+    assert scopes.get("b") == 2
+    assert scopes.closest("tokn") == "token"
+    assert scopes.closest("usr.identifier.deep") == "user.identifier.deep"
+    assert scopes.closest("usr[0].something") == "user[0].something"
+    assert scopes.closest("user.nope") is None  # a key is missing, the name is right
+    assert scopes.closest("token") is None
+    assert scopes.closest("zzzzzz") is None
+    assert scopes.closest("zzzzzz.a") is None
+    assert scopes.closest("$env.X") is None
+    assert scopes.closest(".x") is None
+    none = build_scopes(collection, [], None, "", environ={})
+    assert [layer.scope for layer in none.layers] == ["collection"] and none.environment is None
+    assert build_scopes(collection, [], None, None, None, {}, environ={}).layers[-1].scope == (
+        "environment"
+    )
+    collection.default_environment = "gone"  # a default that no longer exists: none is used
+    assert [layer.scope for layer in build_scopes(collection, environ={}).layers] == ["collection"]
+
+
+def test_an_unknown_environment_is_still_a_key_error(tmp_path: Path) -> None:
+    collection = Collection(name="c", root=tmp_path)
+    with pytest.raises(KeyError) as caught:
+        build_scopes(collection, [], None, "prod", environ={})
+    assert isinstance(caught.value, UnknownEnvironment)
+    assert caught.value.name == "prod" and caught.value.known == []
+    assert str(caught.value) == "unknown environment 'prod' (known: none)"
+
+
+def test_env_behind_a_gate_asks_the_gate(tmp_path: Path) -> None:
+    class Gate:
+        def env(self, name: str, dotenv: Any) -> str | None:
+            return f"gated {name} {dict(dotenv)}"
+
+        def file(self, path: Path, what: str) -> Path | None:
+            return None
+
+    collection = Collection(name="c", root=tmp_path, dotenv={"A": "dot"})
+    scopes = build_scopes(collection, environ={"A": "env"}, gate=Gate())
+    assert scopes.env("A") == "gated A {'A': 'dot'}"
+    assert build_scopes(collection, environ={"A": "env"}).env("A") == "env"
+    assert build_scopes(collection, environ={}).env("A") == "dot"
+    assert build_scopes(collection, environ={}).env("B") is None
+
+
+def test_every_change_of_a_runtime_variable_is_seen_by_the_next_render(tmp_path: Path) -> None:
+    collection = Collection(name="c", root=tmp_path, variables={"a": "collection"})
+    runtime = RuntimeVars()
+    scopes = build_scopes(collection, [], None, runtime=runtime, environ={})
+    seen = []
+    for change in (
+        lambda: runtime.set("a", "1"),
+        lambda: runtime.set("a", "2"),
+        runtime.clear,
+        lambda: runtime.set("a", "3"),
+        lambda: runtime.delete("a"),
+        lambda: runtime.set("a", "4"),
+    ):
+        change()
+        seen.append(render_text("{{a}}", scopes).text)
+    assert seen == ["1", "2", "collection", "3", "collection", "4"]
+    runtime.clear()  # two changes between renders: the version never comes back
+    runtime.set("a", "5")
+    assert render_text("{{a}}", scopes).text == "5"
+    cache = scopes.shared_cache()
+    assert scopes.shared_cache() is cache  # kept while nothing changes
+    runtime = RuntimeVars()
+    scopes = build_scopes(collection, [], None, runtime=runtime, environ={})
+    runtime.set("a", "first")
+    assert render_text("{{a}}", scopes).text == "first"
+    runtime.clear()  # the only change since the first: still a change
+    assert render_text("{{a}}", scopes).text == "collection"
+
+
+def test_closest_edges(tmp_path: Path) -> None:
+    collection = Collection(
+        name="c",
+        root=tmp_path,
+        variables={"Token": "t", "user": {"id": 1}, "api.key": "k", "a": 1},
+    )
+    scopes = build_scopes(collection, environ={})
+    assert scopes.closest("api.key") is None  # a flat name that exists is no typo
+    assert scopes.closest("Tokn") == "Token"
+    assert scopes.closest("usr.id") == "user"  # the whole expression is closest to a name
+    assert scopes.environment is None and Scopes([], environ={}).environment is None
+
+
+def test_explain_sorts_names_without_case(tmp_path: Path) -> None:
+    variables = {"b": 1, "_x": 2, "B2": 3, "a": 4}
+    scopes = build_scopes(Collection(name="c", root=tmp_path, variables=variables), environ={})
+    assert list(scopes.explain()) == ["_x", "a", "b", "B2"]
+
+
+def test_the_command_line_layer_is_named_so_by_default(tmp_path: Path) -> None:
+    scopes = build_scopes(Collection(name="c", root=tmp_path), cli_vars={"a": 1}, environ={})
+    assert scopes.layers[-1].label == "command line --var"
+    assert scopes.explain()["a"][0].label == "command line --var"
+
+
+def test_unknown_environment_keeps_its_key_error_arguments(tmp_path: Path) -> None:
+    with pytest.raises(UnknownEnvironment) as caught:
+        build_scopes(Collection(name="c", root=tmp_path), [], None, "prod", environ={})
+    assert caught.value.args == ("prod",)
+    assert repr(MISSING) == "MISSING"

@@ -49,12 +49,18 @@ def test_render_and_preview_use_the_sessions_scopes_and_gate(
     monkeypatch.setenv("PIGEON_T", "from-env")
     s = open_collection(tmp_path / "c", a='name = "a"\nurl = "{{base}}/{{$env.PIGEON_T}}"\n')
     (request,) = s.collection.requests()
-    assert s.render(request).url == "http://127.0.0.1:9/from-env"  # the preview shows
-    assert s.preview(request).url == "http://127.0.0.1:9/from-env"
+    assert s.render(request).url == "http://127.0.0.1:9/from-env"
     with pytest.raises(RenderError, match="needs trust"):
         s.render(request, leaving=True)  # what leaves an untrusted collection is gated
+    preview = s.preview(request)  # shows what a send would send: $env is not read
+    assert preview.url == "http://127.0.0.1:9/{{$env.PIGEON_T}}"
+    assert "from-env" not in preview.url and preview.unresolved == ["$env.PIGEON_T"]
+    assert any("needs trust" in w and "$env.PIGEON_T" in w for w in preview.warnings)
     s.trust()
     assert s.render(request, leaving=True).url.endswith("/from-env")
+    preview = s.preview(request)
+    assert preview.url == "http://127.0.0.1:9/from-env" and not preview.unresolved
+    assert not any("needs trust" in w for w in preview.warnings)
 
 
 def test_a_preview_never_raises(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 import time
 import uuid
@@ -13,10 +14,11 @@ from typing import Any
 
 import pytest
 
+from pigeon.expand import Renderer
 from pigeon.model import Collection
-from pigeon.render import RenderResult, render_json, render_text
-from pigeon.scopes import RuntimeVars, Scopes, build_scopes
-from pigeon.template import Placeholder, parse
+from pigeon.render import MAX_DEPTH, RenderResult, render_json, render_text, render_value
+from pigeon.scopes import Layer, RuntimeVars, Scopes, build_scopes
+from pigeon.template import Placeholder, has_placeholder, parse, parse_expr, parse_json
 
 Render = Callable[..., RenderResult]
 
@@ -563,16 +565,21 @@ def test_alias_of_a_path_takes_its_kind(render: Render) -> None:
 
 
 @pytest.mark.timeout(20)
-@pytest.mark.parametrize("depth", [50, 400, 2000])
+@pytest.mark.parametrize("depth", [50, 64, 65, 400, 2000])
 def test_long_alias_chain_never_raises(tmp_path: Path, depth: int) -> None:
-    # robustness: a render must never fail with RecursionError, however deep the chain
+    # robustness: a render must never fail with RecursionError, however deep the chain; a
+    # chain of up to 64 aliases resolves, a longer one stops where it passes the limit
     variables = {f"v{i}": f"{{{{v{i + 1}}}}}" for i in range(depth)}
     variables[f"v{depth}"] = "end"
     scopes = build_scopes(
         Collection(name="t", root=tmp_path, variables=variables), [], None, environ={}
     )
     result = render_text("<{{v0}}>", scopes)
-    assert result.text == "<end>" or (result.text.startswith("<{{") and result.warnings)
+    if depth <= MAX_DEPTH:
+        assert (result.text, result.warnings, result.unresolved) == ("<end>", [], [])
+    else:
+        assert result.text == "<{{v64}}>" and result.unresolved == []
+        assert result.warnings == ["nesting deeper than 64 levels at v64; left as written"]
 
 
 @pytest.mark.timeout(20)
@@ -728,3 +735,279 @@ def test_lookup_through_an_alias_reports_only_what_it_uses(
     assert result.text == expected
     assert result.unresolved == []
     assert result.warnings == []
+
+
+# -- the parsed form ---------------------------------------------------------------------
+
+
+def test_segments_keep_text_that_is_no_placeholder_as_one_literal() -> None:
+    tpl = parse("a {{ a b }} c {{x}}{{ $nope }} d {{y}}")
+    assert [s if isinstance(s, str) else s.expr for s in tpl.segments] == [
+        "a {{ a b }} c ",
+        "x",
+        "{{ $nope }} d ",
+        "y",
+    ]
+    assert tpl.single is None
+    assert parse("{{x}}").single == parse("{{x}}").segments[0]
+    assert parse("{{x}}").segments == (Placeholder("{{x}}", "x", "path", "x"),)
+    assert parse(" {{x}}").single is None and parse("{{x}} ").single is None
+    assert parse("{{x}}{{y}}").single is None
+    assert parse("{{ a b }}").segments == ("{{ a b }}",) and parse("{{ a b }}").single is None
+    assert parse("").segments == () and parse("plain").segments == ("plain",)
+
+
+def test_json_templates_mark_placeholders_inside_strings_and_keep_the_rest() -> None:
+    tpl = parse_json('{"a": "x{{ user.name }}", "b": {{n}}, "c": "q\\"{{m}}", "d": "{{s}}"}')
+    marked = [
+        (s.raw, s.expr, s.kind, s.name, s.steps, s.flat, s.in_string) for s in tpl.placeholders
+    ]
+    assert marked == [
+        ("{{ user.name }}", "user.name", "path", "user", ("name",), "user.name", True),
+        ("{{n}}", "n", "path", "n", (), None, False),
+        ("{{m}}", "m", "path", "m", (), None, True),
+        ("{{s}}", "s", "path", "s", (), None, True),
+    ]
+    assert parse_json("{{x}}").single == Placeholder("{{x}}", "x", "path", "x")
+    assert parse_json('"{{x}}"').single is None
+    assert parse_json("[1]").segments == ("[1]",) and parse_json("").segments == ()
+
+
+def test_parse_expr_and_has_placeholder() -> None:
+    assert parse_expr("{{ a.b }}", " a.b ") == Placeholder(
+        "{{ a.b }}", "a.b", "path", "a", ("b",), "a.b"
+    )
+    assert parse_expr("{{ a b }}", " a b ") is None
+    assert has_placeholder("x {{a}}") and not has_placeholder("x {{ a b }}")
+    assert not has_placeholder("plain") and not has_placeholder("")
+
+
+# -- the renderer's lookups, cache and reports ---------------------------------------------
+
+
+class Counting(dict[str, Any]):
+    """Variables that note every name looked up in them."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.asked: list[str] = []
+
+    def __contains__(self, name: object) -> bool:
+        self.asked.append(str(name))
+        return super().__contains__(name)
+
+
+def counted(variables: dict[str, Any]) -> tuple[Scopes, Counting]:
+    layer = Counting(variables)
+    scopes = Scopes([Layer("collection", "collection", layer)], environ={"HOME": "/home/ada"})
+    return scopes, layer
+
+
+def test_a_pure_render_is_kept_and_reused(tmp_path: Path) -> None:
+    scopes, seen = counted({"x": "{{y}}", "y": "why", "obj": {"k": [1, "{{y}}"]}, "box": {"n": 1}})
+    assert render_text("a {{x}}", scopes).text == "a why"
+    seen.asked.clear()
+    assert render_text("a {{x}}", scopes).text == "a why"  # the whole text, kept
+    assert seen.asked == []
+    assert render_text("b {{x}}", scopes).text == "b why"  # the placeholder, kept
+    assert seen.asked == []
+    assert render_json('{"v": "{{x}}"}', scopes).text == '{"v": "why"}'  # the variable, kept
+    assert seen.asked == ["x"]
+    for _ in range(2):
+        assert render_json('{"o": {{obj}}, "b": {{box}}}', scopes).text == (
+            '{"o": {"k":[1,"why"]}, "b": {"n":1}}'
+        )
+        assert render_text("{{obj}} {{box}}", scopes).text == '{"k":[1,"why"]} {"n":1}'
+    seen.asked.clear()
+    assert render_text("{{ obj }}", scopes).text == '{"k":[1,"why"]}'
+    assert render_text("{{ box }}", scopes).text == '{"n":1}'
+    assert seen.asked == ["obj", "box"]
+
+
+def test_what_is_not_pure_is_recomputed_and_reported_every_time(tmp_path: Path) -> None:
+    scopes, seen = counted({"e": "{{$env.HOME}}", "a": "{{a}}"})
+    for _ in range(2):
+        result = render_text("{{nope}} {{e}} {{a}}", scopes)
+        assert result.text == "{{nope}} /home/ada {{a}}"
+        assert result.unresolved == ["nope"] and result.warnings == ["cycle: a -> a"]
+        result = render_json('{"x": {{nope}}}', scopes)
+        assert result.unresolved == ["nope"]
+    scopes.environ = {"HOME": "/home/bob"}
+    assert render_text("{{e}}", scopes).text == "/home/bob"
+
+
+def test_env_values_are_read_as_they_are(render: Render) -> None:
+    result = render("{{$env.HOME}}|{{$env.NONE}}", environ={"HOME": "{{x}}"})
+    assert (result.text, result.unresolved) == ("{{x}}|{{$env.NONE}}", ["$env.NONE"])
+    assert render("{{$env.E}}", environ={"E": ""}).text == ""
+
+
+def test_paths_through_aliases_and_templates(render: Render) -> None:
+    variables = {
+        "items": ["a", "b"],
+        "alias": "{{items}}",
+        "n": 5,
+        "num": "{{n}}",
+        "text": "pre {{gone}}",
+        "home": "{{$env.H}}",
+        "lost": "{{nowhere}}",
+        "a": "{{a}}",
+        "b": "{{c}}",
+        "c": "{{b}}",
+    }
+    assert render("{{items.-1}} {{items.0}} {{alias.1}}", variables).text == "b a b"
+    result = render("{{items.X1}}", variables)
+    assert result.unresolved == ["items.X1"]
+    result = render("{{num.x}}", variables)
+    assert (result.unresolved, result.warnings) == (["num.x"], [])
+    result = render("{{text.x}}", variables)
+    assert result.unresolved == ["gone", "text.x"]
+    result = render("{{home.x}}", variables, environ={"H": "/h"})
+    assert result.unresolved == ["home.x"]
+    result = render("{{lost.x}}", variables)
+    assert result.unresolved == ["lost.x"]
+    result = render("{{a.x}}", variables)
+    assert (result.text, result.unresolved, result.warnings) == ("{{a.x}}", [], ["cycle: a -> a"])
+    result = render("{{b.x}}", variables)
+    assert (result.unresolved, result.warnings) == ([], ["cycle: b -> c -> b"])
+
+
+def test_a_path_through_too_many_aliases_is_left_as_written(tmp_path: Path) -> None:
+    variables: dict[str, Any] = {f"v{i}": f"{{{{v{i + 1}}}}}" for i in range(3000)}
+    variables["v3000"] = {"x": "end"}
+    scopes = build_scopes(Collection(name="t", root=tmp_path, variables=variables), environ={})
+    for _ in range(2):
+        result = render_text("<{{v0.x}}>", scopes)
+        assert result.text == "<{{v0.x}}>"
+        assert result.warnings == ["{{v0.x}}: value nested too deeply to render; left as written"]
+
+
+@pytest.mark.parametrize(
+    ("variables", "text", "warning"),
+    [
+        ({"cfg": {"Name": "{{cfg.Name}}"}}, "{{cfg.Name}}", "cfg.Name -> cfg.Name"),
+        ({"items": ["x", "{{items[1]}}"]}, "{{items[1]}}", "items[1] -> items[1]"),
+        ({"cfg": {"a b": '{{cfg["a b"]}}'}}, '{{cfg["a b"]}}', 'cfg["a b"] -> cfg["a b"]'),
+        ({"cfg": {"é": '{{cfg["é"]}}'}}, '{{cfg["é"]}}', 'cfg["é"] -> cfg["é"]'),
+    ],
+)
+def test_cycles_name_their_paths_as_placeholders_would(
+    render: Render, variables: dict[str, Any], text: str, warning: str
+) -> None:
+    assert render(text, variables).warnings == [f"cycle: {warning}"]
+
+
+def test_dynamic_values_take_their_whole_range(
+    render: Render, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(random, "randint", lambda low, high: low)
+    assert render("{{$randomInt}}").text == "0"
+    monkeypatch.setattr(random, "randint", lambda low, high: high)
+    assert render("{{$randomInt}}").text == "1000"
+    monkeypatch.setattr(random, "random", lambda: 0.5)
+    assert render("{{$randomBoolean}}").text == "false"
+    monkeypatch.setattr(random, "random", lambda: 0.4999)
+    assert render("{{$randomBoolean}}").text == "true"
+
+
+def test_numbers_booleans_and_null_are_values_in_json(render: Render) -> None:
+    variables = {"i": 1, "f": 1.5, "t": True, "z": None, "alias": "{{t}}"}
+    result = render(
+        '{"i": {{i}}, "f": {{f}}, "t": {{t}}, "z": {{z}}, "a": {{alias}}}',
+        variables,
+        json_body=True,
+    )
+    assert result.text == '{"i": 1, "f": 1.5, "t": true, "z": null, "a": true}'
+
+
+def test_the_renderer_keeps_a_place_s_own_result_with_its_warnings(tmp_path: Path) -> None:
+    scopes, seen = counted({"a": "{{a}}", "x": "ex"})
+    calls: list[str] = []
+
+    def compute(r: Renderer, text: str) -> str:
+        calls.append(text)
+        return r.render_text(text) + "!"
+
+    for _ in range(2):
+        r = Renderer(scopes)
+        assert r.cached(("u", "pure"), lambda r=r: compute(r, "{{x}}")) == "ex!"
+        assert r.warnings == []
+    assert calls == ["{{x}}"]
+    for _ in range(2):
+        r = Renderer(scopes)
+        r.cached(("u", "dyn"), lambda r=r: compute(r, "{{$uuid}}"))
+        first = r.render_text("{{$uuid}}")
+        assert r.render_text("{{$uuid}}") != first  # a fresh value each time
+        assert r.cached(("u", "warn"), lambda r=r: compute(r, "{{a}} {{x}}")) == "{{a}} ex!"
+        assert r.warnings == ["cycle: a -> a"]
+    assert calls.count("{{$uuid}}") == 2
+    assert calls.count("{{a}} {{x}}") == 2  # a cycle is impure: reported by every render
+
+
+def test_values_that_belong_to_no_variable_render_each_their_own(tmp_path: Path) -> None:
+    scopes = build_scopes(
+        Collection(name="t", root=tmp_path, variables={"a": 1, "b": "bee"}), environ={}
+    )
+    assert render_value("{{a}}", scopes) == 1
+    assert render_value("{{b}}", scopes) == "bee"  # not the value rendered before
+    assert render_value("x {{b}}", scopes) == "x bee"
+    r = Renderer(scopes)
+    assert r.expand({"k": ["{{a}}", 2, "{{b}}"]}) == {"k": [1, 2, "bee"]}
+    assert r.expand(["{{b}}"]) == ["bee"] and r.expand(None) is None
+
+
+def test_the_nesting_limit_counts_from_zero_for_each_placeholder(tmp_path: Path) -> None:
+    # Placeholders rendered before a deep chain, in the same text, leave the count as it was.
+    variables: dict[str, Any] = {f"a{i}": "{{x}}" for i in range(40)}
+    variables |= {f"b{i}": "{{x}}" for i in range(40)}
+    variables |= {"x": "{{y}}", "y": "why"}
+    for name, depth in (("v", MAX_DEPTH), ("w", MAX_DEPTH + 1)):
+        variables |= {f"{name}{i}": f"{{{{{name}{i + 1}}}}}" for i in range(depth)}
+        variables[f"{name}{depth}"] = "end"
+    scopes = build_scopes(Collection(name="t", root=tmp_path, variables=variables), environ={})
+    before = " ".join(f"{{{{a{i}}}}}" for i in range(40))
+    result = render_text(before + " {{v0}}", scopes)
+    assert result.text == " ".join(["why"] * 40) + " end" and result.warnings == []
+    before = " ".join(f"{{{{b{i}}}}}" for i in range(40))
+    for _ in range(2):  # reported by every render
+        result = render_text(before + " {{w0}}", scopes)
+        assert result.warnings == ["nesting deeper than 64 levels at w64; left as written"]
+
+
+def test_a_cycle_inside_an_array_keeps_the_item_as_written(render: Render) -> None:
+    result = render("{{items}}", {"items": ["x", "{{items[1]}}"]})
+    assert result.text == '["x","{{items[1]}}"]'
+    assert result.warnings == ["cycle: items[1] -> items[1]"]
+
+
+def test_an_item_met_again_while_its_array_is_expanded_is_kept_as_written(render: Render) -> None:
+    result = render("{{items[1]}}", {"items": ["x", "{{items}}"]})
+    assert result.text == '["x","{{items}}"]'
+    assert result.warnings == ["cycle: items[1] -> items -> items[1]"]
+
+
+def test_a_cached_place_reports_its_warnings_again_and_stays_impure_inside(
+    tmp_path: Path,
+) -> None:
+    scopes, _ = counted({"x": "ex"})
+
+    def warned(r: Renderer) -> str:
+        r.warn("place warning")
+        return "done"
+
+    r = Renderer(scopes)
+    r.warn("earlier")
+    assert r.cached(("u", "w"), lambda r=r: warned(r)) == "done"
+    assert r.warnings == ["earlier", "place warning"]
+    r = Renderer(scopes)  # only the place's own warnings come back with it
+    assert r.cached(("u", "w"), lambda r=r: warned(r)) == "done"
+    assert r.warnings == ["place warning"]
+    seen = set()
+    for _ in range(2):
+        r = Renderer(scopes)
+        outer = r.cached(
+            ("u", "outer"),
+            lambda r=r: r.render_text("{{$uuid}}") + r.cached(("u", "inner"), lambda: "!"),
+        )
+        seen.add(outer)
+    assert len(seen) == 2  # the dynamic value inside is fresh each time

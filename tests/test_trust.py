@@ -20,7 +20,7 @@ from pigeon.config import TrustStore
 from pigeon.pipeline import RunContext, execute
 from pigeon.scopes import RuntimeVars
 from pigeon.store import load_collection
-from pigeon.trust import Gate, Refused, needs, summary
+from pigeon.trust import Gate, Need, Refused, needs, summary
 from servers import RecordingServer, recording_server
 
 SECRET = "s3cret-from-the-environment"
@@ -397,3 +397,183 @@ def test_a_request_file_that_links_out_is_skipped_trusted_or_not(
         real = os.path.realpath(world.outside / "r.toml")
         assert f"r.toml: a link out of the collection (to {real}); skipped" in err
         assert FILE_SECRET.encode() not in b"".join(server.requests)
+
+
+# -- the rule's parts, without a server -----------------------------------------------------
+
+
+@pytest.fixture
+def lone(tmp_path: Path) -> World:
+    """A collection and a directory beside it, with no server: nothing here is sent."""
+    w = World(tmp_path / "col", tmp_path / "outside", "http://127.0.0.1:9")
+    w.root.mkdir()
+    write(w.outside, "id_rsa", FILE_SECRET)
+    return w
+
+
+def linked(world: World, rel: str, text: str) -> None:
+    """``rel`` in the collection, a link to a file of that text outside it."""
+    write(world.outside, rel, text)
+    (world.root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (world.root / rel).symlink_to(world.outside / rel)
+
+
+def test_an_environment_file_that_links_out_is_a_file_need(lone: World) -> None:
+    # Its kind is one the prompt knows: summarising it must not fail.
+    write(lone.root, "collection.toml", 'default_environment = "dev"\n')
+    linked(lone, "environments/dev.toml", '[variables]\nk = "v"\n')
+    url_req(lone, "r.toml", "{{k}}")
+    collection = load_collection(lone.root)
+    real = os.path.realpath(lone.outside / "environments/dev.toml")
+    thing = f"environments/dev.toml is loaded from {real}, outside the collection"
+    assert needs(collection, collection.walk()) == [Need("r", "file", real, thing)]
+    assert summary(needs(collection, collection.walk())) == [
+        f"files outside the collection: {real}"
+    ]
+    assert str(Need("r", "file", real, thing)) == f"r: {thing}"
+    # Another environment, or none, reads no such file.
+    assert needs(collection, collection.walk(), environment="") == []
+
+
+def test_collection_and_folder_files_that_link_out_are_file_needs(lone: World) -> None:
+    linked(lone, "collection.toml", 'name = "c"\n')
+    linked(lone, "f/folder.toml", '[variables]\na = "1"\n')
+    url_req(lone, "f/r.toml", "")
+    collection = load_collection(lone.root)
+    found = needs(collection, collection.walk())
+    assert [(n.request, n.kind, n.thing.split(" is loaded")[0]) for n in found] == [
+        ("f/r", "file", "collection.toml"),
+        ("f/r", "file", os.path.join("f", "folder.toml")),
+    ]
+    assert found[0].what == os.path.realpath(lone.outside / "collection.toml")
+
+
+def test_a_dotenv_that_links_out_gives_no_value(lone: World) -> None:
+    linked(lone, ".env", "A=outside\n")
+    collection = load_collection(lone.root)
+    gate = Gate(collection)
+    assert not gate.own_dotenv
+    with pytest.raises(Refused, match=r"\$env.A from the process environment \(.env links out"):
+        gate.env("A", {"A": "outside"})
+    recording = Gate(collection, record=True)
+    assert recording.env("A", {"A": "outside"}) is None
+    assert recording.env("A", {"A": "outside"}) is None  # each need is noted once
+    assert recording.found == [
+        ("env", "A", "reads $env.A from the process environment (.env links out of it)")
+    ]
+
+
+def test_a_dotenv_inside_gives_its_own_values_only(lone: World) -> None:
+    write(lone.root, ".env", "A=mine\n")
+    gate = Gate(load_collection(lone.root), record=True)
+    assert gate.own_dotenv
+    assert gate.env("A", {"A": "mine"}) == "mine"
+    assert gate.env("B", {"A": "mine"}) is None
+    assert gate.found == [
+        ("env", "B", "reads $env.B from the process environment (not in the collection's .env)")
+    ]
+
+
+def test_files_are_judged_by_where_they_really_are(lone: World) -> None:
+    (lone.root / "data").mkdir()
+    (lone.root / "in").symlink_to(lone.outside)
+    (lone.root.parent / "col-sibling").mkdir()  # shares the collection's name as a prefix
+    gate = Gate(load_collection(lone.root))
+    real_root = Path(os.path.realpath(lone.root))
+    assert gate.file(lone.root / "data" / "x", "f") == real_root / "data" / "x"
+    assert gate.file(lone.root, "f") == real_root
+    for outside in (lone.root / "in" / "id_rsa", lone.root / ".." / "col-sibling" / "x"):
+        with pytest.raises(Refused, match="outside the collection"):
+            gate.file(outside, "multipart field 'k'")
+    recording = Gate(load_collection(lone.root), record=True)
+    assert recording.file(lone.root / "data" / "x", "f") is None  # recording reads nothing
+    assert recording.file(lone.outside / "id_rsa", "f") is None
+    real = os.path.realpath(lone.outside / "id_rsa")
+    assert recording.found == [("file", real, f"f reads {real}, outside the collection")]
+
+
+def test_a_request_file_met_twice_is_judged_once(lone: World) -> None:
+    url_req(lone, "a.toml", "")
+    url_req(lone, "b.toml", "")
+    collection = load_collection(lone.root)
+    assert needs(collection, collection.walk() * 2) == []
+    gate = Gate(collection)
+    path = os.path.join(lone.root, "a.toml")
+    assert gate._loaded_from(path) is None and path in gate._outside
+
+
+def test_summary_keeps_the_order_of_kinds_and_names_each_once() -> None:
+    found = [
+        Need("a", "file", "/x", "t"),
+        Need("a", "env", "B", "t"),
+        Need("b", "env", "A", "t"),
+        Need("b", "env", "B", "t"),
+        Need("a", "script", "s.py", "t"),
+    ]
+    assert summary(found) == [
+        "Python scripts: s.py",
+        "environment variables: B, A",
+        "files outside the collection: /x",
+    ]
+    assert summary([]) == []
+
+
+def test_needs_lists_scripts_only_for_the_phases_that_run(lone: World) -> None:
+    url_req(lone, "r.toml", "", "[scripts]\npre_request = 'x = 1'\npost_response = 'y = 2'\n")
+    collection = load_collection(lone.root)
+    assert [n.what for n in needs(collection, collection.walk())] == [
+        "r.toml [scripts.pre_request]",
+        "r.toml [scripts.post_response]",
+    ]
+    assert [n.kind for n in needs(collection, collection.walk(), phases=())] == []
+    assert needs(collection, collection.walk(), phases=["post_response"])[0].thing == (
+        "runs r.toml [scripts.post_response]"
+    )
+
+
+def test_needs_renders_with_the_environment_and_variables_asked_for(lone: World) -> None:
+    write(lone.root, "collection.toml", 'default_environment = "dev"\n')
+    write(lone.root, "environments/dev.toml", '[variables]\nk = "{{$env.FROM_DEV}}"\n')
+    url_req(lone, "r.toml", "{{k}}/{{x}}")
+    collection = load_collection(lone.root)
+    names = [n.what for n in needs(collection, collection.walk())]
+    assert names == ["FROM_DEV"]
+    assert needs(collection, collection.walk(), environment="") == []
+    found = needs(collection, collection.walk(), "", cli_vars={"x": "{{$env.FROM_CLI}}"})
+    assert [n.what for n in found] == ["FROM_CLI"]
+
+
+def test_a_file_in_a_folder_that_links_out_is_named_by_its_own_path(lone: World) -> None:
+    write(lone.root, "collection.toml", 'default_environment = "dev"\n')
+    write(lone.outside, "envs/dev.toml", '[variables]\nk = "v"\n')
+    (lone.root / "environments").symlink_to(lone.outside / "envs")
+    url_req(lone, "r.toml", "")
+    collection = load_collection(lone.root)
+    gate = Gate(collection, record=True)
+    chain, request = collection.walk()[0]
+    gate.sources(chain, request, None)
+    real = os.path.realpath(lone.outside / "envs" / "dev.toml")
+    assert [what for _, what, _ in gate.found] == [real]
+    path = os.path.join(lone.root, "environments", "dev.toml")
+    assert gate._loaded_from(path) == real
+
+
+def test_a_request_whose_file_links_out_is_a_file_need(lone: World) -> None:
+    # The loader skips such a file; a request built in memory with that path is refused too.
+    url_req(lone, "r.toml", "")
+    collection = load_collection(lone.root)
+    chain, request = collection.walk()[0]
+    write(lone.outside, "r.toml", 'url = "x"\n')
+    (lone.root / "linked.toml").symlink_to(lone.outside / "r.toml")
+    request.path = lone.root / "linked.toml"
+    found = needs(collection, [(chain, request)])
+    assert [(n.kind, n.what) for n in found] == [
+        ("file", os.path.realpath(lone.outside / "r.toml"))
+    ]
+
+
+def test_the_filesystem_root_holds_everything() -> None:
+    from pigeon.trust import _within
+
+    assert _within("/etc/passwd", "/") and _within("/", "/")
+    assert _within("/a/b", "/a") and not _within("/ab", "/a")

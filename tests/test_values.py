@@ -17,13 +17,21 @@ from typing import Any
 import pytest
 
 from pigeon.values import (
+    MAX_DEPTH,
     check_name,
     check_value,
+    compact_json,
     format_date,
+    is_token,
     kind_of,
+    parse_assignment,
+    parse_literal,
+    preview,
     to_json_string_content,
     to_json_value,
+    to_literal,
     to_text,
+    too_deep,
 )
 
 NAME_RULE = "^[A-Za-z0-9_.-]+$"
@@ -412,3 +420,168 @@ def test_check_value_refuses_other_standard_types(value: Any) -> None:
     with pytest.raises(ValueError) as exc:
         check_value(value, "other")
     assert "other" in str(exc.value)
+
+
+# -- nesting: the one limit every walker of a value relies on -------------------------------
+
+
+def nested(levels: int, inner: Any = 1, kind: str = "list") -> Any:
+    """``levels`` arrays (or objects) one inside the other around ``inner``."""
+    value = inner
+    for _ in range(levels):
+        value = [value] if kind == "list" else {"k": value}
+    return value
+
+
+@pytest.mark.parametrize("kind", ["list", "dict"])
+@pytest.mark.parametrize("inner", [1, "s", None, [], {}])
+def test_too_deep_is_exactly_what_check_value_refuses(kind: str, inner: Any) -> None:
+    # The importers drop what too_deep names: a value the app would accept must survive.
+    for levels in (MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1):
+        value = nested(levels, inner, kind)
+        try:
+            check_value(value, "v")
+        except ValueError as exc:
+            assert "nest more than 64 deep" in str(exc)
+            assert too_deep(value), levels
+        else:
+            assert not too_deep(value), levels
+    assert not too_deep(nested(MAX_DEPTH, 1, kind))
+    assert too_deep(nested(MAX_DEPTH + 2, 1, kind))
+    assert too_deep({"ok": 1, "deep": nested(MAX_DEPTH, [])})
+    assert too_deep((1, nested(MAX_DEPTH, [])))
+
+
+def test_the_importers_nesting_guard_keeps_what_the_app_accepts() -> None:
+    from pigeon.importers.common import ImportResult
+    from pigeon.importers.write import sanitize
+
+    result = ImportResult(name="t")
+    result.variables = {"fine": nested(MAX_DEPTH + 1), "deep": nested(MAX_DEPTH + 1, [])}
+    sanitize(result)
+    assert result.variables == {"fine": nested(MAX_DEPTH + 1), "deep": ""}
+    assert len(result.notes) == 1 and "variable deep:" in result.notes[0]
+
+
+# -- tokens, previews, literals and assignments ---------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["GET", "X-Custom_1", "!#$%&'*+.^_`|~"])
+def test_is_token(text: str) -> None:
+    assert is_token(text)
+
+
+@pytest.mark.parametrize("text", ["", "a b", "a:b", "é", "a\n", "(x)"])
+def test_is_not_token(text: str) -> None:
+    assert not is_token(text)
+
+
+def test_preview_is_one_line_within_its_limit() -> None:
+    assert preview("a\nb") == '"a\\nb"'
+    assert preview(1.5) == "1.5"
+    assert preview({"a": [1, None]}) == '{"a":[1,null]}'
+    assert preview("x" * 78) == '"' + "x" * 78 + '"'  # 80 characters: kept whole
+    assert preview("x" * 79) == '"' + "x" * 78 + "…"
+    assert preview("abcdef", limit=5) == '"abc…'
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("42", 42),
+        (" 42 ", 42),
+        ("true", True),
+        ("1.5", 1.5),
+        ("[1, 2]", [1, 2]),
+        ("{a = 1}", {"a": 1}),
+        ('{"a": null}', {"a": None}),
+        ('"quoted"', "quoted"),
+        ("1979-05-27", date(1979, 5, 27)),
+        ("hello", "hello"),
+        ("  ", "  "),
+        ("", ""),
+        ("[" * 5000, "[" * 5000),
+        ("{" * 5000, "{" * 5000),
+    ],
+)
+def test_parse_literal(text: str, value: Any) -> None:
+    assert parse_literal(text) == value
+    assert type(parse_literal(text)) is type(value)
+
+
+@pytest.mark.parametrize(
+    "value", ["42", "x", "true", " 1", "", 7, 1.5, False, None, [1, "a"], {"a": {"b": 1}}, D]
+)
+def test_to_literal_round_trips(value: Any) -> None:
+    assert parse_literal(to_literal(value)) == value
+
+
+def test_to_literal_writes() -> None:
+    assert to_literal("42") == '"42"'
+    assert to_literal("plain") == "plain"
+    assert to_literal(date(2024, 1, 2)) == "2024-01-02"
+    assert to_literal({"a": [1, True]}) == '{"a":[1,true]}'
+    assert to_literal("é") == "é"
+
+
+def test_parse_assignment() -> None:
+    assert parse_assignment("s=a=b") == ("s", "a=b")
+    assert parse_assignment("s=") == ("s", "")
+    assert parse_assignment("n:=[1, 2]") == ("n", [1, 2])
+    assert parse_assignment("n:= 5") == ("n", 5)
+    assert parse_assignment('e:="é"') == ("e", "é")
+    assert parse_assignment("a:=1") == ("a", 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("novalue", "'novalue': expected NAME=TEXT or NAME:=JSON"),
+        ("=x", "'=x': expected NAME=TEXT or NAME:=JSON"),
+        (":=1", "invalid variable name ':'"),
+        ("a b=1", "invalid variable name 'a b'"),
+        ("a:=[1", "a:= is not valid JSON: Expecting ',' delimiter (column 3)"),
+        ("a:=" + "[" * 100_000, "a:= nests more than 64 levels deep"),
+        ("a:=" + "[" * 70 + "]" * 70, "variable a"),
+        ("a:=NaN", "variable a: nan is not a finite number"),
+    ],
+)
+def test_parse_assignment_refuses(text: str, message: str) -> None:
+    with pytest.raises(ValueError) as exc:
+        parse_assignment(text)
+    assert message in str(exc.value)
+
+
+def test_messages_name_the_kind_that_was_refused() -> None:
+    with pytest.raises(ValueError, match=r"^variable v: object keys must be strings, got int 1$"):
+        check_value({1: "x"}, "v")
+    with pytest.raises(ValueError, match=r"^variable v\[0\]: a value of type bytes cannot be"):
+        check_value([b"x"], "v")
+    with pytest.raises(TypeError, match=r"^not a variable value: object$"):
+        kind_of(object())
+    with pytest.raises(TypeError, match=r"^not a variable value: bytes$"):
+        compact_json({"a": b"x"})
+    with pytest.raises(ValueError, match="invalid variable name 5"):
+        check_name(5)
+
+
+@pytest.mark.parametrize(
+    ("key", "path"),
+    [("plain", "v.plain"), ("a.b", 'v["a.b"]'), ("a b", 'v["a b"]'), ("é", 'v["\\u00e9"]')],
+)
+def test_a_refused_value_is_named_by_its_path(key: str, path: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        check_value({key: float("nan")}, "v")
+    assert str(caught.value) == f"variable {path}: nan is not a finite number"
+
+
+def test_non_ascii_is_kept_in_previews_and_literals() -> None:
+    assert preview("é") == '"é"'
+    assert to_literal('"é"') == '"\\"é\\""'
+
+
+def test_an_int_subclass_is_written_as_its_number() -> None:
+    class Port(int):
+        pass
+
+    assert to_text(Port(8080)) == "8080"

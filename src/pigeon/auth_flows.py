@@ -24,8 +24,8 @@ from urllib.parse import quote, unquote
 
 import httpx
 
-from pigeon.auth_kinds import AWS_SIGV4, DIGEST, KINDS, AuthKind
-from pigeon.render import FlowAuth, RenderedRequest
+from pigeon.auth_kinds import AWS_SIGV4, DIGEST, KINDS, AuthKind, FlowAuth
+from pigeon.render import RenderedRequest
 
 ALGORITHM = AWS_SIGV4.scheme
 # Hop-by-hop and transport headers: a proxy may add, drop or change them.

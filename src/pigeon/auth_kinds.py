@@ -109,6 +109,9 @@ class Field:
     table: bool = False  # a table of strings (``params``), not a string
     # Written even when it is the default, for an auth of a kind that uses it (the grant).
     always: bool = False
+    # What other tools call this key: a file's unknown key with one of these names is
+    # reported with "did you mean" this field (``store/unknown``).
+    other_names: tuple[str, ...] = ()
 
     @property
     def title(self) -> str:
@@ -129,9 +132,9 @@ class Field:
         setattr(self.holder(auth), self.name, value)
 
 
-USERNAME = Field("username")
+USERNAME = Field("username", other_names=("user",))
 PASSWORD = Field("password", secret=True)
-TOKEN = Field("token")
+TOKEN = Field("token", other_names=("bearer",))
 KEY = Field("key")
 VALUE = Field("value")
 ACCESS_KEY = Field("access_key")

@@ -15,7 +15,7 @@ import difflib
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -485,7 +485,7 @@ class _Checker:
         for key, finding in self.found.items():
             envs = self.env_hits.get(key, set())
             if envs and envs != every:
-                finding = Finding(*key, environments=tuple(sorted(envs)))
+                finding = replace(finding, environments=tuple(sorted(envs)))
             if not self.texts.ignored(finding):
                 findings.append(finding)
         findings.sort(key=lambda f: (str(f.path), f.line, f.column, f.rule))

@@ -31,7 +31,13 @@ TRUST_FILE = "trusted.toml"
 CONFIG_FILE = "config.toml"
 DEFAULT_MAX_BODY_IN_MEMORY_MB = 32  # pigeon.send.DEFAULT_MAX_BODY_IN_MEMORY, in MiB
 DEFAULT_SCRIPT_MEMORY_MB = 1024.0  # the script worker's address-space limit
-IMAGE_SETTINGS = ("auto", "off", "kitty", "sixel", "blocks")  # pigeon.tui.widgets.response.graphics reads them
+IMAGE_SETTINGS = (
+    "auto",
+    "off",
+    "kitty",
+    "sixel",
+    "blocks",
+)  # pigeon.tui.widgets.response.graphics reads them
 
 
 def _xdg(variable: str, fallback: tuple[str, ...], environ: Mapping[str, str] | None) -> Path:
@@ -123,7 +129,8 @@ class TrustStore:
             self.error = str(exc)
             return None
         self.error = None
-        return data.get("collections", [])
+        collections: list[dict[str, Any]] = data.get("collections", [])
+        return collections
 
     def trusted(self) -> list[Path]:
         """Every trusted collection directory (empty when the file is broken; see ``error``)."""

@@ -154,9 +154,11 @@ def make_cookie(
         raise ValueError("a cookie's domain and path are printable ASCII, without ;")
     if domain.startswith(".") and _dotted_address(domain):
         raise ValueError("an IP address has cookies for itself alone")
+    # typeshed has ``rest`` hold strings; the standard library itself keeps None for an
+    # attribute without a value, as HttpOnly is.
     return http.cookiejar.Cookie(
         0, name, value, None, False, domain, not host_only, domain.startswith("."), path or "/", True,
-        secure, expires, expires is None, None, None, {"HttpOnly": None} if http_only else {},
+        secure, expires, expires is None, None, None, {"HttpOnly": None} if http_only else {},  # type: ignore[dict-item]
     )  # fmt: skip
 
 
@@ -186,13 +188,14 @@ def _cookie(entry: Any) -> http.cookiejar.Cookie | None:
         entry.get(key, "/" if key == "path" else None)
         for key in ("name", "value", "domain", "path")
     ]
+    strings = [t for t in texts if isinstance(t, str)]
     expires = entry.get("expires")
-    if not all(isinstance(t, str) for t in texts) or not texts[2]:
+    if len(strings) != len(texts) or not strings[2]:
         return None
     if expires is not None and (isinstance(expires, bool) or not isinstance(expires, int)):
         return None
     return make_cookie(  # ValueError: the rule's, said by name in load's warning
-        *texts,
+        *strings,
         expires=expires,
         secure=entry.get("secure") is True,
         http_only=entry.get("http_only") is True,

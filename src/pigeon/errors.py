@@ -4,27 +4,43 @@ The command line maps an error to its exit code in one place (``exc.exit_code``)
 shows ``str(exc)``: one line that names what went wrong and where, never a traceback.
 
 ```
-PigeonError                  exit 1 unless a subclass says otherwise
+PigeonError                  1  anything reported as one line; a subclass may say otherwise
 ├── UsageError               2  bad usage: an unknown option, request or environment
 │   ├── UnknownEnvironment   2  (pigeon.scopes; also a KeyError)
-│   └── ReportOptionError    2  a --report option (pigeon.reports; also a ValueError)
+│   ├── ReportOptionError    2  a --report option (pigeon.reports; also a ValueError)
+│   ├── DataError            2  a --data file that cannot drive a run (pigeon.rows)
+│   └── OpenError            2  the app's collection or environment does not open
 ├── LoadError                2  a user file that does not load: path, line, column and why
 │   ├── ConfigError          2  config.toml, a theme or the trust list
-│   └── ImportFailed         2  an import source (pigeon.importers.common)
+│   └── ImportFailed         2  an import source (pigeon.importers.common; also a ValueError)
 ├── SaveError                1  a save refused before anything on disk changed
+│   └── ChangedOnDisk        1  the file changed on disk since it was read (pigeon.store.seen)
 ├── RenderError              1  a request that cannot be built (a header with CR/LF); nothing sent
+│   └── Refused              1  it reads what only a trusted collection may (pigeon.trust)
 ├── SendFailure              1  a request that could not be built or sent, or an assertion failed
-├── FilterError              1  a body filter that does not parse or fails (pigeon.bodies)
+├── TokenError               1  no OAuth 2.0 token, and why (pigeon.oauth2.grants)
+│   └── NeedsPerson          1  the grant signs a person in, and nobody is there
+├── SchemaError              1  a GraphQL schema not fetched, read or built (pigeon.gql.cache)
+├── WorkerFailed             1  the script worker failed to start or talk (pigeon.scripts.process)
+│   └── WorkerGone           1  its pipe closed: it exited or was killed
+├── FilterError              1  a body filter that does not parse or fails (also a ValueError)
 └── UnresolvedError          3  placeholders left unresolved under --strict
 ```
 
-``exit_code`` is a class attribute; an instance may carry another one (``PigeonError(msg,
-exit_code=3)``) where the same failure means different things to different commands.
+A class is defined where its row says (beside what raises it), or else where its parent is:
+here for ``PigeonError``'s children. A test walks ``PigeonError.__subclasses__()`` against
+this drawing. ``exit_code`` is a class
+attribute; an instance may carry another one (``PigeonError(msg, exit_code=3)``) where the
+same failure means different things to different commands.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pigeon.model import BrokenFile
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNRESOLVED = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130  # the shell's convention for SIGINT
@@ -47,6 +63,10 @@ class UsageError(PigeonError):
     exit_code = EXIT_USAGE
 
 
+class OpenError(UsageError):
+    """The collection or environment the app was asked to open does not open: exit code 2."""
+
+
 class LoadError(PigeonError):
     """A file (or the collection directory) that cannot be loaded, with where and why."""
 
@@ -61,8 +81,8 @@ class LoadError(PigeonError):
         self.column = column
         self.message = message
 
-    def as_broken(self):  # -> pigeon.model.BrokenFile
-        from pigeon.model import BrokenFile
+    def as_broken(self) -> BrokenFile:
+        from pigeon.model import BrokenFile  # this module loads nothing else of Pigeon
 
         return BrokenFile(Path(self.path or "<text>"), self.message, self.line, self.column)
 

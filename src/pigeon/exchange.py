@@ -120,6 +120,9 @@ class Exchange:
     body_size: int = 0  # always the full (decoded) body size
     body_path: Path | None = None  # the complete body on disk when it was too big for memory
     truncated: bool = False
+    # The SHA-256 of the whole body when ``body`` is only its start (a history entry keeps
+    # a large body's start and this): a comparison still tells same from different.
+    body_sha256: str | None = None
     # The body stopped before its end (a timeout, a dropped connection, a cancel): ``error``
     # says why, and the body holds what had arrived.
     cut_off: bool = False
@@ -136,7 +139,9 @@ class Exchange:
     # The Server-Sent Events received, when a sink decoded them (the newest, bounded).
     events: list[Event] | None = None
     started_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
-    _cleanup: weakref.finalize | None = field(default=None, init=False, repr=False, compare=False)
+    _cleanup: weakref.finalize[..., Exchange] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
     _text: str | None = field(default=None, init=False, repr=False, compare=False)
     _undecodable: int = field(default=0, init=False, repr=False, compare=False)
     _json: Any = field(default=None, init=False, repr=False, compare=False)

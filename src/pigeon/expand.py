@@ -163,8 +163,15 @@ class Renderer:
         return result
 
     def expand(self, value: Any) -> Any:
-        """Render the placeholders inside a value that belongs to no variable."""
-        return self.expand_at(value, ("<value>",))
+        """Render the placeholders inside a value that belongs to no variable. A string is its
+        own path, so what the cache keeps for one value never answers for another."""
+        if isinstance(value, str):
+            return self.expand_at(value, ("<value>", value))
+        if isinstance(value, dict):
+            return {key: self.expand(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [self.expand(item) for item in value]
+        return value
 
     def value_of(self, ph: Placeholder) -> Any:
         """A placeholder's value; when it cannot be resolved, its text exactly as written."""
@@ -250,7 +257,7 @@ class Renderer:
     def _piece(self, ph: Placeholder, place: int) -> str:
         """A placeholder rendered for a place: 0 text, 1 JSON string literal, 2 JSON value."""
         key = (ph.raw, place)
-        piece = self._shared.get(key)
+        piece: str | None = self._shared.get(key)
         if piece is not None:
             return piece
         outer_impure, self._impure = self._impure, False
@@ -278,14 +285,14 @@ class Renderer:
     def text(self, tpl: Template) -> str:
         """A text place: values as ``to_text`` writes them, no escaping."""
         piece = self._piece
-        return "".join([seg if seg.__class__ is str else piece(seg, 0) for seg in tpl.segments])
+        return "".join([seg if isinstance(seg, str) else piece(seg, 0) for seg in tpl.segments])
 
     def json(self, tpl: Template) -> str:
         """A JSON body: string-literal places are escaped, value places take JSON text."""
         piece = self._piece
         return "".join(
             [
-                seg if seg.__class__ is str else piece(seg, 1 if seg.in_string else 2)
+                seg if isinstance(seg, str) else piece(seg, 1 if seg.in_string else 2)
                 for seg in tpl.segments
             ]
         )
@@ -300,10 +307,16 @@ class Renderer:
             return text
         return self._whole(text, "j", self.json, parse_json)
 
-    def _whole(self, text: str, place: str, render: Any, parser: Any) -> str:
+    def _whole(
+        self,
+        text: str,
+        place: str,
+        render: Callable[[Template], str],
+        parser: Callable[[str], Template],
+    ) -> str:
         """Render a whole template, reusing the result while it stays pure."""
         key = (place, text)
-        out = self._shared.get(key)
+        out: str | None = self._shared.get(key)
         if out is not None:
             return out
         outer_impure, self._impure = self._impure, False
@@ -321,7 +334,7 @@ class Renderer:
         ``key`` must not collide with the renderer's own keys: start it with a place name
         other than ``"t"``, ``"j"`` and ``"v"`` (the URL uses ``"u"``).
         """
-        hit = self._shared.get(key)
+        hit: tuple[T, list[str]] | None = self._shared.get(key)
         if hit is not None:
             for warning in hit[1]:
                 self.warn(warning)

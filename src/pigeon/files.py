@@ -226,3 +226,15 @@ def private_dir(root: Path | str, *parts: str, create: bool = True) -> Path:
                 with suppress(FileExistsError):
                     create_exclusive(path / ".gitignore", "*\n")
     return path
+
+
+def file_sha256(path: Path | str) -> str | None:
+    """A file's SHA-256, read in pieces (a body spooled to disk may be gigabytes); ``None``
+    when it cannot be read."""
+    import hashlib
+
+    try:
+        with open(path, "rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:
+        return None

@@ -7,12 +7,14 @@ any header or query parameter whose name mentions a token, secret, password, key
 the values of secret-looking fields (``password``, ``client_secret``, ``access_token``...)
 in JSON, form and multipart bodies of both the request and the response, and every copy of
 a value found in the collection's ``.env`` or masked by its name. Bodies are kept up to a cap
-(256 KiB by default) so a large download does not fill the disk.
+(256 KiB by default) so a large download does not fill the disk; a response body cut there keeps
+the SHA-256 of the whole, so two entries still compare as same or different (``response_diff``).
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import re
@@ -25,7 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pigeon.exchange import Exchange, Timings
-from pigeon.files import LinkedOut, atomic_write, private_dir
+from pigeon.files import LinkedOut, atomic_write, file_sha256, private_dir
 from pigeon.masking import MASK, Masker, dotenv_secrets
 from pigeon.model import DEFAULT_TIMEOUT, Body, Header, Request, Settings
 from pigeon.render import RenderedRequest
@@ -51,6 +53,8 @@ class HistoryEntry:
     request_body_truncated: bool = False
     request_name: str = ""
     request_id: str = ""
+    environment: str = ""
+    """The environment the request was rendered with ("": none)."""
     settings: dict[str, Any] = field(default_factory=dict)
     status: int | None = None
     reason: str = ""
@@ -59,6 +63,8 @@ class HistoryEntry:
     body: bytes = b""
     body_size: int = 0
     body_truncated: bool = False
+    body_sha256: str | None = None
+    """The SHA-256 of the whole response body, kept when ``body`` is only its start."""
     size: int = 0
     timings: dict[str, float | None] = field(default_factory=dict)
     error: str | None = None
@@ -98,6 +104,7 @@ class HistoryEntry:
             settings=self.request_settings(),
             name=self.request_name,
             request_id=self.request_id,
+            environment=self.environment,
         )
         t = self.timings
         return Exchange(
@@ -112,6 +119,7 @@ class HistoryEntry:
             body=self.body,
             body_size=self.body_size or len(self.body),
             truncated=self.body_truncated,
+            body_sha256=self.body_sha256,
             wire_body_size=self.size,
             timings=Timings(
                 total_ms=float(t.get("total") or 0.0),
@@ -222,7 +230,7 @@ def _body_bytes(stored: Any) -> tuple[bytes | None, bool]:
     return raw, bool(stored.get("truncated"))
 
 
-def _timings(exchange: Any) -> dict[str, float | None]:
+def _timings(exchange: Exchange) -> dict[str, float | None]:
     t = getattr(exchange, "timings", None)
     if isinstance(t, dict):
         out = {
@@ -240,24 +248,24 @@ def _timings(exchange: Any) -> dict[str, float | None]:
     return out
 
 
-def _response_body(exchange: Any) -> bytes:
+def _response_body(exchange: Exchange) -> bytes:
     body = getattr(exchange, "body", b"") or b""
     return bytes(body) if not isinstance(body, str) else body.encode("utf-8")
 
 
 def record(
     collection_root: Path,
-    exchange: Any,
+    exchange: Exchange,
     *,
     cap: int = DEFAULT_CAP,
     secrets: Iterable[str] | None = None,
 ) -> Path:
     """Write one exchange to the collection's history; returns the file written.
 
-    ``exchange`` is a ``pigeon.send.Exchange`` or anything with the same attributes
-    (``request`` or ``rendered``, ``status``, ``reason``, ``http_version``, ``headers``,
-    ``body``, ``body_size``, ``timings``, ``error``, ``started_at``). ``secrets`` defaults to
-    the values of the collection's ``.env``.
+    Only attributes of ``exchange`` are read (``request`` or ``rendered``, ``status``,
+    ``reason``, ``http_version``, ``headers``, ``body``, ``body_size``, ``timings``, ``error``,
+    ``started_at``): a stand-in that has them will do. ``secrets`` defaults to the values of
+    the collection's ``.env``.
     """
     root = Path(collection_root)
     directory = _ensure_dir(root)
@@ -273,11 +281,12 @@ def record(
     masker.headers(getattr(rendered, "headers", []) or [])
     masker.headers(getattr(exchange, "headers", []) or [])
     known = len(masker.in_text)
-    data = _entry_data(exchange, masker, started, cap)
+    digest = _body_digest(exchange, cap)
+    data = _entry_data(exchange, masker, started, cap, digest)
     if len(masker.in_text) != known:
         # Values masked by their name were learned on the way (a login response's token, say):
         # again, so that their copies are masked wherever they appear, earlier parts too.
-        data = _entry_data(exchange, masker, started, cap)
+        data = _entry_data(exchange, masker, started, cap, digest)
     stamp = started.strftime(_STAMP)
     slug = slugify(data["request"]["name"] or data["request"]["method"])[:40] or "request"
     path = directory / f"{stamp}-{slug}-{uuid.uuid4().hex[:8]}.json"
@@ -287,8 +296,24 @@ def record(
     return path
 
 
-def _entry_data(exchange: Any, masker: Masker, started: datetime, cap: int) -> dict[str, Any]:
-    """What one history file holds, masked."""
+def _body_digest(exchange: Exchange, cap: int) -> str | None:
+    """The SHA-256 of a response body the entry keeps only in part: of the body in memory, or
+    of the whole one on disk when it was too big for memory (``None``: kept whole, or the
+    whole is nowhere to read)."""
+    if getattr(exchange, "status", None) is None:
+        return None
+    if not getattr(exchange, "truncated", False):
+        raw = _response_body(exchange)
+        return hashlib.sha256(raw).hexdigest() if len(raw) > cap else None
+    path = getattr(exchange, "body_path", None)
+    return file_sha256(path) if path is not None else None
+
+
+def _entry_data(
+    exchange: Exchange, masker: Masker, started: datetime, cap: int, digest: str | None = None
+) -> dict[str, Any]:
+    """What one history file holds, masked; ``digest``: the whole response body's SHA-256,
+    for a body cut here."""
     rendered = getattr(exchange, "request", None) or getattr(exchange, "rendered", None)
     settings = getattr(rendered, "settings", None) or Settings()
     request_headers = getattr(rendered, "headers", []) or []
@@ -301,6 +326,7 @@ def _entry_data(exchange: Any, masker: Masker, started: datetime, cap: int) -> d
         "request": {
             "name": getattr(rendered, "name", "") or "",
             "id": getattr(rendered, "request_id", "") or "",
+            "environment": getattr(rendered, "environment", "") or "",
             "method": getattr(rendered, "method", "") or getattr(exchange, "method", ""),
             "url": masker.url(getattr(rendered, "url", "") or getattr(exchange, "url", "")),
             "headers": [list(h) for h in masker.headers(request_headers)],
@@ -338,12 +364,14 @@ def _entry_data(exchange: Any, masker: Masker, started: datetime, cap: int) -> d
         }
         if getattr(exchange, "truncated", False):
             data["response"]["body"]["truncated"] = True
+        if digest is not None:  # cut: what is left says whether another body is the same
+            data["response"]["body_sha256"] = digest
     return data
 
 
 def record_and_prune(
     collection_root: Path,
-    exchange: Any,
+    exchange: Exchange,
     *,
     secrets: Iterable[str] | None = None,
     keep: int | None = None,
@@ -386,6 +414,7 @@ def load_entry(path: Path) -> HistoryEntry:
             request_body_truncated=req_truncated,
             request_name=req.get("name", ""),
             request_id=req.get("id", ""),
+            environment=str(req.get("environment") or ""),
             settings=dict(req.get("settings") or {}),
             status=resp.get("status"),
             reason=resp.get("reason", ""),
@@ -394,6 +423,7 @@ def load_entry(path: Path) -> HistoryEntry:
             body=body or b"",
             body_size=int(resp.get("body_size") or 0),
             body_truncated=body_truncated,
+            body_sha256=_digest(resp.get("body_sha256")),
             size=int(resp.get("size") or 0),
             timings=dict(data.get("timings") or {}),
             error=data.get("error"),
@@ -401,6 +431,12 @@ def load_entry(path: Path) -> HistoryEntry:
         )
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"{path}: not a Pigeon history entry ({exc})") from exc
+
+
+def _digest(value: Any) -> str | None:
+    """A stored SHA-256 as 64 hex digits; anything else (a hand-edited file) is none."""
+    text = str(value or "").lower()
+    return text if re.fullmatch(r"[0-9a-f]{64}", text) else None
 
 
 def _files(collection_root: Path) -> list[Path]:
@@ -411,7 +447,8 @@ def _files(collection_root: Path) -> list[Path]:
 
 
 def list_entries(collection_root: Path) -> list[HistoryEntry]:
-    """Every readable entry, newest first (unreadable files are skipped)."""
+    """Every readable entry, newest first (unreadable files are skipped), each naming the
+    request it came from by the id that request has now (``follow_renames``)."""
     entries = []
     for path in _files(collection_root):
         try:
@@ -419,7 +456,29 @@ def list_entries(collection_root: Path) -> list[HistoryEntry]:
         except ValueError:
             continue
     entries.sort(key=lambda e: (e.started_at, e.path.name), reverse=True)
+    follow_renames(collection_root, entries)
     return entries
+
+
+def follow_renames(collection_root: Path, entries: Iterable[HistoryEntry]) -> None:
+    """Point each entry sent from a request renamed or moved since (through the app:
+    ``store.renames``) at the request's id now. An id whose file is still there is its own:
+    a new request may take an old name."""
+    from pigeon.store.renames import renamed_ids
+
+    ids = renamed_ids(collection_root)
+    if not ids:
+        return
+    root = Path(collection_root)
+    live: dict[str, bool] = {}
+    for entry in entries:
+        now = ids.get(entry.request_id)
+        if now is None:
+            continue
+        if entry.request_id not in live:
+            live[entry.request_id] = (root / f"{entry.request_id}.toml").is_file()
+        if not live[entry.request_id]:
+            entry.request_id = now
 
 
 def prune(

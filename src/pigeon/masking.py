@@ -21,7 +21,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote, quote_plus, unquote_plus, urlsplit, urlunsplit
+from typing import AnyStr
+from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit, urlunsplit
 
 from pigeon.auth_kinds import schemes
 
@@ -152,31 +153,52 @@ class _Secrets:
         self._sorted = False
 
     def mask(self, text: str) -> str:
+        """``text`` with every known secret masked. Secrets that overlap in it are masked as
+        one (``abcdef`` and ``defghi`` in ``abcdefghi``), so no part of either is left."""
         if len(self._values) <= self._FEW:
-            for secret in self.values:
-                if secret in text:
-                    text = text.replace(secret, MASK)
-            return text
-        index, pieces = self._by_prefix, []
-        start = i = 0
-        stop = len(text) - _PREFIX + 1
-        while i < stop:
+            return _masked(text, _found(text, self.values), MASK)
+        index = self._by_prefix
+        spans: list[tuple[int, int]] = []
+        for i in range(len(text) - _PREFIX + 1):
             for secret in index.get(text[i : i + _PREFIX], ()):
-                if text.startswith(secret, i):
-                    pieces += (text[start:i], MASK)
-                    i = start = i + len(secret)
+                if text.startswith(secret, i):  # longest first: a shorter one is inside it
+                    spans.append((i, i + len(secret)))
                     break
-            else:
-                i += 1
-        if not pieces:
-            return text
-        pieces.append(text[start:])
-        return "".join(pieces)
+        return _masked(text, spans, MASK)
 
     def mask_bytes(self, data: bytes) -> bytes:
-        for secret in self.values:
-            data = data.replace(secret.encode("utf-8"), MASK.encode("utf-8"))
-        return data
+        """``mask`` for bytes: each secret is looked for as its UTF-8 bytes."""
+        secrets = [secret.encode("utf-8") for secret in self.values]
+        return _masked(data, _found(data, secrets), MASK.encode("utf-8"))
+
+
+def _found(text: AnyStr, secrets: Iterable[AnyStr]) -> list[tuple[int, int]]:
+    """Where each secret is in ``text``, overlaps included: ``(start, end)`` by start."""
+    spans = []
+    for secret in secrets:
+        at = text.find(secret)
+        while at >= 0:
+            spans.append((at, at + len(secret)))
+            at = text.find(secret, at + 1)
+    spans.sort()
+    return spans
+
+
+def _masked(text: AnyStr, spans: list[tuple[int, int]], mask: AnyStr) -> AnyStr:
+    """``text`` with one ``mask`` for each run of overlapping spans (sorted by start)."""
+    if not spans:
+        return text
+    pieces: list[AnyStr] = []
+    start = 0
+    begin, end = spans[0]
+    for left, right in spans[1:]:
+        if left < end:  # overlapping: one mask for both
+            end = max(end, right)
+            continue
+        pieces += (text[start:begin], mask)
+        start, begin, end = end, left, right
+    pieces += (text[start:begin], mask, text[end:])
+    return text[:0].join(pieces)
 
 
 class Masker:
@@ -228,8 +250,10 @@ class Masker:
         netloc = parts.netloc
         if "@" in netloc:  # user:password@host
             userinfo, _, host = netloc.rpartition("@")
-            user = userinfo.split(":", 1)[0]
-            netloc = f"{user}:{MASK}@{host}" if ":" in userinfo else netloc
+            user, colon, password = userinfo.partition(":")
+            if colon:
+                self.learn(unquote(password))  # an echo of the URL or of its Basic auth
+                netloc = f"{user}:{MASK}@{host}"
         query = parts.query
         if query:
             query = self.pairs(query, lambda name: secret_name(name) or secret_field(name))

@@ -28,14 +28,15 @@ from pigeon.scripts import (
     ScriptOutcome,
     has_scripts,
 )
+from pigeon.scripts.outcome import Reported, ReportedError
 from pigeon.scripts.process import DEFAULT_MEMORY_MB, ScriptWorker
 from pigeon.trust import HOW, Gate
 
 if TYPE_CHECKING:  # send is imported on the first send: `pigeon render` never loads httpx
     from pigeon.event_scripts import EventScripts
-    from pigeon.exchange import Progress
+    from pigeon.exchange import Exchange, Progress
     from pigeon.oauth2 import Tokens
-    from pigeon.send import Exchange, HttpSession
+    from pigeon.send import HttpSession
     from pigeon.websocket import WebSocketLink
 
 __all__ = [
@@ -171,8 +172,8 @@ class Outcome:
 
     __slots__ = ()
     error: str | None
-    script_errors: Sequence[ScriptError]
-    assertion_failures: Sequence[AssertionFailure]
+    script_errors: Sequence[ReportedError]
+    assertion_failures: Sequence[Reported]
     unresolved: Sequence[str]
     strict_failure: bool
     scripts_skipped: Sequence[str]
@@ -234,7 +235,7 @@ class RequestResult(Outcome):
         ex, rendered = self.exchange, self.rendered
         if ex is not None:
             ex.discard()
-        sent = ex is not None and ex.status is not None
+        sent = ex if ex is not None and ex.status is not None else None
         return ResultRecord(
             id=self.id,
             name=self.request.name,
@@ -242,9 +243,9 @@ class RequestResult(Outcome):
             method=rendered.method if rendered else self.request.method,
             url=rendered.url if rendered else None,
             status=ex.status if ex is not None else None,
-            reason=ex.reason if sent else "",
-            elapsed_ms=ex.elapsed_ms if sent else None,
-            size=ex.size if sent else None,
+            reason=sent.reason if sent is not None else "",
+            elapsed_ms=sent.elapsed_ms if sent is not None else None,
+            size=sent.size if sent is not None else None,
             error_kind=ex.error_kind if ex is not None else None,
             error=self.error,
             script_errors=tuple(self.script_errors),
@@ -275,8 +276,8 @@ class ResultRecord(Outcome):
     size: int | None
     error_kind: str | None
     error: str | None
-    script_errors: tuple[ScriptError, ...]
-    assertion_failures: tuple[AssertionFailure, ...]
+    script_errors: tuple[ReportedError, ...]  # a merged report's are rebuilt from its JSON
+    assertion_failures: tuple[Reported, ...]
     log: tuple[str, ...]
     unresolved: tuple[str, ...]
     warnings: tuple[str, ...]
@@ -380,7 +381,10 @@ async def _send_from_script(
         worker.kill()
     exchange = result.exchange
     try:
-        problems = [*result.script_errors, *result.assertion_failures]
+        problems: list[ScriptError | AssertionFailure] = [
+            *result.script_errors,
+            *result.assertion_failures,
+        ]
         if problems:  # what went wrong first, however deep
             raise RuntimeError(f"pigeon.send {ref}: {problems[0].summary()}")
         if result.error or exchange is None or exchange.status is None:

@@ -67,6 +67,7 @@ class RenderedRequest:
     settings: Settings = field(default_factory=Settings)
     name: str = ""
     request_id: str = ""
+    environment: str = ""  # the environment whose variables it was rendered with ("": none)
     # The names of the headers and query parameters auth added: what a redirect to another
     # origin takes off (DESIGN §7).
     auth_headers: list[str] = field(default_factory=list)
@@ -252,7 +253,7 @@ def _render_url_pieces(text: str, r: Renderer) -> str:
     out: list[str] = []
     so_far = ""
     for seg in parse(text).segments:
-        if seg.__class__ is str:
+        if isinstance(seg, str):
             out.append(seg)
             so_far += seg
             continue
@@ -392,7 +393,7 @@ def _multipart(
             path = Path(value).expanduser()
             if not path.is_absolute() and root is not None:
                 path = root / path
-            source = path
+            source: Path | None = path
             if scopes.gate is not None:
                 source = scopes.gate.file(path, f"multipart field {name!r}")
             try:
@@ -503,6 +504,7 @@ def render_request(
         settings=request.settings,
         name=request.name,
         request_id=request.id,
+        environment=scopes.environment.name if scopes.environment is not None else "",
         auth_headers=[name for name, _ in auth_headers],
         auth_query=[name for name, _ in auth_query],
         oauth2=kind_of(auth).token_auth(auth, r.render_text) if auth is not None else None,

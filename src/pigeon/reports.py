@@ -272,7 +272,7 @@ def _testcase(r: ResultRecord, mask: Masker, suite_name: str) -> ET.Element:
 
 def _suites(summary: Summary) -> tuple[ET.Element, ET.Element]:
     counts = _counts(summary)
-    root = ET.Element("testsuites", name="pigeon run", **counts)
+    root = ET.Element("testsuites", {"name": "pigeon run", **counts})
     suite = ET.SubElement(
         root,
         "testsuite",

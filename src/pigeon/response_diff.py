@@ -5,15 +5,20 @@ Headers are compared sorted by name (their order is the server's whim); JSON bod
 pretty-printed, with keys in the document's order or sorted. ``difflib`` can take time that
 grows with the square of the lines, and a response is written by whoever runs the server: so
 each body is compared up to ``MAX_LINES`` lines, each line up to ``LINE_LIMIT`` characters, and
-the result says what was left out (``notes``). Pure and UI-free: the app runs it in a thread.
+the result says what was left out (``notes``). A body kept only in part (a history entry keeps
+a large body's start) is not compared line by line, which would show one big change where the
+bodies may be the same: its verdict comes from the whole bodies' SHA-256 digests or sizes, and
+is refused when neither tells. Pure and UI-free: the app runs it in a thread.
 """
 
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pigeon.bodies.cancel import Stopped, never
@@ -39,6 +44,25 @@ class DiffSide:
     is_json: bool = False
     cut: bool = False
     """The body is only the start of the response's (kept so in the history, or in memory)."""
+    size: int | None = None
+    """The whole body's size in bytes, when known."""
+    digest: str | None = None
+    """The whole body's SHA-256, when known (a history entry keeps it for a body it cut)."""
+    whole: bytes | None = field(default=None, repr=False)
+    """The whole body's bytes when the side has them, hashed only when the other was cut."""
+    path: Path | None = None
+    """The whole body on disk, when it was too big for memory (hashed likewise)."""
+
+    def sha256(self) -> str | None:
+        if self.digest is not None:
+            return self.digest
+        if self.whole is not None and not self.cut:
+            return hashlib.sha256(self.whole).hexdigest()
+        if self.path is not None:
+            from pigeon.files import file_sha256
+
+            return file_sha256(self.path)
+        return None
 
 
 @dataclass(frozen=True)
@@ -62,6 +86,8 @@ class ResponseDiff:
     """What was left out of the comparison, one line each."""
     changes: int = 0
     """How many runs of changed lines there are."""
+    body_unknown: bool = False
+    """A body was kept only in part and nothing told whether the two are the same."""
 
 
 def side_of(exchange: Exchange, label: str) -> DiffSide:
@@ -78,7 +104,16 @@ def side_of(exchange: Exchange, label: str) -> DiffSide:
         "json" in content_type or exchange.text.lstrip()[:1] in ("{", "[")
     )
     return DiffSide(
-        label, status, list(exchange.headers), exchange.text, is_json, exchange.truncated
+        label,
+        status,
+        list(exchange.headers),
+        exchange.text,
+        is_json,
+        exchange.truncated,
+        size=exchange.body_size or len(exchange.body),
+        digest=exchange.body_sha256,
+        whole=None if exchange.truncated else exchange.body,
+        path=exchange.body_path if exchange.truncated else None,
     )
 
 
@@ -105,13 +140,18 @@ def compare(
 ) -> ResponseDiff:
     """Compare two responses: status, then headers, then body."""
     diff = ResponseDiff()
-    for which, side in (("left", left), ("right", right)):
-        if side.cut:
-            diff.notes.append(f"Only the start of the {which} body was kept: compared that far.")
+    cut = [which for which, side in (("left", left), ("right", right)) if side.cut]
+    for which in cut:
+        diff.notes.append(
+            f"Only the start of the {which} body was kept: the bodies are not compared line by line."
+        )
     _section(diff, "Status", [left.status], [right.status], whole=True)
     _section(diff, "Headers", _header_lines(left), _header_lines(right), whole=True)
     if cancelled():
         raise Stopped
+    if cut:
+        _body_verdict(diff, left, right)
+        return diff
     old, old_kind = body_lines(left, sort_keys=sort_keys)
     new, new_kind = body_lines(right, sort_keys=sort_keys)
     kinds = old_kind if old_kind == new_kind else f"{old_kind} and {new_kind}"
@@ -131,6 +171,28 @@ def compare(
         raise Stopped
     _section(diff, f"Body ({kinds})", old, new, whole=False)
     return diff
+
+
+def _body_verdict(diff: ResponseDiff, left: DiffSide, right: DiffSide) -> None:
+    """Same or different for bodies not both whole: by their digests, else by their sizes;
+    neither known, no verdict."""
+    old, new = left.sha256(), right.sha256()
+    if old is not None and new is not None:
+        same = old == new
+        how = "the whole bodies' SHA-256"
+    elif left.size is not None and right.size is not None and left.size != right.size:
+        same, how = False, f"{left.size:,} and {right.size:,} bytes"
+    else:
+        diff.body_unknown = True
+        heading = "Body: not compared (only a part of it was kept)"
+        diff.split.append(Row("section", heading))
+        diff.unified.append(Row("section", heading))
+        return
+    if not same:
+        diff.changes += 1
+    heading = f"Body: {'same' if same else 'different'} (by {how})"
+    diff.split.append(Row("section", heading))
+    diff.unified.append(Row("section", heading))
 
 
 def _header_lines(side: DiffSide) -> list[str]:

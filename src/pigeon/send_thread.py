@@ -25,7 +25,7 @@ import socket
 import threading
 import time
 import weakref
-from typing import Any
+from typing import Any, cast
 
 import httpx
 
@@ -107,9 +107,9 @@ class ThreadedSession(HttpSession):
             self._jobs.put(None)
             self._worker = None
         clients, self._clients = list(self._clients.values()), {}
-        for client in clients:
+        for client in clients:  # sync clients: this session's _new_client makes them
             with contextlib.suppress(Exception):
-                client.close()
+                cast(httpx.Client, client).close()
         await super().aclose()
 
     async def _run(self, attempt: _Attempt) -> Exchange:

@@ -28,8 +28,8 @@ from pigeon.model import Auth, Collection, Folder, Request
 from pigeon.scopes import RuntimeVars, Scopes, build_scopes
 
 if TYPE_CHECKING:
-    import http.cookiejar  # the jar is made by the send, on first use
     from collections.abc import Callable
+    from http.cookiejar import CookieJar  # the jar is made by the send, on first use
 
     from pigeon.exchange import Exchange, Progress  # the renderer loads after the first screen
     from pigeon.gql.introspect import Fetched
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from pigeon.pipeline import Connection as Connection  # the app's type for a connection
     from pigeon.pipeline import RunContext
     from pigeon.render import RenderedRequest
+    from pigeon.scripts import AssertionFailure, ScriptError
     from pigeon.scripts.process import ScriptWorker
     from pigeon.send import HttpSession
     from pigeon.trust import Need
@@ -129,13 +130,15 @@ class Session:
     config: AppConfig = field(default_factory=AppConfig)  # never None: defaults if broken
     echo: DemoEcho | None = None  # the demo's own echo server
     history_warned: bool = False  # a failure to record history is reported once
+    trust_asked: bool = False  # the app asked whether to trust the collection (once)
     scripts: ScriptWorker | None = None  # made on the first send; a process on first script
     tokens: Tokens | None = None  # OAuth 2.0 tokens, made on first need (``oauth2_tokens``)
     person: Person | None = None  # who signs in for the OAuth 2.0 grants that need someone
     trust_how: str = ""  # how a refusal says to trust it ("": pigeon.trust.HOW, the CLI's)
     # The environment whose saved cookie jar the HTTP session holds; None: not loaded yet.
     jar_environment: str | None = None
-    _jar_saved: tuple[str, list] | None = field(default=None, repr=False)  # last written
+    # The jar last written: its environment and cookies.
+    _jar_saved: tuple[str, list[dict[str, Any]]] | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, root: Path, environment: str | None = None) -> Session:
@@ -172,6 +175,32 @@ class Session:
 
         self.environment = name
         return remember_environment(self.root, name)
+
+    def remember_tabs(self, paths: list[Path], active: int, preview: int) -> str | None:
+        """Remember the request files open in the app's tabs (``active``: the one shown,
+        ``preview``: the preview tab, ``-1`` for none); why they could not be, or ``None``."""
+        from pigeon.store.remembered import OpenTabs, remember_tabs
+
+        names = []
+        for path in paths:
+            try:
+                names.append(path.relative_to(self.root).as_posix())
+            except ValueError:
+                continue
+        return remember_tabs(self.root, OpenTabs(names, active, preview))
+
+    def remembered_tabs(self) -> tuple[list[Request], int, int]:
+        """The requests open in tabs when the app last left this collection, as loaded now
+        (files gone or broken are left out), the one shown and the preview tab (``-1``)."""
+        from pigeon.store.remembered import remembered_tabs
+
+        tabs = remembered_tabs(self.root)
+        by_path = {r.path: r for r in self.collection.requests() if r.path is not None}
+        found = [(i, by_path.get(self.root / name)) for i, name in enumerate(tabs.paths)]
+        kept = [(i, r) for i, r in found if r is not None]
+        index = {old: new for new, (old, _) in enumerate(kept)}
+        active = index.get(tabs.active, 0)
+        return [r for _, r in kept], active, index.get(tabs.preview, -1)
 
     # -- lookups ------------------------------------------------------------------------------
 
@@ -230,16 +259,29 @@ class Session:
         return render_request(self.collection, chain, request, scopes)
 
     def preview(self, request: Request) -> Preview:
-        """The live preview: never raises (a half-typed edit must not crash the editor)."""
+        """The live preview: what a send would send, so an untrusted collection's ``$env`` is
+        not read there either (the placeholder stays, with the reason the send gives). Never
+        raises (a half-typed edit must not crash the editor)."""
         from pigeon.errors import RenderError
+        from pigeon.render import render_request
 
+        gate = None
+        if not self.is_trusted():
+            from pigeon.trust import Gate
+
+            gate = Gate(self.collection, record=True)  # notes what a send would refuse
         try:
-            rendered = self.render(request)
+            chain = self.chain_of(request)
+            scopes = self.scopes_for_chain(chain, request)
+            scopes.gate = gate
+            rendered = render_request(self.collection, chain, request, scopes)
         except RenderError as exc:
             return Preview("", [], [], str(exc))
         except Exception as exc:
             return Preview("", [], [], f"{type(exc).__name__}: {exc}")
-        return Preview(rendered.url, rendered.unresolved, rendered.warnings)
+        found = gate.found if gate is not None else []
+        refused = [f"needs trust: {thing}" for kind, _, thing in found if kind == "env"]
+        return Preview(rendered.url, rendered.unresolved, [*rendered.warnings, *refused])
 
     def auth_of(self, request: Request) -> Auth | None:
         """The auth ``request`` is sent with: its own, else its folders', else the collection's."""
@@ -309,7 +351,7 @@ class Session:
             self.http = HttpSession(max_body_in_memory=self.config.max_body_in_memory)
         return self.http
 
-    def cookie_jar(self) -> http.cookiejar.CookieJar:
+    def cookie_jar(self) -> CookieJar:
         """The jar of the chosen environment, loaded from ``.pigeon/cookies/`` when the
         environment changed since (blocking file work: call it in a thread). A jar that
         cannot be read is logged and starts empty."""
@@ -405,7 +447,11 @@ class Session:
         for line in result.log:
             self.add_log(source, line)
         outcome = SendOutcome(exchange=result.exchange, scripts_skipped=result.scripts_skipped)
-        for problem in [*result.script_errors, *result.assertion_failures]:
+        problems: list[ScriptError | AssertionFailure] = [
+            *result.script_errors,
+            *result.assertion_failures,
+        ]
+        for problem in problems:
             self.add_log(source, problem.traceback or problem.summary(), error=True)
             outcome.errors.append(problem.summary())
         if result.exchange is None and result.error:

@@ -203,9 +203,11 @@ def is_event_stream(content_type: str) -> bool:
     return content_type.split(";", 1)[0].strip().lower() == EVENT_STREAM
 
 
-def script_events(exchange: Any) -> list[dict[str, Any]]:
+def script_events(exchange: object) -> list[dict[str, Any]]:
     """``pigeon.response.events``: the events an exchange received as plain dicts, oldest
-    first; decoded from the in-memory body when nobody watched the stream arrive."""
+    first; decoded from the in-memory body when nobody watched the stream arrive. Any
+    exchange will do (an ``Exchange``, a per-event script's view of one): only its attributes
+    are read, and this module cannot name those classes, which import it."""
     events = getattr(exchange, "events", None)
     if events is None:
         headers = getattr(exchange, "headers", None) or []
@@ -240,8 +242,8 @@ class StreamSink:
         self.content_type = ""  # the body's media type, lower-cased, once it starts
         self.events = EventLog(keep_events)
         self.stop_reason: str | None = None
-        self.on_stop: Callable[[], None] | None = None
-        self.on_event: Callable[[Event], None] | None = None
+        self.on_stop: Callable[[], object] | None = None
+        self.on_event: Callable[[Event], object] | None = None
         self.head: Any = None  # the response's Exchange without its body, once it started
         self._parser: EventParser | None = None
         self._buffer: bytearray | None = None

@@ -292,7 +292,7 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, float) and math.isnan(a):
         return isinstance(b, float) and math.isnan(b)
     if isinstance(a, datetime):
-        return a == b and a.tzinfo == b.tzinfo and a.utcoffset() == b.utcoffset()
+        return bool(a == b and a.tzinfo == b.tzinfo and a.utcoffset() == b.utcoffset())
     return bool(a == b)
 
 

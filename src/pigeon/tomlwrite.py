@@ -90,7 +90,7 @@ def _string_like(value: str, old: Item | None) -> Item:
     return tomlkit.string(value)
 
 
-def _inline(value: Any) -> Any:
+def _inline(value: Any) -> Item:
     """A value for a place that must stay on one line (inside an inline table or array)."""
     if isinstance(value, Mapping):
         table = tomlkit.inline_table()
@@ -103,7 +103,8 @@ def _inline(value: Any) -> Any:
         return array
     if isinstance(value, str):
         return tomlkit.string(str(value))
-    return tomlkit.item(value)
+    item: Item = tomlkit.item(value)
+    return item
 
 
 def _new_item(value: Any, old: Any = None) -> Any:
@@ -128,7 +129,8 @@ def _multiline_array(value: list[Any] | tuple[Any, ...], old: Array) -> Array:
     match = re.search(r"\n([ \t]*)\S", old.as_string())
     indent = match[1] if match and match[1] else "  "
     lines = "".join(f"{indent}{_inline(v).as_string()},\n" for v in value)
-    return tomlkit.parse(f"v = [\n{lines}]\n")["v"]
+    array: Array = tomlkit.parse(f"v = [\n{lines}]\n")["v"]
+    return array
 
 
 def _table(data: Mapping[str, Any]) -> Table:
@@ -264,7 +266,7 @@ def _add(container: Any, key: str, value: Any, order: list[str]) -> None:
     container[key] = item
 
 
-def _merge_aot(aot: AoT, old: list[Mapping], new: list[Mapping]) -> None:
+def _merge_aot(aot: AoT, old: list[Mapping[str, Any]], new: list[Mapping[str, Any]]) -> None:
     """Entries matched in order: unchanged ones (and their comments) stay as they are."""
     key = [json.dumps(e, sort_keys=True, default=repr) for e in old]
     key_new = [json.dumps(e, sort_keys=True, default=repr) for e in new]

@@ -75,7 +75,8 @@ def _file(text: str, what: str, collection: Collection, scopes: Scopes) -> str:
 def _certificate(
     env: Transport | None, col: Transport, host: str, r: Renderer
 ) -> Certificate | None:
-    for cert in [*(env.certificates if env is not None else ()), *col.certificates]:
+    own = env.certificates if env is not None else []
+    for cert in [*own, *col.certificates]:
         if host and matches(r.render_text(cert.host), host):
             return cert
     return None

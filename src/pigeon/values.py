@@ -69,8 +69,9 @@ def check_value(value: Any, name: str) -> Any:
 
 
 def too_deep(value: Any, depth: int = 0) -> bool:
-    """Whether objects and arrays in ``value`` nest deeper than ``MAX_DEPTH``."""
-    if depth > MAX_DEPTH:
+    """Whether objects and arrays in ``value`` nest deeper than ``MAX_DEPTH``: exactly the
+    values ``check_value`` refuses for their depth (a scalar below the deepest array is fine)."""
+    if depth > MAX_DEPTH and isinstance(value, (dict, list, tuple)):
         return True
     if isinstance(value, dict):
         return any(too_deep(item, depth + 1) for item in value.values())

@@ -33,8 +33,8 @@ class DiskWatcher:
         self,
         root: Path,
         seen: Callable[[], Seen],
-        changed: Callable[[Collection, set[Path]], None],
-        failed: Callable[[str], None],
+        changed: Callable[[Collection, set[Path]], object],
+        failed: Callable[[str], object],
     ) -> None:
         self.root = root
         self._seen, self._changed, self._failed = seen, changed, failed

@@ -29,6 +29,7 @@ from pigeon.render import RenderedRequest
 
 if TYPE_CHECKING:
     import httpx
+    from httpx_ws import AsyncWebSocketSession
 
 FRAME_CAP = 64 * 1024  # bytes of one frame's data the log keeps
 CLOSE_WAIT = 5.0  # seconds the closing handshake may take at most
@@ -92,15 +93,16 @@ class _Received:
     truncated: bool
 
 
-def _session_class(cap: int) -> type:
+def _session_class(cap: int) -> type[AsyncWebSocketSession]:
     """httpx-ws's session with a receive loop that keeps at most ``cap`` of each message
     (httpx-ws itself would join every fragment of a message, however many)."""
     import httpcore
     import wsproto.events as ev
     from httpx_ws import AsyncWebSocketSession, WebSocketNetworkError
-    from httpx_ws._api import CloseReason, EndOfStream
+    from httpx_ws._api import EndOfStream
+    from wsproto.frame_protocol import CloseReason
 
-    class CappedSession(AsyncWebSocketSession):  # type: ignore[misc]
+    class CappedSession(AsyncWebSocketSession):
         async def _background_receive(self, max_bytes: int) -> None:
             partial: _Accumulator | None = None
             try:
@@ -126,7 +128,9 @@ def _session_class(cap: int) -> type:
                                 joined = ("" if kind == "text" else b"").join(partial.parts)
                                 got = _Received(kind, joined, partial.size, partial.truncated)
                                 partial = None
-                                await self._send_event.send(got)
+                                # Not one of httpx-ws's events: its receive() hands it on
+                                # as it is, and the link's loop reads it.
+                                await self._send_event.send(got)  # type: ignore[arg-type]
                             continue
                         if isinstance(event, ev.CloseConnection):
                             self._should_close.set()
@@ -297,6 +301,7 @@ class WebSocketLink:
                 )
                 return
             self._ws = ws
+            assert ws.response is not None  # the session is made from the upgrade's answer
             self._record(ws.response, started)
             self.handshake.subprotocol = ws.subprotocol or ""
             self.state = "open"

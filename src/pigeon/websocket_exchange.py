@@ -10,8 +10,8 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from pigeon.exchange import Exchange
-from pigeon.websocket import CLOSE_WAIT, Frame, WebSocketLink
+from pigeon.exchange import Exchange, Frame
+from pigeon.websocket import CLOSE_WAIT, WebSocketLink
 
 
 def exchange_of(link: WebSocketLink) -> Exchange:

@@ -89,3 +89,16 @@ def test_an_unknown_key_is_still_kept_on_save(tmp_path: Path) -> None:
     save_request(request)
     text = path.read_text(encoding="utf-8")
     assert text == TYPOS.replace('"Typos"', '"Renamed"')
+
+
+def test_what_other_tools_call_an_auth_key_is_read_from_the_auth_table() -> None:
+    from pigeon.auth_kinds import FIELDS
+    from pigeon.store.unknown import REQUEST, unknown_keys
+
+    found = unknown_keys({"auth": {"type": "bearer", "bearer": "t", "user": "ada"}}, REQUEST)
+    assert [(u.at, u.suggestion) for u in found] == [
+        (("auth", "bearer"), "token"),
+        (("auth", "user"), "username"),
+    ]
+    named = {other: f.name for f in FIELDS for other in f.other_names}
+    assert named == {"bearer": "token", "user": "username"}

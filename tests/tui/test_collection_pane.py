@@ -15,32 +15,31 @@ from pigeon.session import Session
 from pigeon.tui.widgets.collection.collection_pane import CollectionPane
 from pigeon.tui.widgets.collection.collection_tree import CollectionTree
 from pigeon.tui.widgets.collection.environment_label import EnvironmentLabel
-from pigeon.tui.widgets.editor.request_editor import Preview, RequestEditor
 
 
 class PaneApp(App[None]):
-    """The pane beside an editor, as on the main screen; nothing is unsaved, so the guard
-    runs its continuation at once (and counts the calls)."""
+    """The pane alone: nothing is unsaved, so the guard runs its continuation at once (and
+    counts the calls)."""
 
     def __init__(self, session: Session) -> None:
         super().__init__()
         self.session = session
         self.messages: list[Message] = []
         self.guarded = 0
-        editor = RequestEditor(lambda r: None, lambda r: Preview(r.url, [], []), id="editor")
-        self.editor = editor
-        self.pane = CollectionPane(session, editor, self.guard, id="tree-pane")
+        self.pane = CollectionPane(session, self.guard, lambda path: [], id="tree-pane")
 
     def compose(self) -> ComposeResult:
         yield self.pane
-        yield self.editor
 
-    def guard(self, then: Callable[[], None]) -> None:
+    def guard(self, folder: Path, then: Callable[[], None]) -> None:
         self.guarded += 1
         then()
 
     @on(CollectionPane.RequestCreated)
     @on(CollectionPane.CollectionChanged)
+    @on(CollectionPane.RequestRenamed)
+    @on(CollectionPane.RequestMoved)
+    @on(CollectionPane.RequestDeleted)
     @on(CollectionPane.EnvironmentChanged)
     @on(CollectionTree.RenameRequested)
     def record(self, message: Message) -> None:
@@ -83,9 +82,42 @@ async def test_a_delete_tells_the_screen_the_collection_changed(collection: Path
         await pilot.press("d", "y")
         await pilot.pause()
         assert not (collection / "users" / "create-user.toml").exists()
-        assert app.kinds() == ["CollectionChanged"]
+        assert app.kinds() == ["RequestDeleted", "CollectionChanged"]
+        deleted = app.messages[0]
+        assert isinstance(deleted, CollectionPane.RequestDeleted)
+        assert deleted.item.id == "users/create-user"
+        assert deleted.before == collection / "users" / "create-user.toml"
         ids = [r.id for r in app.session.collection.requests()]
         assert "users/create-user" not in ids and "users/list-users" in ids
+
+
+async def test_a_rename_and_a_move_are_handed_up_with_the_file_they_left(
+    collection: Path,
+) -> None:
+    app = PaneApp(Session.open(collection, "local"))
+    async with app.run_test() as pilot:
+        highlight(app, "users/list-users")
+        await pilot.pause()
+        await pilot.press("r", "ctrl+u", *"All users", "enter")
+        await pilot.pause()
+        [renamed] = app.messages
+        assert isinstance(renamed, CollectionPane.RequestRenamed)
+        assert renamed.before == collection / "users" / "list-users.toml"
+        assert renamed.item.path == collection / "users" / "all-users.toml"
+        assert renamed.item.name == "All users"
+
+        app.messages.clear()
+        highlight(app, "users/all-users")
+        await pilot.pause()
+        await pilot.press("m")
+        await pilot.pause()
+        await pilot.press("home", "enter")  # the top level
+        await pilot.pause()
+        [moved] = app.messages
+        assert isinstance(moved, CollectionPane.RequestMoved)
+        assert moved.before == collection / "users" / "all-users.toml"
+        assert moved.item.path == collection / "all-users.toml"
+        assert app.guarded == 0  # a request's own move asks nothing
 
 
 async def test_the_tree_commands_stop_at_the_pane(collection: Path) -> None:

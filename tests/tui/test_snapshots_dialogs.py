@@ -139,7 +139,7 @@ def test_save_copy_from_history_dialog(snap_compare, tmp_path, size) -> None:
         screen = pilot.app.screen
         sent = copy.deepcopy(screen.editor.saved)
         sent.path, sent.id = None, ""  # as history gives it back
-        screen.save_as.open_copy(sent, "users/create-user")
+        screen.open_requests.open_copy(sent, "users/create-user")
         await pilot.pause()
         await pilot.press("ctrl+s")
         await dialog_shown(pilot)
@@ -157,7 +157,8 @@ def test_unsaved_changes_dialog(snap_compare, tmp_path, size) -> None:
     async def run(pilot) -> None:
         await open_create_user(pilot)
         pilot.app.screen.query_one("#url", Input).value += "/edited"
-        await then("enter")(pilot)  # open another request: save, discard or cancel?
+        await pilot.press("ctrl+f4")  # close its tab: save, discard or cancel?
+        await dialog_shown(pilot)
 
     assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=run)
 

@@ -66,6 +66,14 @@ async def test_a_terminal_paste_with_cr_line_breaks_is_one_command(app: PigeonAp
         assert not any("more curl command" in n.message for n in app._notifications)
 
 
+async def test_enter_in_the_url_bar_sends_a_url(app: PigeonApp, echo: EchoServer) -> None:
+    async with running(app, "users/list-users") as pilot:
+        main_screen(app).query_one("#url", Input).focus()
+        await press_and_settle(pilot, "enter")
+        exchange = main_screen(app).last_exchange
+        assert exchange is not None and exchange.status == 200
+
+
 async def test_typed_curl_and_enter_converts_instead_of_sending(
     app: PigeonApp, echo: EchoServer
 ) -> None:

@@ -86,3 +86,40 @@ async def test_the_response_against_an_earlier_one(collection: Path, echo: EchoS
         assert diff_screen.new.body == pane.exchange.text
         first = min(list_entries(collection), key=lambda e: e.started_at)
         assert diff_screen.old.body == first.body.decode()
+
+
+async def test_identical_large_responses_compare_the_same(
+    collection: Path, echo: EchoServer
+) -> None:
+    """The history keeps only a large body's start (and its digest): two identical 1 MB bodies
+    are the same, from the history (m, =) and from the response on show (d)."""
+    (collection / "big.toml").write_text(
+        'name = "Big"\nurl = "{{base_url}}/json/large?size=1000000"\n', encoding="utf-8"
+    )
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "big")
+        pane = main_screen(app).query_one("#response")
+        for count in (1, 2):
+            shown = pane.exchange
+            await pilot.press("ctrl+r")
+            await wait_for(pilot, lambda c=count: len(list_entries(collection)) == c)
+            await wait_for(pilot, lambda s=shown: pane.exchange not in (None, s))
+        assert all(e.body_truncated for e in list_entries(collection))
+        pane.body_view.focus()
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChooseScreen))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen) and app.screen.diff)
+        assert headings(app.screen)[-1] == "Body: same (by the whole bodies' SHA-256)"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, DiffScreen))
+        await pilot.press("f6")
+        history = main_screen(app).query_one(HistoryList)
+        await wait_for(pilot, lambda: len(history.entries) == 2 and app.focused is history)
+        await pilot.press("m", "j", "equals_sign")
+        await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen) and app.screen.diff)
+        screen = app.screen
+        assert headings(screen)[-1] == "Body: same (by the whole bodies' SHA-256)"
+        notes = str(screen.query_one("#diff-notes").render())
+        assert "only the start" in notes.lower() and "1 change" not in notes

@@ -62,7 +62,7 @@ async def test_send_is_recorded_and_listed(collection: Path, echo: EchoServer) -
         [entry] = history.entries
         assert (entry.method, entry.status) == ("GET", 200)
         [text] = option_texts(history)
-        assert "GET" in text and "200" in text and "ms" in text
+        assert text.startswith("GET 200 local ")  # the environment it was sent in
         # At 80 columns the tree is 20 wide: the name and the URL are cut, each marked.
         assert "\n  List us… · " + short_url(entry.url, 200)[:5] in text and text.endswith("…")
         # f6 again: back to the tree.
@@ -327,3 +327,42 @@ async def test_rows_name_their_request_and_slash_searches_name_url_and_status(
         await pilot.press("escape")
         await pilot.pause()
         assert not search.display and len(history.entries) == 2 and app.focused is history
+
+
+async def test_rows_show_the_environment_and_search_matches_it(
+    collection: Path, echo: EchoServer
+) -> None:
+    app = make_app(collection, echo, env="staging")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "users/list-users")
+        await send(pilot)
+        app.session.choose_environment("local")
+        await send(pilot)
+        history = await show_history(pilot)
+        assert [e.environment for e in history.entries] == ["local", "staging"]
+        texts = option_texts(history)
+        assert " GET 200 local " in texts[0] and " GET 200 staging " in texts[1]
+        await pilot.press("slash", *"staging")
+        await pilot.pause()
+        assert [e.environment for e in history.entries] == ["staging"]
+
+
+async def test_an_entry_follows_its_request_renamed_in_the_app(
+    collection: Path, echo: EchoServer
+) -> None:
+    from pigeon import store
+
+    app = make_app(collection, echo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "users/list-users")
+        await send(pilot)
+        session = app.session
+        request = next(r for r in session.collection.requests() if r.id == "users/list-users")
+        store.rename_request(session.collection, request, "All users")
+        history = await show_history(pilot)
+        [entry] = history.entries
+        assert entry.request_id == "users/all-users"  # the request it came from, found
+        await pilot.press("enter")
+        await settle(pilot)
+        pane = main_screen(app).response_pane
+        assert pane.exchange is not None and pane.exchange.request.request_id == "users/all-users"

@@ -6,6 +6,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from test_theme_contrast import contrast
+from textual.color import Color
 
 from pigeon.model import Collection
 from pigeon.scopes import Layer, Scopes, build_scopes
@@ -65,8 +67,22 @@ def test_bundled_themes_load() -> None:
     assert loaded.problems == []
     light = next(t for t in loaded.themes if t.name == "pigeon-light")
     assert light.dark is False
-    assert method_colour(light, "get") == "#2e8b4e"
-    assert method_colour(light, "PURGE") == "#5a6570"  # a custom method: the "other" colour
+    assert method_colour(light, "get") == "#1f6b3a"
+    assert method_colour(light, "PURGE") == "#4f5963"  # a custom method: the "other" colour
+
+
+def test_a_theme_without_muted_text_gets_a_readable_one() -> None:
+    """Muted text is a colour of the theme's own, not Textual's ``auto``, which a widget's
+    parts work out against nothing (white on white in a light theme)."""
+    light = theme_from_toml(
+        'name = "l"\ndark = false\nprimary = "#1a64a3"\n'
+        'foreground = "#1c232b"\nbackground = "#f6f7f9"\n'
+    )
+    muted = light.variables["text-muted"]
+    assert muted.startswith("#") and muted.lower() not in ("#ffffff", "#f6f7f9")
+    assert contrast(Color.parse(muted).rgb, Color.parse("#f6f7f9").rgb) >= 4.5
+    own = theme_from_toml('name = "o"\nprimary = "#123456"\n[variables]\ntext-muted = "#abcdef"\n')
+    assert own.variables["text-muted"] == "#abcdef"
 
 
 def test_bad_theme_is_reported_with_its_file(tmp_path: Path) -> None:

@@ -50,6 +50,45 @@ async def open_create_user(pilot) -> None:
     await pilot.pause()
 
 
+async def open_several_tabs(pilot) -> None:
+    """Five request tabs: the first with unsaved edits (•), the last the preview (italic)."""
+    tree = pilot.app.screen.query_one(CollectionTree)
+    for request_id in ("users/list-users", "users/create-user", "auth/login", "auth/me"):
+        tree.focus()
+        node = next(
+            n for n in tree._all_nodes() if isinstance(n.data, Request) and n.data.id == request_id
+        )
+        tree.move_cursor(node)
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        if request_id == "users/list-users":
+            await pilot.press("ctrl+l", "end", *"?page=2")  # edited: kept, and marked •
+        else:
+            await pilot.press("alt+k")  # kept
+    await open_create_user(pilot)  # open already: its tab comes on show
+    node = next(
+        n
+        for n in tree._all_nodes()
+        if isinstance(n.data, Request) and n.data.id == "responses/slow"
+    )
+    tree.move_cursor(node)
+    await pilot.pause()
+    await pilot.press("enter")  # the preview tab
+    await pilot.pause()
+    tree.focus()
+    await pilot.pause()
+
+
+def test_request_tabs_80x24(snap_compare, tmp_path) -> None:
+    """At 80 columns the strip scrolls to the tab on show (‹ says more are to the left)."""
+    assert snap_compare(demo_app(tmp_path), terminal_size=(80, 24), run_before=open_several_tabs)
+
+
+def test_request_tabs_120x40(snap_compare, tmp_path) -> None:
+    assert snap_compare(demo_app(tmp_path), terminal_size=(120, 40), run_before=open_several_tabs)
+
+
 def test_main_screen_80x24(snap_compare, tmp_path) -> None:
     assert snap_compare(demo_app(tmp_path), terminal_size=(80, 24), run_before=open_create_user)
 

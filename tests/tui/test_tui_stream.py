@@ -10,7 +10,7 @@ import pytest
 from tui_support import main_screen, replace_url, running, wait_for
 
 from pigeon.tui.app import PigeonApp
-from pigeon.tui.widgets.response.events_panel import EventsPanel
+from pigeon.tui.widgets.response.events_panel import RECONNECTED, EventsPanel
 from stream_servers import StreamServer, stream_server
 
 
@@ -100,6 +100,40 @@ async def test_events_filter_open_and_reconnect_with_last_event_id(
         await pilot.press("r")
         await wait_for(pilot, lambda: server.last_ids[-1] == "5")
         await wait_for(
-            pilot, lambda: pane.state == "done" and [e.id for e in panel.table.rows][:1] == ["6"]
+            pilot, lambda: pane.state == "done" and [e.id for e in panel.table.rows][-1:] == ["10"]
         )
-        assert [e.id for e in panel.table.rows] == ["6", "7", "8", "9", "10"]
+        # One timeline: the first connection's events stay, a mark where it reconnected.
+        rows = panel.table.rows
+        assert [e.id for e in rows] == ["1", "2", "3", "4", "5", "5", *"6789", "10"]
+        assert rows[5].type == RECONNECTED and rows[5].data == "resumed after id 5"
+        assert panel.total == 10 and panel.last_id == "10"
+        note = str(panel.query_one("#events-note").render())
+        assert note.startswith("10 events") and "reconnected 1×" in note
+        panel.table.focus()
+        await pilot.press("r")  # and again: the timeline goes on
+        await wait_for(pilot, lambda: server.last_ids[-1] == "10")
+        await wait_for(
+            pilot, lambda: pane.state == "done" and [e.id for e in panel.table.rows][-1:] == ["15"]
+        )
+        assert [e.type for e in panel.table.rows].count(RECONNECTED) == 2
+        assert len(panel.table.rows) == 17 and panel.total == 15
+
+
+async def test_a_reconnected_stream_followed_live_keeps_the_first_connections_events(
+    app: PigeonApp, server: StreamServer
+) -> None:
+    async with running(app, "users/list-users") as pilot:
+        pane = main_screen(app).response_pane
+        panel = pane.query_one(EventsPanel)
+        await replace_url(pilot, f"{server.url}/sse?count=3&interval=0.2&retry=10")
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: pane.state == "done" and len(panel.table.rows) == 3)
+        panel.table.focus()
+        await pilot.press("r")
+        # While the second connection arrives, the first one's events are still listed.
+        await wait_for(pilot, lambda: panel.live and "4" in [e.id for e in panel.table.rows])
+        ids = [e.id for e in panel.table.rows]
+        assert ids[:5] == ["1", "2", "3", "3", "4"] and panel.table.rows[3].type == RECONNECTED
+        await wait_for(pilot, lambda: pane.state == "done" and not panel.live)
+        assert [e.id for e in panel.table.rows] == ["1", "2", "3", "3", "4", "5", "6"]
+        assert panel.total == 6

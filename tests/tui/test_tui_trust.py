@@ -15,6 +15,7 @@ from collection_files import write
 from pigeon.config import TrustStore
 from pigeon.echo import EchoServer
 from pigeon.tui.dialogs.trust import TrustScreen
+from pigeon.tui.widgets.editor.url_preview import UrlPreview
 from servers import RecordingServer, recording_server
 
 SECRET = "s3cret-from-the-environment"
@@ -52,6 +53,10 @@ async def test_prompt_lists_the_needs_and_not_now_refuses_the_send(
 ) -> None:
     app = make_app(linked, echo)
     async with running(app, "leak") as pilot:
+        preview = main_screen(app).query_one(UrlPreview)  # what a send would send: no $env
+        assert preview.url.endswith("/{{$env.PIGEON_SECRET}}") and SECRET not in preview.url
+        assert preview.unresolved == ["$env.PIGEON_SECRET"]
+        assert any("needs trust: reads $env.PIGEON_SECRET" in w for w in preview.warnings)
         await pilot.press("ctrl+r")
         await pilot.pause()
         assert isinstance(app.screen, TrustScreen)
@@ -92,6 +97,8 @@ async def test_trust_records_the_shown_path_and_sends(
         assert TrustStore().trusted() == [linked.resolve()]
         assert main_screen(app).last_exchange.status == 204
         assert f"/{SECRET} ".encode() in server.requests[0]
+        preview = main_screen(app).query_one(UrlPreview)  # trusted: as sent
+        assert preview.url.endswith(f"/{SECRET}") and not preview.unresolved
 
 
 async def test_a_refusal_in_the_app_names_the_palette_command_that_trusts(

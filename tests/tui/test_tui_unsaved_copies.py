@@ -141,21 +141,19 @@ async def test_closing_a_scratch_request_with_changes_asks(
     assert files(collection) == before
 
 
-async def test_b14_cancelling_a_new_request_leaves_no_file(
+async def test_b14_a_new_scratch_tab_leaves_the_edited_one_as_it_was(
     collection: Path, echo: EchoServer
 ) -> None:
     before = files(collection)
     app = make_app(collection, echo)
     async with running(app, "users/list-users") as pilot:
         await replace_url(pilot, "{{base_url}}/users?edited=1")
-        await pilot.press("ctrl+n")
-        if isinstance(await modal(pilot), PromptScreen):  # the name first, as before the fix
-            await answer_prompt(pilot, "Throwaway")
-        await modal(pilot, UnsavedScreen)
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: not isinstance(app.screen, ModalScreen))
+        await pilot.press("ctrl+n")  # a tab of its own: nothing asked, nothing written
         editor = main_screen(app).editor
-        assert editor.request is not None and editor.request.id == "users/list-users"
+        await wait_for(pilot, lambda: editor.request is not None and editor.origin == "scratch")
+        assert not isinstance(app.screen, ModalScreen)
+        await pilot.press("ctrl+pageup")  # back to the edited tab, as it was left
+        await wait_for(pilot, lambda: editor.request.id == "users/list-users")
         assert editor.dirty and editor.request.url == "{{base_url}}/users?edited=1"
     assert files(collection) == before
 
@@ -205,18 +203,14 @@ async def test_b4_the_unsaved_dialog_of_a_history_copy_saves_it_as_a_new_request
     async with running(app) as pilot:
         await open_from_history(pilot, echo)
         await replace_url(pilot, f"{echo.url}/users?page=2")
-        await pilot.press("f6")
-        await settle(pilot)
-        await open_request_guarded(pilot, "users/create-user")
+        await pilot.press("ctrl+f4")  # close the copy's tab: its edits are asked about
         await modal(pilot, UnsavedScreen)
         await pilot.press("s")
         await modal(pilot)
         await pilot.press("n")  # a new request, not over the original
         await answer_prompt(pilot, "Listed once")
-        editor = main_screen(app).editor
-        await wait_for(
-            pilot, lambda: editor.request is not None and editor.request.id == "users/create-user"
-        )
+        await wait_for(pilot, lambda: (collection / "users" / "listed-once.toml").is_file())
+        await wait_for(pilot, lambda: not main_screen(app).open_requests.tabs)  # then closed
         copy = load_collection(collection).find("users/listed-once")[1]
         assert copy.url == f"{echo.url}/users?page=2"
 
@@ -235,19 +229,6 @@ async def test_b4_a_copy_whose_request_is_gone_asks_a_name(
         await answer_prompt(pilot, "Recovered")
         await wait_for(pilot, lambda: not main_screen(app).editor.dirty)
         assert (collection / "users" / "recovered.toml").is_file()
-
-
-async def open_request_guarded(pilot, request_id: str) -> None:
-    """Choose a request in the tree (enter), when the editor may hold unsaved edits."""
-    tree = main_screen(pilot.app).query_one(CollectionTree)
-    tree.focus()
-    node = next(
-        n for n in tree._all_nodes() if isinstance(n.data, Request) and n.data.id == request_id
-    )
-    tree.move_cursor(node)
-    await pilot.pause()
-    await pilot.press("enter")
-    await pilot.pause()
 
 
 # -- the tree follows the editor -------------------------------------------------------------
@@ -269,7 +250,7 @@ async def test_b19_a_method_change_shows_in_the_tree_at_once(
         assert tree_label(app, "users/list-users") == "GET  List users"
 
 
-async def test_b14_the_trees_new_request_asks_about_unsaved_edits_before_the_name(
+async def test_b14_the_trees_new_request_cancelled_leaves_the_edits_and_no_file(
     collection: Path, echo: EchoServer
 ) -> None:
     before = files(collection)
@@ -277,8 +258,8 @@ async def test_b14_the_trees_new_request_asks_about_unsaved_edits_before_the_nam
     async with running(app, "users/list-users") as pilot:
         await replace_url(pilot, "{{base_url}}/users?edited=1")
         main_screen(app).query_one(CollectionTree).focus()
-        await pilot.press("n")
-        await modal(pilot, UnsavedScreen)
+        await pilot.press("n")  # its own tab once named: only the name is asked
+        await modal(pilot, PromptScreen)
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, ModalScreen))
         assert main_screen(app).editor.dirty

@@ -241,3 +241,21 @@ async def test_an_untrusted_collection_is_asked_before_connecting(
         await wait_for(pilot, lambda: view.link is not None and view.link.state == "open")
         await wait_for(pilot, lambda: "  joined /chat/lobby" in view.frame_log.lines())
         assert app.session.is_trusted()
+
+
+async def test_enter_in_the_empty_composer_sends_the_highlighted_saved_message(
+    collection: Path, ws_base: str
+) -> None:
+    app = make(collection, ws_base)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await connected(pilot, app)
+        log = view.frame_log
+        view.query_one("#ws-saved", OptionList).highlighted = 1  # "bye"
+        composer = view.query_one("#ws-composer", Input)
+        composer.focus()
+        assert composer.value == ""
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: log.lines().count("  bye") == 2)  # sent, echoed
+        view.query_one("#ws-saved", OptionList).highlighted = 0
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: log.lines().count('    "hello": "me"') == 2)  # rendered

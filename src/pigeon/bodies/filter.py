@@ -55,7 +55,7 @@ def apply_filter(obj: Any, expression: str) -> Any:
         return _jq_values(text)
     if language == "jsonpath":
         try:
-            from jsonpath_ng.ext import parse as jsonpath_parse
+            from jsonpath_ng.ext.parser import parse as jsonpath_parse
         except ImportError:
             raise FilterError("JSONPath needs the jsonpath-ng package") from None
 
@@ -72,11 +72,11 @@ def apply_filter(obj: Any, expression: str) -> Any:
     from jmespath.exceptions import JMESPathError
 
     try:
-        compiled = jmespath.compile(expression)
+        parsed = jmespath.compile(expression)
     except JMESPathError as exc:
         raise FilterError(f"JMESPath: {_jmespath_problem(exc, expression)}") from None
     try:
-        return compiled.search(obj)
+        return parsed.search(obj)
     except JMESPathError as exc:
         raise FilterError(f"JMESPath: {_one_line(exc)}") from None
     except Exception as exc:  # a function applied to the wrong shape of data

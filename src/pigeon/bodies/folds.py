@@ -129,7 +129,7 @@ class Folds:
 
     # -- the ranges ---------------------------------------------------------------------------
 
-    def _outermost(self, first: int, stop: int) -> tuple[array, array]:
+    def _outermost(self, first: int, stop: int) -> tuple[array[int], array[int]]:
         """The outermost folded nodes among nodes ``first`` to ``stop`` (exclusive): each
         found skips the nodes inside it, so the loop runs once per range."""
         outline, flags = self.outline, self._flags
@@ -146,7 +146,7 @@ class Folds:
         self._starts, self._ends = self._outermost(0, len(self.outline))
         self._recount()
 
-    def _splice(self, low: int, high: int, starts: array, ends: array) -> None:
+    def _splice(self, low: int, high: int, starts: array[int], ends: array[int]) -> None:
         self._starts[low:high] = starts
         self._ends[low:high] = ends
         self._recount()

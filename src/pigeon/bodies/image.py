@@ -89,6 +89,7 @@ def inspect_image(
     if len(data) > DECODE_LIMIT:
         return _with(facts, problem=f"over {human_size(DECODE_LIMIT)}: not decoded")
     from PIL import Image as PILImage
+    from PIL import UnidentifiedImageError
 
     PILImage.MAX_IMAGE_PIXELS = MAX_PIXELS
     try:
@@ -111,7 +112,7 @@ def inspect_image(
             alpha = _has_alpha(image)
             image.thumbnail(THUMBNAIL)  # before converting: one small copy, not a large one
             return _with(facts, picture=image.convert("RGBA" if alpha else "RGB"))
-    except PILImage.UnidentifiedImageError:
+    except UnidentifiedImageError:
         return _with(facts, problem="not an image Pillow can read (corrupt, or another format)")
     except (PILImage.DecompressionBombError, PILImage.DecompressionBombWarning):
         return _with(facts, problem=_bomb())
@@ -123,7 +124,7 @@ def inspect_image(
 
 def _with(facts: ImageFacts, **changes: object) -> ImageFacts:
     values = {**facts.__dict__, **changes}
-    return ImageFacts(**values)  # type: ignore[arg-type]
+    return ImageFacts(**values)
 
 
 def _format_name(name: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from typing import Any, Literal
 
 from pigeon.bodies.cancel import Cancelled, Stopped, never
@@ -30,10 +30,11 @@ class _Number(float):
         return obj
 
 
-class _Pairs(dict):  # type: ignore[type-arg]
+class _Pairs(dict[str, Any]):
     """An object whose keys repeat: every pair is kept so the pretty view hides nothing."""
 
     __slots__ = ("pairs",)
+    pairs: list[tuple[str, Any]]
 
     def items(self) -> Any:
         return self.pairs

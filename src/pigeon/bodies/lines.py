@@ -31,7 +31,7 @@ class LineIndex:
     """
 
     text: str
-    starts: array = field(default_factory=lambda: array("q", [0]))
+    starts: array[int] = field(default_factory=lambda: array("q", [0]))
     width: int = 0
 
     def __post_init__(self) -> None:

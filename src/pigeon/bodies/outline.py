@@ -46,15 +46,15 @@ class Outline:
 
     doc: LineIndex
     kind: OutlineKind
-    opens: array = field(default_factory=lambda: array("q"))
-    closes: array = field(default_factory=lambda: array("q"))
-    parents: array = field(default_factory=lambda: array("q"))
-    after: array = field(default_factory=lambda: array("q"))
+    opens: array[int] = field(default_factory=lambda: array("q"))
+    closes: array[int] = field(default_factory=lambda: array("q"))
+    parents: array[int] = field(default_factory=lambda: array("q"))
+    after: array[int] = field(default_factory=lambda: array("q"))
     depths: bytearray = field(default_factory=bytearray)
     closed: bytearray = field(default_factory=bytearray)
 
     def __post_init__(self) -> None:
-        self._children: dict[int, array] = {}
+        self._children: dict[int, array[int]] = {}
 
     def __len__(self) -> int:
         return len(self.opens)
@@ -76,7 +76,7 @@ class Outline:
             i = self.parents[i]
         return i
 
-    def children(self, node: int) -> array:
+    def children(self, node: int) -> array[int]:
         """The first line of each child of ``node`` (its closing line is no child). Runs of
         one-line children are added a range at a time: a million numbers take milliseconds."""
         found = self._children.get(node)
@@ -136,7 +136,8 @@ class Outline:
         if match is None:
             return ""
         # The view shows a control character JSON leaves raw (DEL, C1) as \xNN.
-        return json.loads(_SHOWN_ESCAPE.sub(r"\1\\u00\2", match.group(1)))
+        key: str = json.loads(_SHOWN_ESCAPE.sub(r"\1\\u00\2", match.group(1)))
+        return key
 
     def line_of_path(self, path: Sequence[Segment]) -> int:
         """The line where the value at ``path`` starts; ``KeyError`` naming the first step

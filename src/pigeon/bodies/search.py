@@ -19,8 +19,8 @@ class Matches:
     """Where a query occurs in a text: character offsets, in order."""
 
     query: str = ""
-    starts: array = field(default_factory=lambda: array("q"))
-    ends: array = field(default_factory=lambda: array("q"))
+    starts: array[int] = field(default_factory=lambda: array("q"))
+    ends: array[int] = field(default_factory=lambda: array("q"))
     capped: bool = False  # more matches exist than were recorded
 
     def __len__(self) -> int:

@@ -39,9 +39,12 @@ class TerminalPerson:
         loop = asyncio.get_running_loop()
         pasted: asyncio.Future[str] = loop.create_future()
 
+        def paste(line: str) -> None:
+            if not pasted.done():
+                pasted.set_result(line)
+
         def read() -> None:  # a daemon thread: a line that never comes holds nothing up
-            line = sys.stdin.readline()
-            loop.call_soon_threadsafe(lambda: pasted.done() or pasted.set_result(line))
+            loop.call_soon_threadsafe(paste, sys.stdin.readline())
 
         threading.Thread(target=read, daemon=True).start()
         waits: list[asyncio.Future[str]] = [pasted] + ([redirected] if redirected else [])

@@ -467,7 +467,8 @@ def _parse_multipart(
     for part in message.iter_parts():
         name = part.get_param("name", header="content-disposition")
         filename = part.get_filename()
-        payload = part.get_payload(decode=True) or b""
+        raw = part.get_payload(decode=True)  # bytes for a leaf part, None for a multipart one
+        payload = raw if isinstance(raw, bytes) else b""
         if filename is not None:
             files.append(
                 {

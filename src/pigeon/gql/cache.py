@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from pigeon.errors import PigeonError
 from pigeon.files import LinkedOut, atomic_write, private_dir, read_capped
 
 if TYPE_CHECKING:
@@ -28,8 +29,8 @@ _BUILT: OrderedDict[tuple[str, int, int], GraphQLSchema] = OrderedDict()
 _KEEP = 4  # schemas kept built in memory
 
 
-class SchemaError(Exception):
-    """A schema that cannot be fetched, read or built; the message is one line."""
+class SchemaError(PigeonError):
+    """A schema that cannot be fetched, read or built; the message is one line (exit 1)."""
 
 
 def endpoint_of(url: str) -> str:

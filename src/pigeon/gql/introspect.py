@@ -12,7 +12,7 @@ import asyncio
 import copy
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pigeon.exchange import Progress
 from pigeon.gql.cache import LIMIT, SchemaError, build, endpoint_of, introspection_data, save
@@ -104,7 +104,7 @@ async def _send_capped(ctx: RunContext, rendered: RenderedRequest) -> Exchange:
         sending.cancel()
 
 
-def _read(exchange: Exchange) -> tuple[dict, GraphQLSchema]:
+def _read(exchange: Exchange) -> tuple[dict[str, Any], GraphQLSchema]:
     try:
         with exchange.open_body() as fh:
             answer = json.loads(fh.read(LIMIT + 1))

@@ -25,7 +25,7 @@ DOCUMENT_LIMIT = 20_000_000
 MAX_NESTING = 200  # deep enough for any real document, shallow enough for the stack
 ALIAS_BUDGET = 100_000  # nodes aliases may add; a long scalar counts one per 64 characters
 
-_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # type: ignore[assignment]
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def read_document(path: Path) -> str:

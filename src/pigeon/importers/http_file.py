@@ -66,7 +66,8 @@ def parse_http_file(
 def _blocks(text: str) -> list[tuple[str, list[str], int]]:
     """(title, lines, number of the first line) for each ``###``-separated block."""
     blocks: list[tuple[str, list[str], int]] = []
-    title, lines, start = "", [], 1
+    title, start = "", 1
+    lines: list[str] = []
     for number, line in enumerate(text.splitlines(), 1):
         if line.startswith("###"):
             blocks.append((title, lines, start))
@@ -158,8 +159,8 @@ def _request(
         req.method = "POST" if method == "GRAPHQL" else req.method
         req.name = name or _default_name(req.method, url)
         req.headers = [h for h in req.headers if h not in graphql]
-        query, variables = split_graphql(_convert(body_text or "", result))
-        req.body = Body(type="graphql", query=query, variables=variables)
+        document, variables = split_graphql(_convert(body_text or "", result))
+        req.body = Body(type="graphql", query=document, variables=variables)
     elif body_text is not None:
         req.body = _body(_convert(body_text, result), req, result)
     return req

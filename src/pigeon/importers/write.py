@@ -22,7 +22,16 @@ from typing import Any
 from pigeon.errors import LoadError, SaveError
 from pigeon.files import create_exclusive
 from pigeon.importers.common import ImportFailed, ImportResult
-from pigeon.model import Auth, Collection, Environment, Folder, Header, Request
+from pigeon.model import (
+    Auth,
+    Collection,
+    Environment,
+    Folder,
+    FormField,
+    Header,
+    QueryParam,
+    Request,
+)
 from pigeon.store import (
     COLLECTION_FILE,
     ENVIRONMENTS_DIR,
@@ -127,7 +136,8 @@ def sanitize(result: ImportResult) -> None:
     for _, req in result.requests:
         req.url = rewrite(req.url)
         req.body.content = rewrite(req.body.content)
-        for item in [*req.headers, *req.query, *req.body.fields]:
+        items: list[Header | QueryParam | FormField] = [*req.headers, *req.query, *req.body.fields]
+        for item in items:
             item.name, item.value = rewrite(item.name), rewrite(item.value)
         rewrite_auth(req.auth)
 

@@ -137,8 +137,9 @@ class ScriptResponse:
         """The event this run is for, when post-response scripts run per event (a request
         with ``[stream]``); ``None`` otherwise."""
         event = getattr(self._exchange, "event", None)
-        if callable(event):
-            return event()
+        if callable(event):  # the worker's view asks the parent
+            asked: dict[str, Any] | None = event()
+            return asked
         return event.as_dict() if event is not None else None
 
     def json(self) -> Any:
@@ -208,7 +209,7 @@ class PigeonAPI:
         request: Request,
         scopes: Scopes,
         runtime: RuntimeVars,
-        response: Any = None,
+        response: ScriptResponse | None = None,
         write: Callable[[str], None] | None = None,
         sender: Callable[[str, dict[str, Any]], Any] | None = None,
         ws: Callable[..., Any] | None = None,

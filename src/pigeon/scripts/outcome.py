@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import traceback
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from pigeon.model import Request
 from pigeon.scripts.sources import ScriptSource
@@ -60,6 +61,23 @@ class AssertionFailure:
 
     def __str__(self) -> str:
         return self.summary()
+
+
+class Reported(Protocol):
+    """A script error or an assertion failure as a run's reports read it: a merged report's,
+    rebuilt from its JSON, has nothing else."""
+
+    @property
+    def traceback(self) -> str: ...
+
+    def summary(self) -> str: ...
+
+
+class ReportedError(Reported, Protocol):
+    """A script error as the reports read it: its exception's class name too."""
+
+    @property
+    def type(self) -> str: ...
 
 
 @dataclass

@@ -30,6 +30,7 @@ from typing import Any
 
 import pigeon
 from pigeon.config import DEFAULT_SCRIPT_MEMORY_MB
+from pigeon.errors import PigeonError
 from pigeon.model import Collection, Folder, Request
 from pigeon.scopes import Layer, RuntimeVars, Scopes
 from pigeon.scripts.api import _elapsed_ms
@@ -51,8 +52,9 @@ START_TIMEOUT = 30.0  # seconds for a fresh worker to say it is ready (a loaded 
 _BOOT = "import sys; sys.path[:0] = {path!r}; from pigeon.scripts.worker import main; main()"
 
 
-class WorkerFailed(Exception):
-    """The worker could not start, went away, or broke the protocol."""
+class WorkerFailed(PigeonError):
+    """The worker could not start, went away, or broke the protocol: the phase's scripts
+    stop with one line saying so (exit 1 if it ever reaches the command line)."""
 
 
 class WorkerGone(WorkerFailed):

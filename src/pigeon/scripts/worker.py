@@ -92,10 +92,12 @@ class _RemoteExchange:
         self._pipe.call("json")
 
     def events(self) -> list[dict[str, Any]]:
-        return self._pipe.call("events")
+        events: list[dict[str, Any]] = self._pipe.call("events")
+        return events
 
     def event(self) -> dict[str, Any] | None:
-        return self._pipe.call("event")
+        event: dict[str, Any] | None = self._pipe.call("event")
+        return event
 
     def stop_stream(self) -> None:
         self._pipe.send(("stop_stream",))

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from datetime import time
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pigeon.auth_kinds import FIELDS as AUTH_FIELDS
 from pigeon.auth_kinds import Field
@@ -73,17 +73,20 @@ from pigeon.store.unknown import COLLECTION, ENVIRONMENT, FOLDER, REQUEST, Table
 from pigeon.tomltext import Invalid, describe, load_document, read_text
 from pigeon.values import MAX_DEPTH, check_name, is_token
 
+_At = tuple[str | int, ...]  # a key path, for ``tomltext.locate``
+_Pair = TypeVar("_Pair", Header, QueryParam)
+
 # -- TOML data -> model ----------------------------------------------------------------------
 
 
-def _get_str(table: Mapping[str, Any], key: str, at: tuple, default: str = "") -> str:
+def _get_str(table: Mapping[str, Any], key: str, at: _At, default: str = "") -> str:
     value = table.get(key, default)
     if not isinstance(value, str):
         raise Invalid((*at, key), f"expected a string, got {describe(value)}")
     return value
 
 
-def _get_bool(table: Mapping[str, Any], key: str, at: tuple, default: bool) -> bool:
+def _get_bool(table: Mapping[str, Any], key: str, at: _At, default: bool) -> bool:
     value = table.get(key, default)
     if not isinstance(value, bool):
         raise Invalid((*at, key), f"expected true or false, got {describe(value)}")
@@ -91,7 +94,7 @@ def _get_bool(table: Mapping[str, Any], key: str, at: tuple, default: bool) -> b
 
 
 def _get_choice(
-    table: Mapping[str, Any], key: str, at: tuple, default: str, choices: tuple[str, ...]
+    table: Mapping[str, Any], key: str, at: _At, default: str, choices: tuple[str, ...]
 ) -> str:
     value = _get_str(table, key, at, default)
     if value not in choices:
@@ -99,7 +102,7 @@ def _get_choice(
     return value
 
 
-def _get_table(table: Mapping[str, Any], key: str, at: tuple) -> dict[str, Any] | None:
+def _get_table(table: Mapping[str, Any], key: str, at: _At) -> dict[str, Any] | None:
     value = table.get(key)
     if value is None:
         return None
@@ -108,7 +111,7 @@ def _get_table(table: Mapping[str, Any], key: str, at: tuple) -> dict[str, Any] 
     return value
 
 
-def _get_tables(table: Mapping[str, Any], key: str, at: tuple) -> list[dict[str, Any]]:
+def _get_tables(table: Mapping[str, Any], key: str, at: _At) -> list[dict[str, Any]]:
     value = table.get(key, [])
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
         raise Invalid(
@@ -123,7 +126,7 @@ def _extra(table: Mapping[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
     return {k: v for k, v in table.items() if k not in known}
 
 
-def _check_variable(value: Any, at: tuple, depth: int = 0) -> None:
+def _check_variable(value: Any, at: _At, depth: int = 0) -> None:
     """Refuse what DESIGN §3.1 has no kind for: local times, NaN and infinities, and objects or
     arrays nested past ``MAX_DEPTH``."""
     if isinstance(value, time):
@@ -144,7 +147,7 @@ def _check_variable(value: Any, at: tuple, depth: int = 0) -> None:
             _check_variable(item, (*at, i), depth + 1)
 
 
-def _variables(table: Mapping[str, Any], at: tuple) -> dict[str, Any]:
+def _variables(table: Mapping[str, Any], at: _At) -> dict[str, Any]:
     variables = _get_table(table, "variables", at)
     if variables is None:
         return {}
@@ -157,7 +160,7 @@ def _variables(table: Mapping[str, Any], at: tuple) -> dict[str, Any]:
     return variables
 
 
-def _pairs(table: Mapping[str, Any], key: str, cls: type[Header] | type[QueryParam]) -> list:
+def _pairs(table: Mapping[str, Any], key: str, cls: type[_Pair]) -> list[_Pair]:
     out = []
     for i, item in enumerate(_get_tables(table, key, ())):
         at = (key, i)
@@ -193,7 +196,7 @@ def _auth(table: Mapping[str, Any]) -> Auth | None:
     return auth
 
 
-def _auth_field(data: Mapping[str, Any], f: Field, at: tuple) -> Any:
+def _auth_field(data: Mapping[str, Any], f: Field, at: _At) -> Any:
     if f.choices:
         return _get_choice(data, f.name, at, f.default, f.choices)
     if not f.table:
@@ -299,7 +302,7 @@ def _stream(table: Mapping[str, Any]) -> Stream:
     )
 
 
-def _optional_bool(table: Mapping[str, Any], key: str, at: tuple) -> bool | None:
+def _optional_bool(table: Mapping[str, Any], key: str, at: _At) -> bool | None:
     return None if key not in table else _get_bool(table, key, at, True)
 
 
@@ -317,12 +320,8 @@ def _transport(table: Mapping[str, Any]) -> Transport:
         unknown = sorted(set(item) - set(CERTIFICATE_KEYS))
         if unknown:
             raise Invalid((*cat, unknown[0]), f"unknown key (known: {', '.join(CERTIFICATE_KEYS)})")
-        certificates.append(
-            Certificate(
-                *(_get_str(item, key, cat).strip() for key in CERTIFICATE_KEYS[:3]),
-                password=_get_str(item, "password", cat),
-            )
-        )
+        host, cert, key = (_get_str(item, name, cat).strip() for name in CERTIFICATE_KEYS[:3])
+        certificates.append(Certificate(host, cert, key, password=_get_str(item, "password", cat)))
     proxy, no_proxy, trust_env, ca_bundle, system_trust = TRANSPORT_SETTINGS
     return Transport(
         proxy=_get_str(data, proxy, at).strip(),
@@ -446,7 +445,9 @@ def _read(col: Collection, path: Path) -> str:
     return text
 
 
-def _load(col: Collection, path: Path, schema: Table, build: Callable[[dict], Any]) -> Any:
+def _load(
+    col: Collection, path: Path, schema: Table, build: Callable[[dict[str, Any]], Any]
+) -> Any:
     """Read one file of the collection and build from it; each key it holds that Pigeon does
     not read becomes a warning naming its line and column (kept, but never silently)."""
     text = _read(col, path)

@@ -41,6 +41,7 @@ from pigeon.model import (
 )
 from pigeon.store.order import order_refers, reordered, sort_items
 from pigeon.store.read import load_folder, rel_id, request_from_toml, title_from_stem
+from pigeon.store.renames import note_renamed
 from pigeon.store.schema import COLLECTION_FILE, ENVIRONMENTS_DIR, FOLDER_FILE, RESERVED_STEMS
 from pigeon.store.seen import record_move, record_write
 from pigeon.store.write import (
@@ -101,7 +102,9 @@ def _free_stem(col: Collection, directory: Path, base: str, keep: Path | None = 
     raise SaveError(f"no free file name for {base!r} in {directory}")
 
 
-def _container(col: Collection, folder: Folder | None) -> tuple[list, list[str], Path]:
+def _container(
+    col: Collection, folder: Folder | None
+) -> tuple[list[Folder | Request], list[str], Path]:
     if folder is None:
         return col.items, col.order, col.root
     if folder.path is None:
@@ -255,7 +258,9 @@ def rename_request(col: Collection, req: Request, new_name: str) -> Request:
             fsync_dir(directory)
             record_move(col.seen, old, new)
         record_write(col.seen, new, before, text)
+    old_id = req.id
     req.name, req.path, req.id = new_name, new, rel_id(col.root, new)
+    note_renamed(col.root, [(old_id, req.id)])
     if new_order is not None:
         _set_order(col, parent, new_order)
     _resort(col, parent)
@@ -332,7 +337,9 @@ def move_request(col: Collection, req: Request, folder: Folder | None) -> Reques
         raise SaveError(f"not moved: cannot move {old} to {new}: {exc}") from exc
     record_move(col.seen, old, new)
     old_items[:] = [it for it in old_items if it is not req]
+    old_id = req.id
     req.path, req.id = new, rel_id(col.root, new)
+    note_renamed(col.root, [(old_id, req.id)])
     new_items.append(req)
     if forget is not None:
         _set_order(col, old_parent, forget)
@@ -416,15 +423,20 @@ def _repath(col: Collection, folder: Folder, new: Path) -> None:
     def moved(path: Path) -> Path:
         return new / path.relative_to(old)
 
+    renamed: list[tuple[str, str]] = []
+
     def visit(item: Folder | Request) -> None:
         if item.path is not None and _is_within(item.path, old):
             item.path = moved(item.path)
-            item.id = rel_id(col.root, item.path)
+            before, item.id = item.id, rel_id(col.root, item.path)
+            if isinstance(item, Request):
+                renamed.append((before, item.id))
         if isinstance(item, Folder):
             for child in item.items:
                 visit(child)
 
     visit(folder)
+    note_renamed(col.root, renamed)
     record_move(col.seen, old, new)
     for broken in col.broken:
         if _is_within(broken.path, old):

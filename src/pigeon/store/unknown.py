@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pigeon.auth_kinds import FIELDS as AUTH_FIELDS
 from pigeon.model import FileWarning
 from pigeon.store.schema import (
     AUTH_KEYS,
@@ -92,8 +93,9 @@ ENVIRONMENT = Table(ENVIRONMENT_KEYS, {"variables": FREE, **_TRANSPORT}, _CERTIF
 _OTHER_NAMES = {
     "text": "content", "raw": "content", "data": "content", "json": "content",
     "script": "pre_request", "test": "post_response", "tests": "post_response",
-    "header": "headers", "params": "query", "bearer": "token", "user": "username",
+    "header": "headers", "params": "query",
     "pre-request": "pre_request", "post-response": "post_response",
+    **{other: field.name for field in AUTH_FIELDS for other in field.other_names},
 }  # fmt: skip
 
 

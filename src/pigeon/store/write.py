@@ -64,7 +64,9 @@ T = TypeVar("T")
 # -- the model -> plain data -------------------------------------------------------------------
 
 
-def _with_extra(data: dict[str, Any], extra: Mapping[str, Any], known: tuple[str, ...]) -> dict:
+def _with_extra(
+    data: dict[str, Any], extra: Mapping[str, Any], known: tuple[str, ...]
+) -> dict[str, Any]:
     for k, v in extra.items():
         if k not in known and k not in data:
             data[k] = v
@@ -167,7 +169,9 @@ def _stream(stream: Stream) -> dict[str, Any] | None:
     return data if data or stream.declared else None
 
 
-def _unknown(extra: Mapping[str, Any], known: tuple[str, ...]) -> tuple[dict, dict]:
+def _unknown(
+    extra: Mapping[str, Any], known: tuple[str, ...]
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """Unknown top-level keys: plain values go with the head, tables after the known ones."""
     plain = {k: v for k, v in extra.items() if k not in known and not isinstance(v, Mapping)}
     tables = {k: v for k, v in extra.items() if k not in known and isinstance(v, Mapping)}

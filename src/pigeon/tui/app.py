@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
+from rich.terminal_theme import TerminalTheme
 from textual import events, work
 from textual.app import SystemCommand
 from textual.binding import Binding
@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from pigeon.config import AppConfig, ConfigError
+from pigeon.errors import OpenError
 from pigeon.session import Session, demo_collection_dir
 from pigeon.tui import start_gc
 from pigeon.tui.alt_keys import read_alt_as_alt
@@ -184,6 +185,19 @@ class PigeonApp(KeysInOrder):
             self.theme = DEFAULT_THEME
             self.startup_problems.append(f"theme {wanted!r} not found; using {DEFAULT_THEME}")
 
+    _ansi_palette: tuple[Theme, TerminalTheme] | None = None
+
+    @property
+    def ansi_theme(self) -> TerminalTheme:
+        """Text styled with a terminal colour's name (``red``) takes the theme's colours.
+        Read on each repaint: built once a theme."""
+        from pigeon.tui.themes import ansi_palette
+
+        theme = self.current_theme
+        if self._ansi_palette is None or self._ansi_palette[0] is not theme:
+            self._ansi_palette = (theme, ansi_palette(theme))
+        return self._ansi_palette[1]
+
     def _apply_keymap(self) -> None:
         table = self.config.keys
         if not table:
@@ -340,7 +354,7 @@ class PigeonApp(KeysInOrder):
             yield SystemCommand(
                 "Reload collection", "Read the collection from disk again", self.action_reload
             )
-            yield from screen.collection_pane.environments.commands()
+            yield from screen.collection_pane.environment_commands()
             yield SystemCommand(
                 "New collection…",
                 "Make a collection in a new directory (as pigeon new) and open it",
@@ -470,10 +484,6 @@ def _load_config() -> tuple[AppConfig, list[str]]:
     return config, list(config.problems)
 
 
-class OpenError(Exception):
-    """The collection or environment asked for cannot be opened (exit code 2)."""
-
-
 def open_session(collection_dir: Path | None, env: str | None, echo_port: int = 0) -> Session:
     """Open a collection; with no directory, the demo with its own echo server on a free
     loopback port, whose URL overrides ``base_url`` at the highest scope."""
@@ -507,13 +517,10 @@ def open_session(collection_dir: Path | None, env: str | None, echo_port: int = 
 
 
 def run_app(collection_dir: Path | None, env: str | None) -> int:
-    """``pigeon [DIR]``: open a collection (default: the demo) in the app; the exit code."""
+    """``pigeon [DIR]``: open a collection (default: the demo) in the app; the exit code.
+    ``OpenError`` when it does not open, which the command line reports (exit 2)."""
     config, problems = _load_config()
-    try:
-        session = open_session(collection_dir, env, config.echo_port)
-    except OpenError as exc:
-        print(f"pigeon: {exc}", file=sys.stderr)
-        return 2
+    session = open_session(collection_dir, env, config.echo_port)
     app = PigeonApp(session, config=config)
     app.startup_problems.extend(problems)
     try:

@@ -5,7 +5,7 @@ what comes back replaces the field's text as one edit, only if it changed."""
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.widgets import Input
 
@@ -26,7 +26,7 @@ def editable(widget: Widget | None) -> bool:
     return text_area is not None and isinstance(widget, text_area.TextArea) and not widget.read_only
 
 
-def edit_focused(app: App[object]) -> None:
+def edit_focused(app: App[Any]) -> None:
     """Open the focused field in the editor; one line says why when nothing could change."""
     from textual.app import SuspendNotSupported
     from textual.widgets import TextArea

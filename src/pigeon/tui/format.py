@@ -8,17 +8,20 @@ Plain functions of plain values, kept apart from the widgets so they are easy to
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pigeon.bodies import human_size
 from pigeon.exchange import duration, status_kind  # noqa: F401  (the widgets import them from here)
 from pigeon.exporters.curl import to_curl
 from pigeon.masking import mask_url, mask_value, secret_name
 
+if TYPE_CHECKING:
+    from pigeon.exchange import Exchange
+
 is_sensitive_header = secret_name  # the name the widgets know it by
 
 
-def status_parts(exchange: Any) -> list[str]:
+def status_parts(exchange: Exchange) -> list[str]:
     """``["200 OK", "Successful", "123 ms", "4.2 KB", "HTTP/1.1"]`` for a response."""
     parts = [f"{exchange.status} {exchange.reason}".strip()]
     if exchange.status_class:
@@ -34,7 +37,7 @@ def request_line(method: str, url: str, http_version: str = "") -> str:
     return " ".join(part for part in (method, url, http_version) if part)
 
 
-def sent_text(exchange: Any, reveal: bool = False) -> str:
+def sent_text(exchange: Exchange, reveal: bool = False) -> str:
     """The request as it went out: request line, headers (secrets masked), blank line, body."""
     rendered = exchange.request
     method = exchange.method or rendered.method
@@ -56,7 +59,7 @@ def sent_text(exchange: Any, reveal: bool = False) -> str:
     return "\n".join(lines)
 
 
-def curl_command(rendered: Any) -> str:
+def curl_command(rendered: Any) -> str:  # an Exchange's request: the app never names render
     """The curl command that sends a rendered request (``pigeon.exporters.curl``)."""
     return to_curl(rendered)
 

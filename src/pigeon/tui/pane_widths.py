@@ -42,10 +42,9 @@ class PaneWidths:
         """The widths of the shown side panes: preferred ones when they leave the centre its
         minimum, else narrowed in proportion to what each can give (never below its
         minimum: a pane the user shows on a very small screen takes from the centre)."""
+        sides: tuple[Side, Side] = ("tree", "vars")
         wants: dict[Side, int] = {
-            side: getattr(self, side)
-            for side, on in zip(("tree", "vars"), shown, strict=True)
-            if on
+            side: getattr(self, side) for side, on in zip(sides, shown, strict=True) if on
         }
         excess = sum(wants.values()) - (total - CENTRE_MIN)
         if excess <= 0:

@@ -2,7 +2,8 @@
 
 A theme file holds the fields of Textual's ``Theme`` (``name``, ``primary``, ``background``...)
 and an optional ``[variables]`` table. Pigeon's own variables (``method-get`` and friends)
-colour the method badges; a theme that leaves them out gets the defaults below.
+colour the method badges; a theme that leaves them out gets the defaults below. Text styled
+with a terminal colour's name (``red``) takes the theme's colours (``ansi_palette``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rich.terminal_theme import TerminalTheme
+from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 import pigeon
@@ -75,13 +78,28 @@ def theme_from_toml(text: str, source: str = "<theme>") -> Theme:
     unknown = sorted(set(data) - known)
     if unknown:
         raise ValueError(f"{source}: unknown keys {', '.join(unknown)}")
-    merged = {**METHOD_DEFAULTS, **variables}
+    merged = {**METHOD_DEFAULTS, **muted_default(kwargs), **variables}
     theme = Theme(name=name.strip(), dark=dark, variables=merged, **kwargs)
     try:
         theme.to_color_system()  # surfaces a bad colour now, not at the first repaint
     except Exception as exc:  # Textual raises ColorParseError and friends
         raise ValueError(f"{source}: {exc}") from exc
     return theme
+
+
+def muted_default(colours: dict[str, str]) -> dict[str, str]:
+    """A theme's muted text as one colour, 70% of the way from its background to its
+    foreground. Textual's own (``auto 60%``) is worked out against whatever is behind, and a
+    widget's parts (the status line's details, a JSON body's punctuation) have nothing
+    behind: on a light theme they came out white on white."""
+    if "foreground" not in colours or "background" not in colours:
+        return {}
+    try:
+        background = Color.parse(colours["background"])
+        muted = background.blend(Color.parse(colours["foreground"]), 0.7)
+    except ColorParseError:  # reported by the check of the whole theme
+        return {}
+    return {"text-muted": muted.hex}
 
 
 def load_themes(dirs: list[Path]) -> LoadedThemes:
@@ -113,3 +131,26 @@ def method_colour(theme: Theme | None, method: str) -> str:
         or METHOD_DEFAULTS.get(key)
         or variables.get("method-other", METHOD_DEFAULTS["method-other"])
     )
+
+
+def ansi_palette(theme: Theme) -> TerminalTheme:
+    """The colours the theme gives text styled with a terminal colour's name (``red``,
+    ``cyan``...): its own error, success, warning, primary and secondary, so such text is as
+    readable as the rest of the theme instead of Textual's fixed palette."""
+    background = Color.parse(theme.background or ("#000000" if theme.dark else "#ffffff"))
+    foreground = Color.parse(theme.foreground or background.inverse.hex)
+    primary = Color.parse(theme.primary)
+    secondary = Color.parse(theme.secondary or theme.primary)
+    success = Color.parse(theme.success or secondary.hex)
+    colours = [
+        background,
+        Color.parse(theme.error or secondary.hex),
+        success,
+        Color.parse(theme.warning or primary.hex),
+        primary,
+        secondary,
+        primary.blend(success, 0.5),  # cyan: between blue and green
+        foreground,
+    ]
+    triplets = [colour.rgb for colour in colours]
+    return TerminalTheme(background.rgb, foreground.rgb, triplets, triplets)

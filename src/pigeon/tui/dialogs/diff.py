@@ -118,7 +118,9 @@ class DiffScreen(ModalScreen[None]):
         self.diff = diff
         self.view.show(diff)
         notes = list(diff.notes)
-        if not diff.changes:
+        if not diff.changes and diff.body_unknown:
+            notes.insert(0, "Status and headers are the same; the bodies could not be compared.")
+        elif not diff.changes:
             notes.insert(0, "The two responses are the same.")
         self.query_one("#diff-notes", Static).update("\n".join(notes))
         self.query_one("#diff-notes", Static).display = bool(notes)

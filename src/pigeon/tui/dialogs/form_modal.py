@@ -69,8 +69,9 @@ class FormModal(Dialog[ResultT]):
 class AnswerModal(Dialog[ResultT]):
     """A question answered by a button or by a key bound to ``answer(...)``."""
 
-    FIRST_FOCUS: ClassVar[str] = "no"
-    """Id of the button focused on opening: the harmless answer, so ``enter`` is safe."""
+    FIRST_FOCUS: str = "no"
+    """Id of the button focused on opening: the harmless answer, so ``enter`` is safe (a
+    dialog may choose it per instance)."""
 
     def on_mount(self) -> None:
         self.query_one(f"#{self.FIRST_FOCUS}", Button).focus()

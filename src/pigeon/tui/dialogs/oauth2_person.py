@@ -31,7 +31,12 @@ class AppPerson:
         """Show ``screen`` until it is dismissed or one of ``waits`` ends: the one that ended
         first (the dialog's answer is ``answered``), closing the dialog if still shown."""
         answered: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self.app.push_screen(screen, lambda value: answered.done() or answered.set_result(value))
+
+        def answer(value: Any) -> None:
+            if not answered.done():
+                answered.set_result(value)
+
+        self.app.push_screen(screen, answer)
         try:
             done, _ = await asyncio.wait([answered, *waits], return_when=asyncio.FIRST_COMPLETED)
             first = answered if answered in done else done.pop()

@@ -25,13 +25,13 @@ class SaveCopyScreen(AnswerModal[str]):
 
     def __init__(self, name: str, where: str) -> None:
         super().__init__()
-        self._name, self._where = name, where
+        self._request, self._where = name, where  # not _name: Textual's, the screen's name
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label("Save the copy from history", classes="title")
             yield Label(
-                f"Replace “{printable(self._name)}” in {printable(self._where)} with what "
+                f"Replace “{printable(self._request)}” in {printable(self._where)} with what "
                 "this entry sent? Its URL, headers and body become the values sent, and "
                 "its own variables, auth and scripts are dropped.",
                 classes="message",

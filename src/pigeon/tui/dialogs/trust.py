@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -9,6 +11,31 @@ from textual.widgets import Button, Label
 
 from pigeon.terminal import printable
 from pigeon.tui.dialogs.form_modal import YesNoModal, button_row
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from pigeon.model import Request
+    from pigeon.session import Session
+
+
+async def ensure_trust(app: App[Any], session: Session, request: Request) -> bool:
+    """Whether the collection is trusted for a send of ``request``: asked once a session, when
+    a request needs trust, listing what all of the collection wants; a yes is recorded in the
+    trust store. Untrusted, the pipeline skips the scripts and refuses the rest
+    (``pigeon.trust``)."""
+    import asyncio
+
+    if session.is_trusted():
+        return True
+    if session.trust_asked or not session.needs(request):
+        return False
+    session.trust_asked = True
+    wants = await asyncio.to_thread(session.trust_wants)  # renders every request: off the loop
+    if await app.push_screen_wait(TrustScreen(session.trust_key(), wants)):
+        session.trust()
+        return True
+    return False
 
 
 class TrustScreen(YesNoModal):

@@ -68,8 +68,8 @@ class KeyFooter(Footer):
             await self.recompose()
             return
         visible = {s for s, _ in wanted}
-        for shown, key in self._keys.items():
-            key.display = shown in visible
+        for shown, footer_key in self._keys.items():
+            footer_key.display = shown in visible
         previous = None
         for shown, enabled in wanted:
             key = self._keys.get(shown)

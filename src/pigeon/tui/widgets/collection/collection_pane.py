@@ -4,10 +4,11 @@ history of sends in the tree's place.
 The pane does what the tree's keys ask (new, rename, duplicate, delete, move, for requests and
 folders alike) and what the environment label's click asks. Every file change goes through a
 ``pigeon.store`` helper; a refusal becomes a message and the model is left as the store left
-it. Renaming or moving a folder moves the files inside it, so unsaved edits of the request
-being edited there are saved or discarded first, and the editor follows that request to its
-new file. What the screen must redo is posted up: ``RequestCreated``, ``CollectionChanged``,
-``EnvironmentChanged``.
+it. Renaming or moving a folder moves the files inside it, so unsaved edits of the requests
+open there are saved or discarded first. The pane never touches the editor: what the screen
+must redo is posted up (``RequestCreated``, ``RequestRenamed``, ``RequestMoved``,
+``RequestDeleted``, ``CollectionChanged``, ``EnvironmentChanged``), and what it must know of
+the open tabs it is handed as two functions.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from textual import work
 from textual.app import ComposeResult
 from textual.message import Message
 from textual.widget import Widget
@@ -29,9 +31,12 @@ from pigeon.tui.widgets.collection.environment_label import EnvironmentLabel
 from pigeon.tui.widgets.pane import Pane
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from textual.app import SystemCommand
+
     from pigeon.session import Session
     from pigeon.tui.widgets.collection.history_pane import HistoryPane
-    from pigeon.tui.widgets.editor.request_editor import RequestEditor
 
 # Dialogs and the store are imported where they are used: they are not needed for the first
 # paint, and start-up time is part of the product.
@@ -40,7 +45,8 @@ TREE_HINT = "n new · r rename · d delete · f1"
 HISTORY_HINT = "f6 tree · f1 keys"
 
 T = TypeVar("T")
-Guard = Callable[[Callable[[], None]], None]
+Guard = Callable[[Path, Callable[[], None]], None]  # ask about unsaved edits inside, then
+Unsaved = Callable[[Path], list[str]]  # the names of open requests with unsaved edits inside
 
 
 class _Failed(Enum):
@@ -52,8 +58,8 @@ FAILED = _Failed.FAILED
 
 class CollectionPane(Pane):
     """The environment label and the collection tree (or the history list), and the file work
-    behind the tree's keys. ``editor`` is the screen's request editor, which follows a request
-    whose file moves; ``guard_unsaved`` is the screen's "save or discard unsaved edits, then"."""
+    behind the tree's keys. ``guard_inside`` is the screen's "save or discard the unsaved edits
+    of the requests open inside this folder, then"; ``unsaved_in`` names those requests."""
 
     @dataclass
     class RequestCreated(Message):
@@ -61,6 +67,27 @@ class CollectionPane(Pane):
 
         request: Request
         """The collection's new request."""
+
+    @dataclass
+    class RequestRenamed(Message):
+        """``item`` was renamed (its file too: it was at ``before``)."""
+
+        item: Request
+        before: Path | None
+
+    @dataclass
+    class RequestMoved(Message):
+        """``item`` was moved to another folder (its file was at ``before``)."""
+
+        item: Request
+        before: Path | None
+
+    @dataclass
+    class RequestDeleted(Message):
+        """``item`` and its file (at ``before``) were deleted."""
+
+        item: Request
+        before: Path | None
 
     class CollectionChanged(Message):
         """A folder holding the edited request was renamed or moved, or a request or folder was
@@ -73,15 +100,15 @@ class CollectionPane(Pane):
     def __init__(
         self,
         session: Session,
-        editor: RequestEditor,
-        guard_unsaved: Guard,
+        guard_inside: Guard,
+        unsaved_in: Unsaved,
         *,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
         self.session = session
-        self.editor = editor
-        self.guard_unsaved = guard_unsaved
+        self.guard_inside = guard_inside
+        self.unsaved_in = unsaved_in
         self.environment_label = EnvironmentLabel(id="env")
         self.collection_tree = CollectionTree(id="tree")
         self.history: HistoryPane | None = None  # mounted the first time f6 shows it
@@ -95,6 +122,12 @@ class CollectionPane(Pane):
         self.border_title = "Collection"
         self.border_subtitle = TREE_HINT
         self.reload()
+        broken = self.session.collection.broken
+        if broken:
+            self.notify(
+                f"{len(broken)} file(s) could not be loaded; they are marked ⚠ in the tree.",
+                severity="warning",
+            )
 
     def reload(self, select: Path | None = None) -> None:
         """Show the session's collection and environment again (``select``: what to
@@ -104,6 +137,37 @@ class CollectionPane(Pane):
 
     def _rebuild_tree(self, select: Path | None = None) -> None:
         self.collection_tree.show_collection(self.session.collection, select)
+
+    # -- what the screen shows in the tree ----------------------------------------------------
+
+    def mark_dirty(self, path: Path | None, dirty: bool) -> None:
+        """Mark the request at ``path`` as having unsaved edits, or not."""
+        self.collection_tree.mark_dirty(path, dirty)
+
+    def show_method(self, path: Path | None, method: str) -> None:
+        self.collection_tree.show_method(path, method)
+
+    def saved(self, request: Request, new_file: bool = False) -> None:
+        """``request`` was saved to its file: unmarked, and labelled as it is now (a new file:
+        shown and highlighted)."""
+        if new_file:
+            self.reload(request.path)
+            return
+        self.collection_tree.mark_dirty(request.path, False)
+        self.collection_tree.update_request_label(request)
+
+    def highlighted_path(self) -> Path | None:
+        """The file or folder the tree's cursor is on."""
+        cursor = self.collection_tree.cursor_node
+        return getattr(cursor.data, "path", None) if cursor is not None else None
+
+    def folder_for_new(self) -> Folder | None:
+        """Where a new request goes: the highlighted folder, or the top level."""
+        return self.collection_tree.folder_for_new()
+
+    async def painted(self) -> None:
+        """Once the tree has been drawn (the first frame waits for it)."""
+        await self.collection_tree.painted()
 
     # -- history ------------------------------------------------------------------------------
 
@@ -117,6 +181,14 @@ class CollectionPane(Pane):
         """What takes the keys: the history list when it is shown, else the tree."""
         history = self.history
         return history.list if history is not None and history.display else self.collection_tree
+
+    async def toggle_history(self) -> bool:
+        """Show the history in the tree's place, or the tree again, and focus it; ``False``
+        when the pane is hidden (it is to be shown)."""
+        await self.show_history(not (self.display and self.showing_history))
+        if self.display:
+            self.shown.focus()
+        return bool(self.display)
 
     async def show_history(self, show: bool) -> None:
         """Show the history of sends in the tree's place (read again), or the tree."""
@@ -133,11 +205,33 @@ class CollectionPane(Pane):
         self.border_title = "History" if show else "Collection"
         self.border_subtitle = HISTORY_HINT if show else TREE_HINT
 
+    @work(group="history", exit_on_error=False)
+    async def record(self, record: Callable[[], str | None]) -> None:
+        """Record an exchange in the history (``record``: the session's), in a thread and
+        outside the send's worker (cancelling a send must not cancel its record). A failure is
+        reported once a session."""
+        import asyncio
+
+        problem = await asyncio.to_thread(record)
+        if problem and not self.session.history_warned:
+            self.session.history_warned = True
+            self.notify(f"History not recorded: {problem}", severity="warning", timeout=8)
+        self.reload_history()
+
+    def reload_history(self) -> None:
+        """Read the history again, when it has been shown."""
+        if self.history is not None:
+            self.history.reload()
+
     # -- environment --------------------------------------------------------------------------
 
     def on_environment_label_clicked(self, event: EnvironmentLabel.Clicked) -> None:
         event.stop()
         self.choose_environment()
+
+    def environment_commands(self) -> Iterator[SystemCommand]:
+        """The palette's commands for environments (new, rename, delete, use)."""
+        yield from self.environments.commands()
 
     def choose_environment(self) -> None:
         """The chooser: enter uses an environment; n, r and d make, rename or delete one."""
@@ -210,11 +304,8 @@ class CollectionPane(Pane):
             return FAILED
 
     def new_request(self) -> None:
-        """Once unsaved edits are saved or discarded, ask for a name, then make a request in
-        the highlighted folder and open it (so a cancel never leaves a file behind)."""
-        self.guard_unsaved(self._new_request)
-
-    def _new_request(self) -> None:
+        """Ask for a name, then make a request in the highlighted folder and open it (so a
+        cancel never leaves a file behind)."""
         from pigeon import store
         from pigeon.tui.dialogs.prompt import PromptScreen
 
@@ -253,23 +344,6 @@ class CollectionPane(Pane):
 
     # -- folders ------------------------------------------------------------------------------
 
-    def _editing_inside(self, folder: Folder) -> bool:
-        """Whether the request in the editor has its file inside ``folder``."""
-        editor = self.editor
-        path = editor.request.path if editor.request is not None else None
-        return path is not None and folder.path is not None and folder.path in path.parents
-
-    def _follow_saved(self) -> None:
-        """The request being edited moved on disk: its working copy takes the new file."""
-        editor = self.editor
-        saved, work = editor.saved, editor.request
-        if saved is None or work is None or work.path == saved.path:
-            return
-        work.path, work.id = saved.path, saved.id
-        if not editor.dirty:
-            editor.mark_saved(saved)
-        editor.refresh_preview()
-
     def _change_folder(self, folder: Folder, what: str, fn: Callable[..., Any], *args: Any) -> None:
         """Rename or move ``folder`` through the store, once unsaved edits of a request inside
         it are saved or discarded; then the editor, the tree and the variables follow."""
@@ -278,12 +352,11 @@ class CollectionPane(Pane):
             self._store_call(what, fn, self.session.collection, folder, *args)
             # Even a refusal may come after part of the change (the directory moved, an
             # order list not written): show the model as it is.
-            self._follow_saved()
             self._rebuild_tree(folder.path)
             self.post_message(self.CollectionChanged())
 
-        if self._editing_inside(folder):
-            self.guard_unsaved(change)
+        if folder.path is not None:
+            self.guard_inside(folder.path, change)
         else:
             change()
 
@@ -317,21 +390,22 @@ class CollectionPane(Pane):
         if contents is FAILED:
             return
         col = self.session.collection
-        editor, tree = self.editor, self.collection_tree
-        inside = self._editing_inside(folder)
-        unsaved = editor.request.name if inside and editor.dirty and editor.request else None
+        tree = self.collection_tree
+        names = self.unsaved_in(folder.path) if folder.path is not None else []
+        unsaved = "”, “".join(names) if names else None
 
         def answered(yes: bool | None) -> None:
             if not yes:
                 return
             neighbour = tree.neighbour_of(folder)
+            inside = [(r, r.path) for r in _requests(folder.items)]
             done = self._store_call("Delete", store.delete_folder, col, folder, contents)
             if done is FAILED:
                 self._rebuild_tree(folder.path)
                 return
-            if self._editing_inside(folder) and editor.request is not None:
-                tree.mark_dirty(editor.request.path, False)
-                editor.show_message("The folder holding this request was deleted.")
+            for request, path in inside:
+                tree.mark_dirty(path, False)
+                self.post_message(self.RequestDeleted(request, path))
             self._rebuild_tree(neighbour)
             self.post_message(self.CollectionChanged())
             self.notify(f"Deleted “{folder.name}”.")
@@ -354,23 +428,14 @@ class CollectionPane(Pane):
         def named(name: str | None) -> None:
             if not name or name == item.name:
                 return
-            editor = self.editor
             before = item.path
             renamed = self._store_call(
                 "Rename", store.rename_request, self.session.collection, item, name
             )
             if renamed is FAILED and item.path == before:  # refused before the file moved
                 return
-            if editor.saved is item and editor.request is not None:
-                editor.request.name, editor.request.path, editor.request.id = (
-                    item.name,
-                    item.path,
-                    item.id,
-                )
-                if not editor.dirty:
-                    editor.mark_saved(item)
-                editor.refresh_preview()
             self._rebuild_tree(item.path)
+            self.post_message(self.RequestRenamed(item, before))
 
         self.app.push_screen(PromptScreen("Rename request", item.name), named)
 
@@ -399,23 +464,22 @@ class CollectionPane(Pane):
         if not isinstance(item, Request):
             self.notify("Choose a request or folder to delete.", severity="warning")
             return
-        editor, tree = self.editor, self.collection_tree
+        tree = self.collection_tree
         message = f"Delete “{item.name}” and its file?"
-        if editor.saved is item and editor.dirty:
+        if item.path is not None and self.unsaved_in(item.path):
             message += " Its unsaved changes will be lost."
 
         def answered(yes: bool | None) -> None:
             if not yes:
                 return
-            neighbour = tree.neighbour_of(item)
+            neighbour, before = tree.neighbour_of(item), item.path
             if (
                 self._store_call("Delete", store.delete_request, self.session.collection, item)
                 is FAILED
             ):
                 return
-            if editor.saved is item:
-                tree.mark_dirty(item.path, False)
-                editor.show_message("The request was deleted.")
+            tree.mark_dirty(before, False)
+            self.post_message(self.RequestDeleted(item, before))
             self._rebuild_tree(neighbour)
             self.post_message(self.CollectionChanged())
             self.notify(f"Deleted “{item.name}”.")
@@ -476,10 +540,16 @@ class CollectionPane(Pane):
         moved = self._store_call("Move", store.move_request, self.session.collection, item, target)
         # Even a refusal may come after the file moved (an order list not written).
         if moved is not FAILED or item.path != before:
-            editor = self.editor
-            if editor.saved is item and editor.request is not None:
-                editor.request.path, editor.request.id = item.path, item.id
             self._rebuild_tree(item.path)
+            self.post_message(self.RequestMoved(item, before))
+
+
+def _requests(items: list[Folder | Request]) -> list[Request]:
+    """Every request among ``items``, at any depth."""
+    out: list[Request] = []
+    for item in items:
+        out += _requests(item.items) if isinstance(item, Folder) else [item]
+    return out
 
 
 def _folders(items: list[Folder | Request]) -> list[Folder]:

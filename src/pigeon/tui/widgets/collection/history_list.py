@@ -42,9 +42,11 @@ def short_time(when: datetime, now: datetime | None = None, seconds: bool = True
 
 
 def matches(entry: HistoryEntry, words: str) -> bool:
-    """Whether an entry's name, URL, method or status holds every word of ``words``."""
+    """Whether an entry's name, URL, method, status or environment holds every word of
+    ``words``."""
     status = str(entry.status) if entry.status is not None else (entry.error or "")
-    haystack = f"{entry.request_name} {entry.method} {entry.url} {status}".lower()
+    haystack = f"{entry.request_name} {entry.method} {entry.url} {status} {entry.environment}"
+    haystack = haystack.lower()
     return all(word in haystack for word in words.lower().split())
 
 
@@ -58,8 +60,8 @@ def short_url(url: str, width: int) -> str:
 
 
 class HistoryList(HalfPages, OptionList):
-    """Two lines per exchange: time, method, status and duration; then the request's name and
-    the URL. Both are cut to the list's width by hand: an option's prompt wraps otherwise.
+    """Two lines per exchange: time, method, status, the environment it was sent in and
+    duration; then the request's name and the URL. Both are cut to the list's width by hand: an option's prompt wraps otherwise.
     ``search`` narrows the list to the entries that match it."""
 
     DEFAULT_CSS = beside(__file__)
@@ -177,7 +179,8 @@ class HistoryList(HalfPages, OptionList):
     # -- drawing ------------------------------------------------------------------------------
 
     def set_search(self, words: str) -> None:
-        """Show only the entries whose name, URL or status holds each of ``words``."""
+        """Show only the entries whose name, URL, status or environment holds each of
+        ``words``."""
         self.search = words.strip()
         self.show_entries(self.all_entries)
 
@@ -223,6 +226,8 @@ class HistoryList(HalfPages, OptionList):
         text.append(entry.method[:6], Style(color=colour, bold=True))
         text.append(" ")
         text.append(status, kind + Style(bold=True))
+        if entry.environment:  # before the duration: a narrow list cuts that first
+            text.append(f" {printable(entry.environment)[:20]}", Style(italic=True))
         text.append(f" {duration(entry.total_ms)}", muted)
         text.truncate(width, overflow="ellipsis")  # the list would wrap it
         text.append("\n  ")

@@ -79,7 +79,7 @@ class HistoryPane(Vertical):
         self.list = HistoryList(session.root, id="history")
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="search: name, URL, status", id="history-search")
+        yield Input(placeholder="search: name, URL, status, environment", id="history-search")
         yield self.list
 
     def on_history_list_search_requested(self, event: HistoryList.SearchRequested) -> None:

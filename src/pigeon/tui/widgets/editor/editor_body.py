@@ -149,6 +149,16 @@ class EditorBody(Vertical):
     def first_tab(self) -> None:
         self.query_one(TabbedContent).active = "tab-headers"
 
+    @property
+    def part(self) -> str:
+        """The id of the tab on show."""
+        return self.query_one(TabbedContent).active
+
+    def show_part(self, pane_id: str) -> None:
+        tabs = self.query_one(TabbedContent)
+        if tabs.query(f"TabPane#{pane_id}"):
+            tabs.active = pane_id
+
     def show_counts(self, work: Request) -> None:
         """Tab labels say how much each part holds, so an empty tab need not be opened."""
         tabs = self.query_one(TabbedContent)

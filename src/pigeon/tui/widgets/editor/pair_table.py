@@ -74,7 +74,7 @@ class PairTable(FindInTable, HalfPages, DataTable[Any]):
                 value = Text.assemble(("file ", "bold cyan"), value)  # the value is a path
             self.add_row(mark, Text(row.name, style=style), value)
         if not self._rows:
-            self.add_row("", Text(f"no {self.noun}s: press a to add", style="dim"), "")
+            self.add_row("", Text(f"no {self.noun}s: press a to add", style="italic"), "")
         if cursor is not None and self._rows:
             self.move_cursor(row=max(0, min(cursor, len(self._rows) - 1)))
 
@@ -122,7 +122,8 @@ class PairTable(FindInTable, HalfPages, DataTable[Any]):
             done,
         )
 
-    def action_toggle(self) -> None:
+    # The row's on/off (space), in place of Textual's toggle(attribute), which nothing here binds.
+    def action_toggle(self) -> None:  # type: ignore[override]
         index = self._current()
         if index is not None:
             self._rows[index].enabled = not self._rows[index].enabled

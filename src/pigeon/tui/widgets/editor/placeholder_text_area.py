@@ -5,6 +5,7 @@ on, as usual, when there is none). A script's editor completes variable names in
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Self
 
 from textual.binding import Binding
 from textual.reactive import reactive
@@ -24,7 +25,12 @@ class PlaceholderTextArea(TextArea):
 
     _scopes: Callable[[], Scopes | None] = staticmethod(lambda: None)
 
-    def completing(self, scopes: Callable[[], Scopes | None]) -> PlaceholderTextArea:
+    if TYPE_CHECKING:  # Textual types it as making a TextArea; it makes an instance of ``cls``
+
+        @classmethod
+        def code_editor(cls, *args: Any, **kwargs: Any) -> Self: ...
+
+    def completing(self, scopes: Callable[[], Scopes | None]) -> Self:
         """Complete from ``scopes()`` (asked afresh each time); returns the area itself."""
         self._scopes = scopes
         return self

@@ -114,7 +114,8 @@ class QueryTable(PairTable):
             done,
         )
 
-    def action_toggle(self) -> None:
+    # The row's on/off (space), in place of Textual's toggle(attribute), which nothing here binds.
+    def action_toggle(self) -> None:  # type: ignore[override]
         if self._url_index() is None:
             super().action_toggle()
             return

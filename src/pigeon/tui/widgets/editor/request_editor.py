@@ -106,20 +106,34 @@ class RequestEditor(Vertical):
     def load(self, request: Request, origin: str = "") -> None:
         """Edit a copy of ``request`` (``origin``: ``SCRATCH`` or ``FROM_HISTORY`` for one that
         has no file yet)."""
+        self.resume(copy.deepcopy(request), request, origin, origin == FROM_HISTORY)
+
+    def resume(
+        self, work: Request, saved: Request, origin: str, dirty: bool, part: str | None = None
+    ) -> None:
+        """Edit ``work``, the working copy of ``saved`` kept by a request tab, as it was left
+        (``part``: the editor's tab to show; ``None``: the first for another request)."""
         if not self._body_ready:  # still being mounted: right after start-up
-            self.call_after_refresh(self._load_later, request, origin)
+            self.call_after_refresh(self._resume_later, work, saved, origin, dirty, part)
             return
-        another = self.saved is None or self.saved.id != request.id
-        self.saved = request
-        self.request = work = copy.deepcopy(request)
+        another = self.saved is None or self.saved.id != saved.id
+        self.saved = saved
+        self.request = work
         self.origin = origin
-        self.dirty = origin == FROM_HISTORY
+        self.dirty = dirty
         self._editing(True)
-        if another:  # a new request starts on the first tab, as its tab strip does
+        if part is not None:
+            self.body.show_part(part)
+        elif another:  # a new request starts on the first tab, as its tab strip does
             self.body.first_tab()
         self.body.show(work)
         self._update_title()
         self.refresh_preview()
+
+    @property
+    def part(self) -> str | None:
+        """The id of the editor's tab on show (``tab-body``...), once built."""
+        return self.body.part if self._body_ready else None
 
     def _editing(self, editing: bool) -> None:
         """Show the editing widgets or the message. Set on the two children, not as a class on
@@ -133,8 +147,8 @@ class RequestEditor(Vertical):
         """The editing widgets (``EditorBody``), once mounted."""
         return self.query_one("#editor-body")
 
-    def _load_later(self, request: Request, origin: str) -> None:
-        self.load(request, origin)
+    def _resume_later(self, *args: Any) -> None:
+        self.resume(*args)
         if self.request is not None:
             self.focus_url()
             self.post_message(self.Changed(self.request, self.dirty))

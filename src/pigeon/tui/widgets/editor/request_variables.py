@@ -44,7 +44,7 @@ class RequestVariables(FindInTable, HalfPages, DataTable[Any]):
         for name, value in self._vars.items():
             self.add_row(name, Text(kind_of(value), style="dim"), preview(value))
         if not self._vars:
-            self.add_row(Text("no request variables: press a to add", style="dim"), "", "")
+            self.add_row(Text("no request variables: press a to add", style="italic"), "", "")
 
     def _current_name(self) -> str | None:
         names = list(self._vars)

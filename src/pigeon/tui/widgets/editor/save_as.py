@@ -17,37 +17,30 @@ from pigeon.model import Request
 from pigeon.tui.widgets.editor.request_editor import FROM_HISTORY, SCRATCH
 
 if TYPE_CHECKING:
+    from pigeon.model import Folder
     from pigeon.session import Session
-    from pigeon.tui.widgets.collection.collection_pane import CollectionPane
     from pigeon.tui.widgets.editor.request_editor import RequestEditor
 
 Then = Callable[[], object]
 
 
 class SaveAs:
-    """The save behind ctrl+s and the unsaved-changes dialog's Save. ``save_file`` saves a
-    request that has a file (the screen's own save; ``False`` when it was refused)."""
+    """The save behind ctrl+s and the unsaved-changes dialog's Save, for the request in
+    ``editor``. ``folder_for_new`` is where a new file goes (the tree's highlighted folder);
+    ``adopted`` is told of a new file made; ``save_file`` saves a request that has a file
+    (``False`` when it was refused)."""
 
     def __init__(
         self,
         session: Session,
         editor: RequestEditor,
-        pane: CollectionPane,
+        folder_for_new: Callable[[], Folder | None],
+        adopted: Callable[[Request], object],
         save_file: Callable[[], bool],
     ) -> None:
-        self.session, self.editor, self.pane, self.save_file = session, editor, pane, save_file
+        self.session, self.editor, self.save_file = session, editor, save_file
+        self.folder_for_new, self.adopted = folder_for_new, adopted
         self.history_of = ""  # the id of the request the copy from history was sent from
-
-    def new_scratch(self) -> None:
-        """Open an unnamed request with no file in the editor."""
-        self.editor.load(Request(name="Scratch"), SCRATCH)
-        self.editor.focus_url()
-
-    def open_copy(self, request: Request, sent_from: str) -> None:
-        """Open ``request``, made from a history entry of request ``sent_from`` (an id, or
-        ``""``), as an unsaved copy."""
-        self.history_of = sent_from
-        self.editor.load(request, FROM_HISTORY)
 
     def save(self, then: Then | None = None) -> None:
         """Save the editor's request, then ``then``."""
@@ -69,7 +62,7 @@ class SaveAs:
                 self._ask_name(then)
 
         where = self._where(original)
-        self.pane.app.push_screen(SaveCopyScreen(original.name, where), answered)
+        self.editor.app.push_screen(SaveCopyScreen(original.name, where), answered)
 
     def _original(self) -> Request | None:
         """The collection's request the copy from history was sent from, if its file is
@@ -91,7 +84,7 @@ class SaveAs:
         from pigeon import store
         from pigeon.tui.dialogs.prompt import PromptScreen
 
-        folder = self.pane.collection_tree.folder_for_new()
+        folder = self.folder_for_new()
         request = self.editor.request
         assert request is not None
 
@@ -103,16 +96,16 @@ class SaveAs:
             try:
                 saved = store.add_request(self.session.collection, folder, unsaved)
             except Exception as exc:
-                self.pane.notify(f"Not saved: {exc}", severity="error", timeout=10)
+                self.editor.notify(f"Not saved: {exc}", severity="error", timeout=10)
                 return
             self._adopt(saved)
-            self.pane.notify(f"Saved {self._where(saved)}")
+            self.editor.notify(f"Saved {self._where(saved)}")
             if then is not None:
                 then()
 
         where = f" in {folder.name}" if folder is not None else ""
         default = request.name if self.editor.origin != SCRATCH else ""
-        self.pane.app.push_screen(
+        self.editor.app.push_screen(
             PromptScreen(f"Save request{where}", default, placeholder="List users"), named
         )
 
@@ -125,10 +118,10 @@ class SaveAs:
         try:
             saved = self.session.commit_request(edited)
         except Exception as exc:
-            self.pane.notify(f"Not saved: {exc}", severity="error", timeout=10)
+            self.editor.notify(f"Not saved: {exc}", severity="error", timeout=10)
             return
         self._adopt(saved)
-        self.pane.notify(f"Saved over {self._where(saved)}")
+        self.editor.notify(f"Saved over {self._where(saved)}")
         if then is not None:
             then()
 
@@ -143,6 +136,6 @@ class SaveAs:
             )
         editor.mark_saved(saved)
         editor.refresh_preview()
-        self.pane.reload(saved.path)
+        self.adopted(saved)
         if editor.request is not None:  # what it sees may differ in its folder
             editor.post_message(editor.Changed(editor.request, False))

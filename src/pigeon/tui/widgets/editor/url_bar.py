@@ -140,11 +140,11 @@ class UrlBar(Horizontal):
         event.stop()
         self.post_message(self.UrlChanged(event.value))
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         from pigeon.importers.curl import looks_like_curl
 
         if looks_like_curl(event.value):
             self.post_message(self.CurlPasted(event.value))
             return
-        self.app.run_action("send")
+        await self.run_action("screen.send")  # the screen sends, as ctrl+r does

@@ -18,7 +18,7 @@ def preview_text(url: str, unresolved: list[str], warnings: list[str], error: st
     warnings and the error, if any."""
     if error:
         return Text.assemble(("✗ ", "bold red"), (error, "red"))
-    text = Text("→ ", style="dim")
+    text = Text.assemble(("→ ", "dim"))  # the arrow only: the URL is in the muted colour
     missing = {u.strip() for u in unresolved}
     pos = 0
     for match in _PLACEHOLDER.finditer(url):

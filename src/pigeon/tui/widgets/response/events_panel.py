@@ -1,12 +1,15 @@
 """A ``text/event-stream`` response as its events: a row each, newest in view as they arrive,
 a filter (``/``: text in the type, id or data; ``type:NAME`` for one type), the selected
 event's data in full below (``enter``; JSON pretty-printed), and ``r`` to reconnect once the
-stream has ended, sending ``Last-Event-ID`` after the server's ``retry:`` wait."""
+stream has ended, sending ``Last-Event-ID`` after the server's ``retry:`` wait. A reconnected
+stream continues the same timeline: the earlier connections' events stay, a mark row between
+(within the same bounds as one stream's)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
+import time
 from collections import deque
 from typing import ClassVar
 
@@ -25,6 +28,7 @@ from pigeon.tui.css import beside
 from pigeon.tui.widgets.response.event_table import ID_WIDTH, TYPE_WIDTH, EventTable
 
 DETAIL_LIMIT = 100_000  # characters of one event's data shown in the detail view
+RECONNECTED = "↻ reconnected"  # the type of the row marking where a stream was resumed
 HEAD = f"{'time':<12} {'event':<{TYPE_WIDTH}} {'id':<{ID_WIDTH}} data"
 
 
@@ -105,6 +109,14 @@ class EventsPanel(Vertical):
         self._retry: int | None = None
         self._words: list[str] = []
         self._kind = ""
+        # A reconnect asked for: the timeline so far (events, total), to continue.
+        self._carry: tuple[list[Event], int] | None = None
+        # The earlier connections' events and marks, before this connection's, and how many
+        # events they had received (dropped ones included).
+        self._prefix: list[Event] = []
+        self._prefix_total = 0
+        self._marks = 0  # how many reconnects the timeline has
+        self._began = False  # this connection's live events began on top of ``_prefix``
 
     def compose(self) -> ComposeResult:
         yield _Note(id="events-note")
@@ -132,14 +144,33 @@ class EventsPanel(Vertical):
     # -- content ------------------------------------------------------------------------------
 
     def clear(self) -> None:
-        self._all.clear()
-        self._data_size = 0
-        self._total, self._last_id, self._retry = 0, "", None
-        self.table.set_rows([])
-        self._update_note()
+        """A stream begins: empty, or the timeline so far when it is a reconnect."""
+        self._take_carry()
+        self._began = True
+        self._all = deque(self._prefix)
+        self._data_size = sum(len(e.data) for e in self._all)
+        self._total, self._retry = self._prefix_total, None
+        self._last_id = ""
+        self._refilter()
+
+    def _take_carry(self) -> None:
+        """Start this connection's part of the timeline: after the earlier one's and a mark
+        when a reconnect was asked for, alone otherwise."""
+        carry, self._carry = self._carry, None
+        if carry is None:
+            self._prefix, self._prefix_total, self._marks = [], 0, 0
+            return
+        events, total = carry
+        last = next((e.id for e in reversed(events) if e.id and e.event != RECONNECTED), "")
+        mark = Event(
+            RECONNECTED, last, f"resumed after id {last}" if last else "resumed", None, time.time()
+        )
+        self._prefix, self._prefix_total = [*events, mark][-KEEP_EVENTS:], total
+        self._marks = sum(1 for e in self._prefix if e.event == RECONNECTED)
 
     def add(self, events: list[Event], total: int) -> None:
         """Events that arrived (``total``: all received so far, dropped ones included)."""
+        total += self._prefix_total
         if not events and total == self._total:
             return
         self._total = total
@@ -160,17 +191,31 @@ class EventsPanel(Vertical):
         self.table.add_rows(shown, drop=gone)
         self._update_note()
 
-    def show(self, events: list[Event], total: int | None = None) -> None:
-        """A finished stream's events (the newest kept; ``total`` counts all received)."""
-        self._all = deque(events)
-        self._data_size = sum(len(e.data) for e in events)
-        self._total = len(events) if total is None else total
+    def show(self, events: list[Event], total: int | None = None, resumed: bool = False) -> None:
+        """A finished stream's events (the newest kept; ``total`` counts all received).
+        ``resumed``: it was sent with ``Last-Event-ID``, so a reconnect asked for here goes on
+        the same timeline; any other stream starts one of its own."""
+        total = len(events) if total is None else total
+        if not resumed:
+            self._carry, self._prefix, self._prefix_total, self._marks = None, [], 0, 0
+        elif not self._began:
+            self._take_carry()  # it ended before its events were followed live
+        self._began = False
+        kept = deque([*self._prefix, *events][-KEEP_EVENTS:])  # the same bounds as one stream's
+        size = sum(len(e.data) for e in kept)
+        while size > KEEP_BYTES and len(kept) > 1:
+            size -= len(kept.popleft().data)
+        events = list(kept)
+        self._all, self._data_size = kept, size
+        self._total = self._prefix_total + total
         self._last_id, self._retry = "", None
         self._note_ids(events)
         self._refilter()
 
     def _note_ids(self, events: list[Event]) -> None:
         for event in events:
+            if event.event == RECONNECTED:
+                continue
             self._last_id = event.id
             if event.retry is not None:
                 self._retry = event.retry
@@ -185,7 +230,9 @@ class EventsPanel(Vertical):
 
     def _update_note(self) -> None:
         parts = [f"{self._total:,} event{'s' if self._total != 1 else ''}"]
-        dropped = self._total - len(self._all)
+        dropped = self._total - len(self._all) + self._marks
+        if self._marks:
+            parts.append(f"reconnected {self._marks}×")
         if dropped > 0:
             parts.append(f"{dropped:,} oldest dropped from view")
         if self._words or self._kind:
@@ -253,4 +300,5 @@ class EventsPanel(Vertical):
         self.refresh_bindings()
 
     def action_reconnect(self) -> None:
+        self._carry = (list(self._all), self._total)  # the timeline the reconnect continues
         self.post_message(self.ReconnectRequested(self._last_id, self._retry))

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal
 from pigeon.terminal import printable
 
 if TYPE_CHECKING:
-    from textual.widget import Widget
+    from textual_image.widget._base import Image as ImageWidget
 
 Protocol = Literal["kitty", "sixel", "blocks"]
 
@@ -93,7 +93,7 @@ def terminal_graphics(
 _load_lock = threading.Lock()
 
 
-def image_widget(protocol: Protocol) -> type[Widget]:
+def image_widget(protocol: Protocol) -> type[ImageWidget]:
     """textual-image's widget class for ``protocol``, imported on first use without letting
     it question the terminal. Safe from a worker thread."""
     with _load_lock:
@@ -103,7 +103,12 @@ def image_widget(protocol: Protocol) -> type[Widget]:
             terminal.get_cell_size._result = _cell_size(terminal)  # type: ignore[attr-defined]
         with _no_questions(terminal):
             from textual_image.widget import HalfcellImage, SixelImage, TGPImage
-    return {"kitty": TGPImage, "sixel": SixelImage, "blocks": HalfcellImage}[protocol]
+    widgets: dict[Protocol, type[ImageWidget]] = {
+        "kitty": TGPImage,
+        "sixel": SixelImage,
+        "blocks": HalfcellImage,
+    }
+    return widgets[protocol]
 
 
 @contextlib.contextmanager

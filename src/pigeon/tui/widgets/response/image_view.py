@@ -16,7 +16,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Container, Vertical
 from textual.message import Message
-from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
@@ -26,6 +25,8 @@ from pigeon.tui.css import beside
 from pigeon.tui.widgets.response.graphics import Graphics, image_widget, terminal_graphics
 
 if TYPE_CHECKING:
+    from textual_image.widget._base import Image as ImageWidget
+
     from pigeon.exchange import Exchange
 
 
@@ -115,7 +116,7 @@ class ImageView(Vertical, can_focus=True):
         self,
         exchange: Exchange,
         facts: ImageFacts,
-        widget: type[Widget] | None,
+        widget: type[ImageWidget] | None,
         why: str,
         generation: int,
     ) -> None:
@@ -124,7 +125,7 @@ class ImageView(Vertical, can_focus=True):
         why = f"Not drawn: {why}" if why and widget is None else ""
         self._caption(facts.describe(exchange.body_size, exchange.content_type), why)
         if widget is not None:
-            self.query_one("#image-picture").mount(widget(facts.picture))  # type: ignore[call-arg]
+            self.query_one("#image-picture").mount(widget(facts.picture))
             self.drawn = True
         self.post_message(self.Inspected(self, facts, self.drawn))
 

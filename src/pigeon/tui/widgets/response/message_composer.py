@@ -1,5 +1,6 @@
-"""The one-line field a WebSocket message is written in: ``enter`` sends it, ``{{`` completes
-placeholders as in the URL bar, and the text is rendered with the variables when it is sent."""
+"""The one-line field a WebSocket message is written in: ``enter`` sends it (empty, the saved
+message highlighted), ``{{`` completes placeholders as in the URL bar, and the text is rendered
+with the variables when it is sent."""
 
 from __future__ import annotations
 
@@ -26,6 +27,9 @@ class MessageComposer(Input):
 
         text: str
 
+    class SendSaved(Message):
+        """``enter`` in the empty field: send the saved message highlighted."""
+
     def __init__(self, scopes: Callable[[], Scopes | None], *, id: str | None = None) -> None:
         super().__init__(
             placeholder="a message ({{ for variables), enter sends",
@@ -34,6 +38,8 @@ class MessageComposer(Input):
         )
 
     def action_send_message(self) -> None:
-        if self.value:
-            self.post_message(self.Send(self.value))
-            self.value = ""
+        if not self.value:
+            self.post_message(self.SendSaved())
+            return
+        self.post_message(self.Send(self.value))
+        self.value = ""

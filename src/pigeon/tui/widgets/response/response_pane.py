@@ -280,7 +280,8 @@ class ResponsePane(Vertical):
             events = parse_events(exchange.body)  # from the history: decoded from its body
         if events is not None:
             self._show_events(True)
-            self.events_panel.show(events, received)
+            resumed = exchange.request.header("Last-Event-ID") is not None
+            self.events_panel.show(events, received, resumed)
         else:
             self._show_body(exchange)
         self._show_headers(exchange)

@@ -4,7 +4,7 @@ failed send; a spinner with the elapsed time while a request is in flight."""
 from __future__ import annotations
 
 import time
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from rich.style import Style
 from rich.text import Text
@@ -17,6 +17,9 @@ from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.format import duration, status_kind, status_parts
 from pigeon.tui.painted import Painted
+
+if TYPE_CHECKING:
+    from pigeon.exchange import Exchange, Progress
 
 State = Literal["empty", "pending", "done", "error", "cancelled"]
 
@@ -45,14 +48,14 @@ class StatusLine(Widget):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self._exchange: Any = None
+        self._exchange: Exchange | None = None
         self._request = ""
         self._method = ""
         self._started = 0.0
         self._elapsed: float | None = None
         self._frame = 0
         self._timer: Timer | None = None
-        self._progress: Any = None
+        self._progress: Progress | None = None
         self._refused = ""  # why the last send was not sent; shown until the next change
         self.live_note = ""  # what a live body holds so far ("120 lines"), read on each tick
         self._painted = Painted()
@@ -63,17 +66,16 @@ class StatusLine(Widget):
 
     # -- updates ------------------------------------------------------------------------------
 
-    def show_exchange(self, exchange: Any) -> None:
+    def show_exchange(self, exchange: Exchange) -> None:
         self._stop_timer()
         self._refused = ""
         self._exchange = exchange
         self.state = "error" if exchange.error and exchange.status is None else "done"
         self._refresh_lines()
 
-    def show_pending(self, method: str, url: str, progress: Any = None) -> None:
-        """In flight; ``progress`` (a :class:`pigeon.exchange.Progress`), when given, is read
-        on every tick to show the phase, the bytes received so far and the URL as the
-        pipeline rendered it (``url`` until then)."""
+    def show_pending(self, method: str, url: str, progress: Progress | None = None) -> None:
+        """In flight; ``progress``, when given, is read on every tick to show the phase, the
+        bytes received so far and the URL as the pipeline rendered it (``url`` until then)."""
         self._progress = progress
         self.live_note = ""
         self._exchange = None

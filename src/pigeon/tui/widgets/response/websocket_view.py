@@ -328,11 +328,22 @@ class WebSocketView(Vertical):
         event.stop()
         self.send_text(event.text)
 
+    def on_message_composer_send_saved(self, event: MessageComposer.SendSaved) -> None:
+        event.stop()
+        self._send_saved(self.query_one("#ws-saved", OptionList).highlighted)
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        if self.request is None or event.option.id is None:
+        if event.option.id is not None:
+            self._send_saved(int(event.option.id))
+
+    def _send_saved(self, index: int | None) -> None:
+        """Send the request's saved message ``index``, rendered; none chosen: say so."""
+        messages = self.request.websocket.messages if self.request is not None else []
+        if index is None or not 0 <= index < len(messages):
+            self.notify("Nothing to send: write a message or pick a saved one", severity="warning")
             return
-        self.send_text(self.request.websocket.messages[int(event.option.id)].body)
+        self.send_text(messages[index].body)
 
     @work(group="websocket-send", exit_on_error=False)
     async def action_ping(self) -> None:

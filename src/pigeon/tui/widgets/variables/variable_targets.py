@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,7 @@ from pigeon.masking import MASK, secret_name
 from pigeon.values import preview
 
 if TYPE_CHECKING:
-    from pigeon.model import Request
+    from pigeon.model import Folder, Request
     from pigeon.scopes import Definition
     from pigeon.session import Session
 
@@ -88,6 +89,10 @@ def variable_targets(
     if request is not None:
         for i, folder in enumerate(s.chain_of(request)):
             where = _rel(s.root, folder.path / "folder.toml") if folder.path else "no file"
+
+            def save_folder(force: bool, f: Folder = folder) -> Path:
+                return store.save_folder_file(f, seen=col.seen, force=force)
+
             targets.append(
                 _file_target(
                     f"folder:{i}",
@@ -96,8 +101,8 @@ def variable_targets(
                     "Save folder",
                     folder.variables,
                     folder.path / "folder.toml" if folder.path else None,
-                    lambda force, f=folder: store.save_folder_file(f, seen=col.seen, force=force),
-                    lambda f=folder: store.folder_to_toml(f),
+                    save_folder,
+                    partial(store.folder_to_toml, folder),
                 )
             )
         layer = label_of.get(id(request.variables), "")

@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from pigeon.session import Session
     from pigeon.store import ChangedOnDisk
     from pigeon.tui.dialogs.variable_edit import VariableValue
-    from pigeon.tui.widgets.editor.request_editor import RequestEditor
 
 _SCOPE_TAG = {  # a short coloured tag first, so a narrow pane still shows who wins
     "collection": ("col", "cyan"),
@@ -106,6 +105,10 @@ class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
     class Changed(Message):
         """A variable was saved, or the runtime ones forgotten: previews and this pane follow."""
 
+    class RequestVariablesChanged(Message):
+        """A variable of the open request itself was saved or deleted (its working copy holds
+        it too): the editor's Vars tab is to show it."""
+
     class ReloadWanted(Message):
         """The file a variable was to be saved in changed on disk, and the user chose the
         disk's version: the collection is to be read again."""
@@ -113,20 +116,21 @@ class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
     def __init__(
         self,
         session: Session,
-        editor: RequestEditor,
         scopes: Callable[[Request | None], Scopes | None],
+        unresolved: Callable[[Request], list[str]],
         *,
         id: str | None = None,
     ) -> None:
-        """``editor`` is the screen's request editor: its request is the one whose scopes are
-        edited, and its variables tab follows an edit of the request's own variables.
-        ``scopes`` gives a request's scopes (``None`` when they cannot be built)."""
+        """``scopes`` gives a request's scopes (``None`` when they cannot be built);
+        ``unresolved`` the names a send of a request would leave unresolved."""
         super().__init__("variables", id=id)
         self.show_root = False
         self.guide_depth = 2
         self.session = session
-        self.editor = editor
+        self.request: Request | None = None  # the working copy whose scopes are edited
+        self.saved: Request | None = None  # ... and the request it is a copy of
         self._scopes_for = scopes
+        self._unresolved_of = unresolved
         self._shown_for: tuple[Any, ...] = ()
         self._plan_shown: list[Any] | None = None  # what the tree shows (see ``_plan``)
         self._scopes: Scopes | None = None
@@ -135,12 +139,20 @@ class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
         self.rows: dict[str, list[Definition]] = {}
 
     def show_request(
-        self, request: Request | None, unresolved: list[str], force: bool = True
+        self,
+        request: Request | None,
+        saved: Request | None,
+        unresolved: list[str] | None = None,
+        force: bool = True,
     ) -> None:
-        """Show what ``request`` sees (``None``: no request open); ``unresolved`` are the names
-        its send would leave unresolved. With ``force=False`` only when what the pane shows for
+        """Show what ``request`` (the working copy of ``saved``) sees (``None``: no request
+        open); ``unresolved`` are the names its send would leave unresolved (``None``: found
+        here). With ``force=False`` only when what the pane shows for
         it (unresolved names, ``$env`` names, request variables) changed -- typing in the URL
         bar must not rebuild the pane on every key."""
+        self.request, self.saved = request, saved
+        if unresolved is None:
+            unresolved = self._unresolved_of(request) if request is not None else []
         env_names: list[str] = []
         if request is not None:
             s = self.session
@@ -199,7 +211,7 @@ class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
         """The tree's nodes: (label, data, expanded, leaves or ``None`` for a leaf)."""
         plan: list[Any] = []
         if self._unresolved:
-            leaves = [
+            leaves: list[tuple[Text, VariableRow | None]] = [
                 (Text(f"{{{{{name}}}}}", style="red"), VariableRow(name))
                 for name in self._unresolved
             ]
@@ -274,7 +286,7 @@ class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
         if row is None or d is None:
             self.notify("Highlight a variable to delete.", severity="warning")
             return
-        targets = variable_targets(self.session, self.editor.request, self.editor.saved)
+        targets = variable_targets(self.session, self.request, self.saved)
         target = next((t for t in targets if t.layer == d.label), None)
         if target is None:
             self.notify(
@@ -291,7 +303,7 @@ class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
                 self.notify(error, severity="error", timeout=8)
                 return
             if target.key == "request":
-                self.editor.load_variables_tab()
+                self.post_message(self.RequestVariablesChanged())
             self.post_message(self.Changed())
             self.notify(f"Deleted {name} from {target.label.split(' (')[0]}.")
 
@@ -315,7 +327,7 @@ class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
         on that scope when it is writable, else on the writable scope that wins for the name."""
         from pigeon.tui.dialogs.variable_edit import VariableEditScreen
 
-        targets = variable_targets(self.session, self.editor.request, self.editor.saved)
+        targets = variable_targets(self.session, self.request, self.saved)
         by_layer = {t.layer: t for t in targets}
         chosen = by_layer.get(defined_in or "")
         if chosen is None and name:
@@ -333,7 +345,7 @@ class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
 
         from pigeon.tui.placeholder_suggester import PlaceholderSuggester
 
-        request = self.editor.request
+        request = self.request
         suggester = PlaceholderSuggester(lambda: self._scopes_for(request))
         self.app.push_screen(
             VariableEditScreen(title, name, value, options, scope, suggester), done
@@ -356,10 +368,10 @@ class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
             self.notify(error, severity="error", timeout=8)
             return
         if target.key == "request":
-            self.editor.load_variables_tab()
+            self.post_message(self.RequestVariablesChanged())
         self.post_message(self.Changed())
         where = target.label.split(" (")[0]
-        shadow = shadowed_by(self.session, self.editor.request, v.name, target)
+        shadow = shadowed_by(self.session, self.request, v.name, target)
         if shadow is None:
             self.notify(f"{v.name} saved in {where}.")
         else:

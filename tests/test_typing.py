@@ -1,0 +1,36 @@
+"""The package type-checks: mypy, configured in pyproject.toml (strict outside ``pigeon.tui``),
+finds nothing in ``src/pigeon``. It runs as a test so that the suite's one command checks the
+types too, in a process of its own beside the other tests rather than after them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.timeout(600)  # a cold run is CPU-bound: on a loaded machine it can take a while
+def test_mypy_finds_nothing(tmp_path: Path) -> None:
+    # A cache of its own, fresh each run: a cache left from another checkout cannot mislead it.
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            "--cache-dir",
+            str(tmp_path / "mypy-cache"),
+            "src/pigeon",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    if done.returncode != 0:
+        pytest.fail(f"mypy exited {done.returncode}:\n{done.stdout}{done.stderr}", pytrace=False)
