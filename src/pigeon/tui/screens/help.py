@@ -18,7 +18,7 @@ Section = tuple[str, list[tuple[str, str, str]]]  # (pane, [(keys, description, 
 
 # Below this many columns for the descriptions, each action id goes under its description
 # instead of in a column of its own: a small terminal keeps descriptions readable.
-READABLE_DESCRIPTION = 28
+READABLE_DESCRIPTION = 20
 
 
 class KeyTable:
