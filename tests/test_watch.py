@@ -89,6 +89,27 @@ def test_a_burst_of_changes_is_reported_together(root: Path, watched: Watched) -
     assert reports <= 3  # one burst, not one reload per file
 
 
+def test_a_file_gone_and_one_come_with_its_text_in_a_batch_is_a_rename(root: Path) -> None:
+    from pigeon.watch import renames
+
+    seen = load_collection(root).seen
+    a, b = root / "a.toml", root / "b.toml"
+    a.rename(root / "moved.toml")
+    write(root, "fresh.toml", 'name = "Fresh"\n')
+    paths = {a, root / "moved.toml", root / "fresh.toml"}
+    assert renames(seen, paths) == {a: root / "moved.toml"}
+    # A new file with another text, or one known file changed, is no rename.
+    b.unlink()
+    write(root, "other.toml", 'name = "B"\nurl = "https://b.test/changed"\n')
+    assert renames(seen, {b, root / "other.toml"}) == {}
+    # Two gone files with one text: which went where is not known.
+    write(root, "c.toml", 'name = "A"\nurl = "https://a.test/"\n')
+    twin_seen = load_collection(root).seen
+    (root / "c.toml").unlink()
+    (root / "moved.toml").rename(root / "d.toml")
+    assert renames(twin_seen, {root / "c.toml", root / "moved.toml", root / "d.toml"}) == {}
+
+
 def test_stop_ends_the_thread(root: Path) -> None:
     watched = Watched(root)
     watched.watcher.start()

@@ -252,3 +252,31 @@ def save(entries: list[dict[str, Any]], root: Path | str, environment: str | Non
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
     os.chmod(path, 0o600)
     atomic_write(path, json.dumps({"cookies": entries}, indent=1) + "\n", durable=False)
+
+
+def jar_cookie_header(jar: http.cookiejar.CookieJar, url: str) -> str | None:
+    """The ``Cookie`` header a send to ``url`` takes from ``jar`` (``None``: no cookie
+    matches), chosen as the send chooses it: by httpx, from the client's jar."""
+    import httpx
+
+    try:
+        request = httpx.Request("GET", url)
+    except (httpx.InvalidURL, ValueError, TypeError):
+        return None
+    httpx.Cookies(jar).set_cookie_header(request)
+    return request.headers.get("Cookie")
+
+
+def with_jar_cookies(rendered: Any, jar: http.cookiejar.CookieJar) -> Any:
+    """``rendered`` (a ``RenderedRequest``) with the jar's cookies its send would carry, for a
+    command that sends it elsewhere (a curl export): none when its settings keep the jar's
+    cookies home, and none when it sets ``Cookie`` itself, which then goes alone (as httpx
+    sends it)."""
+    if not rendered.settings.send_cookies or rendered.header("Cookie") is not None:
+        return rendered
+    from dataclasses import replace
+
+    header = jar_cookie_header(jar, rendered.url)
+    if header is None:
+        return rendered
+    return replace(rendered, headers=[*rendered.headers, ("Cookie", header)])

@@ -30,7 +30,7 @@ from pigeon.scripts import (
 )
 from pigeon.scripts.outcome import Reported, ReportedError
 from pigeon.scripts.process import DEFAULT_MEMORY_MB, ScriptWorker
-from pigeon.trust import Gate
+from pigeon.trust import HOW, Gate
 
 if TYPE_CHECKING:  # send is imported on the first send: `pigeon render` never loads httpx
     from pigeon.event_scripts import EventScripts
@@ -65,6 +65,8 @@ class RunContext:
     # Trusted by its user (DESIGN §8); untrusted, a ``pigeon.trust.Gate`` refuses what the
     # collection does not hold itself, and no script runs.
     trusted: bool = False
+    # How a refusal says to trust the collection (``pigeon.trust.HOW``; the app names its own).
+    trust_how: str = ""
     # ``False`` (``--no-scripts``): no script runs, trusted or not.
     allow_scripts: bool = True
     strict: bool = False
@@ -101,7 +103,7 @@ class RunContext:
         if self.trusted:
             return None
         if self._gate is None:
-            self._gate = Gate(self.collection)
+            self._gate = Gate(self.collection, how=self.trust_how or HOW)
         return self._gate
 
     def session(self) -> HttpSession:
@@ -363,6 +365,7 @@ async def _send_from_script(
         environ=ctx.environ,
         http=ctx.session(),
         trusted=ctx.trusted,
+        trust_how=ctx.trust_how,
         allow_scripts=ctx.allow_scripts,
         strict=ctx.strict,
         script_timeout=ctx.script_timeout,

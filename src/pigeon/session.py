@@ -134,6 +134,7 @@ class Session:
     scripts: ScriptWorker | None = None  # made on the first send; a process on first script
     tokens: Tokens | None = None  # OAuth 2.0 tokens, made on first need (``oauth2_tokens``)
     person: Person | None = None  # who signs in for the OAuth 2.0 grants that need someone
+    trust_how: str = ""  # how a refusal says to trust it ("": pigeon.trust.HOW, the CLI's)
     # The environment whose saved cookie jar the HTTP session holds; None: not loaded yet.
     jar_environment: str | None = None
     # The jar last written: its environment and cookies.
@@ -231,9 +232,9 @@ class Session:
     ) -> Scopes:
         gate = None
         if leaving and not self.is_trusted():
-            from pigeon.trust import Gate
+            from pigeon.trust import HOW, Gate
 
-            gate = Gate(self.collection)
+            gate = Gate(self.collection, how=self.trust_how or HOW)
         return build_scopes(
             self.collection,
             chain,
@@ -365,6 +366,14 @@ class Session:
                 self.add_log("cookies", problem, error=True)
         return jar
 
+    def with_jar_cookies(self, rendered: RenderedRequest) -> RenderedRequest:
+        """``rendered`` with the cookies of this environment's jar that its send would carry
+        (a copied curl command sends what the app would)."""
+        from pigeon.cookies import with_jar_cookies
+
+        result: RenderedRequest = with_jar_cookies(rendered, self.cookie_jar())
+        return result
+
     async def save_cookies(self) -> None:
         """Write the jar (taken here, written in a thread); a failure is logged."""
         from pigeon.cookies import save, snapshot
@@ -415,6 +424,7 @@ class Session:
             cli_vars=self.overrides,
             http=self.http_session(),
             trusted=trusted,
+            trust_how=self.trust_how,
             allow_scripts=allow_scripts,
             scripts=self.script_worker() if allow_scripts else None,
             oauth2=self.oauth2_tokens(),

@@ -75,6 +75,7 @@ class Gate:
     collection: Collection
     record: bool = False
     found: list[tuple[str, str, str]] = field(default_factory=list)  # kind, what, thing
+    how: str = HOW  # how to trust it, named in a refusal: the command line's or the app's
 
     def __post_init__(self) -> None:
         self.root = os.path.realpath(self.collection.root)
@@ -106,7 +107,7 @@ class Gate:
 
     def _refuse(self, kind: str, what: str, thing: str) -> None:
         if not self.record:
-            raise Refused(f"needs trust: {thing} ({HOW})")
+            raise Refused(f"needs trust: {thing} ({self.how})")
         if (kind, what, thing) not in self.found:
             self.found.append((kind, what, thing))
 

@@ -5,7 +5,8 @@ truth; an outside edit is never lost).
 ``start``), batches a burst of changes (a ``git checkout``) into one, and keeps only news: a
 collection file whose text is not what the app last read or wrote (``Collection.seen``), so
 the app's own saves are not news. On news it loads the whole collection in that thread and
-hands it on. It only reads files: nothing in them is run. ``.pigeon/`` and other dot-folders
+hands it on (``renames`` says which of its files were renamed). It only reads files: nothing
+in them is run. ``.pigeon/`` and other dot-folders
 (``.git``) are not watched.
 """
 
@@ -100,3 +101,23 @@ class DiskWatcher:
             elif not path.exists():
                 out.add(path)  # perhaps a folder that went away
         return out
+
+
+def renames(seen: Seen, paths: set[Path]) -> dict[Path, Path]:
+    """The files of one batch of changes that were renamed (``git mv``, a rename in a file
+    manager): ``{old: new}`` for a known file gone from ``old`` when a file new to ``seen``
+    appeared in the same batch with the very text last read at ``old``. A text that two new
+    files share, or two gone files shared, names no rename: which went where is not known."""
+    gone: dict[str, list[Path]] = {}
+    for path in paths:
+        if path in seen and not path.exists():
+            gone.setdefault(seen[path], []).append(path)
+    if not gone:
+        return {}
+    came: dict[str, list[Path]] = {}
+    for path in paths:
+        if path not in seen and path.suffix == ".toml":
+            text_digest = digest_of(path)
+            if text_digest is not None and text_digest in gone:
+                came.setdefault(text_digest, []).append(path)
+    return {gone[d][0]: new[0] for d, new in came.items() if len(new) == 1 and len(gone[d]) == 1}

@@ -21,6 +21,18 @@ def new(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+def test_the_collection_template_lists_every_auth_kind(tmp_path: Path, capsys) -> None:
+    from pigeon.auth_kinds import KINDS
+
+    root = tmp_path / "api"
+    assert new(capsys, str(root))[0] == 0
+    collection = (root / "collection.toml").read_text()
+    line = next(line for line in collection.splitlines() if "Auth for every request" in line)
+    assert line.endswith(": " + " | ".join(KINDS) + ".")
+    assert {"oauth2", "digest", "aws_sigv4"} <= set(line.rstrip(".").split(": ")[1].split(" | "))
+    assert all(len(line) <= 100 for line in collection.splitlines())
+
+
 def test_new_makes_a_collection_with_an_environment_and_an_example(tmp_path: Path, capsys) -> None:
     root = tmp_path / "billing-api"
     code, out, err = new(capsys, str(root))

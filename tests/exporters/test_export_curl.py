@@ -424,3 +424,28 @@ def test_a_body_with_terminal_escapes_goes_through_printf_with_its_exact_bytes()
     assert command.startswith("printf '") and "--data-binary @-" in command
     out = subprocess.run(["sh", "-c", command.split(" | ")[0]], capture_output=True, check=True)
     assert out.stdout == body
+
+
+def test_export_carries_the_saved_jars_cookies_a_send_would(
+    collection: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pigeon.cookies import make_cookie, new_jar, save, snapshot
+
+    jar = new_jar()
+    jar.set_cookie(make_cookie("sid", "abc", "x.test", host_only=True))
+    jar.set_cookie(make_cookie("deep", "1", "x.test", "/elsewhere", host_only=True))
+    jar.set_cookie(make_cookie("other", "2", "y.test", host_only=True))
+    save(snapshot(jar), collection, None)
+    code, out, err = export(capsys, str(collection), "ok")
+    assert (code, err) == (0, "")
+    assert out == "curl --url https://x.test/ok -H 'Cookie: sid=abc' -L --compressed\n"
+    # A request that keeps the jar's cookies home, or sets its own, carries none of them.
+    (collection / "home.toml").write_text(
+        'name = "home"\nurl = "https://x.test/"\n[settings]\nsend_cookies = false\n'
+    )
+    (collection / "own.toml").write_text(
+        'name = "own"\nurl = "https://x.test/"\n[[headers]]\nname = "Cookie"\nvalue = "a=b"\n'
+    )
+    assert "Cookie" not in export(capsys, str(collection), "home")[1]
+    assert "'Cookie: a=b'" in export(capsys, str(collection), "own")[1]
+    assert "sid" not in export(capsys, str(collection), "own")[1]

@@ -131,6 +131,17 @@ def test_order_list_first_then_the_rest_by_name(tmp_path: Path) -> None:
     assert col.order == ["zeta", "users/", "gone", "alpha.toml"]  # kept as written
 
 
+def test_the_rest_follow_by_the_name_shown_not_the_file_name(tmp_path: Path) -> None:
+    root = tmp_path / "c"
+    write(root, "collection.toml", 'name = "C"\norder = ["z-last"]\n')
+    write(root, "a-file.toml", 'name = "Zebra"\n')
+    write(root, "b-file.toml", 'name = "apple"\n')
+    write(root, "z-last.toml", 'name = "Aardvark"\n')  # listed: first, whatever its name
+    write(root, "c-dir/folder.toml", 'name = "Mango"\n')
+    col = load_collection(root)
+    assert [item.name for item in col.items] == ["Aardvark", "apple", "Mango", "Zebra"]
+
+
 def test_collection_file_fields_and_unknown_keys(tmp_path: Path) -> None:
     root = tmp_path / "c"
     write(

@@ -248,6 +248,24 @@ async def test_copy_body_and_curl() -> None:
         assert app.clipboard == '"Ada Lovelace"'
 
 
+async def test_a_body_over_the_clipboard_limit_is_not_copied_and_save_is_offered() -> None:
+    from pigeon.tui.widgets.response.response_pane import CLIPBOARD_LIMIT
+
+    body = "x" * (2 * CLIPBOARD_LIMIT)
+    exchange = make_exchange(body, "text/plain")
+    app = ResponsePaneApp(exchange)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        assert app.clipboard == ""
+        [note] = [n.message for n in app._notifications]
+        assert note == (
+            "The body (2.0 MB) is too large for the terminal's clipboard "
+            "(OSC 52, at most 1.0 MB here): save it with s."
+        )
+
+
 async def test_save_body_writes_the_file(tmp_path: Path) -> None:
     exchange = make_exchange()
     app = ResponsePaneApp(exchange)

@@ -106,7 +106,7 @@ def test_variable_edit_dialog(snap_compare, tmp_path, size) -> None:
     async def run(pilot) -> None:
         await open_create_user(pilot)
         await show_variables(pilot)
-        await pilot.press("e")
+        await pilot.press("a")  # a new variable (e edits the highlighted one)
         await dialog_shown(pilot)
 
     assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=run)

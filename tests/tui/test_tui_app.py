@@ -71,6 +71,36 @@ async def test_url_edit_updates_preview_and_dirty_mark(app: PigeonApp, echo: Ech
         assert "nope" in pane._unresolved
 
 
+async def test_the_tree_lists_by_name_shown_with_a_broken_file_in_its_folder(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "c"
+    files = {
+        "collection.toml": 'name = "C"\n',
+        "z-file.toml": 'name = "Apple"\n',
+        "a-file.toml": 'name = "Zebra"\n',
+        "users/folder.toml": 'name = "Users"\norder = ["last"]\n',
+        "users/last.toml": 'name = "Listed"\n',
+        "users/a.toml": 'name = "Alpha"\n',
+        "users/c.toml": 'name = "Gamma"\n',
+        "users/beta.toml": "name = \n",  # broken
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    app = PigeonApp(Session.open(root), theme_dirs=bundled_theme_dirs(), remember_theme=False)
+    async with running(app) as pilot:
+        await pilot.pause()
+        tree = main_screen(app).query_one(CollectionTree)
+
+        def labels(node) -> list[str]:
+            return [str(n.label) for n in node.children]
+
+        assert labels(tree.root) == ["GET  Apple", "Users", "GET  Zebra"]
+        users = tree.root.children[1]
+        assert labels(users) == ["GET  Listed", "GET  Alpha", "⚠ beta.toml", "GET  Gamma"]
+
+
 async def test_send_to_echo_server_shows_response(app: PigeonApp) -> None:
     async with running(app, "users/list-users") as pilot:
         await press_and_settle(pilot, "ctrl+r")
@@ -139,6 +169,25 @@ async def test_help_screen_lists_bindings(app: PigeonApp) -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, MainScreen)
+
+
+async def test_the_help_screen_keeps_descriptions_readable_on_a_small_terminal(
+    app: PigeonApp,
+) -> None:
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        lines = [
+            table.render_line(y).text
+            for table in app.screen.query(".help-table")
+            for y in range(table.size.height)
+        ]
+        # Each id goes under its description, which keeps the width the ids had.
+        assert any("Go to the next or the" in line for line in lines), lines
+        send = next(i for i, line in enumerate(lines) if line.startswith("ctrl+r, f5"))
+        assert "Send the request" in lines[send]
+        assert lines[send + 1].strip() == "send"
 
 
 async def test_keymap_from_config_remaps_send(collection: Path, echo: EchoServer) -> None:

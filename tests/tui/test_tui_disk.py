@@ -272,6 +272,33 @@ async def test_a_request_deleted_while_open_is_kept_unsaved(
             assert not file.exists() and LIST not in tree_ids(app)
 
 
+@pytest.mark.parametrize("dirty", [True, False], ids=["edited", "saved"])
+async def test_a_request_renamed_on_disk_while_open_is_followed(
+    app: PigeonApp, collection: Path, dirty: bool
+) -> None:
+    old = collection / "users" / "list-users.toml"
+    new = collection / "users" / "all-users.toml"
+    async with running(app, LIST) as pilot:
+        editor = main_screen(app).editor
+        await watching(pilot)
+        if dirty:
+            await replace_url(pilot, "{{base_url}}/mine")
+        old.rename(new)  # as git mv does
+        await wait_for(pilot, lambda: "users/all-users" in tree_ids(app))
+        assert LIST not in tree_ids(app)
+        assert editor.saved.path == new and editor.request.path == new
+        assert editor.request.id == "users/all-users"
+        assert editor.dirty is dirty
+        assert not any("deleted on disk" in n for n in notes(app))
+        if dirty:
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: not editor.dirty)
+            assert not isinstance(app.screen, ChangedOnDiskScreen)
+            assert 'url = "{{base_url}}/mine"' in new.read_text(encoding="utf-8")
+        await pilot.pause()
+    assert not old.exists()  # never written again beside the renamed file
+
+
 async def test_a_broken_file_that_appears_is_marked(app: PigeonApp, collection: Path) -> None:
     async with running(app, LIST) as pilot:
         await watching(pilot)

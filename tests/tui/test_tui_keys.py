@@ -426,6 +426,29 @@ async def test_lines_pasted_into_a_one_line_field_are_joined_with_a_word(app: Pi
         assert any("Pasted 3 lines as one" in str(n.message) for n in app._notifications)
 
 
+async def test_a_paste_too_large_for_a_one_line_field_is_refused_with_a_word(
+    app: PigeonApp,
+) -> None:
+    from pigeon.tui.one_line_paste import PASTE_LIMIT
+
+    async with running(app, "users/list-users") as pilot:
+        await pilot.press("ctrl+l")
+        url = app.focused
+        assert isinstance(url, Input)
+        before = url.value
+        paste(app, "http://127.0.0.1:1/" + "a" * (1536 * 1024))  # 1.5 MB on one line
+        await wait_for(
+            pilot, lambda: any("Not pasted" in str(n.message) for n in app._notifications)
+        )
+        assert url.value == before
+        [note] = [str(n.message) for n in app._notifications if "Not pasted" in str(n.message)]
+        assert note == (
+            "Not pasted: 1.5 MB is more than the 64.0 KB a one-line field takes in one paste."
+        )
+        paste(app, "x" * PASTE_LIMIT)  # up to the limit, it is pasted
+        await wait_for(pilot, lambda: url.value.endswith("x" * PASTE_LIMIT))
+
+
 async def test_one_line_with_its_line_break_pastes_as_it_is(app: PigeonApp) -> None:
     async with running(app, "users/list-users") as pilot:
         await pilot.press("ctrl+l", "ctrl+u", "end", "ctrl+u")

@@ -108,3 +108,49 @@ async def test_the_settings_tab_turns_jar_cookies_off(tmp_path: Path, echo: Echo
     saved = load_collection(tmp_path).find("req")[1]  # type: ignore[index]
     assert saved.settings.send_cookies is False
     assert "send_cookies = false" in (tmp_path / "req.toml").read_text(encoding="utf-8")
+
+
+async def test_the_cookies_table_moves_as_every_list_and_keeps_the_edited_row(
+    tmp_path: Path, echo: EchoServer
+) -> None:
+    write(tmp_path, "collection.toml", 'name = "c"\n')
+    write(tmp_path, "set.toml", f'name = "s"\nurl = "{echo.url}/cookies/set?a=1&b=2&c=3&d=4"\n')
+    app = _app(tmp_path)
+    async with running(app, "set") as pilot:
+        await press_and_settle(pilot, "ctrl+r")
+        await wait_for(pilot, lambda: main_screen(app).last_exchange is not None)
+        await pilot.press("f7")
+        await wait_for(pilot, lambda: isinstance(app.screen, CookiesScreen) and app.screen.rows)
+        table = app.screen.query_one(DataTable)
+        await pilot.press("G")
+        assert table.cursor_row == 3
+        await pilot.press("g")
+        assert table.cursor_row == 0
+        await pilot.press("end")
+        assert table.cursor_row == 3
+        await pilot.press("home")
+        assert table.cursor_row == 0
+        await pilot.press("j", "j")  # on c
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("ctrl+u", *"33", "enter")
+        await wait_for(pilot, lambda: app.screen.rows[2].value == "33")
+        assert table.cursor_row == 2
+        await pilot.press("d")  # c goes: the cursor stays on the row after it
+        await wait_for(pilot, lambda: len(app.screen.rows) == 3)
+        assert table.cursor_row == 2
+        assert app.screen.rows[2].name == "d"
+
+
+async def test_copy_as_curl_carries_the_jars_cookies(tmp_path: Path, echo: EchoServer) -> None:
+    write(tmp_path, "collection.toml", 'name = "c"\n')
+    write(tmp_path, "set.toml", f'name = "s"\nurl = "{echo.url}/cookies/set?a=1"\n')
+    write(tmp_path, "get.toml", f'name = "g"\nurl = "{echo.url}/cookies"\n')
+    app = _app(tmp_path)
+    async with running(app, "set") as pilot:
+        await press_and_settle(pilot, "ctrl+r")
+        await wait_for(pilot, lambda: main_screen(app).last_exchange is not None)
+        await open_request(pilot, "get")
+        await pilot.press("f3")
+        await pilot.pause()
+        assert "-H 'Cookie: a=1'" in app.clipboard

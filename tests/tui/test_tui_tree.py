@@ -328,3 +328,35 @@ async def test_dialog_messages_wrap_inside_the_dialog(app: PigeonApp, collection
         )
         await pilot.pause()
         message_fits()
+
+
+async def test_the_move_dialog_starts_on_the_folder_and_keeps_each_path_to_one_line(
+    collection: Path, echo: EchoServer
+) -> None:
+    from textual.widgets import OptionList
+
+    deep = collection / "users" / ("a-folder-with-a-long-name-" * 3)
+    deep.mkdir()
+    (deep / "folder.toml").write_text(f'name = "{"A folder with a long name " * 3}"\n')
+    (deep / "inner.toml").write_text('name = "Inner"\n', encoding="utf-8")
+    app = make_app(collection, echo)
+    async with running(app, size=(80, 24)) as pilot:
+        tree = main_screen(app).query_one(CollectionTree)
+        tree.focus()
+        node = next(
+            n for n in tree._all_nodes() if isinstance(n.data, Request) and n.data.name == "Inner"
+        )
+        tree.move_cursor(node)
+        await pilot.pause()
+        await pilot.press("m")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChooseScreen))
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        here = options.get_option_at_index(options.highlighted)
+        assert here.id == deep.relative_to(collection).as_posix()  # its own folder
+        lines = [options.render_line(y).text.strip() for y in range(options.option_count)]
+        assert lines[0] == "(top level)" and lines[2] == "Users"
+        shown = next(line for line in lines if line.startswith("Users / A folder"))
+        assert "…" in shown and shown.endswith("long name")  # cut in the middle, one line
+        await pilot.press("up", "enter")  # the folder above it: Users
+        await wait_for(pilot, lambda: (collection / "users" / "inner.toml").is_file())

@@ -99,3 +99,33 @@ async def test_trust_records_the_shown_path_and_sends(
         assert f"/{SECRET} ".encode() in server.requests[0]
         preview = main_screen(app).query_one(UrlPreview)  # trusted: as sent
         assert preview.url.endswith(f"/{SECRET}") and not preview.unresolved
+
+
+async def test_a_refusal_in_the_app_names_the_palette_command_that_trusts(
+    linked: Path, echo: EchoServer, server: RecordingServer
+) -> None:
+    from tui_support import wait_for
+
+    app = make_app(linked, echo)
+    async with running(app, "leak", size=(200, 40)) as pilot:
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        await press_and_settle(pilot, "n")  # not now: refused
+        shown = status(app)
+        assert "ctrl+p, then “Trust this collection…”" in shown, shown
+        assert "--trust" not in shown
+        titles = [c.title for c in app.get_system_commands(main_screen(app))]
+        assert "Trust this collection…" in titles
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Trust this collection")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
+        await pilot.press("t")
+        await wait_for(pilot, lambda: TrustStore().is_trusted(linked))
+        assert "Trust this collection…" not in [
+            c.title for c in app.get_system_commands(main_screen(app))
+        ]
+        await press_and_settle(pilot, "ctrl+r")  # sent now
+        assert main_screen(app).last_exchange.status == 204

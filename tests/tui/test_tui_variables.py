@@ -37,6 +37,19 @@ async def test_variables_pane_edits_a_collection_variable(app: PigeonApp, collec
         assert pane.rows["count"][0].value == [1, 2]
 
 
+async def test_e_with_no_variable_highlighted_only_says_so(app: PigeonApp) -> None:
+    async with running(app) as pilot:  # no request open: the pane says "no variables"
+        screen = main_screen(app)
+        pane = screen.query_one(VariablesPane)
+        pane.focus()
+        await pilot.pause()
+        assert pane.cursor_node is None or pane.cursor_node.data is None
+        await pilot.press("e")
+        await pilot.pause()
+        assert app.screen is screen  # no "New variable" dialog
+        assert notes(app)[-1] == ("warning", "Highlight a variable to edit (a adds one).")
+
+
 async def test_variables_pane_masks_secrets_and_clears_runtime(app: PigeonApp) -> None:
     app.session.runtime.set("token", "s3cr3t-value")
     async with running(app, "users/list-users") as pilot:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from pigeon import cookies
 from pigeon.cli.collection import load, trusted
 from pigeon.cli.stderr import warn
 from pigeon.errors import EXIT_OK, SendFailure, UnresolvedError, UsageError
@@ -183,8 +184,22 @@ def http_message(rendered: RenderedRequest) -> str:
 def cli_export(args: argparse.Namespace) -> int:
     """`pigeon export curl`: print the command; unresolved placeholders are named on stderr
     (the command would send them as written), and with ``--strict`` nothing is printed and
-    the exit code is 3."""
-    rendered = _rendered(args)
+    the exit code is 3. It carries the cookies of the environment's saved jar (the app's,
+    ``pigeon run --cookies keep``'s) that a send would."""
+    prepared = prepare_request(
+        Path(args.collection),
+        args.request,
+        env=args.env,
+        cli_vars=args.vars,
+        trust=args.trust,
+        no_scripts=args.no_scripts,
+    )
+    jar = cookies.new_jar()
+    env = args.env if args.env is not None else prepared.collection.default_environment
+    problem = cookies.load(jar, prepared.collection.root, env)
+    if problem:
+        warn(problem)
+    rendered = cookies.with_jar_cookies(prepared.rendered, jar)
     problems = _unresolved(rendered)
     if problems and args.strict:
         raise UnresolvedError(f"unresolved placeholders: {problems}")

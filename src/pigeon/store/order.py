@@ -1,12 +1,14 @@
 """The order of requests and folders (DESIGN §2), in one place.
 
 An optional ``order = [...]`` in ``collection.toml`` / ``folder.toml`` lists file stems and
-folder names; the rest follow by name. ``stem/`` names a folder only, ``stem.toml`` a request
-only, a bare ``stem`` either (a folder is listed before a request of the same stem).
+folder names; the rest follow by the name they are shown by (a request's ``name``, a folder's
+name), not by file name. ``stem/`` names a folder only, ``stem.toml`` a request only, a bare
+``stem`` either (a folder is listed before a request of the same stem).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from pigeon.model import (
@@ -21,23 +23,31 @@ def stem_of(item: Folder | Request) -> str:
     return item.path.name if isinstance(item, Folder) else item.path.stem
 
 
-def sort_items(items: list[Folder | Request], order: list[str]) -> list[Folder | Request]:
-    """``order`` entries first, in that order; the rest by name (case-insensitive).
-
-    A folder and a request with the same stem keep the folder first.
-    """
+def order_key(order: list[str]) -> Callable[[str, str, bool], tuple[object, ...]]:
+    """The sort key of an entry of a folder whose ``order`` list is ``order``, from the name it
+    is shown by, its stem (file stem or folder name) and whether it is a folder: listed
+    entries first, in that order; the rest by shown name (case-insensitive). Shared by the
+    collection's items and the tree's broken files, so both fall in one order."""
     position: dict[str, int] = {}
     for i, entry in enumerate(order):
         position.setdefault(entry.removesuffix(".toml").strip("/"), i)
 
-    def key(item: Folder | Request) -> tuple[int, int, str, str, int]:
-        stem = stem_of(item)
-        kind = 0 if isinstance(item, Folder) else 1
+    def key(shown: str, stem: str, folder: bool) -> tuple[object, ...]:
+        kind = 0 if folder else 1
         if stem in position:
-            return (0, position[stem], "", "", kind)
-        return (1, 0, stem.casefold(), stem, kind)
+            return (0, position[stem], "", "", kind, stem)
+        return (1, 0, shown.casefold(), shown, kind, stem)
 
-    return sorted(items, key=key)
+    return key
+
+
+def sort_items(items: list[Folder | Request], order: list[str]) -> list[Folder | Request]:
+    """``order`` entries first, in that order; the rest by the name shown (case-insensitive).
+
+    A folder and a request with the same stem keep the folder first.
+    """
+    key = order_key(order)
+    return sorted(items, key=lambda item: key(item.name, stem_of(item), isinstance(item, Folder)))
 
 
 def order_refers(entry: str, stem: str, folder: bool = True) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pigeon.auth_kinds import AUTH_TYPES
 from pigeon.errors import UsageError
 from pigeon.files import create_exclusive
 from pigeon.store.read import title_from_stem
@@ -45,8 +46,8 @@ default_environment = "{env}"
 # name = "Accept"
 # value = "application/json"
 
-# Auth for every request (none | basic | bearer | api_key). Keep secrets in .env, which
-# git ignores, and read them with {{{{$env.NAME}}}}:
+# Auth for every request, of type: {auth_types}.
+# Keep secrets in .env, which git ignores, and read them with {{{{$env.NAME}}}}:
 # [auth]
 # type = "bearer"
 # token = "{{{{$env.API_TOKEN}}}}"
@@ -92,8 +93,12 @@ def new_collection(directory: Path) -> list[Path]:
     name = title_from_stem(directory.resolve().name) or "My API"
     environments = directory / ENVIRONMENTS_DIR
     environments.mkdir(parents=True, exist_ok=True)
+    auth_types = " | ".join(AUTH_TYPES)  # every kind the auth table has, never a hand list
+    collection_text = COLLECTION.format(
+        name=json.dumps(name), env=ENVIRONMENT, auth_types=auth_types
+    )
     files = [
-        (directory / COLLECTION_FILE, COLLECTION.format(name=json.dumps(name), env=ENVIRONMENT)),
+        (directory / COLLECTION_FILE, collection_text),
         (directory / ".gitignore", GITIGNORE),
         (environments / f"{ENVIRONMENT}.toml", LOCAL.format(env=ENVIRONMENT)),
         (directory / EXAMPLE, REQUEST),

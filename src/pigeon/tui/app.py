@@ -10,7 +10,7 @@ from functools import partial
 from pathlib import Path
 
 from rich.terminal_theme import TerminalTheme
-from textual import events
+from textual import events, work
 from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.filter import LineFilter
@@ -25,6 +25,10 @@ from pigeon.tui import start_gc
 from pigeon.tui.alt_keys import read_alt_as_alt
 from pigeon.tui.control_filter import ControlCharacters
 from pigeon.tui.key_order import KeysInOrder
+
+# How a refusal of an untrusted collection says to trust it, in the app: the palette command
+# that opens the trust prompt (``--trust`` is the command line's way).
+HOW_IN_APP = "trust it in the app: ctrl+p, then “Trust this collection…”"
 
 
 class PigeonApp(KeysInOrder):
@@ -108,6 +112,7 @@ class PigeonApp(KeysInOrder):
         super().__init__()
         read_alt_as_alt()  # before the driver reads a key: alt+1…4 through tmux and screen
         self.session = session
+        session.trust_how = HOW_IN_APP  # a refusal names the app's way to trust, not --trust
         if config is not None:
             session.config = config
         self._theme_dirs = theme_dirs
@@ -238,11 +243,24 @@ class PigeonApp(KeysInOrder):
         edit_focused(self)
 
     def before_passing(self, event: events.Event) -> events.Event:
-        """Several lines pasted into a one-line field arrive joined by spaces, with a word."""
+        """Several lines pasted into a one-line field arrive joined by spaces, with a word; a
+        paste too large for one arrives empty, with a word."""
         if not isinstance(event, events.Paste):
             return event
-        from pigeon.tui.one_line_paste import joined
+        from pigeon.bodies import human_size
+        from pigeon.tui.one_line_paste import PASTE_LIMIT, joined, too_large
 
+        if too_large(self.focused, event.text):
+            size = human_size(len(event.text.encode("utf-8", "surrogateescape")))
+            self.notify(
+                f"Not pasted: {size} is more than the {human_size(PASTE_LIMIT)} a one-line "
+                "field takes in one paste.",
+                severity="warning",
+                timeout=8,
+            )
+            pasted = events.Paste("")
+            pasted.set_sender(self)
+            return pasted
         one = joined(self.focused, event.text)
         if one is None:
             return event
@@ -342,6 +360,12 @@ class PigeonApp(KeysInOrder):
                 "Make a collection in a new directory (as pigeon new) and open it",
                 self.action_new_collection,
             )
+            if not self.session.is_trusted():
+                yield SystemCommand(
+                    "Trust this collection…",
+                    "Let its scripts run and its requests read the environment and files",
+                    self.action_trust,
+                )
             if not any(entry.binding_id == "vars.clear_runtime" for entry in offered):
                 yield SystemCommand(
                     "Clear runtime variables",
@@ -353,6 +377,20 @@ class PigeonApp(KeysInOrder):
             "Save an SVG picture of the screen",
             lambda: self.set_timer(0.1, self.deliver_screenshot),
         )
+
+    @work(group="trust")
+    async def action_trust(self) -> None:
+        """The trust prompt, asked for: what the collection wants, then a yes recorded."""
+        from pigeon.tui.dialogs.trust import TrustScreen
+
+        session = self.session
+        if session.is_trusted():
+            self.notify("This collection is trusted already.")
+            return
+        wants = await asyncio.to_thread(session.trust_wants)  # renders every request
+        if await self.push_screen_wait(TrustScreen(session.trust_key(), wants)):
+            session.trust()
+            self.notify("Trusted: its scripts run and it may read the environment and files.")
 
     def action_reload(self) -> None:
         from pigeon.tui.screens.main import MainScreen
@@ -405,6 +443,7 @@ class PigeonApp(KeysInOrder):
                 self.notify(f"Not opened: {exc}", severity="error", timeout=10)
                 return
             session.config = self.session.config
+            session.trust_how = HOW_IN_APP
             old, self.session = self.session, session
             self.switch_screen(MainScreen(session))
             self.run_worker(old.close(), exit_on_error=False)

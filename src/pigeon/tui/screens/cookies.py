@@ -17,6 +17,8 @@ from pigeon.cookies import CookieRow, make_cookie, rows
 from pigeon.session import Session
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
+from pigeon.tui.vim_keys import HalfPages, vim_bindings
+from pigeon.tui.widgets.find_rows import FindInTable
 
 
 def _expires(row: CookieRow) -> str:
@@ -31,6 +33,17 @@ def _cookie_text(value: str) -> str | None:
     except ValueError:
         return "no control character or ; in a cookie's value"
     return None
+
+
+class CookieTable(FindInTable, HalfPages, DataTable[str]):
+    """The jar's rows, moved through as every list is: vim's moves, and home/end to the
+    first and last row (a DataTable's own home/end scroll sideways)."""
+
+    BINDINGS = [
+        *vim_bindings(top="scroll_top", bottom="scroll_bottom"),
+        Binding("home", "scroll_top", show=False),
+        Binding("end", "scroll_bottom", show=False),
+    ]
 
 
 class CookiesScreen(ModalScreen[None]):
@@ -50,7 +63,7 @@ class CookiesScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="cookies-box"):
             yield Label("Cookies", id="cookies-title")
-            yield DataTable(id="cookies-table", cursor_type="row", zebra_stripes=True)
+            yield CookieTable(id="cookies-table", cursor_type="row", zebra_stripes=True)
             yield Label(
                 "e: edit value   d: delete   x: clear all   escape: close", id="cookies-hint"
             )
@@ -68,7 +81,8 @@ class CookiesScreen(ModalScreen[None]):
         jar = await asyncio.to_thread(self.session.cookie_jar)
         self.show(rows(jar))
 
-    def show(self, found: list[CookieRow]) -> None:
+    def show(self, found: list[CookieRow], cursor: int = 0) -> None:
+        """List ``found`` with the cursor on row ``cursor`` (kept in the table)."""
         self.rows = found
         table = self.query_one(DataTable)
         table.clear()
@@ -78,6 +92,7 @@ class CookiesScreen(ModalScreen[None]):
             table.add_row(*(printable(cell) for cell in cells))
         if not found:
             table.add_row("(no cookies)", "", "", "", "")
+        table.move_cursor(row=max(0, min(cursor, table.row_count - 1)))
 
     def _current(self) -> CookieRow | None:
         table = self.query_one(DataTable)
@@ -85,9 +100,18 @@ class CookiesScreen(ModalScreen[None]):
             return None
         return self.rows[table.cursor_row]
 
-    async def _changed(self) -> None:
+    async def _changed(self, keep: CookieRow | None = None) -> None:
+        """Save the jar and list it again, the cursor on ``keep`` when it is still there (an
+        edited cookie), else on the row where the cursor was (the one after a deletion)."""
         await self.session.save_cookies()
-        self.show(rows(self.session.cookie_jar()))
+        cursor = self.query_one(DataTable).cursor_row
+        found = rows(self.session.cookie_jar())
+        if keep is not None:
+            key = (keep.domain, keep.path, keep.name)
+            cursor = next(
+                (i for i, r in enumerate(found) if (r.domain, r.path, r.name) == key), cursor
+            )
+        self.show(found, cursor)
 
     async def action_delete(self) -> None:
         row = self._current()
@@ -127,7 +151,7 @@ class CookiesScreen(ModalScreen[None]):
                 host_only=row.host_only,
             )
             self.session.cookie_jar().set_cookie(cookie)
-            await self._changed()
+            await self._changed(keep=row)
 
         title = f"Value of {printable(row.name)} for {printable(row.domain)}"
         self.app.push_screen(PromptScreen(title, row.value, check=_cookie_text), edited)

@@ -301,6 +301,9 @@ class MainScreen(Screen[None]):
     # -- the disk: the files are the truth ------------------------------------------------------
 
     def on_disk_watch_changed(self, event: DiskWatch.Changed) -> None:
+        from pigeon.tui.widgets.disk_watch import follow_renames  # a rename: it follows
+
+        follow_renames(self.session, self.editor, self.collection_pane.collection_tree, event.paths)
         self.follow_disk(event.collection)
 
     def on_disk_watch_failed(self, event: DiskWatch.Failed) -> None:
@@ -593,7 +596,8 @@ class MainScreen(Screen[None]):
         try:
             from pigeon.exporters.curl import to_curl
 
-            command = to_curl(self.session.render(editor.request, leaving=True))
+            rendered = self.session.render(editor.request, leaving=True)
+            command = to_curl(self.session.with_jar_cookies(rendered))  # the jar's, as a send
         except Exception as exc:
             self.notify(f"Cannot export: {exc}", severity="error")
             return

@@ -13,6 +13,8 @@ from textual.widget import Widget
 if TYPE_CHECKING:
     from pigeon.model import Collection
     from pigeon.session import Session
+    from pigeon.tui.widgets.collection.collection_tree import CollectionTree
+    from pigeon.tui.widgets.editor.request_editor import RequestEditor
     from pigeon.watch import DiskWatcher
 
 
@@ -56,3 +58,29 @@ class DiskWatch(Widget):
     def on_unmount(self) -> None:
         if self.watcher is not None:
             self.watcher.stop()
+
+
+def follow_renames(
+    session: Session, editor: RequestEditor, tree: CollectionTree, paths: set[Path]
+) -> None:
+    """The open request's file renamed on disk in this batch (``pigeon.watch.renames``): the
+    request follows it to its new name, unsaved edits and all, so a save writes the new file
+    instead of bringing the old one back. Call it before the collection is reloaded."""
+    from pigeon.store.read import rel_id
+    from pigeon.watch import renames
+
+    saved = editor.saved
+    old = saved.path if saved is not None else None
+    if old is None:
+        return
+    seen = session.collection.seen
+    new = renames(seen, paths).get(old)
+    if new is None:
+        return
+    seen[new] = seen.pop(old)
+    for request in (saved, editor.request):
+        if request is not None:
+            request.path, request.id = new, rel_id(session.root, new)
+    if editor.dirty:  # the tree's unsaved mark goes with it
+        tree.mark_dirty(old, False)
+        tree.mark_dirty(new, True)

@@ -412,13 +412,6 @@ class CollectionPane(Pane):
 
         self.app.push_screen(DeleteFolderScreen(folder.name, contents, col.root, unsaved), answered)
 
-    def _parent_id(self, item: Folder | Request) -> str:
-        """The id of the folder holding ``item`` ("": the top level)."""
-        for folder in _folders(self.session.collection.items):
-            if any(it is item for it in folder.items):
-                return folder.id
-        return ""
-
     # -- requests and folders -----------------------------------------------------------------
 
     def _rename(self, item: Folder | Request | None) -> None:
@@ -501,14 +494,16 @@ class CollectionPane(Pane):
             return
         folders: list[tuple[str, str]] = [("", "(top level)")]
 
-        def visit(items: list[Folder | Request], depth: int) -> None:
+        def visit(items: list[Folder | Request], above: str) -> None:
             for it in items:
-                if isinstance(it, Folder) and it is not item:  # never into itself
-                    folders.append((it.id, "  " * depth + it.name))
-                    visit(it.items, depth + 1)
+                if isinstance(it, Folder) and it.id != item.id:  # never into itself
+                    path = f"{above} / {it.name}" if above else it.name
+                    folders.append((it.id, path))
+                    visit(it.items, path)
 
-        visit(self.session.collection.items, 0)
-        here = self._parent_id(item)
+        visit(self.session.collection.items, "")
+        # The folder holding it, by id: the tree's item may be an older copy of the model's.
+        here = item.id.rpartition("/")[0]
 
         def chosen(folder_id: str | None) -> None:
             if folder_id is None or folder_id == here:
@@ -519,7 +514,8 @@ class CollectionPane(Pane):
             target = self.session.collection.find_folder(folder_id) if folder_id else None
             self._move_to(moving, target)
 
-        self.app.push_screen(ChooseScreen(f"Move “{item.name}” to", folders, here), chosen)
+        title = f"Move “{item.name}” to"
+        self.app.push_screen(ChooseScreen(title, folders, here, one_line=True), chosen)
 
     def _current(self, item: Folder | Request) -> Folder | Request | None:
         """``item`` as the collection holds it now: the disk watcher may have reloaded it

@@ -20,6 +20,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from pigeon.model import BrokenFile, Collection, Folder, Request
+from pigeon.store.order import order_key, stem_of
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.painted import Painted
@@ -119,25 +120,49 @@ class CollectionTree(FindInTree, HalfPages, Tree[NodeData]):
         self.clear()
         self.root.label = Text(printable(collection.name))
         target: TreeNode[NodeData] | None = None
+        # A broken file shows in its own folder, where its name falls (or its order entry).
+        broken_in: dict[Path, list[BrokenFile]] = {}
+        for broken in collection.broken:
+            broken_in.setdefault(broken.path.parent, []).append(broken)
 
-        def add(parent: TreeNode[NodeData], items: list[Folder | Request]) -> None:
+        def add(
+            parent: TreeNode[NodeData],
+            items: list[Folder | Request],
+            directory: Path | None,
+            order: list[str],
+        ) -> None:
             nonlocal target
-            for item in items:
-                if isinstance(item, Folder):
+            entries: list[Folder | Request | BrokenFile] = list(items)
+            broken_here = broken_in.pop(directory, []) if directory is not None else []
+            if broken_here:
+                entries += broken_here
+                key = order_key(order)
+                entries.sort(
+                    key=lambda e: (
+                        key(e.path.name, e.path.stem, False)
+                        if isinstance(e, BrokenFile)
+                        else key(e.name, stem_of(e), isinstance(e, Folder))
+                    )
+                )
+            for item in entries:
+                if isinstance(item, BrokenFile):
+                    parent.add_leaf(self._broken_label(item, item.path.parent), data=item)
+                elif isinstance(item, Folder):
                     node = parent.add(
                         self._label(item), data=item, expand=first_build or item.path in expanded
                     )
                     if select is not None and item.path == select:
                         target = node
-                    add(node, item.items)
+                    add(node, item.items, item.path, item.order)
                 else:
                     leaf = parent.add_leaf(self._label(item), data=item)
                     if select is not None and item.path == select:
                         target = leaf
 
-        add(self.root, collection.items)
-        for broken in collection.broken:
-            self.root.add_leaf(self._broken_label(broken, collection.root), data=broken)
+        add(self.root, collection.items, collection.root, collection.order)
+        for left in broken_in.values():  # in no folder shown (an environment's file)
+            for broken in left:
+                self.root.add_leaf(self._broken_label(broken, collection.root), data=broken)
         if target is not None:
             node = target
             self.call_after_refresh(self.move_cursor, node)

@@ -67,6 +67,11 @@ def body_kind(exchange: Exchange) -> bodies.BodyKind:
     return bodies.classify_body(exchange.content_type, exchange.body[:8192], exchange.body_size)
 
 
+# What Pigeon sends through OSC 52 at most: a terminal drops a copy over its own cap (from
+# about 100 KB to a few MB), so a bigger one is refused with a word, never a false "Copied".
+CLIPBOARD_LIMIT = 1024 * 1024
+
+
 class ResponseTabs(TabbedContent):
     """Tabs that leave zooming to the pane around them."""
 
@@ -507,14 +512,28 @@ class ResponsePane(Vertical):
 
         return [("Diff of two responses", DiffScreen), ("Diff view", DiffView)]
 
+    def _copy(self, text: str, what: str) -> None:
+        """Copy ``text`` through the terminal (OSC 52), or say it is over what a terminal's
+        clipboard takes: the escape would be dropped by the terminal, never copied."""
+        size = len(text.encode("utf-8", "surrogateescape"))
+        if size > CLIPBOARD_LIMIT:
+            self.notify(
+                f"{what} ({human_size(size)}) is too large for the terminal's clipboard "
+                f"(OSC 52, at most {human_size(CLIPBOARD_LIMIT)} here): save it with s.",
+                severity="warning",
+                timeout=8,
+            )
+            return
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied {what[0].lower()}{what[1:]} ({human_size(size)}).")
+
     def action_copy_body(self) -> None:
         exchange = self.exchange
         if exchange is None:
             return
         view = self.body_view
         if view.is_filtered:
-            self.app.copy_to_clipboard(view.text)
-            self.notify(f"Copied the filter result ({human_size(len(view.text))}).")
+            self._copy(view.text, "The filter result")
             return
         if body_kind(exchange) in ("image", "binary"):
             self.notify("The body is binary: save it with s instead.", severity="warning")
@@ -522,8 +541,7 @@ class ResponsePane(Vertical):
         if exchange.truncated:
             self.notify("The body is too large to copy: save it with s.", severity="warning")
             return
-        self.app.copy_to_clipboard(exchange.text)
-        self.notify(f"Copied the body ({human_size(exchange.body_size)}).")
+        self._copy(exchange.text, "The body")
 
     def action_copy_curl(self) -> None:
         if self.exchange is None:

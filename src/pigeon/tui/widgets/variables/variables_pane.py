@@ -264,8 +264,8 @@ class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
     def action_edit(self) -> None:
         node = self.cursor_node
         row = node.data if node is not None else None
-        if row is None:
-            self.action_add()
+        if row is None:  # nothing highlighted: a new variable is `a`, never a surprise
+            self.notify("Highlight a variable to edit (a adds one).", severity="warning")
             return
         d = row.definition
         self.edit_variable(row.name, d.value if d else "", d.label if d else None)
