@@ -264,7 +264,8 @@ def jar_cookie_header(jar: http.cookiejar.CookieJar, url: str) -> str | None:
     except (httpx.InvalidURL, ValueError, TypeError):
         return None
     httpx.Cookies(jar).set_cookie_header(request)
-    return request.headers.get("Cookie")
+    header: str | None = request.headers.get("Cookie")
+    return header
 
 
 def with_jar_cookies(rendered: Any, jar: http.cookiejar.CookieJar) -> Any:
