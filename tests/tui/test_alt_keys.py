@@ -74,7 +74,7 @@ def test_alt_digits_move_between_panes_under_tmux(tmp_path: Path) -> None:
         timeout=10,
     )
     try:
-        wait_screen(server, "t", lambda s: "Log in" in s and "Variables" in s)
+        wait_screen(server, "t", lambda s: "Log in" in s and "Request" in s)
         send = [*server, "send-keys", "-t", "t"]
         subprocess.run([*send, "Down", "Down", "Enter"], check=True, timeout=10)
         opened = wait_screen(server, "t", lambda s: "Request: Log in" in s)
