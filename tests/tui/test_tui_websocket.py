@@ -282,4 +282,3 @@ async def test_a_websocket_shows_ws_and_no_method_or_body(collection: Path, ws_b
         tabs = app.screen.query_one("#editor-tabs", TabbedContent)
         assert tabs.get_tab("tab-body").display is False
         assert tabs.get_tab("tab-headers").display is not False
-
