@@ -590,3 +590,37 @@ async def test_the_pane_holding_the_focus_and_only_it_has_a_lit_border(app: Pige
         await pilot.press("shift+tab")  # to its tab strip, within the pane: it stays lit
         await wait_for(pilot, lambda: app.focused is not focused)
         assert lit() == ["editor"]
+
+
+async def test_tab_goes_from_pane_to_pane_and_through_the_fields_typed_in(app: PigeonApp) -> None:
+    """tab goes to the next pane (tree, editor, response, variables), where alt+1…4 would;
+    shift+tab back. From a field typed in, the pane's next such field comes first."""
+    async with running(app, "users/list-users", size=(130, 40)) as pilot:
+        await press_and_settle(pilot, "ctrl+r")
+        screen = main_screen(app)
+        panes = [screen.query_one(s) for s in ("#tree-pane", "#editor", "#response", "#vars-pane")]
+
+        def pane() -> int:
+            focused = app.focused
+            assert focused is not None
+            return next(i for i, p in enumerate(panes) if p in focused.ancestors)
+
+        await pilot.press("alt+1")
+        await wait_for(pilot, lambda: pane() == 0)
+        for expected in (1, 2, 3, 0):
+            await pilot.press("tab")
+            await wait_for(pilot, lambda expected=expected: pane() == expected)
+        for expected in (3, 2, 1, 1, 0):  # the editor's open tab, then its URL
+            await pilot.press("shift+tab")
+            await wait_for(pilot, lambda expected=expected: pane() == expected)
+
+        await pilot.press("ctrl+l")  # the URL; tab: the open tab's table, then the response
+        await wait_for(pilot, lambda: app.focused is screen.query_one("#url", Input))
+        await pilot.press("tab")
+        await wait_for(pilot, lambda: app.focused is screen.query_one("#headers", PairTable))
+        await pilot.press("tab")
+        await wait_for(pilot, lambda: pane() == 2)
+        await pilot.press("shift+tab")  # back to the editor's open tab
+        await wait_for(pilot, lambda: app.focused is screen.query_one("#headers", PairTable))
+        await pilot.press("shift+tab")
+        await wait_for(pilot, lambda: app.focused is screen.query_one("#url", Input))

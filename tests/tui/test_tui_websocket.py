@@ -259,3 +259,26 @@ async def test_enter_in_the_empty_composer_sends_the_highlighted_saved_message(
         view.query_one("#ws-saved", OptionList).highlighted = 0
         await pilot.press("enter")
         await wait_for(pilot, lambda: log.lines().count('    "hello": "me"') == 2)  # rendered
+
+
+async def test_a_websocket_shows_ws_and_no_method_or_body(collection: Path, ws_base: str) -> None:
+    """A WebSocket has no method to choose and no body (its messages are in the response pane):
+    the tree and the URL bar say ``WS``, and there is no Body tab."""
+    from textual.widgets import Label, Select, TabbedContent
+
+    from pigeon.tui.widgets.collection.collection_tree import CollectionTree
+
+    app = make(collection, ws_base)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "sockets/chat")
+        tree = app.screen.query_one(CollectionTree)
+        label = next(
+            str(n.label) for n in tree._all_nodes() if getattr(n.data, "id", "") == "sockets/chat"
+        )
+        assert label.startswith("WS ") and "GET" not in label
+        assert not app.screen.query_one("#method", Select).display
+        badge = app.screen.query_one("#method-ws", Label)
+        assert badge.display and str(badge.render()) == "WS"
+        tabs = app.screen.query_one("#editor-tabs", TabbedContent)
+        assert tabs.get_tab("tab-body").display is False
+        assert tabs.get_tab("tab-headers").display is not False

@@ -23,6 +23,9 @@ MAIN_KEYS: list[BindingType] = [
         tooltip="Save the request (a new one asks a name)",
     ),
     Binding("ctrl+l", "focus_url", "Go to URL", id="focus_url", priority=True, show=False),
+    # tab and shift+tab: the help's "Moving around" names them, so no description here.
+    Binding("tab", "step_pane(1)", "", id="pane.next", show=False),
+    Binding("shift+tab", "step_pane(-1)", "", id="pane.previous", show=False),
     Binding(
         "ctrl+n",
         "new_request",

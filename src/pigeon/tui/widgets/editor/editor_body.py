@@ -121,6 +121,7 @@ class EditorBody(Vertical):
         """Edit ``work`` (changed in place by every part)."""
         self._work = work
         self.query_one(UrlBar).set_values(work.method, work.url)
+        self._show_kind(work)
         self.query_one("#headers", PairTable).show(work.headers)
         self.query_one("#query", QueryTable).show_request(work)
         for pane_id in self._parts:
@@ -130,6 +131,20 @@ class EditorBody(Vertical):
     def url_changed(self) -> None:
         """The URL was typed in: the Query tab lists its parameters."""
         self.query_one("#query", QueryTable).url_changed()
+        if self._work is not None:
+            self._show_kind(self._work)  # a ws:// URL makes it a WebSocket
+
+    def _show_kind(self, work: Request) -> None:
+        """A WebSocket has no method and no body: its messages are in the response pane."""
+        websocket = work.kind == "websocket"
+        self.query_one(UrlBar).show_websocket(websocket)
+        tabs = self.query_one(TabbedContent)
+        if websocket:
+            if tabs.active == "tab-body":
+                tabs.active = "tab-headers"
+            tabs.hide_tab("tab-body")
+        else:
+            tabs.show_tab("tab-body")
 
     def on_query_table_url_rewritten(self, event: QueryTable.UrlRewritten) -> None:
         """A URL parameter was edited in the Query tab: the URL bar shows the new URL."""

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Input, Select
+from textual.widgets import Input, Label, Select
 
 from pigeon.model import METHODS
 from pigeon.scopes import Scopes
@@ -87,6 +87,7 @@ class UrlBar(Horizontal):
             compact=True,
             id="method",
         )
+        yield Label("WS", id="method-ws")  # a WebSocket has no method to choose
         yield UrlInput(
             placeholder="{{base_url}}/path  (type {{ for variables)",
             suggester=PlaceholderSuggester(self._scopes),
@@ -107,6 +108,11 @@ class UrlBar(Horizontal):
             url_input.value = url
         self._method = method
         self.call_after_refresh(self._show_start)
+
+    def show_websocket(self, websocket: bool) -> None:
+        """A WebSocket shows ``WS`` where an HTTP request's method selector is."""
+        self.query_one("#method", Select).display = not websocket
+        self.query_one("#method-ws", Label).display = websocket
 
     def _show_start(self) -> None:
         """Show the start of the URL (the host) until it is edited."""
