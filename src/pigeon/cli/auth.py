@@ -14,9 +14,8 @@ import asyncio
 import sys
 import threading
 import time
-from pathlib import Path
 
-from pigeon.cli.render import prepare_request
+from pigeon.cli.render import prepared_from_args
 from pigeon.cli.stderr import say
 from pigeon.errors import EXIT_OK, SendFailure
 from pigeon.oauth2 import DevicePrompt, Token, TokenError, Tokens
@@ -64,14 +63,7 @@ class TerminalPerson:
 
 def cli_auth(args: argparse.Namespace) -> int:
     """Fetch a token anew for the request's ``oauth2`` auth and keep it."""
-    prepared = prepare_request(
-        Path(args.collection),
-        args.request,
-        env=args.env,
-        cli_vars=args.vars,
-        trust=args.trust,
-        no_scripts=True,  # a token needs the auth's fields, never a script
-    )
+    prepared = prepared_from_args(args, no_scripts=True)  # a token needs no script
     auth = prepared.rendered.oauth2
     if auth is None:
         raise SendFailure(f"{args.request}: its auth is not oauth2")

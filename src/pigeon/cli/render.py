@@ -126,16 +126,22 @@ def prepare_request(
     return Prepared(collection, chain, request, result.rendered, result.log)
 
 
-def _rendered(args: argparse.Namespace) -> RenderedRequest:
-    """The request the arguments name, rendered (``args.vars``: the parsed ``--var``s)."""
+def prepared_from_args(args: argparse.Namespace, no_scripts: bool | None = None) -> Prepared:
+    """The request a command's arguments name, prepared (``args.vars``: the parsed
+    ``--var``s); ``no_scripts`` overrides ``--no-scripts`` for a command that runs none."""
     return prepare_request(
         Path(args.collection),
         args.request,
         env=args.env,
         cli_vars=args.vars,
         trust=args.trust,
-        no_scripts=args.no_scripts,
-    ).rendered
+        no_scripts=args.no_scripts if no_scripts is None else no_scripts,
+    )
+
+
+def _rendered(args: argparse.Namespace) -> RenderedRequest:
+    """The request the arguments name, rendered."""
+    return prepared_from_args(args).rendered
 
 
 def _unresolved(rendered: RenderedRequest) -> str:
@@ -186,14 +192,7 @@ def cli_export(args: argparse.Namespace) -> int:
     (the command would send them as written), and with ``--strict`` nothing is printed and
     the exit code is 3. It carries the cookies of the environment's saved jar (the app's,
     ``pigeon run --cookies keep``'s) that a send would."""
-    prepared = prepare_request(
-        Path(args.collection),
-        args.request,
-        env=args.env,
-        cli_vars=args.vars,
-        trust=args.trust,
-        no_scripts=args.no_scripts,
-    )
+    prepared = prepared_from_args(args)
     jar = cookies.new_jar()
     env = args.env if args.env is not None else prepared.collection.default_environment
     problem = cookies.load(jar, prepared.collection.root, env)
