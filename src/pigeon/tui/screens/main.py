@@ -226,10 +226,13 @@ class MainScreen(Screen[None]):
     def _open_request(
         self, event: CollectionTree.RequestChosen | CollectionPane.RequestCreated
     ) -> None:
-        """A request chosen in the tree goes to the preview tab; a new one to a tab of its own."""
+        """A request chosen in the tree goes to the preview tab, the focus staying in the tree
+        (its next key moves there, never into the URL); a new one to a tab of its own, its
+        URL to be typed."""
         preview = isinstance(event, CollectionTree.RequestChosen)
         self.open_requests.open(event.request, preview=preview)
-        self.editor.focus_url()
+        if not preview:
+            self.editor.focus_url()
 
     def on_open_requests_switched(self, event: OpenRequests.Switched) -> None:
         """Another tab on show: its response and its variables follow."""

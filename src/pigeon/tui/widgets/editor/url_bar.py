@@ -21,9 +21,10 @@ from pigeon.model import METHODS
 from pigeon.scopes import Scopes
 from pigeon.tui.css import beside
 from pigeon.tui.placeholder_suggester import PlaceholderSuggester
+from pigeon.tui.widgets.input_undo import UndoableInput
 
 
-class UrlInput(Input):
+class UrlInput(UndoableInput):
     pastes_curl = True  # a curl command pasted here is taken whole (see ``one_line_paste``)
 
     BINDINGS = [
