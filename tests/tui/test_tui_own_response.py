@@ -59,3 +59,18 @@ async def test_the_url_bar_undoes_and_redoes_what_was_typed(app: PigeonApp) -> N
         await open_request(pilot, "auth/me")  # another request: its own history, none yet
         await pilot.press("ctrl+l", "ctrl+z")
         assert url.value == screen.editor.request.url
+
+
+async def test_a_dialogs_field_undoes_and_redoes_what_was_typed(app: PigeonApp) -> None:
+    from pigeon.tui.dialogs.prompt import PromptScreen
+
+    async with running(app) as pilot:
+        app.push_screen(PromptScreen("Name", "abc"))
+        await wait_for(pilot, lambda: isinstance(app.focused, Input))
+        field = app.screen.query_one("#prompt-input", Input)
+        await pilot.press("end", "d")
+        assert field.value == "abcd"
+        await pilot.press("ctrl+z")
+        assert field.value == "abc"
+        await pilot.press("ctrl+y")
+        assert field.value == "abcd"

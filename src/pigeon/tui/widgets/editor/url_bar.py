@@ -20,8 +20,8 @@ from textual.widgets import Input, Select
 from pigeon.model import METHODS
 from pigeon.scopes import Scopes
 from pigeon.tui.css import beside
+from pigeon.tui.input_undo import UndoableInput
 from pigeon.tui.placeholder_suggester import PlaceholderSuggester
-from pigeon.tui.widgets.input_undo import UndoableInput
 
 
 class UrlInput(UndoableInput):

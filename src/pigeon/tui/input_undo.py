@@ -21,10 +21,10 @@ class UndoableInput(Input):
     ]
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self._undo: list[tuple[str, int]] = []
+        self._undo: list[tuple[str, int]] = []  # before Input's: it sets the value
         self._redo: list[tuple[str, int]] = []
         self._restoring = False
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def watch_value(self, old: str, new: str) -> None:
         if self._restoring or old == new:
