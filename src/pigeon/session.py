@@ -538,6 +538,20 @@ class Session:
             return f"{type(exc).__name__}: {exc}"
         return None
 
+    def last_response(self, request_id: str) -> Exchange | None:
+        """The newest exchange of request ``request_id`` in the history (``None``: none, or
+        the history does not read). Blocking file work: call it in a thread."""
+        from pigeon.history import list_entries
+
+        if not request_id:
+            return None
+        try:
+            entries = list_entries(self.root)
+            entry = next((e for e in entries if e.request_id == request_id), None)
+            return entry.to_exchange() if entry is not None else None
+        except Exception:
+            return None
+
     async def close(self) -> None:
         """Kill the script worker, close the HTTP session and stop the echo server the app
         started. Never waits on a script."""

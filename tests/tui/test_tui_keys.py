@@ -579,7 +579,7 @@ async def test_the_pane_holding_the_focus_and_only_it_has_a_lit_border(app: Pige
         def lit() -> list[str]:
             return [name for name, pane in panes.items() if pane.styles.border_top[1] == accent]
 
-        await wait_for(pilot, lambda: lit() == ["editor"])  # the URL has the focus
+        await wait_for(pilot, lambda: lit() == ["tree"])  # opened from the tree: it keeps the focus
 
         for key, name in (("alt+3", "response"), ("alt+4", "vars"), ("alt+1", "tree")):
             await pilot.press(key)

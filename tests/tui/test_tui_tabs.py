@@ -63,7 +63,11 @@ async def test_switching_keeps_each_tabs_edits_and_closing_asks(
         await pilot.press("ctrl+pageup", "ctrl+f4")  # close List users: it asks first
         await pilot.pause()
         assert isinstance(app.screen, UnsavedScreen)
-        assert isinstance(app.focused, Button) and app.focused.id == "save"  # the safe choice
+        assert isinstance(app.focused, Button) and app.focused.id == "cancel"  # the safe choice
+        await pilot.press("right")
+        assert isinstance(app.focused, Button) and app.focused.id == "discard"
+        await pilot.press("right", "left", "left")
+        assert isinstance(app.focused, Button) and app.focused.id == "cancel"
         await pilot.press("escape")  # cancel: nothing closed, the edits stay
         await pilot.pause()
         assert tab_ids(app) == ["users/list-users", "auth/me"]

@@ -32,13 +32,17 @@ class ConfirmScreen(YesNoModal):
 
 
 class UnsavedScreen(AnswerModal[str]):
-    """Unsaved changes: answers ``"save"``, ``"discard"`` or ``"cancel"``."""
+    """Unsaved changes: answers ``"save"``, ``"discard"`` or ``"cancel"``. Cancel (keep
+    editing) has the focus as it opens: an ``enter`` pressed in passing loses nothing and
+    writes nothing; ←/→ move between the buttons."""
 
-    FIRST_FOCUS = "save"
+    FIRST_FOCUS = "cancel"
     BINDINGS = [
         Binding("escape,c", "answer('cancel')", "Cancel", id="dialog.cancel"),
         Binding("s", "answer('save')", "Save", id="dialog.save"),
         Binding("d", "answer('discard')", "Discard", id="dialog.discard"),
+        Binding("left", "app.focus_previous", "Previous button", show=False, id="dialog.left"),
+        Binding("right", "app.focus_next", "Next button", show=False, id="dialog.right"),
     ]
 
     def __init__(self, what: str) -> None:

@@ -10,6 +10,7 @@ from textual.suggester import Suggester
 from textual.widgets import Checkbox, Input, Label
 
 from pigeon.tui.dialogs.form_modal import FormModal, save_cancel_row
+from pigeon.tui.input_undo import UndoableInput
 
 
 @dataclass
@@ -40,9 +41,9 @@ class PairEditScreen(FormModal[PairValue | None]):
         with Vertical(classes="dialog form"):
             yield Label(self._title, classes="title")
             yield Label("Name")
-            yield Input(self._pair.name, id="pair-name")
+            yield UndoableInput(self._pair.name, id="pair-name")
             yield Label(self._value_label)
-            yield Input(self._pair.value, suggester=self._suggester, id="pair-value")
+            yield UndoableInput(self._pair.value, suggester=self._suggester, id="pair-value")
             yield Checkbox("Enabled (sent)", self._pair.enabled, id="pair-enabled")
             yield Label("", classes="error", id="pair-error")
             yield save_cancel_row()

@@ -9,6 +9,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, Label
 
 from pigeon.tui.dialogs.form_modal import FormModal
+from pigeon.tui.input_undo import UndoableInput
 
 
 class PromptScreen(FormModal[str | None]):
@@ -29,7 +30,7 @@ class PromptScreen(FormModal[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self._title, classes="title")
-            yield Input(self._value, placeholder=self._placeholder, id="prompt-input")
+            yield UndoableInput(self._value, placeholder=self._placeholder, id="prompt-input")
             yield Label("", classes="error", id="prompt-error")
             yield Label("enter: accept   escape: cancel", classes="hint")
 

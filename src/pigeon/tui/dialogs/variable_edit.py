@@ -11,6 +11,7 @@ from textual.suggester import Suggester
 from textual.widgets import Input, Label, Select
 
 from pigeon.tui.dialogs.form_modal import FormModal, save_cancel_row
+from pigeon.tui.input_undo import UndoableInput
 from pigeon.values import check_name, check_value, kind_of, parse_literal, to_literal
 
 
@@ -46,9 +47,9 @@ class VariableEditScreen(FormModal[VariableValue | None]):
         with Vertical(classes="dialog form"):
             yield Label(self._title, classes="title")
             yield Label("Name")
-            yield Input(self._name, id="var-name")
+            yield UndoableInput(self._name, id="var-name")
             yield Label("Value: a literal (42, true, [1, 2], {a = 1}) or text")
-            yield Input(
+            yield UndoableInput(
                 to_literal(self._value) if self._name else "",
                 suggester=self._suggester,
                 id="var-value",

@@ -160,7 +160,7 @@ class MainScreen(Screen[None]):
         await self.query_one("#centre").mount(response)
         self.response_pane = response
         if self.editor.request is not None:
-            self._response_for(self.editor.request)
+            self._show_response_of(response, self.open_requests.current)
         else:
             self.open_requests.reopen()  # the tabs open when the app last left the collection
         self.built_at = time.time()
@@ -226,18 +226,42 @@ class MainScreen(Screen[None]):
     def _open_request(
         self, event: CollectionTree.RequestChosen | CollectionPane.RequestCreated
     ) -> None:
-        """A request chosen in the tree goes to the preview tab; a new one to a tab of its own."""
+        """A request chosen in the tree goes to the preview tab, the focus staying in the tree
+        (its next key moves there, never into the URL); a new one to a tab of its own, its
+        URL to be typed."""
         preview = isinstance(event, CollectionTree.RequestChosen)
         self.open_requests.open(event.request, preview=preview)
-        self.editor.focus_url()
+        if not preview:
+            self.editor.focus_url()
 
     def on_open_requests_switched(self, event: OpenRequests.Switched) -> None:
         """Another tab on show: its response and its variables follow."""
         self._refresh_variables()
-        tab, pane = event.tab, self.response_pane
-        if pane is not None and pane.view_for(tab.request if tab else Request(name="")) is None:
-            show_tab_response(pane, tab)  # the tabs show its responses
+        if self.response_pane is not None:
+            self._show_response_of(self.response_pane, event.tab)
         self.refresh_bindings()
+
+    def _show_response_of(self, pane: ResponsePane, tab: RequestTab | None) -> None:
+        """The pane names ``tab``'s request and shows its own last response: its tab's, else
+        its newest in the history (read in a thread), else none yet."""
+        from rich.markup import escape
+
+        pane.border_title = f"Response: {escape(tab.label.name)}" if tab else "Response"
+        if pane.view_for(tab.request if tab else Request(name="")) is not None:
+            return  # its kind's own view shows it
+        show_tab_response(pane, tab)  # the tabs show its responses
+        if tab is not None and tab.shown[0] == "clear" and not tab.origin and tab.request.id:
+            self._history_response(tab)
+
+    @work(group="history-response", exclusive=True, exit_on_error=False)
+    async def _history_response(self, tab: RequestTab) -> None:
+        """Show ``tab``'s newest response in the history, when it still shows none."""
+        exchange = await asyncio.to_thread(self.session.last_response, tab.request.id)
+        if exchange is None or tab.shown[0] != "clear" or tab.in_flight is not None:
+            return
+        tab.shown = ("show_exchange", (exchange,))
+        if self.open_requests.current is tab and self.response_pane is not None:
+            self.response_pane.show_exchange(exchange)
 
     def on_open_requests_saved(self, event: OpenRequests.Saved) -> None:
         self.collection_pane.saved(event.saved, event.new_file)

@@ -11,6 +11,7 @@ from textual.widgets import Input, Label, Select
 from pigeon.auth_kinds import AUTH_TYPES, INHERIT, KINDS, Auth, Field, editor_fields
 from pigeon.model import Request
 from pigeon.tui.css import beside
+from pigeon.tui.input_undo import UndoableInput
 from pigeon.tui.widgets.editor.messages import RequestEdited
 from pigeon.tui.widgets.editor.oauth2_token_view import OAuth2TokenView
 
@@ -45,7 +46,7 @@ class AuthEditor(VerticalScroll):
                 continue
             with Horizontal(classes="auth-row", id=f"auth-row-{f.name}"):
                 yield Label(f.title, classes="auth-label")
-                yield Input(id=_widget_id(f), password=f.secret, compact=True)
+                yield UndoableInput(id=_widget_id(f), password=f.secret, compact=True)
         yield OAuth2TokenView(id="auth-token-view")
 
     @staticmethod

@@ -26,6 +26,7 @@ from pigeon.model import Request
 from pigeon.scopes import Scopes
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
+from pigeon.tui.input_undo import UndoableInput
 from pigeon.tui.session_of import session_of
 from pigeon.tui.widgets.editor.graphql_query_area import GraphQLQueryArea
 from pigeon.tui.widgets.editor.messages import RequestEdited
@@ -62,7 +63,7 @@ class GraphQLEditor(Vertical):
     def compose(self) -> ComposeResult:
         with Horizontal(id="graphql-operation-row"):
             yield Label("Operation ")
-            yield Input(placeholder="name (optional)", compact=True, id="graphql-operation")
+            yield UndoableInput(placeholder="name (optional)", compact=True, id="graphql-operation")
         query = GraphQLQueryArea.code_editor(
             "", language=None, tab_behavior="focus", soft_wrap=True, id="graphql-query"
         )

@@ -11,6 +11,7 @@ from textual.widgets import Checkbox, Input, Label
 
 from pigeon.model import Settings
 from pigeon.tui.css import beside
+from pigeon.tui.input_undo import UndoableInput
 from pigeon.tui.widgets.editor.messages import RequestEdited
 
 
@@ -24,7 +25,7 @@ class SettingsEditor(VerticalScroll):
     def compose(self) -> ComposeResult:
         with Horizontal(classes="setting-row"):
             yield Label("Timeout (s)", classes="setting-label")
-            yield Input(type="number", id="setting-timeout", compact=True)
+            yield UndoableInput(type="number", id="setting-timeout", compact=True)
         yield Label("", id="setting-error", classes="setting-error")
         yield Checkbox("Follow redirects", True, id="setting-redirects")
         yield Checkbox(

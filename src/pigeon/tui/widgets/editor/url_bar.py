@@ -20,10 +20,11 @@ from textual.widgets import Input, Label, Select
 from pigeon.model import METHODS
 from pigeon.scopes import Scopes
 from pigeon.tui.css import beside
+from pigeon.tui.input_undo import UndoableInput
 from pigeon.tui.placeholder_suggester import PlaceholderSuggester
 
 
-class UrlInput(Input):
+class UrlInput(UndoableInput):
     pastes_curl = True  # a curl command pasted here is taken whole (see ``one_line_paste``)
 
     BINDINGS = [
