@@ -26,6 +26,8 @@ from textual.worker import Worker, WorkerState
 from pigeon.model import Collection, Request
 from pigeon.terminal import printable
 from pigeon.tui import start_gc
+from pigeon.tui.format import curl_command
+from pigeon.tui.pane_order import step_target
 from pigeon.tui.screens.main_keys import MAIN_KEYS, help_subgroups
 from pigeon.tui.side_panes import Side, SidePanes
 from pigeon.tui.widgets.collection.collection_pane import CollectionPane
@@ -588,46 +590,20 @@ class MainScreen(Screen[None]):
         elif self.response_pane is not None:
             self.response_pane.focus_tab()
 
-    _PANES = ("tree", "editor", "response", "variables")
-
-    def _pane_shown(self, pane: str) -> Widget | None:
-        """The pane's widget, when it is on screen and has something to focus."""
-        widget: Widget | None = {
+    def action_step_pane(self, step: int) -> None:
+        """tab (shift+tab): the pane's next (previous) field typed in, else the next (previous)
+        pane, where alt+1…4 would go (``tui/pane_order``)."""
+        panes = {
             "tree": self.side_panes.panes["tree"],
             "editor": self.editor if self.editor.request is not None else None,
             "response": self.response_pane,
             "variables": self.side_panes.panes["vars"],
-        }[pane]
-        return widget if widget is not None and widget.display else None
-
-    def action_step_pane(self, step: int) -> None:
-        """tab (shift+tab): the next (previous) pane, where alt+1…4 would go. In a field a user
-        types in (an input, a text area, a table), the pane's next such field comes first."""
-        from textual.widgets import DataTable, Input, TextArea
-
-        typed = (Input, DataTable, TextArea)
-        focused = self.focused
-        panes = [(name, w) for name in self._PANES if (w := self._pane_shown(name)) is not None]
-        here = next(
-            (i for i, (_, w) in enumerate(panes) if focused is not None and w in focused.ancestors),
-            None,
-        )
-        if focused is not None and here is not None and isinstance(focused, typed):
-            chain = self.focus_chain
-            after = (
-                chain[chain.index(focused) + 1 :]
-                if step > 0
-                else chain[: chain.index(focused)][::-1]
-            )
-            pane = panes[here][1]
-            field = next((w for w in after if isinstance(w, typed) and pane in w.ancestors), None)
-            if field is not None:
-                field.focus()
-                return
-        if not panes:
-            return
-        start = here if here is not None else (-1 if step > 0 else 0)
-        self.focus_pane(panes[(start + step) % len(panes)][0])
+        }
+        target = step_target(panes, self.focused, self.focus_chain, step)
+        if isinstance(target, str):
+            self.focus_pane(target)
+        elif target is not None:
+            target.focus()
 
     def action_maximize_pane(self) -> None:
         if self.maximized is not None:
@@ -659,10 +635,8 @@ class MainScreen(Screen[None]):
         if editor.request is None:
             return
         try:
-            from pigeon.exporters.curl import to_curl
-
             rendered = self.session.render(editor.request, leaving=True)
-            command = to_curl(self.session.with_jar_cookies(rendered))  # the jar's, as a send
+            command = curl_command(self.session.with_jar_cookies(rendered))  # as a send goes
         except Exception as exc:
             self.notify(f"Cannot export: {exc}", severity="error")
             return
