@@ -112,7 +112,7 @@ async def test_duplicate_and_move(app: PigeonApp, collection: Path) -> None:
 async def test_maximise_and_palette_reload(app: PigeonApp, collection: Path) -> None:
     async with running(app, "users/list-users") as pilot:
         screen = main_screen(app)
-        await pilot.press("ctrl+o")
+        await pilot.press("ctrl+l", "ctrl+o")  # opening left the focus in the tree: go to the URL
         await pilot.pause()
         assert screen.maximized is screen.query_one(RequestEditor)
         await pilot.press("ctrl+o")

@@ -7,10 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from textual.widget import Widget
-from textual.widgets import DataTable, Input, TextArea
 
 PANES = ("tree", "editor", "response", "variables")
-_TYPED = (Input, DataTable, TextArea)
 
 
 def pane_holding(panes: Sequence[Widget], focused: Widget | None) -> int | None:
@@ -25,11 +23,15 @@ def field_after(
 ) -> Widget | None:
     """From a field typed in, the pane's next (``step`` > 0) or previous field typed in; none
     from anything else, or past the pane's last field."""
-    if focused is None or not isinstance(focused, _TYPED) or focused not in chain:
+    # Imported here: the text area (and tree-sitter with it) loads after the first frame.
+    from textual.widgets import DataTable, Input, TextArea
+
+    typed = (Input, DataTable, TextArea)
+    if focused is None or not isinstance(focused, typed) or focused not in chain:
         return None
     at = chain.index(focused)
     after = chain[at + 1 :] if step > 0 else chain[:at][::-1]
-    return next((w for w in after if isinstance(w, _TYPED) and pane in w.ancestors), None)
+    return next((w for w in after if isinstance(w, typed) and pane in w.ancestors), None)
 
 
 def step_target(

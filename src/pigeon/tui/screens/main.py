@@ -26,7 +26,6 @@ from textual.worker import Worker, WorkerState
 from pigeon.model import Collection, Request
 from pigeon.terminal import printable
 from pigeon.tui import start_gc
-from pigeon.tui.format import curl_command
 from pigeon.tui.pane_order import step_target
 from pigeon.tui.screens.main_keys import MAIN_KEYS, help_subgroups
 from pigeon.tui.side_panes import Side, SidePanes
@@ -635,6 +634,8 @@ class MainScreen(Screen[None]):
         if editor.request is None:
             return
         try:
+            from pigeon.tui.format import curl_command
+
             rendered = self.session.render(editor.request, leaving=True)
             command = curl_command(self.session.with_jar_cookies(rendered))  # as a send goes
         except Exception as exc:
