@@ -298,13 +298,8 @@ class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
         def answered(yes: bool | None) -> None:
             if not yes:
                 return
-            error = target.delete(name)
-            if error is not None:
-                self.notify(error, severity="error", timeout=8)
+            if not self._after_write(target, target.delete(name)):
                 return
-            if target.key == "request":
-                self.post_message(self.RequestVariablesChanged())
-            self.post_message(self.Changed())
             self.notify(f"Deleted {name} from {target.label.split(' (')[0]}.")
 
         message = f"Delete {name} from {target.label}?"
@@ -351,6 +346,17 @@ class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
             VariableEditScreen(title, name, value, options, scope, suggester), done
         )
 
+    def _after_write(self, target: Target, error: str | None) -> bool:
+        """After a variable is written to or deleted from ``target``: say why it failed, or
+        tell the screen what changed (the request's own tab too, for the request scope)."""
+        if error is not None:
+            self.notify(error, severity="error", timeout=8)
+            return False
+        if target.key == "request":
+            self.post_message(self.RequestVariablesChanged())
+        self.post_message(self.Changed())
+        return True
+
     def _save_variable(
         self, v: VariableValue, targets: dict[str, Target], force: bool = False
     ) -> None:
@@ -364,12 +370,8 @@ class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
         except ChangedOnDisk as exc:
             self._ask_whose(exc, v, targets)
             return
-        if error is not None:
-            self.notify(error, severity="error", timeout=8)
+        if not self._after_write(target, error):
             return
-        if target.key == "request":
-            self.post_message(self.RequestVariablesChanged())
-        self.post_message(self.Changed())
         where = target.label.split(" (")[0]
         shadow = shadowed_by(self.session, self.request, v.name, target)
         if shadow is None:
