@@ -203,7 +203,7 @@ def _auth_field(data: Mapping[str, Any], f: Field, at: _At) -> Any:
         return _get_str(data, f.name, at, f.default)
     entries = _get_table(data, f.name, at) or {}
     for name, value in entries.items():
-        if not isinstance(value, str):
+        if not isinstance(value, str) and not f.typed:
             raise Invalid((*at, f.name, name), f"expected a string, got {describe(value)}")
     return dict(entries)
 
