@@ -244,7 +244,15 @@ class OAuth1Signer(httpx.Auth):
             url, signed, body = client.sign(request.method, str(request.url), headers, body)
         except ValueError as exc:  # a private key that does not load
             raise FlowError(f"{OAUTH1.name} auth: {exc}", request=request) from None
-        request.url = httpx.URL(url)
+        if a.placement == "query":  # the OAuth parameters after the query as it was written
+            added = [
+                (k, v) for k, v in httpx.URL(url).params.multi_items() if k.startswith("oauth_")
+            ]
+            query = request.url.query.decode("ascii")
+            extra = "&".join(f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in added)
+            request.url = request.url.copy_with(
+                query=(f"{query}&{extra}" if query else extra).encode()
+            )
         if "Authorization" in signed:
             request.headers["Authorization"] = signed["Authorization"]
         if a.placement != "body":

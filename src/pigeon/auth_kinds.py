@@ -348,6 +348,11 @@ class AuthKind:
         """curl's own arguments for a flow it runs itself (``pigeon export curl``)."""
         return []
 
+    def sent_query(self, flow: FlowAuth) -> tuple[str, ...]:
+        """The query parameters its flow adds as the request is sent: a redirect to another
+        origin takes them off, as it does those the render added."""
+        return ()
+
     def needed(self, auth: Auth) -> tuple[tuple[Field, ...], ...]:
         """What it cannot go without: groups of fields, each met when one of its fields is
         written (``pigeon check``'s ``auth-incomplete``; the render refuses the same)."""
@@ -569,6 +574,16 @@ class OAuth1(AuthKind):
         rsa = auth.signature_method.startswith("RSA")
         unused = (CONSUMER_SECRET, TOKEN_SECRET) if rsa else self._RSA
         return tuple(f for f in self.fields if f not in unused)
+
+    # RFC 5849 §3.1's parameters, and the body hash extension's.
+    PARAMS = (
+        "oauth_consumer_key", "oauth_token", "oauth_signature_method", "oauth_signature",
+        "oauth_timestamp", "oauth_nonce", "oauth_version", "oauth_callback", "oauth_verifier",
+        "oauth_body_hash",
+    )  # fmt: skip
+
+    def sent_query(self, flow: FlowAuth) -> tuple[str, ...]:
+        return self.PARAMS if flow.placement == "query" else ()
 
     def needed(self, auth: Auth) -> tuple[tuple[Field, ...], ...]:
         if auth.signature_method.startswith("RSA"):
