@@ -137,3 +137,40 @@ def test_missing_credentials_stop_the_request_and_check_names_them(
     assert main(["check", str(root)]) == 1
     out = capsys.readouterr().out
     assert "error [auth-incomplete]" in out and "password" in out
+
+
+RUN_PROBE = """
+import json, sys
+from pigeon.cli import main
+try:
+    main(["run", sys.argv[1], "--trust", "--no-color"])
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+@pytest.mark.parametrize(
+    ("auth", "loaded"),
+    [
+        ('type = "basic"\nusername = "ada"\npassword = "pw"', ()),
+        ('type = "jwt"\nprivate_key = "k"', ("joserfc",)),
+        ('type = "oauth1"\nconsumer_key = "ck"\nconsumer_secret = "cs"', ("authlib.oauth1",)),
+    ],
+    ids=["basic", "jwt", "oauth1"],
+)
+def test_pigeon_run_loads_an_auth_library_only_for_its_kind(
+    tmp_path: Path, auth: str, loaded: tuple[str, ...]
+) -> None:
+    import subprocess
+    import sys
+
+    with checking_server(lambda handler, body: (401, [("WWW-Authenticate", "NTLM")])) as server:
+        root = _collection(tmp_path, auth, server.url)
+        out = subprocess.run(
+            [sys.executable, "-c", RUN_PROBE, str(root)],
+            capture_output=True, text=True, timeout=120, check=True,
+        ).stdout  # fmt: skip
+    modules = set(json.loads(out.splitlines()[-1]))
+    libraries = {"spnego", "joserfc", "authlib.oauth1"}
+    assert libraries & modules == set(loaded)
