@@ -286,3 +286,21 @@ def test_pigeon_check_names_what_oauth1_and_hawk_cannot_go_without(
     root = _collection(tmp_path / "h", 'type = "hawk"\nhawk_key = "k"', "http://x")
     assert main(["check", str(root)]) == 1
     assert "[auth-incomplete] hawk auth: hawk_id is empty" in capsys.readouterr().out
+
+
+def test_pigeon_render_names_a_send_time_auth_without_its_secrets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _collection(tmp_path, OAUTH1, "http://127.0.0.1:9")
+    assert main(["render", str(root), "req", "--trust"]) == 0
+    out = capsys.readouterr().out
+    doc = json.loads(out)
+    assert doc["auth"] == {
+        "type": "oauth1", "consumer_key": "ck-1", "signature_method": "HMAC-SHA1",
+        "realm": "Photos",
+    }  # fmt: skip
+    assert "c0nsumer" not in out and "t0ken" not in out and "tok-1" not in out
+    assert main(["render", str(root), "req", "--trust", "--format", "http"]) == 0
+    out, err = capsys.readouterr()
+    assert "oauth1 auth is applied as the request is sent (consumer_key=ck-1" in err
+    assert "c0nsumer" not in out + err

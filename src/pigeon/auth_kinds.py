@@ -158,11 +158,12 @@ class FlowAuth:
         return f"{self.domain}\\{self.username}" if self.domain else self.username
 
     def shown(self) -> dict[str, Any]:
-        """Its settings for a reader (``pigeon render``): the secret ones left out."""
+        """Its settings for a reader (``pigeon render``): the secret ones and the defaults
+        left out."""
         return {
             f.name: getattr(self, f.name)
             for f in fields(self)
-            if f.repr and getattr(self, f.name) not in ("", None)
+            if f.repr and (f.name == "type" or getattr(self, f.name) not in ("", f.default))
         }
 
 

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from pigeon import cookies
 from pigeon.cli.collection import load, trusted
-from pigeon.cli.stderr import warn
+from pigeon.cli.stderr import say, warn
 from pigeon.errors import EXIT_OK, SendFailure, UnresolvedError, UsageError
 from pigeon.exporters.curl import as_sent, to_curl
 from pigeon.model import BrokenFile, Collection, Folder, Request, normalize_ref
@@ -157,12 +157,19 @@ def cli_render(args: argparse.Namespace) -> int:
     it (``--format json`` lists them in the document), and with ``--strict`` the exit code
     is 3."""
     rendered = _rendered(args)
+    flow = rendered.flow_auth
     if args.format == "json":
-        print(json.dumps(rendered.to_json(), ensure_ascii=False))
+        doc = rendered.to_json()
+        if flow is not None:  # what acts as it is sent, its secrets left out
+            doc["auth"] = flow.shown()
+        print(json.dumps(doc, ensure_ascii=False))
     elif args.format == "curl":
         print(for_terminal(to_curl(rendered), sys.stdout))
     else:
         print(for_terminal(http_message(rendered), sys.stdout), end="")
+        if flow is not None:
+            said = ", ".join(f"{k}={v}" for k, v in flow.shown().items() if k != "type")
+            say(f"{flow.type} auth is applied as the request is sent ({said})")
     problems = _unresolved(rendered)
     if args.strict and problems:
         raise UnresolvedError(f"unresolved placeholders: {problems}")
