@@ -304,3 +304,15 @@ def test_pigeon_render_names_a_send_time_auth_without_its_secrets(
     out, err = capsys.readouterr()
     assert "oauth1 auth is applied as the request is sent (consumer_key=ck-1" in err
     assert "c0nsumer" not in out + err
+
+
+def test_export_curl_says_it_cannot_sign_oauth1_or_hawk(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hawk = 'type = "hawk"\nhawk_id = "id-1"\nhawk_key = "{{$env.HAWK}}"'
+    for sub, auth in (("o", OAUTH1), ("h", hawk)):
+        root = _collection(tmp_path / sub, auth, "http://127.0.0.1:9")
+        assert main(["export", "curl", str(root), "req", "--trust"]) == 0
+        out, err = capsys.readouterr()
+        assert "auth signs each request as it is sent: curl has no way to" in err
+        assert "s3cret" not in out + err

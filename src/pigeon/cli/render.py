@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pigeon import cookies
+from pigeon.auth_kinds import KINDS
 from pigeon.cli.collection import load, trusted
 from pigeon.cli.stderr import say, warn
 from pigeon.errors import EXIT_OK, SendFailure, UnresolvedError, UsageError
@@ -212,4 +213,8 @@ def cli_export(args: argparse.Namespace) -> int:
     print(for_terminal(to_curl(rendered), sys.stdout))
     if problems:
         warn(f"unresolved placeholders, sent as written: {problems}")
+    flow = rendered.flow_auth
+    if flow is not None and not KINDS[flow.type].curl(flow):
+        warn(f"{flow.type} auth signs each request as it is sent: curl has no way to, and the "
+             "command carries no signature")  # fmt: skip
     return EXIT_OK
