@@ -169,10 +169,14 @@ async def test_the_token_stays_behind_at_another_origin(tmp_path: Path) -> None:
         moved = (307, [("Location", f"http://localhost:{other.port}/moved")])
         with checking_server(lambda handler, body: moved) as first:
             session, ex = await _send(_collection(tmp_path, auth, first.url))
+            session.record(ex)
             await session.close()
     assert ex.status == 200, ex.error  # type: ignore[attr-defined]
-    assert first.seen[0][2]["X-Jwt"].startswith("Bearer ")
+    token = first.seen[0][2]["X-Jwt"]
+    assert token.startswith("Bearer ")
     assert "X-Jwt" not in other.seen[0][2]
+    (entry,) = list_entries(tmp_path)  # a header named for a JWT is masked like Authorization
+    assert token.split()[1] not in entry.path.read_text(encoding="utf-8")
 
 
 def test_pigeon_check_names_a_missing_key_and_a_bad_claim_placeholder(
