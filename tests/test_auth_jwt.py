@@ -188,3 +188,22 @@ def test_pigeon_check_names_a_missing_key_and_a_bad_claim_placeholder(
     out = capsys.readouterr().out
     assert "[auth-incomplete] jwt auth: private_key or private_key_file is empty" in out
     assert "[unresolved] {{user_idd}} resolves in no scope" in out
+
+
+def test_claims_of_any_type_save_byte_for_byte_and_a_change_keeps_them(tmp_path: Path) -> None:
+    from pigeon.store import load_collection, save_request
+
+    root = _collection(tmp_path, HS + CLAIMS + '[auth.jwt_header]\nkid = "k"\n', "http://x")
+    path = root / "req.toml"
+    before = path.read_bytes()
+    request = load_collection(root).find("req")[1]  # type: ignore[index]
+    assert request.auth.claims["nested"]["admin"] == "{{admin}}"  # type: ignore[union-attr]
+    save_request(request)
+    assert path.read_bytes() == before
+    request.auth.jwt_exp = "60"  # type: ignore[union-attr]
+    request.auth.claims["iss"] = "pigeon"  # type: ignore[union-attr]
+    save_request(request)
+    again = load_collection(root).find("req")[1].auth  # type: ignore[index, union-attr]
+    assert again.jwt_exp == "60" and again.claims["iss"] == "pigeon"
+    assert again.claims["aud"] == ["api", "{{audience}}"]
+    assert again.jwt_header == {"kid": "k"}
