@@ -5,6 +5,7 @@ sent on after a redirect to another origin."""
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
@@ -70,6 +71,9 @@ async def test_the_handshake_authenticates_on_one_connection(
     assert "Authorization" not in first
     assert second["Authorization"].startswith(f"{scheme} ")
     assert third["Authorization"].startswith(f"{scheme} ")
+    # NTLM's own messages, or (Negotiate) a SPNEGO token around them.
+    negotiate = base64.b64decode(second["Authorization"].split()[1])
+    assert negotiate.startswith(b"NTLMSSP\0" if kind == "ntlm" else b"\x60")
     assert all(h["Content-Length"] == "8" for h in (first, second, third))
     assert all("pa55-ntlm" not in json.dumps(seen) for seen in server.seen)
     (entry,) = list_entries(tmp_path / "c")
