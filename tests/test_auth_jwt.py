@@ -182,11 +182,12 @@ async def test_the_token_stays_behind_at_another_origin(tmp_path: Path) -> None:
 def test_pigeon_check_names_a_missing_key_and_a_bad_claim_placeholder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    auth = 'type = "jwt"\n[auth.claims]\nsub = "{{user_idd}}"\n'
+    auth = 'type = "jwt"\njwt_exp = "5m"\n[auth.claims]\nsub = "{{user_idd}}"\n'
     root = _collection(tmp_path, auth, "http://x")
     assert main(["check", str(root)]) == 1
     out = capsys.readouterr().out
     assert "[auth-incomplete] jwt auth: private_key or private_key_file is empty" in out
+    assert "[auth-incomplete] jwt auth: jwt_exp '5m' is not a whole number of seconds" in out
     assert "[unresolved] {{user_idd}} resolves in no scope" in out
 
 

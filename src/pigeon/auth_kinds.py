@@ -359,10 +359,11 @@ class AuthKind:
         written (``pigeon check``'s ``auth-incomplete``; the render refuses the same)."""
         return ()
 
-    def missing(self, auth: Auth) -> list[str]:
-        """The groups of ``needed`` that no field of meets, said in words."""
+    def problems(self, auth: Auth) -> list[str]:
+        """What ``pigeon check`` finds in it as written (``auth-incomplete``): each group of
+        ``needed`` that no field of meets."""
         return [
-            " or ".join(f.name for f in group)
+            f"{self.name} auth: {' or '.join(f.name for f in group)} is empty"
             for group in self.needed(auth)
             if not any(str(f.get(auth)).strip() for f in group)
         ]
@@ -644,6 +645,13 @@ class Jwt(AuthKind):
 
     def needed(self, auth: Auth) -> tuple[tuple[Field, ...], ...]:
         return ((PRIVATE_KEY, PRIVATE_KEY_FILE),)
+
+    def problems(self, auth: Auth) -> list[str]:
+        found = super().problems(auth)
+        life = auth.jwt_exp.strip()
+        if life and "{{" not in life and not life.lstrip("-").isdigit():
+            found.append(f"{self.name} auth: jwt_exp {life!r} is not a whole number of seconds")
+        return found
 
     def parts(self, auth: Auth, render: Render) -> tuple[Pairs, Pairs]:
         renders = Renders.of(render)

@@ -40,7 +40,7 @@ RULES: dict[str, tuple[str, str]] = {
         WARNING,
         "a multipart file field or key file that reads outside the collection",
     ),
-    "auth-incomplete": (ERROR, "an auth without a field its kind cannot go without (a key)"),
+    "auth-incomplete": (ERROR, "an auth without a field its kind needs (a key), or one misspelt"),
     "script-reads-unset": (WARNING, "a script reads a variable that nothing defines or sets"),
     "inline-query": (WARNING, "a query value written in the URL that needs percent-encoding"),
     "unused-variable": (WARNING, "a variable defined and never used"),
@@ -309,8 +309,8 @@ class _Checker:
         if auth is None or kind is None:
             return
         at = self.texts.find(path, "type", "[auth]")
-        for names in kind.missing(auth):
-            self.add("auth-incomplete", path, at, f"{auth.type} auth: {names} is empty", None)
+        for problem in kind.problems(auth):
+            self.add("auth-incomplete", path, at, problem, None)
         root = os.path.realpath(self.root)
         for f in kind.fields:
             value = f.get(auth) if f.path else ""
