@@ -141,9 +141,12 @@ def oauth1_server(
         method, signature = oauth.get("oauth_signature_method"), oauth.get("oauth_signature", "")
         if method == "HMAC-SHA1":
             ok = signature == hmac_sha1(base, consumer_secret, token_secret)
+        elif method == "HMAC-SHA256":
+            key = f"{_enc(consumer_secret)}&{_enc(token_secret)}"
+            ok = signature == b64(hmac.new(key.encode(), base.encode(), hashlib.sha256).digest())
         elif method == "PLAINTEXT":
             ok = signature == f"{_enc(consumer_secret)}&{_enc(token_secret)}"
-        elif method == "RSA-SHA1" and public_key_pem is not None:
+        elif method in ("RSA-SHA1", "RSA-SHA256") and public_key_pem is not None:
             from cryptography.exceptions import InvalidSignature
             from cryptography.hazmat.primitives import hashes, serialization
             from cryptography.hazmat.primitives.asymmetric import padding
@@ -151,7 +154,10 @@ def oauth1_server(
             key = serialization.load_pem_public_key(public_key_pem)
             try:
                 key.verify(  # type: ignore[union-attr, call-arg]
-                    base64.b64decode(signature), base.encode(), padding.PKCS1v15(), hashes.SHA1()
+                    base64.b64decode(signature),
+                    base.encode(),
+                    padding.PKCS1v15(),
+                    hashes.SHA1() if method == "RSA-SHA1" else hashes.SHA256(),
                 )
                 ok = True
             except InvalidSignature:

@@ -138,6 +138,15 @@ async def test_oauth1_covers_a_json_body_by_its_hash(tmp_path: Path) -> None:
     assert "oauth_body_hash" in server.params[0]
 
 
+async def test_oauth1_hmac_sha256_is_verified(tmp_path: Path) -> None:
+    auth = f'{OAUTH1}\nsignature_method = "HMAC-SHA256"'
+    with oauth1_server("c0nsumer-s3cret", "t0ken-s3cret") as server:
+        session, ex = await _send(_collection(tmp_path, auth, server.url, body="form"))
+        await session.close()
+    assert ex.status == 200, ex.error  # type: ignore[attr-defined]
+    assert server.params[0]["oauth_signature_method"] == "HMAC-SHA256"
+
+
 async def test_oauth1_a_wrong_secret_fails_the_servers_check(tmp_path: Path) -> None:
     with oauth1_server("another-secret", "t0ken-s3cret") as server:
         session, ex = await _send(_collection(tmp_path, OAUTH1, server.url))
@@ -172,14 +181,15 @@ def rsa_pem() -> tuple[bytes, bytes]:
     return private, public
 
 
-async def test_oauth1_rsa_sha1_with_a_key_file_is_verified_by_the_public_key(
-    tmp_path: Path, rsa_pem: tuple[bytes, bytes]
+@pytest.mark.parametrize("method", ["RSA-SHA1", "RSA-SHA256"])
+async def test_oauth1_rsa_with_a_key_file_is_verified_by_the_public_key(
+    tmp_path: Path, rsa_pem: tuple[bytes, bytes], method: str
 ) -> None:
     private, public = rsa_pem
     (tmp_path / "keys").mkdir()
     (tmp_path / "keys" / "oauth.pem").write_bytes(private)
     auth = (
-        'type = "oauth1"\nconsumer_key = "ck-1"\nsignature_method = "RSA-SHA1"\n'
+        f'type = "oauth1"\nconsumer_key = "ck-1"\nsignature_method = "{method}"\n'
         'private_key_file = "keys/oauth.pem"'
     )
     with oauth1_server(public_key_pem=public) as server:

@@ -24,6 +24,7 @@ import secrets
 import time
 from collections.abc import Callable, Generator, Iterable
 from datetime import datetime, timezone
+from typing import Any
 from urllib.parse import quote, unquote
 
 import httpx
@@ -215,8 +216,6 @@ class OAuth1Signer(httpx.Auth):
         self.auth = auth
 
     def sign(self, request: httpx.Request) -> httpx.Request:
-        from authlib.oauth1 import ClientAuth
-
         a = self.auth
         content_type = request.headers.get("Content-Type", "")
         form = content_type.split(";")[0].strip().lower() == self._FORM
@@ -226,7 +225,7 @@ class OAuth1Signer(httpx.Auth):
                 f"({self._FORM}); this one is {content_type or 'empty'}",
                 request=request,
             )
-        client = ClientAuth(
+        client = _oauth1_client()(
             a.consumer_key,
             a.consumer_secret or None,
             token=a.token or None,
@@ -267,6 +266,41 @@ class OAuth1Signer(httpx.Auth):
 
     def auth_flow(self, request: httpx.Request) -> Flow:
         yield self.sign(request)
+
+
+def _oauth1_client() -> Any:
+    """authlib's ``ClientAuth`` with the SHA-256 signatures beside its own (HMAC-SHA1,
+    RSA-SHA1, PLAINTEXT): the same base string (RFC 5849 §3.4.1), another digest. A subclass,
+    so authlib's own table is left as it is."""
+    from authlib.oauth1 import ClientAuth
+    from authlib.oauth1.rfc5849.signature import generate_signature_base_string
+
+    def hmac_sha256(client: Any, request: Any) -> str:
+        base = generate_signature_base_string(request)
+        secrets_ = (client.client_secret or "", client.token_secret or "")
+        key = "&".join(quote(part, safe="~") for part in secrets_)
+        digest = hmac.new(key.encode(), base.encode(), hashlib.sha256).digest()
+        return base64.b64encode(digest).decode("ascii")
+
+    def rsa_sha256(client: Any, request: Any) -> str:
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import padding, rsa
+
+        base = generate_signature_base_string(request)
+        key = serialization.load_pem_private_key((client.rsa_key or "").encode(), None)
+        if not isinstance(key, rsa.RSAPrivateKey):
+            raise ValueError("the private key is not an RSA key")
+        signature = key.sign(base.encode(), padding.PKCS1v15(), hashes.SHA256())
+        return base64.b64encode(signature).decode("ascii")
+
+    class Client(ClientAuth):
+        SIGNATURE_METHODS = {
+            **ClientAuth.SIGNATURE_METHODS,
+            "HMAC-SHA256": hmac_sha256,
+            "RSA-SHA256": rsa_sha256,
+        }
+
+    return Client
 
 
 def hawk_payload_hash(algorithm: str, content_type: str, body: bytes) -> str:

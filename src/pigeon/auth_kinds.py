@@ -41,7 +41,7 @@ class AuthError(ValueError):
 OAUTH2_GRANTS = (
     "client_credentials", "password", "refresh_token", "authorization_code", "device_code",
 )  # fmt: skip
-OAUTH1_METHODS = ("HMAC-SHA1", "RSA-SHA1", "PLAINTEXT")
+OAUTH1_METHODS = ("HMAC-SHA1", "HMAC-SHA256", "RSA-SHA1", "RSA-SHA256", "PLAINTEXT")
 HAWK_ALGORITHMS = ("sha256", "sha1")
 JWT_ALGORITHMS = (
     "HS256", "HS384", "HS512", "RS256", "RS384", "RS512", "ES256", "ES384", "ES512",

@@ -42,7 +42,7 @@ def test_each_kind_is_carried_over_and_renders(tmp_path: Path) -> None:
                 signatureMethod="HMAC-SHA1", realm="r", addParamsToHeader=False,
                 nonce="fixed")},
             "oauth1-rsa": {"type": "oauth1", "oauth1": _kv(
-                consumerKey="ck", signatureMethod="RSA-SHA256", privateKey=pem,
+                consumerKey="ck", signatureMethod="RSA-SHA512", privateKey=pem,
                 addParamsToHeader=True)},
             "hawk": {"type": "hawk", "hawk": _kv(
                 authId="id-1", authKey="{{hawk_key}}", algorithm="sha1", extraData="x",
@@ -94,7 +94,7 @@ def test_each_kind_is_carried_over_and_renders(tmp_path: Path) -> None:
         if path.is_file():
             assert "MII-secret" not in path.read_text(encoding="utf-8")
     text = "\n".join(notes)
-    assert "workstation" in text and "RSA-SHA256 signature is not supported" in text
+    assert "workstation" in text and "RSA-SHA512 signature is not supported" in text
     assert "fixed nonce" in text and "$env.PRIVATE_KEY" in text
     assert "a JWT sent in the query is not carried over" in text
     # The JWT renders with the claims' placeholders filled.
