@@ -119,6 +119,15 @@ async def test_rs_and_es_tokens_from_a_key_file_verify_with_the_public_key(
     assert header["alg"] == algorithm and claims == {"sub": 42}  # no iat, no exp
 
 
+async def test_an_hmac_secret_file_is_read_without_its_final_newline(tmp_path: Path) -> None:
+    write(tmp_path, "secret.txt", "file-s3cret-0123456789abcdef0123456789\n")
+    auth = 'type = "jwt"\njwt_algorithm = "HS256"\nprivate_key_file = "secret.txt"'
+    with jwt_server(b"file-s3cret-0123456789abcdef0123456789") as server:
+        session, ex = await _send(_collection(tmp_path, auth, server.url))
+        await session.close()
+    assert ex.status == 200, ex.error  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("algorithm", ["HS384", "HS512"])
 def test_hs384_and_hs512_verify(tmp_path: Path, algorithm: str) -> None:
     from pigeon.auth_kinds import sign_jwt

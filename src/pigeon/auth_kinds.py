@@ -572,7 +572,8 @@ class OAuth1(AuthKind):
     _RSA = (PRIVATE_KEY, PRIVATE_KEY_FILE)
 
     def shown(self, auth: Auth) -> tuple[Field, ...]:
-        """RSA-SHA1 signs with the private key alone; the others with the two secrets."""
+        """An RSA signature is made with the private key alone; the others with the two
+        secrets."""
         rsa = auth.signature_method.startswith("RSA")
         unused = (CONSUMER_SECRET, TOKEN_SECRET) if rsa else self._RSA
         return tuple(f for f in self.fields if f not in unused)
@@ -657,11 +658,12 @@ class Jwt(AuthKind):
         renders = Renders.of(render)
         what = f"{self.name} auth"
         key_file = render(auth.private_key_file).strip()
-        secret = (
-            renders.file(key_file, f"{what}'s key file")
-            if key_file
-            else render(auth.private_key).encode("utf-8")
-        )
+        if key_file:
+            secret = renders.file(key_file, f"{what}'s key file")
+            if auth.jwt_algorithm.startswith("HS"):  # a secret file's final newline is not it
+                secret = secret.removesuffix(b"\n").removesuffix(b"\r")
+        else:
+            secret = render(auth.private_key).encode("utf-8")
         if not secret.strip():
             raise AuthError(f"{what}: private_key or private_key_file is empty")
         claims = renders.value(dict(auth.claims))
