@@ -1,5 +1,6 @@
-"""Postman's ntlm, oauth1, hawk and jwt auth imported as Pigeon's kinds: written to disk,
-read back and rendered; a private key is never written into the collection."""
+"""Postman's ntlm, oauth1, hawk and jwt auth imported as Pigeon's kinds (written to disk,
+read back and rendered; a private key is never written into the collection), and curl's
+--ntlm and --negotiate, which the curl export writes back."""
 
 from __future__ import annotations
 
@@ -103,3 +104,22 @@ def test_each_kind_is_carried_over_and_renders(tmp_path: Path) -> None:
     )
     rendered = render_written(root, "jwt")
     assert rendered.header("Authorization").startswith("JWT ey")  # type: ignore[union-attr]
+
+
+def test_curls_ntlm_and_negotiate_import_as_the_kinds_and_export_back() -> None:
+    from pigeon.exporters.curl import curl_argv
+    from pigeon.importers.curl import parse_curl
+    from render_support import render_alone
+
+    for flag in ("ntlm", "negotiate"):
+        result = parse_curl(f"curl --{flag} -u 'CORP\\ada:pw' https://x.test/p")
+        ((_, request),) = result.requests
+        assert request.auth is not None
+        assert (request.auth.type, request.auth.username, request.auth.password) == (
+            flag, "CORP\\ada", "pw",
+        )  # fmt: skip
+        assert result.notes == []
+        argv = curl_argv(render_alone(request, Path(".")))
+        assert argv[argv.index(f"--{flag}") + 1 : argv.index(f"--{flag}") + 3] == [
+            "--user", "CORP\\ada:pw",
+        ]  # fmt: skip
