@@ -63,6 +63,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.external_editor",
             "pigeon.websocket",
             "pigeon.websocket_exchange",
+            "pigeon.rpc",
         ),
     ),
     (
