@@ -216,6 +216,10 @@ NOT_FOR_THE_APP = (
     "pigeon.trust",
     "pigeon.websocket",
     "pigeon.websocket_exchange",
+    "pigeon.rpc.call",
+    "pigeon.rpc.channels",
+    "pigeon.rpc.descriptors",
+    "pigeon.rpc.exchange",
 )
 
 

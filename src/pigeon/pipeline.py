@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # send is imported on the first send: `pigeon render` never l
     from pigeon.event_scripts import EventScripts
     from pigeon.exchange import Exchange, Progress
     from pigeon.oauth2 import Tokens
-    from pigeon.rpc.call import GrpcCall
+    from pigeon.rpc.call import Described, GrpcCall
     from pigeon.rpc.channels import Channels
     from pigeon.send import HttpSession
     from pigeon.websocket import WebSocketLink
@@ -52,6 +52,7 @@ __all__ = [
     "build",
     "call_grpc",
     "connect",
+    "describe_grpc",
     "execute",
 ]
 
@@ -977,6 +978,25 @@ async def call_grpc(
     result = RequestResult(request, list(chain))
     request, _ = await build(ctx, chain, request, result)
     return await _prepared(ctx, chain, request, result, on_change)
+
+
+async def describe_grpc(ctx: RunContext, chain: list[Folder], request: Request) -> Described:
+    """What a gRPC request reaches, described (``rpc.call.describe``): built as a send is but
+    with no script (``ctx.allow_scripts`` should be ``False``), through the trust gate.
+    ``GrpcError`` (one line) says why not."""
+    from pigeon.rpc import GrpcError
+    from pigeon.rpc.call import describe
+
+    result = RequestResult(request, list(chain))
+    request, _ = await build(ctx, chain, request, result)
+    if result.rendered is None:
+        raise GrpcError((result.error or "the request could not be built").removeprefix("not sent: "))
+    try:
+        return await describe(
+            ctx.grpc_channels(), ctx.collection.root, result.rendered, request.grpc, ctx.gate()
+        )
+    except RenderError as exc:  # the trust gate's refusal of a .proto outside
+        raise GrpcError(str(exc)) from None
 
 
 async def _grpc(

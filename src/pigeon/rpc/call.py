@@ -403,6 +403,65 @@ async def _prepare(
     return call
 
 
+@dataclass
+class Described:
+    """What ``describe`` found of a server or a request's ``.proto`` files: the text of its
+    services, methods and message types, and for the request's ``rpc`` its kind and the
+    fields of its input message (for completion in the app)."""
+
+    target: str
+    lines: list[str]
+    kind: str = ""  # the rpc's kind ("unary"...), "" when the request names no method
+    input_type: str = ""
+    fields: list[tuple[str, str]] = field(default_factory=list)  # (JSON name, type)
+    notes: list[str] = field(default_factory=list)
+
+
+async def describe(
+    channels: Channels,
+    root: Path,
+    rendered: RenderedRequest,
+    grpc_keys: Any,
+    gate: Any = None,
+) -> Described:
+    """Describe what a request reaches: its ``.proto`` files, or by reflection its ``rpc``'s
+    service (every service the server lists when it names none, at most 50); the method's
+    kind and input fields when it names one. ``GrpcError`` says why not."""
+    return await on_grpc_loop(_describe(channels, root, rendered, grpc_keys, gate))
+
+
+async def _describe(
+    channels: Channels, root: Path, rendered: RenderedRequest, grpc_keys: Any, gate: Any
+) -> Described:
+    from pigeon.rpc.channels import list_services, reflect
+
+    grpc = grpc_module()
+    deadline = time.monotonic() + rendered.settings.timeout
+    target = target_of(rendered.url)
+    channel = channels.channel(rendered, target)
+    notes: list[str] = []
+    try:
+        if grpc_keys.protos or grpc_keys.rpc.strip():
+            descriptors, notes = await descriptors_for(
+                channels, root, grpc_keys, target, channel, deadline, gate
+            )
+        else:
+            files: dict[bytes, None] = {}
+            for name in (await list_services(channel, deadline))[:50]:
+                if not name.startswith("grpc.reflection."):
+                    files.update(dict.fromkeys(await reflect(channel, name, deadline)))
+            descriptors = Descriptors(list(files))
+    except grpc.aio.AioRpcError as exc:
+        raise GrpcError(f"{exc.code().name}: {printable_text(exc.details() or '')}") from None
+    described = Described(target.url, descriptors.describe(), notes=notes)
+    if grpc_keys.rpc.strip():
+        method = descriptors.method(grpc_keys.rpc)
+        described.kind = KINDS[(method.client_streaming, method.server_streaming)]
+        described.input_type = method.input_type.full_name
+        described.fields = descriptors.fields(method.input_type)
+    return described
+
+
 async def converse(
     call: GrpcCall,
     messages: Sequence[str | None],

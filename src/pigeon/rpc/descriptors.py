@@ -173,6 +173,11 @@ class Descriptors:
         except Exception as exc:  # DecodeError (bad UTF-8 in a string field...), TypeError
             raise ValueError(_one_line(exc) or type(exc).__name__) from None
 
+    def fields(self, descriptor: Any) -> list[tuple[str, str]]:
+        """A message type's fields: their JSON names and types, in field-number order."""
+        ordered = sorted(descriptor.fields, key=lambda f: f.number)
+        return [(f.json_name, _field_type(f)) for f in ordered]
+
     def unknown_fields(self, descriptor: Any, value: Any) -> list[str]:
         """The keys of a message's JSON that its type has no field for, as JSON paths
         (``$.user.nmae``, with a near name); ``[]`` when all are known."""
