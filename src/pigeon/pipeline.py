@@ -127,7 +127,8 @@ class RunContext:
         if self.grpc is None:
             from pigeon.rpc.channels import Channels
 
-            self.grpc = Channels()
+            # a run's loop outlives its calls (``aclose``): they stay on it
+            self.grpc = Channels(own_loop=False)
         return self.grpc
 
     def tokens(self) -> Tokens:
@@ -381,6 +382,7 @@ async def _send_from_script(
         cli_vars={**ctx.cli_vars, **values},
         environ=ctx.environ,
         http=ctx.session(),
+        grpc=ctx.grpc,
         trusted=ctx.trusted,
         trust_how=ctx.trust_how,
         allow_scripts=ctx.allow_scripts,
@@ -396,6 +398,7 @@ async def _send_from_script(
         result = await execute(child, chain, request)
     finally:
         worker.kill()
+        ctx.grpc = ctx.grpc or child.grpc  # channels the send opened close with the run's
     exchange = result.exchange
     try:
         problems: list[ScriptError | AssertionFailure] = [
@@ -917,9 +920,11 @@ async def _prepared(
     request: Request,
     result: RequestResult,
     on_change: Callable[[], None] | None = None,
+    whole: bool = False,
 ) -> Call:
     """The rendered gRPC request with its call prepared: auth's token put in, the target,
-    channel and descriptors found; what stops it lands in ``result.error`` (and history)."""
+    channel and descriptors found; what stops it lands in ``result.error`` (and history).
+    ``whole``: a unary call is made at once (``rpc.call.prepare``)."""
     from pigeon.rpc import GrpcError
     from pigeon.rpc.call import prepare
     from pigeon.rpc.exchange import failed
@@ -958,6 +963,7 @@ async def _prepared(
             request.grpc,
             gate=ctx.gate(),
             on_change=on_change,
+            unary=rendered.body_text if whole else False,
         )
     except (GrpcError, RenderError) as exc:
         result.error = f"not sent: {exc}"
@@ -1007,8 +1013,9 @@ async def _grpc(
     result: RequestResult,
     progress: Progress | None,
 ) -> None:
-    """A gRPC request in a run: prepared, then the whole call (``Call.run``)."""
-    holder = await _prepared(ctx, chain, request, result)
+    """A gRPC request in a run: prepared, then the whole call (``Call.run``); a unary one is
+    made as it is prepared."""
+    holder = await _prepared(ctx, chain, request, result, whole=True)
     if holder.call is not None:
         await holder.run()
 

@@ -338,3 +338,47 @@ def test_a_hostile_reflection_answer_is_one_line(
     assert code == 1
     assert said in out, out
     assert "Traceback" not in out + err
+
+
+PROBE = """
+import json, sys
+from pigeon.cli import main
+code = main(["run", sys.argv[1], "--no-color"])
+print(json.dumps([code, sorted(sys.modules)]))
+"""
+
+
+def test_a_run_without_grpc_requests_loads_nothing_of_grpc(tmp_path: Path, echo_url: str) -> None:
+    import subprocess
+    import sys
+
+    write(tmp_path, "collection.toml", 'name = "plain"\n')
+    write(tmp_path, "get.toml", f'url = "{echo_url}/get"\n')
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    code, loaded = json.loads(out.splitlines()[-1])
+    assert code == 0
+    assert [m for m in loaded if m.split(".")[0] in ("grpc", "grpc_tools", "grpc_reflection")] == []
+    assert [m for m in loaded if m.startswith(("google.protobuf", "pigeon.rpc"))] == []
+
+
+def test_proto_files_outside_the_collection_need_trust(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, bare: Server,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    from grpc_servers import compile_greeter
+
+    outside = tmp_path_factory.mktemp("elsewhere")
+    source, _ = compile_greeter(outside)
+    extra = f'protos = ["{source}"]\nimport_paths = ["{source.parent}"]'
+    root = collection(tmp_path / "c", hello=request("SayHello", '{"name": "Ada"}', extra))
+    code, out, err = run(capsys, root, bare.port)
+    assert code == 2
+    assert f"protos reads {source}, outside the collection" in err
+    code, out, err = run(capsys, root, bare.port, "--trust")
+    assert code == 0, out + err

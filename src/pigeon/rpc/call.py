@@ -26,7 +26,7 @@ import contextlib
 import json
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +36,6 @@ from pigeon.rpc import GrpcError, Target, split_rpc, status_name, target_of
 from pigeon.rpc.channels import (
     Channels,
     descriptors_for,
-    grpc_loop,
     grpc_module,
     on_grpc_loop,
     printable_text,
@@ -118,7 +117,13 @@ class GrpcCall:
         channel: Any,
         deadline: float,
         on_change: Callable[[], None] | None = None,
+        on_loop: Callable[[Coroutine[Any, Any, Any]], Awaitable[Any]] | None = None,
     ) -> None:
+        """Made on the loop its gRPC operations run on; ``on_loop`` takes a holder there."""
+        self._loop = asyncio.get_running_loop()
+        self._on_loop: Callable[[Coroutine[Any, Any, Any]], Awaitable[Any]] = (
+            on_loop or on_grpc_loop
+        )
         self.rendered = rendered
         self.rpc = rpc
         self.target = target
@@ -193,7 +198,7 @@ class GrpcCall:
 
     async def unary(self, text: str | None) -> None:
         """The whole of a unary call, grpc's quickest way."""
-        await on_grpc_loop(self._unary(text))
+        await self._on_loop(self._unary(text))
 
     async def _unary(self, text: str | None) -> None:
         grpc = grpc_module()
@@ -215,7 +220,7 @@ class GrpcCall:
 
     async def open(self) -> None:
         """Start the call (any kind) and its reader; messages go with ``send``."""
-        await on_grpc_loop(self._open())
+        await self._on_loop(self._open())
 
     async def _open(self) -> None:
         stream = self.channel.stream_stream(self.path)
@@ -224,7 +229,7 @@ class GrpcCall:
 
     async def send(self, text: str | None) -> None:
         """Send one message (JSON text); ``ConnectionError`` once the call has ended."""
-        await on_grpc_loop(self._send(text))
+        await self._on_loop(self._send(text))
 
     async def _send(self, text: str | None) -> None:
         data = self.encode(text)
@@ -239,7 +244,7 @@ class GrpcCall:
 
     async def close_sending(self) -> None:
         """No more messages (half-close); the replies still come."""
-        await on_grpc_loop(self._close_sending())
+        await self._on_loop(self._close_sending())
 
     async def _close_sending(self) -> None:
         if self._call is not None and not self.done:
@@ -249,7 +254,8 @@ class GrpcCall:
     async def receive(self, timeout: float | None = None) -> Reply | None:
         """The next reply no ``receive`` returned yet (the oldest still kept), waiting at most
         ``timeout`` seconds (``None``: until the call ends); ``None`` when none came."""
-        return await on_grpc_loop(self._receive(timeout))
+        reply: Reply | None = await self._on_loop(self._receive(timeout))
+        return reply
 
     async def _receive(self, timeout: float | None) -> Reply | None:
         give_up = None if timeout is None else time.monotonic() + timeout
@@ -276,7 +282,7 @@ class GrpcCall:
 
     async def finished(self) -> None:
         """Wait for the call's end (its status), at most until its deadline and a little."""
-        await on_grpc_loop(self._finished())
+        await self._on_loop(self._finished())
 
     async def _finished(self) -> None:
         with contextlib.suppress(TimeoutError):
@@ -291,7 +297,7 @@ class GrpcCall:
         """Cancel the call (from any thread); its status becomes CANCELLED."""
         call = self._call
         if call is not None and not self.done:
-            grpc_loop().call_soon_threadsafe(call.cancel)
+            self._loop.call_soon_threadsafe(call.cancel)
 
     # -- what comes back ------------------------------------------------------------------------
 
@@ -367,11 +373,24 @@ async def prepare(
     grpc_keys: Any,
     gate: Any = None,
     on_change: Callable[[], None] | None = None,
+    unary: str | None | bool = False,
 ) -> GrpcCall:
     """A call of the request ``rendered`` is (not yet open): the target read from its URL,
     the channel, the method's descriptors. ``GrpcError`` says why it cannot be made; the
-    deadline (the request's timeout) starts here, reflection counts in it."""
-    return await on_grpc_loop(_prepare(channels, root, rendered, grpc_keys, gate, on_change))
+    deadline (the request's timeout) starts here, reflection counts in it.
+
+    ``unary`` (a message's JSON text, or ``None`` for the empty message): when the method
+    is unary, the whole call is made at once, in the same trip to the gRPC loop (``pigeon
+    run``'s common case); the call comes back ``done``."""
+
+    async def both() -> GrpcCall:
+        call = await _prepare(channels, root, rendered, grpc_keys, gate, on_change)
+        if unary is not False and call.kind == "unary":
+            assert not isinstance(unary, bool)
+            await call._unary(unary)
+        return call
+
+    return await channels.on_loop(both())
 
 
 async def _prepare(
@@ -397,7 +416,15 @@ async def _prepare(
         raise GrpcError(f"{exc.code().name}: {printable_text(exc.details() or '')}") from None
     method = descriptors.method(grpc_keys.rpc)
     call = GrpcCall(
-        rendered, grpc_keys.rpc, target, descriptors, method, channel, deadline, on_change
+        rendered,
+        grpc_keys.rpc,
+        target,
+        descriptors,
+        method,
+        channel,
+        deadline,
+        on_change,
+        channels.on_loop,
     )
     call.notes += notes
     return call
@@ -427,7 +454,7 @@ async def describe(
     """Describe what a request reaches: its ``.proto`` files, or by reflection its ``rpc``'s
     service (every service the server lists when it names none, at most 50); the method's
     kind and input fields when it names one. ``GrpcError`` says why not."""
-    return await on_grpc_loop(_describe(channels, root, rendered, grpc_keys, gate))
+    return await channels.on_loop(_describe(channels, root, rendered, grpc_keys, gate))
 
 
 async def _describe(
@@ -470,6 +497,8 @@ async def converse(
     """``pigeon run``'s whole call: send ``messages`` in order, then half-close and read
     every reply until the status. ``scripts`` (a bidirectional call's post-response scripts,
     with ``pigeon.grpc``) run while it is open, before the half-close."""
+    if call.done:  # made whole by ``prepare``
+        return
     if call.kind == "unary" and scripts is None:
         await call.unary(messages[0] if messages else None)
         return

@@ -3,10 +3,12 @@ channel over the collection's transport (TLS with its CA bundle and client certi
 ``verify_tls``, proxies), server reflection (bounded) and the descriptors each service was
 found with, kept for a session or a run.
 
-gRPC's asyncio API keeps state per event loop that outlives the loop (a closed loop's
-callbacks break the next one's calls), and the app and ``pigeon run`` each run loops of their
-own: so every gRPC operation runs on one loop of its own, in a daemon thread started on the
-first call, and callers hop to it and back (``on_grpc_loop``).
+gRPC's asyncio API binds a channel to the loop it was made on, and keeps state per loop that
+a loop closed under it breaks. The app runs loops of its own (its own, a thread's for a
+live view), so its channels live on one loop of their own, in a daemon thread started on the
+first call, and callers hop to it and back (``on_grpc_loop``, ``Channels(own_loop=True)``).
+``pigeon run`` lives on one loop from its first call to its ``aclose``, so its channels stay
+on it (``own_loop=False``), sparing each call two trips between threads.
 """
 
 from __future__ import annotations
@@ -140,15 +142,24 @@ def _options(rendered: RenderedRequest, target: Target) -> tuple[list[tuple[str,
 @dataclass
 class Channels:
     """The channels of one app session or one run, made on first use and reused by target
-    and transport, with the descriptors each service was found with; ``aclose`` ends them."""
+    and transport, with the descriptors each service was found with; ``aclose`` ends them.
+    ``own_loop``: every gRPC operation on the gRPC loop (the app); else on the caller's
+    loop, which must outlive the channels (``pigeon run``: ``aclose`` before it ends)."""
 
+    own_loop: bool = True
     channels: dict[tuple[Any, ...], Any] = field(default_factory=dict)
     described: dict[tuple[Any, ...], Descriptors] = field(default_factory=dict)
+
+    async def on_loop(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Await ``coro`` where this set's gRPC operations run."""
+        if self.own_loop:
+            return await on_grpc_loop(coro)
+        return await coro
 
     def channel(self, rendered: RenderedRequest, target: Target) -> Any:
         grpc = grpc_module()
         options, tls = _options(rendered, target)
-        key = (target, tuple(options), tls)
+        key = (target, tuple(options), tls, None if self.own_loop else asyncio.get_running_loop())
         found = self.channels.get(key)
         if found is not None:
             return found
@@ -170,7 +181,7 @@ class Channels:
                     await channel.close()
 
         if channels:
-            await on_grpc_loop(close())
+            await self.on_loop(close())
 
 
 def _protos_key(files: Sequence[Path], dirs: Sequence[Path]) -> tuple[Any, ...]:

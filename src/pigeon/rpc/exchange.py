@@ -17,7 +17,7 @@ def exchange_of(call: GrpcCall) -> Exchange:
     """The call as an ``Exchange``: its status code and name, the initial metadata as
     headers, the kept replies as a JSON array body, the trailers and the rest in ``grpc``."""
     values = call.values()
-    body = json.dumps(values, ensure_ascii=False, indent=2).encode("utf-8") if values else b""
+    body = json.dumps(values, ensure_ascii=False).encode("utf-8") if values else b""
     exchange = Exchange(
         request=call.rendered,
         method="GRPC",
