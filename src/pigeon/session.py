@@ -449,7 +449,13 @@ class Session:
         if self.jar_environment != self.environment:
             await asyncio.to_thread(self.cookie_jar)
         ctx = self.run_context(trusted)
-        result = await execute(ctx, self.chain_of(request), request, progress)
+        if request.kind == "grpc":  # the session's channels, reused from call to call
+            ctx.grpc = self.grpc_channels()
+        try:
+            result = await execute(ctx, self.chain_of(request), request, progress)
+        finally:
+            if ctx.grpc is not None and ctx.grpc is not self.grpc:  # a URL that became grpc://
+                await ctx.grpc.aclose()
         await self.save_cookies()
         source = request.id or request.name
         for line in result.log:
