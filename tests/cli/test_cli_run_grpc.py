@@ -382,3 +382,36 @@ def test_proto_files_outside_the_collection_need_trust(
     assert f"protos reads {source}, outside the collection" in err
     code, out, err = run(capsys, root, bare.port, "--trust")
     assert code == 0, out + err
+
+
+def test_metadata_and_details_that_are_not_utf8_or_hold_escapes_are_shown_safely(
+    tmp_path: Path,
+) -> None:
+    import subprocess
+    import sys
+
+    from grpc_servers import compile_greeter, raw_server
+
+    compile_greeter(tmp_path)
+    script = (
+        "[scripts]\npost_response = '''\nr = pigeon.response\n"
+        "assert r.status == 3 and r.status_name == 'INVALID_ARGUMENT'\n"
+        "assert r.headers['x-bad'].startswith('caf') and r.trailers['x-bad-trailer']\n"
+        "assert r.details.startswith('bad') and r.json() == {'message': 'ok'}\n'''"
+    )
+    extra = f'protos = ["protos/greeter.proto"]\n{script}'
+    root = collection(tmp_path, raw=request("SayHello", "{}", extra))
+    with raw_server() as server:
+        done = subprocess.run(
+            [sys.executable, "-m", "pigeon", "run", str(root), "--var", f"port={server.port}"]
+            + ["--trust", "--no-color"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    out, err = done.stdout, done.stderr
+    assert done.returncode == 1, out + err
+    assert "gRPC status INVALID_ARGUMENT (3): bad" in out
+    assert "\x1b" not in out + err and "\x07" not in out + err
+    assert "assertion failed" not in out and "Traceback" not in out + err
+    assert err == ""
