@@ -309,7 +309,9 @@ assert not any(l.startswith("content-type") for l in lines), lines
 def test_calls_go_to_the_history_with_their_replies(
     tmp_path: Path, greeter: Server, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from pigeon import history
     from pigeon.history import list_entries
+    from pigeon.response_diff import compare, side_of
 
     root = collection(tmp_path, count=request("Count", '{"count": 3}'))
     code, out, err = run(capsys, root, greeter.port, "--history")
@@ -318,6 +320,16 @@ def test_calls_go_to_the_history_with_their_replies(
     assert entry.status == 0 and entry.reason == "OK" and entry.ok
     assert json.loads(entry.body) == [{"n": 1}, {"n": 2}, {"n": 3}]
     assert entry.to_exchange().grpc is not None
+    again = history.to_request(entry)
+    assert again.kind == "grpc" and again.grpc.rpc == "pigeon.test.Greeter/Count"
+    # a second call, with one reply more, compares as two HTTP responses do
+    write(root, "count.toml", request("Count", '{"count": 4}'))
+    code, out, err = run(capsys, root, greeter.port, "--history")
+    assert code == 0, out + err
+    newer, older = list_entries(root)
+    diff = compare(side_of(older.to_exchange(), "a"), side_of(newer.to_exchange(), "b"))
+    added = [row.right for row in diff.unified if row.kind == "change" and row.right]
+    assert diff.changes == 1 and added == ["  },", "  {", '    "n": 4']
 
 
 @pytest.mark.parametrize(
