@@ -996,7 +996,9 @@ async def describe_grpc(ctx: RunContext, chain: list[Folder], request: Request) 
     result = RequestResult(request, list(chain))
     request, _ = await build(ctx, chain, request, result)
     if result.rendered is None:
-        raise GrpcError((result.error or "the request could not be built").removeprefix("not sent: "))
+        raise GrpcError(
+            (result.error or "the request could not be built").removeprefix("not sent: ")
+        )
     try:
         return await describe(
             ctx.grpc_channels(), ctx.collection.root, result.rendered, request.grpc, ctx.gate()
