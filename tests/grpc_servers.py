@@ -232,14 +232,18 @@ class Server:
         self.server.stop(grace=None)
 
 
-def _start(server: Any, port_of: Any, tls: Any, folder: Path | None) -> tuple[int, Path | None]:
+def _start(
+    server: Any, port_of: Any, tls: Any, folder: Path | None, client_auth: bool = False
+) -> tuple[int, Path | None]:
     ca_pem = None
     if tls is None:
         port = server.add_insecure_port("127.0.0.1:0")
     else:
         ca, cert = tls
         creds = grpc.ssl_server_credentials(
-            [(cert.private_key_pem.bytes(), cert.cert_chain_pems[0].bytes())]
+            [(cert.private_key_pem.bytes(), cert.cert_chain_pems[0].bytes())],
+            root_certificates=ca.cert_pem.bytes() if client_auth else None,
+            require_client_auth=client_auth,
         )
         port = server.add_secure_port("127.0.0.1:0", creds)
         assert folder is not None
@@ -250,9 +254,13 @@ def _start(server: Any, port_of: Any, tls: Any, folder: Path | None) -> tuple[in
 
 
 @contextlib.contextmanager
-def serve(folder: Path, *, reflection: bool = True, tls: bool = False) -> Iterator[Server]:
+def serve(
+    folder: Path, *, reflection: bool = True, tls: bool = False, client_auth: bool = False
+) -> Iterator[Server]:
     """The Greeter on a free loopback port (with reflection, over TLS with a trustme CA if
-    asked); stopped when the block ends, or after ``LIFETIME`` seconds."""
+    asked, requiring a client certificate of that CA with ``client_auth``: its files are
+    ``client.pem`` and ``client.key`` beside ``ca.pem``); stopped when the block ends, or
+    after ``LIFETIME`` seconds."""
     _, descriptor_set = compile_greeter(folder)
     m = _messages(descriptor_set)
     stop = threading.Event()
@@ -274,7 +282,10 @@ def serve(folder: Path, *, reflection: bool = True, tls: bool = False) -> Iterat
 
         ca = trustme.CA()
         material = (ca, ca.issue_cert("127.0.0.1", "localhost"))
-    port, ca_pem = _start(server, None, material, folder)
+        client = ca.issue_cert("client@example.com")
+        client.cert_chain_pems[0].write_to_path(str(folder / "client.pem"))
+        client.private_key_pem.write_to_path(str(folder / "client.key"))
+    port, ca_pem = _start(server, None, material, folder, client_auth)
     running = Server(port, tls, ca_pem, server, stop)
     timer = threading.Timer(LIFETIME, running.stop)
     timer.daemon = True

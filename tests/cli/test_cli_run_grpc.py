@@ -281,6 +281,23 @@ def test_tls_uses_the_collections_ca_bundle(
         assert code == 0, out + err
 
 
+def test_a_server_that_asks_for_a_client_certificate_gets_the_collections(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path_factory.mktemp("mtls")
+    with serve(folder, tls=True, client_auth=True) as server:
+        hello = request("SayHello", '{"name": "Ada"}', url="grpcs://localhost:{{port}}")
+        settings = f'name = "calls"\n[settings]\nca_bundle = "{server.ca_pem}"\n'
+        root = collection(tmp_path, hello=hello)
+        write(root, "collection.toml", settings)
+        code, out, err = run(capsys, root, server.port, "--trust")
+        assert code == 1  # no certificate: the handshake fails
+        certificate = f'[[certificates]]\nhost = "localhost"\ncert = "{folder / "client.pem"}"\nkey = "{folder / "client.key"}"\n'
+        write(root, "collection.toml", settings + certificate)
+        code, out, err = run(capsys, root, server.port, "--trust")
+        assert code == 0, out + err
+
+
 def test_metadata_comes_from_headers_and_auth(
     tmp_path: Path, greeter: Server, capsys: pytest.CaptureFixture[str]
 ) -> None:
