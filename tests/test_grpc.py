@@ -142,3 +142,44 @@ def test_metadata_is_lowercased_and_what_grpc_sets_is_left_out() -> None:
     assert sent == [("x-token", "a"), ("k-bin", b"\x00\x01")]
     assert left == ["metadata 'TE' is set by gRPC itself: not sent"]
     assert metadata_text([("k-bin", b"\xff"), ("a", "b")]) == [("k-bin", "/w=="), ("a", "b")]
+
+
+def test_the_descriptor_cache_round_trips_and_is_never_read_or_written_through_a_link(
+    tmp_path: Path,
+) -> None:
+    from pigeon.rpc import descriptors as d
+
+    files = [_file("a.proto", [])]
+    path = d.save(tmp_path, "grpc://h:1", files)
+    assert d.load(tmp_path, "grpc://h:1") == files
+    assert d.load(tmp_path, "grpc://other:1") is None
+    path.write_text('{"target": "grpc://h:1", "files": ["not base64!"]}', encoding="utf-8")
+    assert d.load(tmp_path, "grpc://h:1") is None  # a hostile cache is none
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / ".pigeon").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(GrpcError, match="could not be cached"):
+        d.save(linked, "grpc://h:1", files)
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_channel_takes_the_collections_http_proxy_and_refuses_others() -> None:
+    from pigeon.render import RenderedRequest
+    from pigeon.rpc.channels import _options
+    from pigeon.transport import TransportSpec
+
+    target = Target("api.example", 50051, False)
+    spec = TransportSpec(proxy="http://proxy.local:3128", trust_env=False)
+    options, tls = _options(
+        RenderedRequest("GRPC", "grpc://api.example:50051", transport=spec), target
+    )
+    assert ("grpc.http_proxy", "http://proxy.local:3128") in options
+    assert ("grpc.enable_http_proxy", 0) in options and tls is None
+    socks = TransportSpec(proxy="socks5://proxy.local:1080")
+    with pytest.raises(GrpcError, match="http:// proxies only"):
+        _options(RenderedRequest("GRPC", "grpc://api.example:50051", transport=socks), target)
+    skipped = TransportSpec(proxy="http://proxy.local:3128", no_proxy=("api.example",))
+    options, _ = _options(RenderedRequest("GRPC", "x", transport=skipped), target)
+    assert not any(name == "grpc.http_proxy" for name, _ in options)

@@ -444,3 +444,39 @@ def test_metadata_and_details_that_are_not_utf8_or_hold_escapes_are_shown_safely
     assert "\x1b" not in out + err and "\x07" not in out + err
     assert "assertion failed" not in out and "Traceback" not in out + err
     assert err == ""
+
+
+def test_an_oauth2_token_is_the_calls_authorization_metadata(
+    tmp_path: Path, greeter: Server, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from oauth_server import oauth_server
+
+    script = """
+[auth]
+type = "oauth2"
+token_url = "{{oauth}}/token"
+grant = "client_credentials"
+client_id = "cc-client"
+client_secret = "cc-secret-9f8e7d"
+
+[scripts]
+post_response = '''
+lines = pigeon.response.json()["message"].split("\\n")
+assert any(l.startswith("authorization=Bearer at-") for l in lines), lines
+'''
+"""
+    with oauth_server() as (base, state):
+        root = collection(tmp_path, meta=request("Metadata", "{}", script))
+        code, out, err = run(capsys, root, greeter.port, "--var", f"oauth={base}", "--trust")
+        assert code == 0, out + err
+        assert state.grants == {"client_credentials": 1}
+
+
+def test_verify_tls_off_is_refused_with_what_to_do_instead(
+    tmp_path: Path, greeter: Server, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hello = request("SayHello", "{}", "[settings]\nverify_tls = false", url="grpcs://localhost:1")
+    root = collection(tmp_path, hello=hello)
+    code, out, err = run(capsys, root, greeter.port)
+    assert code == 1
+    assert "not sent: verify_tls = false is not available for gRPC calls" in out
