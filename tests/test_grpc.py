@@ -144,6 +144,22 @@ def test_metadata_is_lowercased_and_what_grpc_sets_is_left_out() -> None:
     assert metadata_text([("k-bin", b"\xff"), ("a", "b")]) == [("k-bin", "/w=="), ("a", "b")]
 
 
+@pytest.mark.parametrize(
+    ("header", "said"),
+    [
+        (("x-a", "café"), "a value is printable ASCII"),
+        (("x-a", "line\x1bbreak"), "a value is printable ASCII"),
+        (("x a", "v"), "a name is letters"),
+    ],
+)
+def test_metadata_grpc_cannot_send_is_refused_before_the_call(
+    header: tuple[str, str], said: str
+) -> None:
+    with pytest.raises(GrpcError, match=said):
+        metadata_of([header])
+    assert metadata_of([("x-a-bin", "café")])[0] == [("x-a-bin", "café".encode())]
+
+
 def test_the_descriptor_cache_round_trips_and_is_never_read_or_written_through_a_link(
     tmp_path: Path,
 ) -> None:
