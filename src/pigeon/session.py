@@ -543,6 +543,8 @@ class Session:
         call.log = lambda line, error: self.add_log(source, line, error)
         for line in call.result.log:
             self.add_log(source, line)
+        for problem in call.result.script_errors:
+            self.add_log(source, problem.traceback or problem.summary(), error=True)
         return call
 
     async def describe_grpc(self, request: Request) -> Described:
