@@ -199,3 +199,20 @@ def test_a_channel_takes_the_collections_http_proxy_and_refuses_others() -> None
     skipped = TransportSpec(proxy="http://proxy.local:3128", no_proxy=("api.example",))
     options, _ = _options(RenderedRequest("GRPC", "x", transport=skipped), target)
     assert not any(name == "grpc.http_proxy" for name, _ in options)
+
+
+def test_two_calls_compare_their_status_details_and_trailers_too() -> None:
+    from pigeon.exchange import Exchange, GrpcFacts
+    from pigeon.render import RenderedRequest
+    from pigeon.response_diff import compare, side_of
+
+    def call(code: int, name: str, details: str, trailer: str) -> Exchange:
+        exchange = Exchange(RenderedRequest("GRPC", "grpc://h:1"), status=code, reason=name)
+        exchange.grpc = GrpcFacts("a.B/C", "unary", details, [("x-t", trailer)])
+        return exchange
+
+    diff = compare(
+        side_of(call(0, "OK", "", "1"), "a"), side_of(call(5, "NOT_FOUND", "gone", "2"), "b")
+    )
+    added = [row.right for row in diff.unified if row.kind == "change" and row.right]
+    assert added == ["5 NOT_FOUND: gone", "trailer x-t: 2"]

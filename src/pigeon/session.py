@@ -583,6 +583,11 @@ class Session:
             return None
         exchange = Exchange.failed(rendered, "cancelled", f"cancelled after {duration(elapsed_ms)}")
         exchange.timings = Timings(total_ms=elapsed_ms)
+        if request.kind == "grpc":  # so the history opens it again as a call
+            from pigeon.exchange import GrpcFacts
+
+            exchange.method = rendered.method = "GRPC"
+            exchange.grpc = GrpcFacts(rpc=request.grpc.rpc, kind="")
         return exchange
 
     def record_cancelled(self, request: Request, elapsed_ms: float) -> str | None:
