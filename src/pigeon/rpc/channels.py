@@ -297,6 +297,19 @@ class _Asking:
         self.call.cancel()
 
 
+def _absent(exc: Any, path: str) -> bool:
+    """Whether a failed reflection call means the server lacks that version of the service.
+    A server without it may end the call before grpc has written the request, which grpc
+    reports as INTERNAL rather than UNIMPLEMENTED, for v1 and v1alpha alike; v1 is asked
+    first, so an INTERNAL there is always taken as absent, and on v1alpha only when grpc says
+    the call ended in its own core (a server's own INTERNAL carries the server's details)."""
+    grpc = grpc_module()
+    code = exc.code()
+    if code == grpc.StatusCode.UNIMPLEMENTED or path != _REFLECTION[-1]:
+        return True
+    return bool(code == grpc.StatusCode.INTERNAL and exc.details() == "Internal error from Core")
+
+
 def _reflection_error(exc: Any) -> GrpcError:
     grpc = grpc_module()
     code = exc.code()
@@ -347,9 +360,7 @@ async def reflect(channel: Any, symbol: str, deadline: float) -> list[bytes]:
                         asking.ask(file_by_filename=name)
                         asked = 1
         except grpc.aio.AioRpcError as exc:
-            # v1 first: a server without it may end the call before grpc has written the
-            # request, which grpc reports as INTERNAL rather than UNIMPLEMENTED
-            if exc.code() == grpc.StatusCode.UNIMPLEMENTED or path != _REFLECTION[-1]:
+            if _absent(exc, path):
                 continue
             raise _reflection_error(exc) from None
         finally:
@@ -369,7 +380,7 @@ async def list_services(channel: Any, deadline: float) -> list[str]:
             asking.ask(list_services="")
             answer = await asking.answer()
         except grpc.aio.AioRpcError as exc:
-            if exc.code() == grpc.StatusCode.UNIMPLEMENTED or path != _REFLECTION[-1]:
+            if _absent(exc, path):
                 continue
             raise _reflection_error(exc) from None
         finally:
