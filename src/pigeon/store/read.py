@@ -252,6 +252,8 @@ def _body(table: Mapping[str, Any]) -> Body:
         query=_get_str(data, "query", at),
         variables=_get_str(data, "variables", at),
         operation_name=_get_str(data, "operation_name", at),
+        path=_get_str(data, "path", at),
+        content_type=_get_str(data, "content_type", at),
         extra=_extra(data, BODY_KEYS),
     )
 

@@ -1,0 +1,267 @@
+"""File bodies (DESIGN §11): a file sent as it is, streamed from disk with its Content-Length,
+to a real loopback server that checks the bytes and headers it got; re-sent whole by a 307 or
+308, dropped by a 303; a file that changes size is an error, never a short body; a missing
+file, a folder or a FIFO is a clear error and never a hang; a path out of the collection (``..``,
+absolute, a symlink) is a trust need."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+
+from collection_files import write
+from pigeon.errors import RenderError
+from pigeon.exchange import Progress
+from pigeon.file_body import FileBody, FileChanged, inspect
+from pigeon.render import RenderedRequest, render_request
+from pigeon.scopes import build_scopes
+from pigeon.send import HttpSession
+from pigeon.send_thread import ThreadedSession
+from pigeon.store import load_collection
+from pigeon.trust import Gate, Refused, needs
+from upload_server import upload_server
+
+DATA = bytes(range(256)) * 1000 + b"tail"  # 256,004 bytes: several chunks
+
+
+def _request(path: str, url: str = "http://127.0.0.1:1", extra: str = "") -> str:
+    return (
+        f'name = "Upload"\nmethod = "POST"\nurl = "{url}"\n\n'
+        f'[body]\ntype = "file"\npath = "{path}"\n{extra}'
+    )
+
+
+def _collection(root: Path, request: str, files: dict[str, bytes] | None = None) -> Path:
+    write(root, "collection.toml", 'name = "files"\n')
+    write(root, "upload.toml", request)
+    for rel, data in (files or {}).items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return root
+
+
+def _render(root: Path, gate: bool = False) -> RenderedRequest:
+    col = load_collection(root)
+    found = col.find("upload")
+    assert found is not None
+    chain, request = found
+    scopes = build_scopes(col, chain, request, None, gate=Gate(col) if gate else None)
+    return render_request(col, chain, request, scopes)
+
+
+def _send(rendered: RenderedRequest, sync: bool, progress: Progress | None = None):  # type: ignore[no-untyped-def]
+    async def go():  # type: ignore[no-untyped-def]
+        session = ThreadedSession() if sync else HttpSession()
+        async with session:
+            return await session.send(rendered, progress)
+
+    return asyncio.run(go())
+
+
+# -- rendering --------------------------------------------------------------------------------
+
+
+def test_a_file_body_renders_as_its_description_without_reading_it(tmp_path: Path) -> None:
+    root = _collection(tmp_path, _request("fixtures/upload.bin"), {"fixtures/upload.bin": DATA})
+    rendered = _render(root)
+    assert rendered.body is None
+    assert (
+        rendered.body_text == "<file fixtures/upload.bin, 256004 bytes, application/octet-stream>"
+    )
+    assert rendered.header("Content-Type") == "application/octet-stream"
+    assert rendered.body_file is not None and rendered.body_file.size == len(DATA)
+    assert rendered.to_json()["body"] == rendered.body_text
+
+
+def test_the_path_takes_placeholders_and_the_type_is_guessed_from_the_name(
+    tmp_path: Path,
+) -> None:
+    text = (
+        'name = "Upload"\nmethod = "PUT"\nurl = "http://127.0.0.1:1"\n\n'
+        '[variables]\nstem = "data"\n\n[body]\ntype = "file"\npath = "fixtures/{{stem}}.json"\n'
+    )
+    root = _collection(tmp_path, text, {"fixtures/data.json": b'{"a": 1}'})
+    rendered = _render(root)
+    assert rendered.body_text == "<file fixtures/data.json, 8 bytes, application/json>"
+    assert rendered.header("Content-Type") == "application/json"
+
+
+def test_a_content_type_given_wins_over_the_guess(tmp_path: Path) -> None:
+    root = _collection(
+        tmp_path,
+        _request("up.json", extra='content_type = "application/vnd.api+json"\n'),
+        {"up.json": b"{}"},
+    )
+    rendered = _render(root)
+    assert rendered.header("Content-Type") == "application/vnd.api+json"
+    assert rendered.body_text == "<file up.json, 2 bytes, application/vnd.api+json>"
+
+
+def test_a_missing_file_is_a_clear_render_error(tmp_path: Path) -> None:
+    root = _collection(tmp_path, _request("fixtures/missing.bin"))
+    with pytest.raises(RenderError, match=r"^file not found: fixtures/missing\.bin$"):
+        _render(root)
+
+
+def test_a_folder_is_a_clear_render_error(tmp_path: Path) -> None:
+    root = _collection(tmp_path, _request("fixtures"))
+    (root / "fixtures").mkdir()
+    with pytest.raises(RenderError, match=r"^fixtures is a folder, not a file$"):
+        _render(root)
+
+
+def test_a_fifo_is_a_clear_render_error_and_never_opened(tmp_path: Path) -> None:
+    root = _collection(tmp_path, _request("pipe"))
+    os.mkfifo(root / "pipe")  # opening it would wait for a writer that never comes
+    with pytest.raises(RenderError, match=r"^pipe is a FIFO, not a file$"):
+        _render(root)
+
+
+# -- trust ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["dots", "absolute", "symlink"])
+def test_a_file_outside_the_collection_is_a_trust_need(tmp_path: Path, how: str) -> None:
+    outside = tmp_path / "secret.bin"
+    outside.write_bytes(b"not yours")
+    root = tmp_path / "col"
+    if how == "dots":
+        path = "../secret.bin"
+    elif how == "absolute":
+        path = str(outside)
+    else:
+        path = "link.bin"
+    _collection(root, _request(path))
+    if how == "symlink":
+        (root / "link.bin").symlink_to(outside)
+    col = load_collection(root)
+    found = needs(col, col.walk())
+    assert [(n.kind, n.what) for n in found] == [("file", str(outside))]
+    assert "the file body reads" in found[0].thing
+    with pytest.raises(Refused, match="needs trust: the file body reads .*secret.bin, outside"):
+        _render(root, gate=True)
+    assert _render(root).body_file is not None  # trusted: sent
+
+
+def test_a_file_inside_the_collection_needs_no_trust(tmp_path: Path) -> None:
+    root = _collection(tmp_path, _request("up.bin"), {"up.bin": b"x"})
+    col = load_collection(root)
+    assert needs(col, col.walk()) == []
+    assert _render(root, gate=True).body_text == "<file up.bin, 1 byte, application/octet-stream>"
+
+
+# -- sending ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sync", [False, True], ids=["app", "run"])
+def test_the_file_is_streamed_with_its_length_and_type(tmp_path: Path, sync: bool) -> None:
+    with upload_server() as server:
+        root = _collection(
+            tmp_path,
+            _request("fixtures/upload.bin", server.url + "/up"),
+            {"fixtures/upload.bin": DATA},
+        )
+        rendered = _render(root)
+        progress = Progress()
+        exchange = _send(rendered, sync, progress)
+    assert exchange.error is None and exchange.status == 200
+    [got] = server.seen
+    assert (got.method, got.path, got.body) == ("POST", "/up", DATA)
+    assert got.headers["content-length"] == str(len(DATA))
+    assert "transfer-encoding" not in got.headers
+    assert got.headers["content-type"] == "application/octet-stream"
+    assert (progress.bytes_sent, progress.bytes_to_send) == (len(DATA), len(DATA))
+    assert rendered.body_file is not None
+    assert rendered.body_file.sha256 == hashlib.sha256(DATA).hexdigest()
+
+
+@pytest.mark.parametrize("sync", [False, True], ids=["app", "run"])
+@pytest.mark.parametrize("code", [307, 308])
+def test_a_307_or_308_sends_the_file_again_from_its_start(
+    tmp_path: Path, sync: bool, code: int
+) -> None:
+    with upload_server() as server:
+        root = _collection(
+            tmp_path, _request("up.bin", f"{server.url}/redirect/{code}"), {"up.bin": DATA}
+        )
+        exchange = _send(_render(root), sync)
+    assert exchange.error is None and exchange.status == 200
+    assert [(u.method, u.path, u.body) for u in server.seen] == [
+        ("POST", f"/redirect/{code}", DATA),
+        ("POST", "/landed", DATA),
+    ]
+    assert server.seen[1].headers["content-length"] == str(len(DATA))
+
+
+@pytest.mark.parametrize("sync", [False, True], ids=["app", "run"])
+def test_a_303_drops_the_file(tmp_path: Path, sync: bool) -> None:
+    with upload_server() as server:
+        root = _collection(
+            tmp_path, _request("up.bin", f"{server.url}/redirect/303"), {"up.bin": DATA}
+        )
+        exchange = _send(_render(root), sync)
+    assert exchange.error is None and exchange.status == 200
+    first, landed = server.seen
+    assert (first.method, first.body) == ("POST", DATA)
+    assert (landed.method, landed.path, landed.size) == ("GET", "/landed", 0)
+    assert "content-length" not in landed.headers
+
+
+@pytest.mark.parametrize("sync", [False, True], ids=["app", "run"])
+def test_a_file_that_changed_size_since_the_render_is_not_sent_short(
+    tmp_path: Path, sync: bool
+) -> None:
+    with upload_server() as server:
+        root = _collection(tmp_path, _request("up.bin", server.url), {"up.bin": DATA})
+        rendered = _render(root)
+        (root / "up.bin").write_bytes(DATA[:1000])
+        exchange = _send(rendered, sync)
+    assert exchange.status is None
+    assert exchange.error == (
+        f"up.bin changed size since it was read ({len(DATA)} bytes, now 1000): not sent"
+    )
+    assert all(u.size != 1000 for u in server.seen)
+
+
+def test_a_file_that_shrinks_while_it_is_read_ends_the_pass(tmp_path: Path) -> None:
+    path = tmp_path / "up.bin"
+    path.write_bytes(DATA)
+    body = inspect(path, "up.bin", "")
+    chunks = body.chunks()
+    assert next(chunks) == DATA[:65536]
+    os.truncate(path, 70_000)
+    with pytest.raises(FileChanged, match=r"up\.bin shrank while it was sent \(70000 of 256004"):
+        list(chunks)
+    assert body.sha256 is None
+
+
+def test_a_file_that_grows_while_it_is_read_ends_the_pass(tmp_path: Path) -> None:
+    path = tmp_path / "up.bin"
+    path.write_bytes(DATA)
+    body = inspect(path, "up.bin", "")
+    chunks = body.chunks()
+    next(chunks)
+    with path.open("ab") as fh:
+        fh.write(b"more")
+    with pytest.raises(FileChanged, match=r"up\.bin grew while it was sent"):
+        list(chunks)
+
+
+def test_a_fifo_swapped_in_after_the_render_is_refused_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "up.bin"
+    path.write_bytes(b"x")
+    body = inspect(path, "up.bin", "")
+    path.unlink()
+    os.mkfifo(path)  # no writer: a blocking open would wait for ever
+    with pytest.raises(FileChanged, match=r"up\.bin is a FIFO, not a file: not sent"):
+        list(body.chunks())
+
+
+def test_a_description_counts_its_bytes() -> None:
+    body = FileBody(Path("/x"), "x", 0, "text/plain")
+    assert body.describe() == "<file x, 0 bytes, text/plain>"
