@@ -265,3 +265,30 @@ def test_a_fifo_swapped_in_after_the_render_is_refused_at_once(tmp_path: Path) -
 def test_a_description_counts_its_bytes() -> None:
     body = FileBody(Path("/x"), "x", 0, "text/plain")
     assert body.describe() == "<file x, 0 bytes, text/plain>"
+
+
+# -- export -----------------------------------------------------------------------------------
+
+
+def test_export_curl_names_the_file_and_curl_sends_the_same_bytes(tmp_path: Path) -> None:
+    import shlex
+    import shutil
+    import subprocess
+
+    from pigeon.exporters.curl import to_curl
+
+    with upload_server() as server:
+        root = _collection(
+            tmp_path,
+            _request("fixtures/up load.bin", server.url + "/up"),
+            {"fixtures/up load.bin": DATA},
+        )
+        command = to_curl(_render(root))
+        assert f"--data-binary {shlex.quote('@' + str(root / 'fixtures/up load.bin'))}" in command
+        assert "-H 'Content-Type: application/octet-stream'" in command
+        if shutil.which("curl") is None:
+            pytest.skip("no curl here to run the command")
+        subprocess.run(command + " -s -o /dev/null", shell=True, check=True, timeout=30)
+    [got] = server.seen
+    assert (got.method, got.body) == ("POST", DATA)
+    assert got.headers["content-type"] == "application/octet-stream"
