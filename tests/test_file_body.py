@@ -292,3 +292,105 @@ def test_export_curl_names_the_file_and_curl_sends_the_same_bytes(tmp_path: Path
     [got] = server.seen
     assert (got.method, got.body) == ("POST", DATA)
     assert got.headers["content-type"] == "application/octet-stream"
+
+
+# -- the command line, history, scripts -------------------------------------------------------
+
+SCRIPTED = """\
+name = "Upload"
+method = "POST"
+url = "{url}/up"
+
+[body]
+type = "file"
+path = "fixtures/upload.bin"
+
+[scripts]
+pre_request = '''
+print("before:", pigeon.request.body.content)
+'''
+post_response = '''
+print("after:", pigeon.request.body.content)
+assert pigeon.response.json()["size"] == {size}
+'''
+"""
+
+
+def test_run_sends_records_and_shows_the_scripts_a_description(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from pigeon.cli import main
+    from pigeon.history import list_entries, to_request
+
+    described = f"<file fixtures/upload.bin, {len(DATA)} bytes, application/octet-stream>"
+    with upload_server() as server:
+        root = _collection(
+            tmp_path,
+            SCRIPTED.format(url=server.url, size=len(DATA)),
+            {"fixtures/upload.bin": DATA},
+        )
+        code = main(["run", str(root), "--trust", "--history", "--no-color"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert server.seen[0].body == DATA
+    assert f"before: {described}" in out and f"after: {described}" in out
+    [entry] = list_entries(root)
+    stored = json.loads(entry.path.read_text())["request"]
+    assert stored["body"] is None
+    assert stored["file"] == {
+        "path": "fixtures/upload.bin",
+        "size": len(DATA),
+        "content_type": "application/octet-stream",
+        "sha256": hashlib.sha256(DATA).hexdigest(),
+    }
+    assert DATA[:64].hex() not in entry.path.read_text()
+    assert entry.to_exchange().request.body_text == described
+    again = to_request(entry)
+    assert (again.body.type, again.body.path) == ("file", "fixtures/upload.bin")
+
+
+def test_render_shows_the_description_and_run_says_a_missing_file_was_not_sent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from pigeon.cli import main
+
+    root = _collection(tmp_path, _request("fixtures/upload.bin"), {"fixtures/upload.bin": b"ab"})
+    assert main(["render", str(root), "upload", "--format", "json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["body"] == "<file fixtures/upload.bin, 2 bytes, application/octet-stream>"
+    (root / "fixtures" / "upload.bin").unlink()
+    assert main(["run", str(root), "--no-color"]) == 1
+    out, err = capsys.readouterr()
+    assert "not sent: file not found: fixtures/upload.bin" in out + err
+    assert main(["render", str(root), "upload"]) == 1
+    assert "file not found: fixtures/upload.bin" in capsys.readouterr().err
+
+
+def test_run_of_an_untrusted_collection_names_a_file_outside_as_a_need(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pigeon.cli import main
+
+    (tmp_path / "secret.bin").write_bytes(b"s")
+    root = _collection(tmp_path / "col", _request("../secret.bin"))
+    assert main(["run", str(root), "--no-color"]) == 2
+    err = capsys.readouterr().err
+    assert f"the file body reads {tmp_path / 'secret.bin'}, outside the collection" in err
+
+
+def test_check_names_a_missing_file_and_one_outside(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pigeon.cli import main
+
+    root = _collection(tmp_path / "col", _request("fixtures/{{stem}}.bin"))
+    write(root, "outside.toml", _request("../secret.bin").replace("Upload", "Outside"))
+    write(root, "collection.toml", 'name = "files"\n[variables]\nstem = "gone"\n')
+    assert main(["check", str(root)]) == 1
+    out = capsys.readouterr().out
+    assert "upload.toml:7:9: error [missing-file] the file body: no file fixtures/gone.bin" in out
+    assert "outside.toml:7:9: warning [file-outside] the file body reads ../secret.bin" in out

@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pigeon.exchange import Exchange, Timings
+from pigeon.file_body import FileBody
 from pigeon.files import LinkedOut, atomic_write, file_sha256, private_dir
 from pigeon.masking import MASK, Masker, dotenv_secrets
 from pigeon.model import DEFAULT_TIMEOUT, Body, Header, Request, Settings
@@ -51,6 +52,9 @@ class HistoryEntry:
     request_headers: list[tuple[str, str]] = field(default_factory=list)
     request_body: bytes | None = None
     request_body_truncated: bool = False
+    request_file: dict[str, Any] | None = None
+    """A file body: its ``path`` (as written), ``size``, ``content_type`` and the ``sha256`` of
+    what was sent (``None`` when the send did not get through it), never its content."""
     request_name: str = ""
     request_id: str = ""
     environment: str = ""
@@ -95,6 +99,9 @@ class HistoryEntry:
             body_text = body.decode("utf-8") if body is not None else None
         except UnicodeDecodeError:
             body_text = None
+        body_file = _file_body(self.request_file)
+        if body_file is not None:
+            body_text = body_file.describe()
         rendered = RenderedRequest(
             method=self.method,
             url=self.url,
@@ -105,6 +112,7 @@ class HistoryEntry:
             name=self.request_name,
             request_id=self.request_id,
             environment=self.environment,
+            body_file=body_file,
         )
         t = self.timings
         return Exchange(
@@ -195,6 +203,35 @@ def _body_json(
         "truncated": truncated,
         "size": size,
     }
+
+
+def _file_entry(rendered: Any, masker: Masker) -> dict[str, Any] | None:
+    """A file body as recorded: where it is, its size and type, the SHA-256 of the bytes sent
+    (``None``: the send did not get through the file); never its content."""
+    body = getattr(rendered, "body_file", None)
+    if body is None:
+        return None
+    return {
+        "path": masker.text(body.shown),
+        "size": body.size,
+        "content_type": body.content_type,
+        "sha256": body.sha256,
+    }
+
+
+def _file_body(stored: Any) -> FileBody | None:
+    """The file body an entry recorded, for showing it again (its digest kept)."""
+    if not isinstance(stored, dict) or not isinstance(stored.get("path"), str):
+        return None
+    size = stored.get("size")
+    shown = stored["path"]
+    return FileBody(
+        Path(shown),
+        shown,
+        size if isinstance(size, int) and not isinstance(size, bool) else None,
+        str(stored.get("content_type") or ""),
+        _digest(stored.get("sha256")),
+    )
 
 
 def _masked_body(
@@ -348,6 +385,9 @@ def _entry_data(
         "error": getattr(exchange, "error", None),
         "error_kind": getattr(exchange, "error_kind", None),
     }
+    sent_file = _file_entry(rendered, masker)
+    if sent_file is not None:
+        data["request"]["file"] = sent_file
     status = getattr(exchange, "status", None)
     if status is not None:
         headers = getattr(exchange, "headers", []) or []
@@ -412,6 +452,7 @@ def load_entry(path: Path) -> HistoryEntry:
             request_headers=[(str(k), str(v)) for k, v in req.get("headers") or []],
             request_body=req_body,
             request_body_truncated=req_truncated,
+            request_file=req.get("file") if isinstance(req.get("file"), dict) else None,
             request_name=req.get("name", ""),
             request_id=req.get("id", ""),
             environment=str(req.get("environment") or ""),
@@ -535,7 +576,10 @@ def to_request(entry: HistoryEntry) -> Request:
         Header(name, value, enabled=MASK not in value) for name, value in entry.request_headers
     ]
     body = Body()
-    if entry.request_body is not None:
+    stored = _file_body(entry.request_file)
+    if stored is not None:  # the same file, read again when sent
+        body = Body(type="file", path=stored.shown, content_type=stored.content_type)
+    elif entry.request_body is not None:
         try:
             text = entry.request_body.decode("utf-8")
         except UnicodeDecodeError:
