@@ -16,7 +16,7 @@ import pytest
 from collection_files import write
 from pigeon.errors import RenderError
 from pigeon.exchange import Progress
-from pigeon.file_body import FileBody, FileChanged, inspect
+from pigeon.file_body import CHUNK, FileBody, FileChanged, inspect
 from pigeon.render import RenderedRequest, render_request
 from pigeon.scopes import build_scopes
 from pigeon.send import HttpSession
@@ -25,7 +25,7 @@ from pigeon.store import load_collection
 from pigeon.trust import Gate, Refused, needs
 from upload_server import upload_server
 
-DATA = bytes(range(256)) * 1000 + b"tail"  # 256,004 bytes: several chunks
+DATA = bytes(range(256)) * 2400 + b"tail"  # 614,404 bytes: several chunks
 
 
 def _request(path: str, url: str = "http://127.0.0.1:1", extra: str = "") -> str:
@@ -71,7 +71,8 @@ def test_a_file_body_renders_as_its_description_without_reading_it(tmp_path: Pat
     rendered = _render(root)
     assert rendered.body is None
     assert (
-        rendered.body_text == "<file fixtures/upload.bin, 256004 bytes, application/octet-stream>"
+        rendered.body_text
+        == f"<file fixtures/upload.bin, {len(DATA)} bytes, application/octet-stream>"
     )
     assert rendered.header("Content-Type") == "application/octet-stream"
     assert rendered.body_file is not None and rendered.body_file.size == len(DATA)
@@ -233,9 +234,11 @@ def test_a_file_that_shrinks_while_it_is_read_ends_the_pass(tmp_path: Path) -> N
     path.write_bytes(DATA)
     body = inspect(path, "up.bin", "")
     chunks = body.chunks()
-    assert next(chunks) == DATA[:65536]
-    os.truncate(path, 70_000)
-    with pytest.raises(FileChanged, match=r"up\.bin shrank while it was sent \(70000 of 256004"):
+    assert next(chunks) == DATA[:CHUNK]
+    os.truncate(path, CHUNK + 1000)
+    with pytest.raises(
+        FileChanged, match=rf"shrank while it was sent \({CHUNK + 1000} of {len(DATA)}"
+    ):
         list(chunks)
     assert body.sha256 is None
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from pigeon.errors import RenderError
 
-CHUNK = 64 * 1024  # bytes read and handed to the connection at a time
+CHUNK = 256 * 1024  # bytes read and handed to the connection at a time
 DEFAULT_TYPE = "application/octet-stream"
 
 
