@@ -19,10 +19,12 @@ import hashlib
 import io
 import mimetypes
 import os
+import re
 import stat
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pigeon.errors import RenderError
 
@@ -78,6 +80,31 @@ class FileBody:
         """What stands for the body where it is shown: ``<file PATH, N bytes, TYPE>``."""
         size = "" if self.size is None else f", {self.size} byte{'' if self.size == 1 else 's'}"
         return f"<file {self.shown}{size}, {self.content_type}>"
+
+    def record(self) -> dict[str, Any]:
+        """What the history keeps of it: where, how big, what type, and the digest of what was
+        sent (``None``: the send did not get through it); never the content."""
+        return {
+            "path": self.shown,
+            "size": self.size,
+            "content_type": self.content_type,
+            "sha256": self.sha256,
+        }
+
+    @classmethod
+    def recorded(cls, stored: Any) -> FileBody | None:
+        """The file body a history entry recorded (``record``), or ``None``."""
+        if not isinstance(stored, dict) or not isinstance(stored.get("path"), str):
+            return None
+        size = stored.get("size")
+        digest = str(stored.get("sha256") or "").lower()
+        return cls(
+            Path(stored["path"]),
+            stored["path"],
+            size if isinstance(size, int) and not isinstance(size, bool) else None,
+            str(stored.get("content_type") or ""),
+            digest if re.fullmatch(r"[0-9a-f]{64}", digest) else None,
+        )
 
     def stream(
         self, on_sent: Callable[[int], None] | None = None, *, sync: bool

@@ -99,7 +99,7 @@ class HistoryEntry:
             body_text = body.decode("utf-8") if body is not None else None
         except UnicodeDecodeError:
             body_text = None
-        body_file = _file_body(self.request_file)
+        body_file = FileBody.recorded(self.request_file)
         if body_file is not None:
             body_text = body_file.describe()
         rendered = RenderedRequest(
@@ -203,35 +203,6 @@ def _body_json(
         "truncated": truncated,
         "size": size,
     }
-
-
-def _file_entry(rendered: Any, masker: Masker) -> dict[str, Any] | None:
-    """A file body as recorded: where it is, its size and type, the SHA-256 of the bytes sent
-    (``None``: the send did not get through the file); never its content."""
-    body = getattr(rendered, "body_file", None)
-    if body is None:
-        return None
-    return {
-        "path": masker.text(body.shown),
-        "size": body.size,
-        "content_type": body.content_type,
-        "sha256": body.sha256,
-    }
-
-
-def _file_body(stored: Any) -> FileBody | None:
-    """The file body an entry recorded, for showing it again (its digest kept)."""
-    if not isinstance(stored, dict) or not isinstance(stored.get("path"), str):
-        return None
-    size = stored.get("size")
-    shown = stored["path"]
-    return FileBody(
-        Path(shown),
-        shown,
-        size if isinstance(size, int) and not isinstance(size, bool) else None,
-        str(stored.get("content_type") or ""),
-        _digest(stored.get("sha256")),
-    )
 
 
 def _masked_body(
@@ -385,9 +356,9 @@ def _entry_data(
         "error": getattr(exchange, "error", None),
         "error_kind": getattr(exchange, "error_kind", None),
     }
-    sent_file = _file_entry(rendered, masker)
-    if sent_file is not None:
-        data["request"]["file"] = sent_file
+    sent_file = getattr(rendered, "body_file", None)
+    if sent_file is not None:  # where, how big, what type, the digest sent: not the content
+        data["request"]["file"] = {**sent_file.record(), "path": masker.text(sent_file.shown)}
     status = getattr(exchange, "status", None)
     if status is not None:
         headers = getattr(exchange, "headers", []) or []
@@ -576,7 +547,7 @@ def to_request(entry: HistoryEntry) -> Request:
         Header(name, value, enabled=MASK not in value) for name, value in entry.request_headers
     ]
     body = Body()
-    stored = _file_body(entry.request_file)
+    stored = FileBody.recorded(entry.request_file)
     if stored is not None:  # the same file, read again when sent
         body = Body(type="file", path=stored.shown, content_type=stored.content_type)
     elif entry.request_body is not None:
