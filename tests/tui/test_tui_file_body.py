@@ -12,6 +12,7 @@ from tui_support import main_screen, press_and_settle, running, show_tab, wait_f
 from collection_files import write
 from pigeon.session import Session
 from pigeon.tui.app import PigeonApp
+from pigeon.tui.format import sent_text
 from pigeon.tui.themes import bundled_theme_dirs
 from pigeon.tui.widgets.editor.request_editor import RequestEditor
 from servers import deaf_server
@@ -72,6 +73,8 @@ async def test_the_body_tab_shows_the_file_and_a_send_streams_it(tmp_path: Path)
             pane = main_screen(app).response_pane
             await wait_for(pilot, lambda: pane.exchange is not None)
             assert pane.status_line.plain.startswith("200 OK"), pane.status_line.plain
+            assert pane.exchange is not None
+            assert sent_text(pane.exchange).endswith("\n\n" + described)  # the request as sent
     [got] = server.seen
     assert (got.method, got.path, got.body) == ("PUT", "/up", DATA)
     assert got.headers["content-length"] == str(len(DATA))
