@@ -41,9 +41,11 @@ content = "hello"
 """
 
 
-def _app(root: Path, url: str, size: int = len(DATA)) -> PigeonApp:
+def _app(
+    root: Path, url: str, size: int = len(DATA), path: str = "fixtures/upload.bin"
+) -> PigeonApp:
     write(root, "collection.toml", 'name = "files"\n')
-    write(root, "upload.toml", UPLOAD.format(url=url))
+    write(root, "upload.toml", UPLOAD.format(url=url).replace("fixtures/upload.bin", path))
     write(root, "note.toml", NOTE.format(url=url))
     (root / "fixtures").mkdir()
     with (root / "fixtures" / "upload.bin").open("wb") as fh:
@@ -134,3 +136,26 @@ async def test_the_status_line_counts_the_bytes_sent(tmp_path: Path) -> None:
             assert line.plain.startswith("⠋ PUT") or "PUT" in line.plain
             await press_and_settle(pilot, "escape")
             assert line.plain.startswith("■ Cancelled")
+
+
+async def test_a_file_outside_is_a_need_the_trust_prompt_lists(tmp_path: Path) -> None:
+    from textual.widgets import Label
+
+    from pigeon.tui.dialogs.trust import TrustScreen
+
+    (tmp_path / "secret.bin").write_bytes(b"not yours")
+    with upload_server() as server:
+        app = _app(tmp_path / "col", server.url, path="../secret.bin")
+        async with running(app, "upload") as pilot:
+            await show_tab(pilot, "tab-body")
+            outside = f"the file body reads {tmp_path / 'secret.bin'}, outside the collection"
+            await wait_for(pilot, lambda: _info(app) == f"needs trust: {outside}")
+            await pilot.press("ctrl+r")
+            await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
+            wants = str(app.screen.query_one("#trust-wants", Label).render())
+            assert f"files outside the collection: {tmp_path / 'secret.bin'}" in wants
+            await press_and_settle(pilot, "n")
+            line = main_screen(app).response_pane.status_line
+            await wait_for(pilot, lambda: "needs trust" in line.plain)
+            assert outside in line.plain
+    assert server.seen == []
