@@ -397,3 +397,35 @@ def test_check_names_a_missing_file_and_one_outside(
     out = capsys.readouterr().out
     assert "upload.toml:7:9: error [missing-file] the file body: no file fixtures/gone.bin" in out
     assert "outside.toml:7:9: warning [file-outside] the file body reads ../secret.bin" in out
+
+
+@pytest.mark.parametrize("sync", [False, True], ids=["app", "run"])
+def test_a_digest_challenge_sends_the_file_again_whole(tmp_path: Path, sync: bool) -> None:
+    from servers import digest_server
+
+    auth = '\n[auth]\ntype = "digest"\nusername = "ada"\npassword = "pw"\n'
+    with digest_server("ada", "pw") as server:
+        root = _collection(
+            tmp_path, _request("up.bin", server.url + "/up") + auth, {"up.bin": DATA}
+        )
+        rendered = _render(root)
+        exchange = _send(rendered, sync)
+    assert exchange.error is None and exchange.status == 200
+    assert server.verdicts == [False, True]  # challenged, then answered with the whole file
+    assert [headers["Content-Length"] for _, _, headers in server.seen] == [str(len(DATA))] * 2
+    assert rendered.body_file is not None
+    assert rendered.body_file.sha256 == hashlib.sha256(DATA).hexdigest()
+
+
+@pytest.mark.parametrize("sync", [False, True], ids=["app", "run"])
+def test_a_file_the_server_never_reads_stops_at_the_deadline(tmp_path: Path, sync: bool) -> None:
+    from servers import deaf_server
+
+    with deaf_server() as url:
+        root = _collection(tmp_path, _request("big.bin", url, "\n[settings]\ntimeout = 1.0\n"))
+        with (root / "big.bin").open("wb") as fh:
+            fh.truncate(64 * 1024 * 1024)  # more than the socket buffers hold
+        progress = Progress()
+        exchange = _send(_render(root), sync, progress)
+    assert exchange.error == "Timed out after 1.0 s while sending the request"
+    assert 0 < progress.bytes_sent < 64 * 1024 * 1024
