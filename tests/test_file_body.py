@@ -224,7 +224,8 @@ def test_a_file_that_changed_size_since_the_render_is_not_sent_short(
         exchange = _send(rendered, sync)
     assert exchange.status is None
     assert exchange.error == (
-        f"up.bin changed size since it was read ({len(DATA)} bytes, now 1000): not sent"
+        f"up.bin changed size since the request was rendered ({len(DATA)} bytes, now 1000): "
+        "its body was not sent"
     )
     assert all(u.size != 1000 for u in server.seen)
 
@@ -429,3 +430,21 @@ def test_a_file_the_server_never_reads_stops_at_the_deadline(tmp_path: Path, syn
         exchange = _send(_render(root), sync, progress)
     assert exchange.error == "Timed out after 1.0 s while sending the request"
     assert 0 < progress.bytes_sent < 64 * 1024 * 1024
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_run_refuses_a_fifo_or_a_folder_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    from pigeon.cli import main
+
+    root = _collection(tmp_path, _request("thing"))
+    if kind == "fifo":
+        os.mkfifo(root / "thing")  # nobody writes to it: opening it to read would wait
+        said = "thing is a FIFO, not a file"
+    else:
+        (root / "thing").mkdir()
+        said = "thing is a folder, not a file"
+    assert main(["run", str(root), "--no-color"]) == 1
+    assert f"not sent: {said}" in capsys.readouterr().out

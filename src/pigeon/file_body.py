@@ -127,9 +127,11 @@ class FileBody:
             now = os.fstat(fh.fileno()).st_size
             if now != expected:
                 raise FileChanged(
-                    f"{self.shown} changed size since it was read ({expected} bytes, now "
-                    f"{now}): not sent"
+                    f"{self.shown} changed size since the request was rendered ({expected} "
+                    f"bytes, now {now}): its body was not sent"
                 )
+            if expected == 0 and fh.read(1):
+                raise FileChanged(f"{self.shown} grew while it was sent (past its 0 bytes)")
             while sent < expected:
                 chunk = fh.read(min(CHUNK, expected - sent))
                 if not chunk:
