@@ -102,9 +102,12 @@ class BodyEditor(Vertical):
         if graphql.display:
             graphql.check_soon()
         area.language = "json" if body_type == "json" else None
-        file_body = self.query_one(FileBodyEditor)
-        file_body.display = body_type == "file"
-        file_body.refresh_info()
+        self.query_one(FileBodyEditor).display = body_type == "file"
+
+    def refresh_file_info(self) -> None:
+        """Look at a file body's file again: a render of the request follows every edit, and an
+        environment switch may change its path."""
+        self.query_one(FileBodyEditor).refresh_info()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()

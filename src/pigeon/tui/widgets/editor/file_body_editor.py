@@ -65,5 +65,4 @@ class FileBodyEditor(Vertical):
             self._body.path = event.value
         else:
             self._body.content_type = event.value
-        self.refresh_info()
-        self.post_message(RequestEdited())
+        self.post_message(RequestEdited())  # the editor's preview that follows refreshes the info
