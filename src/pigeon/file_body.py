@@ -15,13 +15,15 @@ ends the send with ``FileChanged``: never a short or padded body sent as if whol
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import io
 import mimetypes
 import os
 import re
 import stat
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -113,7 +115,7 @@ class FileBody:
         or async as the client is; ``on_sent`` hears the bytes sent so far in each pass."""
         return _Stream(self, on_sent) if sync else _AsyncStream(self, on_sent)
 
-    def chunks(self, on_sent: Callable[[int], None] | None = None) -> Iterator[bytes]:
+    def chunks(self, on_sent: Callable[[int], None] | None = None) -> Generator[bytes]:
         """One pass over the file: exactly ``size`` bytes, else ``FileChanged``."""
         expected = self.size
         if expected is None:
@@ -163,15 +165,22 @@ class _Stream:
 
 
 class _AsyncStream:
-    """An async body: the same passes. The reads are a file's, quick against the socket's
-    waits; the writes between them give the event loop its turns."""
+    """An async body: the same passes, each chunk read and hashed in a worker thread, so the
+    event loop (the app's) answers keys while a large file goes out."""
 
     def __init__(self, body: FileBody, on_sent: Callable[[int], None] | None) -> None:
         self.body, self.on_sent = body, on_sent
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        for chunk in self.body.chunks(self.on_sent):
-            yield chunk
+        chunks = self.body.chunks(self.on_sent)
+        try:
+            while (chunk := await asyncio.to_thread(next, chunks, None)) is not None:
+                yield chunk
+        finally:
+            # Cancelled while the thread reads: the pass is closed when the thread lets go
+            # of it (its file with it), not here.
+            with contextlib.suppress(ValueError):
+                chunks.close()
 
 
 def _open(path: Path, shown: str) -> io.FileIO:
