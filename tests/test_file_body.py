@@ -448,3 +448,32 @@ def test_run_refuses_a_fifo_or_a_folder_at_once(
         said = "thing is a folder, not a file"
     assert main(["run", str(root), "--no-color"]) == 1
     assert f"not sent: {said}" in capsys.readouterr().out
+
+
+# -- on disk ----------------------------------------------------------------------------------
+
+
+def test_a_file_body_saves_as_written_and_a_change_is_its_lines(tmp_path: Path) -> None:
+    from pigeon.model import Body, Request
+    from pigeon.store import save_request
+
+    written = _request("fixtures/upload.bin", extra='content_type = "image/png"  # a logo\n')
+    root = _collection(tmp_path, written)
+    col = load_collection(root)
+    found = col.find("upload")
+    assert found is not None
+    request = found[1]
+    assert (request.body.type, request.body.path, request.body.content_type) == (
+        "file",
+        "fixtures/upload.bin",
+        "image/png",
+    )
+    save_request(request)
+    assert (root / "upload.toml").read_text() == written  # unchanged: byte for byte
+    request.body.path = "fixtures/other.bin"
+    save_request(request)
+    assert (root / "upload.toml").read_text() == written.replace("upload.bin", "other.bin")
+    fresh = Request("New", "POST", "http://x.test", body=Body(type="file", path="a.bin"))
+    save_request(fresh, root / "new.toml")
+    text = (root / "new.toml").read_text()
+    assert '[body]\ntype = "file"\npath = "a.bin"\n' in text and "content_type" not in text
