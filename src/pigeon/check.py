@@ -45,6 +45,8 @@ RULES: dict[str, tuple[str, str]] = {
     "unused-variable": (WARNING, "a variable defined and never used"),
     "shadowed": (INFO, "a folder or request variable hides one of an outer scope"),
     "env-unset": (INFO, "a $env name set neither in this process's environment nor in .env"),
+    "grpc-method": (ERROR, "a gRPC request's rpc that its descriptors do not have"),
+    "grpc-field": (ERROR, "a field of a gRPC request's message that its message type lacks"),
 }
 
 _IGNORE = re.compile(r"#\s*pigeon:\s*ignore\[([^\]]*)\]")
@@ -193,9 +195,10 @@ def _request_places(request: Request, path: Path) -> Iterator[_Place]:
         for key, text in (("path", body.path), ("content_type", body.content_type)):
             if "{{" in text:
                 yield _Place(path, key, text)
-    for message in request.websocket.messages:  # each sent as a text frame, rendered
+    grpc = request.kind == "grpc"  # a gRPC stream's messages render as JSON bodies do
+    for message in request.messages:  # each sent as a text frame or a message, rendered
         if "{{" in message.body:
-            yield _Place(path, "body", message.body)
+            yield _Place(path, "body", message.body, json=grpc)
     yield from _auth_places(request.auth, path)
 
 
@@ -267,6 +270,7 @@ class _Checker:
         self.found: dict[tuple[Any, ...], Finding] = {}
         self.env_hits: dict[tuple[Any, ...], set[str]] = {}
         self.walk = collection.walk()
+        self._descriptors: dict[Any, Any] = {}  # gRPC descriptors, built once per source
         self.scripts = _Scripts()
         self.collection_file = self.root / "collection.toml"
         self.scripts.read(collection.scripts.pre_request, self.collection_file)
@@ -332,6 +336,8 @@ class _Checker:
             for place in places:
                 self._place(place, scopes, env)
             self._files(request, scopes)
+            if request.kind == "grpc" and request.grpc.rpc.strip():
+                self._grpc(request, scopes, env)
 
     def _place(self, place: _Place, scopes: Scopes, env: str | None) -> None:
         r = Renderer(scopes)
@@ -408,6 +414,30 @@ class _Checker:
             self.add("file-outside", path, at, f"{what} reads {value}", None)
         elif not os.path.isfile(real):
             self.add("missing-file", path, at, f"{what}: no file {value}", None)
+
+    def _grpc(self, request: Request, scopes: Scopes, env: str | None) -> None:
+        """The request's method and its message's fields, against its ``.proto`` files
+        (inside the collection) or the descriptors reflection left in ``.pigeon/grpc/``
+        (``pigeon grpc-describe``); nothing to check against, nothing said."""
+        from pigeon.rpc import GrpcError
+        from pigeon.rpc.grpc_check import method_and_fields
+
+        r = Renderer(scopes)
+        url = r.render_text(request.url)
+        bodies = []
+        if request.body.type == "json":
+            bodies.append(("content", r.render_json(request.body.content)))
+        bodies += [("body", r.render_json(m.body)) for m in request.messages]
+        path = self._request_file(request)
+        try:
+            problems = method_and_fields(self.root, request, url, bodies, self._descriptors)
+        except GrpcError as exc:  # a .proto that does not compile, descriptors that do not build
+            at = self.texts.find(path, "protos")
+            self.add("grpc-method", path, at, str(exc), env)
+            return
+        for rule, key, message in problems:
+            at = self.texts.find(path, request.grpc.rpc if key == "rpc" else "{", key)
+            self.add(rule, path, at, message, env)
 
     def _shadowed(self, layers: list[Layer], chain: list[Folder], request: Request) -> None:
         """A folder or request variable that hides an outer definition (an environment

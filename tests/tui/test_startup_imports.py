@@ -30,6 +30,12 @@ LOADED_LATER = [
     "PIL",
     "textual_image",
     "pigeon.websocket",
+    # gRPC: its libraries and Pigeon's calls, loaded by the first gRPC request
+    "grpc",
+    "grpc_reflection",
+    "grpc_tools",
+    "google.protobuf",
+    "pigeon.rpc",
     "pigeon.tui.widgets.response.folding_view",
     "pigeon.tui.dialogs.diff",
 ]
