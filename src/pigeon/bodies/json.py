@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
+from dataclasses import dataclass, field
 from json.encoder import encode_basestring
 from typing import Any, Literal
 
@@ -85,37 +87,81 @@ def _scalar(value: Any) -> str:
     raise TypeError(f"a {kind.__name__} cannot be shown as JSON")
 
 
-def dumps_pretty(obj: Any, indent: int = 2, cancelled: Cancelled = never) -> str:
+_MAX_DEPTH = 255  # depths are kept in bytes (as the outline keeps them)
+_CHUNK = 1 << 16  # pieces joined into one string at a time: 5 MB held as 1.5M pieces was 80 MB
+
+
+@dataclass
+class Nesting:
+    """Where each non-empty object and array of a pretty-printed text opens and closes, in the
+    order they open, as :func:`dumps_pretty` wrote them: the outline of that text, with no
+    second scan of it (``pigeon.bodies.outline.Outline`` holds the same arrays)."""
+
+    opens: array[int] = field(default_factory=lambda: array("q"))
+    closes: array[int] = field(default_factory=lambda: array("q"))
+    parents: array[int] = field(default_factory=lambda: array("q"))
+    after: array[int] = field(default_factory=lambda: array("q"))
+    depths: bytearray = field(default_factory=bytearray)
+    closed: bytearray = field(default_factory=bytearray)
+
+
+def dumps_pretty(
+    obj: Any, indent: int = 2, cancelled: Cancelled = never, nesting: Nesting | None = None
+) -> str:
     """Pretty JSON text (non-ASCII kept as is) of a value from :func:`parse_json` or plain
     Python values.
 
     Appends straight to one list instead of chaining generators as ``json.dumps(indent=...)``
-    does: the same text in a little over half the time. ``cancelled`` is checked at each
-    container near the top (raising ``Stopped``).
+    does: the same text in a little over half the time, joined a chunk at a time so the
+    pieces never all live at once. ``cancelled`` is checked at each container near the top
+    (raising ``Stopped``). ``nesting`` records where each container opens and closes.
     """
+    chunks: list[str] = []
     out: list[str] = []
     append = out.append
     pads = ["\n"]
+    line = 0  # the line being written
+    stack: list[int] = []  # the containers open, by their number in ``nesting``
 
     def pad(level: int) -> str:
         while len(pads) <= level:
             pads.append("\n" + " " * (indent * len(pads)))
         return pads[level]
 
+    def opened(nesting: Nesting) -> None:
+        nesting.parents.append(stack[-1] if stack else -1)
+        nesting.depths.append(min(len(stack), _MAX_DEPTH))
+        stack.append(len(nesting.opens))
+        nesting.opens.append(line)
+        nesting.closes.append(line)
+        nesting.closed.append(0)
+        nesting.after.append(0)
+
+    def closed(nesting: Nesting) -> None:
+        node = stack.pop()
+        nesting.closes[node] = line
+        nesting.closed[node] = 1
+        nesting.after[node] = len(nesting.opens)
+
     def write(value: Any, level: int) -> None:
+        nonlocal line
         if isinstance(value, dict):
             if not value:
                 append("{}")
                 return
             if level < 3 and cancelled():
                 raise Stopped
+            if nesting is not None:
+                opened(nesting)
             inner = pad(level + 1)
             sep = "," + inner
             append("{" + inner)
+            line += 1
             first = True
             for key, item in value.items():
                 if not first:
                     append(sep)
+                    line += 1
                 first = False
                 append(encode_basestring(key if isinstance(key, str) else str(key)))
                 append(": ")
@@ -130,13 +176,17 @@ def dumps_pretty(obj: Any, indent: int = 2, cancelled: Cancelled = never) -> str
                 return
             if level < 3 and cancelled():
                 raise Stopped
+            if nesting is not None:
+                opened(nesting)
             inner = pad(level + 1)
             sep = "," + inner
             append("[" + inner)
+            line += 1
             first = True
             for item in value:
                 if not first:
                     append(sep)
+                    line += 1
                 first = False
                 if isinstance(item, (dict, list, tuple)):
                     write(item, level + 1)
@@ -145,17 +195,26 @@ def dumps_pretty(obj: Any, indent: int = 2, cancelled: Cancelled = never) -> str
             append(pad(level) + "]")
         else:
             append(_scalar(value))
+            return
+        line += 1  # the closing bracket's line
+        if nesting is not None:
+            closed(nesting)
+        if len(out) > _CHUNK:
+            chunks.append("".join(out))
+            out.clear()
 
     write(obj, 0)
-    return "".join(out)
+    chunks.append("".join(out))
+    return "".join(chunks)
 
 
-def pretty_json(text: str, cancelled: Cancelled = never) -> str:
-    """``text`` re-indented by two spaces. ``ValueError`` if it is not JSON."""
+def pretty_json(text: str, cancelled: Cancelled = never, nesting: Nesting | None = None) -> str:
+    """``text`` re-indented by two spaces. ``ValueError`` if it is not JSON. ``nesting``
+    records where each object and array opens and closes."""
     data = parse_json(text)
     if cancelled():
         raise Stopped
-    return dumps_pretty(data, cancelled=cancelled)
+    return dumps_pretty(data, cancelled=cancelled, nesting=nesting)
 
 
 def looks_like_json(text: str) -> bool:
