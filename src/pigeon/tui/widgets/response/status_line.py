@@ -16,7 +16,7 @@ from pigeon.bodies import human_size
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.format import duration, status_kind, status_parts
-from pigeon.tui.painted import Painted
+from pigeon.tui.painted import Painted, draw_now
 
 if TYPE_CHECKING:
     from pigeon.exchange import Exchange, Progress
@@ -61,8 +61,12 @@ class StatusLine(Widget):
         self._painted = Painted()
 
     async def painted(self, timeout: float = 0.1) -> None:
-        """Return once the line has been drawn as it is now (at most ``timeout`` seconds)."""
-        await self._painted.wait(self, timeout)
+        """Draw the line now and return once it is drawn (at most ``timeout`` seconds): a
+        send's status is what a person waits for, it does not wait for the next frame."""
+        drawn = self._drawn
+        draw_now(self)
+        if self._drawn == drawn:  # not drawn yet: with the next frame
+            await self._painted.wait(self, timeout)
 
     # -- updates ------------------------------------------------------------------------------
 
@@ -153,7 +157,10 @@ class StatusLine(Widget):
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"status-line--{name}", partial=True)
 
+    _drawn = 0  # how many times the line was drawn
+
     def render(self) -> Text:
+        self._drawn += 1
         self._painted.resolve()  # the frame being drawn holds the line as it is now
         return self._text()
 
