@@ -116,7 +116,6 @@ CTRL_R = b"\x12"
 CTRL_Q = b"\x11"
 DOWN = b"\x1b[B"
 UP = b"\x1b[A"
-BACK_TAB = b"\x1b[Z"
 ENTER = b"\r"
 
 
@@ -238,8 +237,9 @@ def startup(runs: int, env: dict[str, str], cwd: str) -> tuple[float, float]:
 
 
 def open_request(term: Term, moves: list[bytes], name: str) -> None:
-    """From the editor, back to the tree (two shift+tabs), move, and open ``name``."""
-    for key in [BACK_TAB, BACK_TAB, *moves]:
+    """In the tree (a request opened from it leaves the focus there), move, and open
+    ``name``."""
+    for key in moves:
         term.key(key)
         term.drain(quiet=0.05)
     offset, _ = term.key(ENTER)

@@ -3,6 +3,7 @@ failed send; a spinner with the elapsed time while a request is in flight."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING, ClassVar, Literal
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 State = Literal["empty", "pending", "done", "error", "cancelled"]
 
+WRITER_MOMENT = 0.002  # seconds the line drawn at once is given to reach the terminal
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 SEPARATOR = " · "
 
@@ -67,6 +69,8 @@ class StatusLine(Widget):
         draw_now(self)
         if self._drawn == drawn:  # not drawn yet: with the next frame
             await self._painted.wait(self, timeout)
+        else:  # Textual's writer thread needs the GIL to write it out: a moment for it
+            await asyncio.sleep(WRITER_MOMENT)
 
     # -- updates ------------------------------------------------------------------------------
 
