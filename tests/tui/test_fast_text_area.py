@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 from textual.app import App, ComposeResult
+from textual.document._document import Document
+from textual.document._wrapped_document import WrappedDocument
 from textual.geometry import Region
 from textual.widgets import TextArea
 from tui_support import main_screen, running, show_tab, wait_for
@@ -15,7 +17,7 @@ from collection_files import write
 from pigeon.session import Session
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.widgets.editor import request_editor
-from pigeon.tui.widgets.editor.fast_text_area import FastTextArea
+from pigeon.tui.widgets.editor.fast_text_area import FastTextArea, _CountedWrap
 
 DOCUMENT = json.dumps([{"id": n, "name": f"item {n}"} for n in range(400)], indent=2) + "\n"
 
@@ -137,3 +139,35 @@ async def test_a_large_bodys_preview_follows_after_a_pause_in_typing(
         main_screen(app).editor.load(editor.saved)  # another request: its own preview
         await pilot.pause()
         assert editor._settle is None and len(previews) == 2
+
+
+def test_the_wrap_table_is_textuals_whatever_the_lines() -> None:
+    """Lines that fit and hold no tab are not measured: the table is the same."""
+    lines = ["", "\t", "a\tb\tc", "中文" * 20, "x" * 200, " " * 70, "word " * 30, "é" * 40]
+    document = Document(DOCUMENT + "\n".join(lines * 2) + "\ntab\tat end\t")
+    for width in (0, 1, 5, 30, 59, 60, 61, 120):
+        for tab in (2, 4, 8):
+            textual = WrappedDocument(document, width, tab)
+            ours = WrappedDocument(document, 0, tab)
+            ours.__class__ = _CountedWrap
+            ours.wrap(width, tab)
+            for table in ("_wrap_offsets", "_offset_to_line_info", "_line_index_to_offsets"):
+                assert getattr(ours, table) == getattr(textual, table), (width, tab, table)
+            assert ours._tab_width_cache == textual._tab_width_cache
+            assert ours.height == textual.height
+
+
+def test_the_matching_bracket_is_textuals() -> None:
+    """Found a line at a time, the bracket matched is the one Textual's own search finds."""
+    texts = ["{[()]}", "((a)", "a)(b", "{\n  [1, (2\n]}\n", "}{", "[(])", "((\n)\n)x", "}\n\n{"]
+    texts.append(DOCUMENT[:3000])
+    for text in texts:
+        textual, ours = TextArea(text), FastTextArea(text)
+        for row, line in enumerate(textual.document.lines):
+            for column in range(len(line) + 1):
+                char = line[column] if column < len(line) else ""
+                where = (row, column)
+                found = ours.find_matching_bracket(char, where)
+                assert found == textual.find_matching_bracket(char, where), (text, where)
+    last = DOCUMENT.count("\n") - 1
+    assert FastTextArea(DOCUMENT).find_matching_bracket("[", (0, 0)) == (last, 0)
