@@ -150,6 +150,7 @@ class MainScreen(Screen[None]):
         await self._write_first_frame()
         if not self.is_attached:  # the app quit as soon as the screen showed
             return
+        self.collection_pane.fill_tree()  # the rows below the first screen
         self._refresh_variables()
         await self.editor.build_body()
         if not self.is_attached:

@@ -121,7 +121,10 @@ class CollectionPane(Pane):
     def on_mount(self) -> None:
         self.border_title = "Collection"
         self.border_subtitle = TREE_HINT
-        self.reload()
+        self.environment_label.show(self.session.environment)
+        # The rows on screen first; the screen has the rest added once its first frame is out.
+        rows = self.app.size.height
+        self.collection_tree.show_collection(self.session.collection, first_rows=rows)
         broken = self.session.collection.broken
         if broken:
             self.notify(
@@ -168,6 +171,10 @@ class CollectionPane(Pane):
     async def painted(self) -> None:
         """Once the tree has been drawn (the first frame waits for it)."""
         await self.collection_tree.painted()
+
+    def fill_tree(self) -> None:
+        """Add the tree's rows that start-up left out of the first frame."""
+        self.collection_tree.fill()
 
     # -- history ------------------------------------------------------------------------------
 

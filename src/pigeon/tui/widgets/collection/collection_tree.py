@@ -7,7 +7,9 @@ holds it does the file work through the store.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import ClassVar
 
@@ -108,9 +110,13 @@ class CollectionTree(FindInTree, HalfPages, Tree[NodeData]):
 
     # -- building -----------------------------------------------------------------------------
 
-    def show_collection(self, collection: Collection, select: Path | None = None) -> None:
+    def show_collection(
+        self, collection: Collection, select: Path | None = None, first_rows: int = 0
+    ) -> None:
         """Rebuild from the model, keeping expanded folders, and highlight ``select`` (a
-        request's file or a folder's directory; the folders holding it are opened)."""
+        request's file or a folder's directory; the folders holding it are opened).
+        ``first_rows``: add about that many rows now and the rest on ``fill`` (start-up draws
+        the rows on screen first: 500 requests added 66 ms before the first frame)."""
         expanded = {
             n.data.path for n in self._all_nodes() if isinstance(n.data, Folder) and n.is_expanded
         }
@@ -130,7 +136,8 @@ class CollectionTree(FindInTree, HalfPages, Tree[NodeData]):
             items: list[Folder | Request],
             directory: Path | None,
             order: list[str],
-        ) -> None:
+        ) -> Iterator[None]:
+            """Add the rows of ``items`` under ``parent``, one at a time."""
             nonlocal target
             entries: list[Folder | Request | BrokenFile] = list(items)
             broken_here = broken_in.pop(directory, []) if directory is not None else []
@@ -153,21 +160,43 @@ class CollectionTree(FindInTree, HalfPages, Tree[NodeData]):
                     )
                     if select is not None and item.path == select:
                         target = node
-                    add(node, item.items, item.path, item.order)
+                    yield
+                    yield from add(node, item.items, item.path, item.order)
+                    continue
                 else:
                     leaf = parent.add_leaf(self._label(item), data=item)
                     if select is not None and item.path == select:
                         target = leaf
+                yield
 
-        add(self.root, collection.items, collection.root, collection.order)
-        for left in broken_in.values():  # in no folder shown (an environment's file)
-            for broken in left:
-                self.root.add_leaf(self._broken_label(broken, collection.root), data=broken)
+        def rows() -> Iterator[None]:
+            yield from add(self.root, collection.items, collection.root, collection.order)
+            for left in broken_in.values():  # in no folder shown (an environment's file)
+                for broken in left:
+                    self.root.add_leaf(self._broken_label(broken, collection.root), data=broken)
+                    yield
+
+        self._rest = rows()
+        if first_rows and select is None:
+            for _ in islice(self._rest, first_rows):
+                pass
+            return
+        self.fill()
         if target is not None:
             node = target
             self.call_after_refresh(self.move_cursor, node)
 
+    _rest: Iterator[None] | None = None  # the rows ``show_collection`` left for ``fill``
+
+    def fill(self) -> None:
+        """Add the rows ``show_collection`` left for later, if any."""
+        rest, self._rest = self._rest, None
+        if rest is not None:
+            for _ in rest:
+                pass
+
     def _all_nodes(self) -> list[TreeNode[NodeData]]:
+        self.fill()  # every row, even right after start-up
         out: list[TreeNode[NodeData]] = []
         todo = list(self.root.children)
         while todo:

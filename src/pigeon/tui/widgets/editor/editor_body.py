@@ -182,15 +182,18 @@ class EditorBody(Vertical):
             "tab-query": ("Query", sum(q.enabled for q in work.query) + len(url_params(work.url))),
             "tab-vars": ("Vars", len(work.variables)),
         }
-        for pane_id, (title, count) in counts.items():
-            tabs.get_tab(pane_id).label = f"{title} {count}" if count else title
+        labels = {pane_id: f"{title} {n}" if n else title for pane_id, (title, n) in counts.items()}
         body = work.body.type if work.body.type != "none" else ""
-        tabs.get_tab("tab-body").label = f"Body {body}" if body else "Body"
+        labels["tab-body"] = f"Body {body}" if body else "Body"
         scripts = sum(
             bool(x.strip()) for x in (work.scripts.pre_request, work.scripts.post_response)
         )
-        tabs.get_tab("tab-scripts").label = f"Scripts {scripts}" if scripts else "Scripts"
-        tabs.get_tab("tab-docs").label = "Docs 1" if work.description.strip() else "Docs"
+        labels["tab-scripts"] = f"Scripts {scripts}" if scripts else "Scripts"
+        labels["tab-docs"] = "Docs 1" if work.description.strip() else "Docs"
+        for pane_id, label in labels.items():
+            tab = tabs.get_tab(pane_id)
+            if tab.label_text != label:  # a new label lays the tabs out again: not every key
+                tab.label = label
 
     def show_variables(self, variables: dict[str, Any]) -> None:
         part = self._parts.get("tab-vars")
