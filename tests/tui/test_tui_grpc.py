@@ -1,0 +1,205 @@
+"""gRPC requests in the app, against the loopback gRPC servers: each kind of method called with
+the send key, a server stream shown live and stopped with escape, an error status's details
+shown escaped, the calls recorded in the history; the editor's method picker (reflection's
+services, ``/`` to filter), the message's template key and its field completion."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tui_support import open_request, wait_for
+
+from grpc_servers import Server, serve
+from pigeon.session import Session
+from pigeon.tui.app import PigeonApp
+from pigeon.tui.themes import bundled_theme_dirs
+from pigeon.tui.widgets.response.grpc_view import GrpcView
+from pigeon.tui.widgets.response.response_pane import ResponsePane
+
+
+@pytest.fixture(scope="module")
+def greeter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with serve(tmp_path_factory.mktemp("greeter")) as server:
+        yield server
+
+
+def grpc_request(rpc: str, body: str = "", messages: list[str] | None = None) -> str:
+    text = (
+        f'type = "grpc"\nurl = "grpc://127.0.0.1:{{{{port}}}}"\nrpc = "pigeon.test.Greeter/{rpc}"\n'
+    )
+    if body:
+        text += f"[body]\ntype = \"json\"\ncontent = '{body}'\n"
+    for i, message in enumerate(messages or []):
+        text += f"[[messages]]\nname = \"m{i + 1}\"\nbody = '{message}'\n"
+    return text
+
+
+REQUESTS = {
+    "hello": grpc_request("SayHello", '{"name": "{{who}}", "count": 2}'),
+    "count": grpc_request("Count", '{"count": 3}'),
+    "flood": grpc_request("Flood", '{"count": 100000000}'),
+    "sum": grpc_request("Sum", messages=['{"n": 1}', '{"n": 2}', '{"n": 39}']),
+    "echo": grpc_request("Echo", messages=['{"n": 4}', '{"n": 5}']),
+    "fail": grpc_request("Fail", '{"name": "ESCAPES"}'),
+    "blank": 'type = "grpc"\nurl = "grpc://127.0.0.1:{{port}}"\n',
+}
+
+
+def make(root: Path, port: int) -> PigeonApp:
+    root.mkdir(exist_ok=True)
+    (root / "collection.toml").write_text('name = "rpc"\n', encoding="utf-8")
+    (root / "rpc").mkdir()
+    for name, text in REQUESTS.items():
+        (root / "rpc" / f"{name}.toml").write_text(f'name = "{name}"\n{text}', encoding="utf-8")
+    session = Session.open(root)
+    session.overrides.update({"port": str(port), "who": "app"})
+    return PigeonApp(session, theme_dirs=bundled_theme_dirs(), remember_theme=False)
+
+
+async def opened(pilot, name: str) -> GrpcView:
+    app = pilot.app
+    await open_request(pilot, f"rpc/{name}")
+    await wait_for(pilot, lambda: app.screen.query(GrpcView))
+    assert app.screen.query_one(ResponsePane).has_class("-grpc")
+    view = app.screen.query_one(GrpcView)
+    await wait_for(pilot, lambda: "ctrl+r calls" in view.state_line)
+    return view
+
+
+async def called(pilot, name: str) -> GrpcView:
+    view = await opened(pilot, name)
+    await pilot.press("ctrl+r")
+    await wait_for(pilot, lambda: view.state_line.startswith(("✔", "✘")))
+    return view
+
+
+def json_text(view: GrpcView) -> str:
+    return view.json_panel.view.text
+
+
+async def test_a_unary_call_shows_its_reply_metadata_and_trailers(
+    tmp_path: Path, greeter: Server
+) -> None:
+    app = make(tmp_path / "c", greeter.port)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await called(pilot, "hello")
+        assert view.state_line.startswith("✔ OK (0) · unary · 1 sent, 1 received")
+        await wait_for(pilot, lambda: '"Hello, app"' in json_text(view))
+        assert '"n": 2' in json_text(view)
+        table = view.query_one("#grpc-metadata")
+        rows = [tuple(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]
+        assert ("header", "x-greeted", "app") in rows
+        assert ("trailer", "x-trailer", "done") in rows
+
+
+async def test_a_server_stream_shows_each_reply_live_and_escape_stops_it(
+    tmp_path: Path, greeter: Server
+) -> None:
+    from pigeon.history import list_entries
+
+    app = make(tmp_path / "c", greeter.port)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await opened(pilot, "flood")
+        await pilot.press("ctrl+r")
+        # Replies are on show while the call goes on: the rows grow, the state says live.
+        await wait_for(pilot, lambda: view.replies.total >= 50 and view.live)
+        assert view.state_line.startswith("● server stream · 1 sent, ")
+        assert view.replies.table.rows[0].data == '{"n": 1}' or view.replies.total > 1000
+        seen = view.replies.total
+        await wait_for(pilot, lambda: view.replies.total > seen)  # still arriving
+        app.screen.query_one("#url").focus()  # escape from the editor, as a send's
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: view.state_line.startswith("✘ CANCELLED (1)"))
+        assert not view.live
+        stopped = view.replies.total
+        await pilot.pause(0.2)
+        assert view.replies.total == stopped  # nothing more came
+        await wait_for(pilot, lambda: list_entries(tmp_path / "c"))
+    (entry,) = list_entries(tmp_path / "c")
+    exchange = entry.to_exchange()
+    assert exchange.status == 1 and exchange.grpc is not None
+    assert exchange.grpc.kind == "server stream" and exchange.grpc.received >= stopped
+
+
+async def test_a_server_stream_ends_with_its_replies_as_json(
+    tmp_path: Path, greeter: Server
+) -> None:
+    app = make(tmp_path / "c", greeter.port)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await called(pilot, "count")
+        assert view.state_line.startswith("✔ OK (0) · server stream · 1 sent, 3 received")
+        await wait_for(pilot, lambda: view.replies.total == 3)
+        assert [e.data for e in view.replies.table.rows] == ['{"n": 1}', '{"n": 2}', '{"n": 3}']
+        await pilot.press("j")  # the JSON tab: the replies as an array, pretty
+        await wait_for(pilot, lambda: '"n": 3' in json_text(view))
+        assert json_text(view).startswith("[\n  {\n")
+
+
+async def test_a_client_stream_sends_its_messages_and_shows_the_reply(
+    tmp_path: Path, greeter: Server
+) -> None:
+    app = make(tmp_path / "c", greeter.port)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await called(pilot, "sum")
+        assert view.state_line.startswith("✔ OK (0) · client stream · 3 sent, 1 received")
+        await wait_for(pilot, lambda: '"sum": 42' in json_text(view))
+        assert '"count": 3' in json_text(view)
+
+
+async def test_a_bidirectional_call_shows_each_reply(tmp_path: Path, greeter: Server) -> None:
+    app = make(tmp_path / "c", greeter.port)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await called(pilot, "echo")
+        assert view.state_line.startswith("✔ OK (0) · bidirectional · 2 sent, 2 received")
+        await wait_for(pilot, lambda: view.replies.total == 2)
+        assert [e.data for e in view.replies.table.rows] == ['{"n": 8}', '{"n": 10}']
+
+
+async def test_an_error_status_shows_its_details_escaped(tmp_path: Path, greeter: Server) -> None:
+    app = make(tmp_path / "c", greeter.port)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await called(pilot, "fail")
+        line = view.state_line
+        assert line.startswith("✘ INVALID_ARGUMENT (3): bad ")
+        assert "\x1b" not in line and "\x07" not in line and "\r" not in line
+        assert "red" in line and "bell" in line
+        assert view.query_one("#grpc-state").has_class("-failed")
+        # The notification says it too, escaped as well.
+        said = [n.message for n in app._notifications]
+        assert any("INVALID_ARGUMENT" in m and "\x1b" not in m for m in said)
+
+
+async def test_a_call_that_cannot_be_made_says_why(tmp_path: Path, greeter: Server) -> None:
+    app = make(tmp_path / "c", greeter.port)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await opened(pilot, "blank")
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: view.state_line.startswith("✘ Not called"))
+        assert "names no method" in view.state_line
+
+
+async def test_calls_are_in_the_history_and_shown_from_there(
+    tmp_path: Path, greeter: Server
+) -> None:
+    from pigeon.history import list_entries
+
+    root = tmp_path / "c"
+    app = make(root, greeter.port)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await called(pilot, "count")
+        await wait_for(pilot, lambda: list_entries(root))
+    # A new session shows the request's newest call from the history, replies and all.
+    history = list_entries(root)
+    assert history[0].request_id == "rpc/count"
+    assert history[0].to_exchange().grpc.messages == [{"n": 1}, {"n": 2}, {"n": 3}]
+    session = Session.open(root)
+    session.overrides.update({"port": str(greeter.port)})
+    again = PigeonApp(session, theme_dirs=bundled_theme_dirs(), remember_theme=False)
+    async with again.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "rpc/count")
+        await wait_for(pilot, lambda: again.screen.query(GrpcView))
+        view = again.screen.query_one(GrpcView)
+        await wait_for(pilot, lambda: view.state_line.startswith("✔ OK (0) · server stream"))
+        await wait_for(pilot, lambda: view.replies.total == 3)
