@@ -5,6 +5,7 @@ services, ``/`` to filter), the message's template key and its field completion.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -203,3 +204,112 @@ async def test_calls_are_in_the_history_and_shown_from_there(
         view = again.screen.query_one(GrpcView)
         await wait_for(pilot, lambda: view.state_line.startswith("✔ OK (0) · server stream"))
         await wait_for(pilot, lambda: view.replies.total == 3)
+
+
+# -- the editor -----------------------------------------------------------------------------------
+
+
+async def test_the_editor_shows_a_grpc_requests_own_tabs(tmp_path: Path, greeter: Server) -> None:
+    from textual.widgets import Label, TabbedContent
+
+    app = make(tmp_path / "c", greeter.port)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot, "hello")
+        tabs = app.screen.query_one("#editor-tabs", TabbedContent)
+        names = [str(t.label) for t in tabs.query("ContentTab") if not t.has_class("-hidden")]
+        assert names[:4] == ["RPC", "Message", "Messages", "Metadata"]
+        assert "Body" not in " ".join(names) and "Query" not in names
+        assert str(app.screen.query_one("#method-ws", Label).content) == "gRPC"
+        await open_request(pilot, "rpc/sum")
+        await pilot.pause()
+        assert str(tabs.get_tab("tab-messages").label) == "Messages 3"
+
+
+async def show_part(pilot, pane_id: str):
+    from tui_support import show_tab
+
+    screen = await show_tab(pilot, pane_id)
+    return screen.query_one(f"#{pane_id}").children[0]
+
+
+async def test_the_picker_lists_reflections_methods_and_slash_filters_them(
+    tmp_path: Path, greeter: Server
+) -> None:
+    from textual.widgets import Input, OptionList
+
+    from pigeon.tui.widgets.editor.grpc_rpc_picker import GrpcRpcPicker
+
+    app = make(tmp_path / "c", greeter.port)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot, "blank")
+        picker = await show_part(pilot, "tab-rpc")
+        assert isinstance(picker, GrpcRpcPicker)
+        await wait_for(pilot, lambda: picker.methods)
+        listed = picker.listed
+        assert "pigeon.test.Greeter/SayHello" in listed and "pigeon.test.Greeter/Echo" in listed
+        assert not any(m.startswith("grpc.reflection") for m in listed)
+        assert dict(picker.methods)["pigeon.test.Greeter/Count"] == "server stream"
+        picker.query_one(OptionList).focus()
+        await pilot.press("slash", *"su")
+        await pilot.pause()
+        assert picker.listed == ["pigeon.test.Greeter/Sum"]
+        await pilot.press("enter", "enter")  # to the list, then take it
+        await pilot.pause()
+        assert picker.query_one("#grpc-rpc", Input).value == "pigeon.test.Greeter/Sum"
+        assert app.screen.editor.request.grpc.rpc == "pigeon.test.Greeter/Sum"
+        # The method picked is the one called.
+        view = app.screen.query_one(GrpcView)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: view.state_line.startswith(("✔", "✘")))
+        assert "client stream" in view.state_line
+
+
+async def test_the_template_key_fills_the_message_with_every_field(
+    tmp_path: Path, greeter: Server
+) -> None:
+    app = make(tmp_path / "c", greeter.port)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot, "hello")
+        editor = await show_part(pilot, "tab-message")
+        area = editor.area
+        assert '"count": 2' in area.text
+        area.focus()
+        await pilot.press("f9")
+        await wait_for(pilot, lambda: '"tags"' in area.text)
+        assert json.loads(area.text) == {
+            "name": "",
+            "count": 0,
+            "big": "0",
+            "inner": {},
+            "tags": [],
+        }
+        assert app.screen.editor.request.body.content == area.text  # the request's message
+        assert "pigeon.test.HelloRequest (unary)" in str(area.border_title)
+
+
+async def test_the_message_completes_the_fields_of_the_input_type(
+    tmp_path: Path, greeter: Server
+) -> None:
+    app = make(tmp_path / "c", greeter.port)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot, "hello")
+        editor = await show_part(pilot, "tab-message")
+        area = editor.area
+        await wait_for(pilot, lambda: area.fields)
+        area.focus()
+        area.load_text("")
+        await pilot.press("{", '"')
+        await pilot.pause()
+        assert [name for name, _ in area.candidates] == ["name", "count", "big", "inner", "tags"]
+        await pilot.press("c")
+        await pilot.pause()
+        assert area.completion == 'ount": '
+        assert "tab → count int32" in str(area.border_subtitle)
+        await pilot.press("tab")
+        assert area.text.startswith('{"count": ')
+        await pilot.press(*'1, "')
+        await pilot.pause()
+        assert area.candidates[0][0] == "name"  # the fields not in the message first
+        await pilot.press(*'inner": {"')
+        await pilot.pause()
+        assert area.completion == ""  # a nested message's keys are not the input type's
