@@ -5,6 +5,7 @@ and ``f9`` to fill in a template with every field. The method's fields are descr
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from typing import TYPE_CHECKING, ClassVar
 
@@ -27,9 +28,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from pigeon.model import Request
-    from pigeon.rpc.call import Described
     from pigeon.scopes import Scopes
-    from pigeon.session import Session
+    from pigeon.session import Described, Session
 
 Source = tuple[str, str, tuple[str, ...]]  # what a description depends on: URL, method, files
 
@@ -168,6 +168,7 @@ class GrpcMessageEditor(Vertical):
     @work(group="grpc-describe", exclusive=True, exit_on_error=False)
     async def _fetch(self, request: Request) -> None:
         try:
+            await asyncio.to_thread(self.session.load_grpc)  # its imports: not on the UI loop
             described = await self.session.describe_grpc(request)
         except Exception as exc:  # GrpcError, or a defect: one line either way
             self._title(f"⚠ {' '.join(str(exc).split())}")

@@ -5,6 +5,7 @@ worker: the network and the compiling are gRPC's own thread's). ``/`` filters th
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from typing import TYPE_CHECKING, ClassVar
 
@@ -98,6 +99,7 @@ class GrpcRpcPicker(Vertical):
     @work(group="grpc-methods", exclusive=True, exit_on_error=False)
     async def _list(self, request: Request) -> None:
         try:
+            await asyncio.to_thread(self.session.load_grpc)  # its imports: not on the UI loop
             described = await self.session.describe_grpc(request)
         except Exception as exc:  # GrpcError, or a defect: one line either way
             self.methods = []

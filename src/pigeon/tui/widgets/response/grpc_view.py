@@ -277,6 +277,7 @@ class GrpcView(Vertical):
     async def _call(
         self, request: Request, trusted: Callable[[Request], Awaitable[bool]], key: str
     ) -> None:
+        await asyncio.to_thread(self.session.load_grpc)  # its imports: not on the UI loop
         holder = await self.session.call_grpc(
             request, await trusted(request), on_change=self._call_changed
         )
