@@ -18,7 +18,8 @@ test time with grpcio-tools (dynamic messages, no generated code).
   binary metadata.
 
 ``serve(reflection=..., tls=...)`` starts one; ``hostile_reflection(mode)`` starts a server
-whose reflection answers are made to hurt (``cyclic``, ``huge``, ``endless``). Servers run in
+whose reflection answers are made to hurt (``cyclic``, ``huge``, ``endless``); ``raw_server()``
+speaks HTTP/2 itself (h2) to send metadata and status details grpcio refuses to send. Servers run in
 grpc's own threads with a few workers, stop when their fixture ends, and stop by themselves
 after ``LIFETIME`` seconds in any case.
 """
@@ -26,6 +27,7 @@ after ``LIFETIME`` seconds in any case.
 from __future__ import annotations
 
 import contextlib
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -230,14 +232,18 @@ class Server:
         self.server.stop(grace=None)
 
 
-def _start(server: Any, port_of: Any, tls: Any, folder: Path | None) -> tuple[int, Path | None]:
+def _start(
+    server: Any, port_of: Any, tls: Any, folder: Path | None, client_auth: bool = False
+) -> tuple[int, Path | None]:
     ca_pem = None
     if tls is None:
         port = server.add_insecure_port("127.0.0.1:0")
     else:
         ca, cert = tls
         creds = grpc.ssl_server_credentials(
-            [(cert.private_key_pem.bytes(), cert.cert_chain_pems[0].bytes())]
+            [(cert.private_key_pem.bytes(), cert.cert_chain_pems[0].bytes())],
+            root_certificates=ca.cert_pem.bytes() if client_auth else None,
+            require_client_auth=client_auth,
         )
         port = server.add_secure_port("127.0.0.1:0", creds)
         assert folder is not None
@@ -248,9 +254,13 @@ def _start(server: Any, port_of: Any, tls: Any, folder: Path | None) -> tuple[in
 
 
 @contextlib.contextmanager
-def serve(folder: Path, *, reflection: bool = True, tls: bool = False) -> Iterator[Server]:
+def serve(
+    folder: Path, *, reflection: bool = True, tls: bool = False, client_auth: bool = False
+) -> Iterator[Server]:
     """The Greeter on a free loopback port (with reflection, over TLS with a trustme CA if
-    asked); stopped when the block ends, or after ``LIFETIME`` seconds."""
+    asked, requiring a client certificate of that CA with ``client_auth``: its files are
+    ``client.pem`` and ``client.key`` beside ``ca.pem``); stopped when the block ends, or
+    after ``LIFETIME`` seconds."""
     _, descriptor_set = compile_greeter(folder)
     m = _messages(descriptor_set)
     stop = threading.Event()
@@ -272,7 +282,10 @@ def serve(folder: Path, *, reflection: bool = True, tls: bool = False) -> Iterat
 
         ca = trustme.CA()
         material = (ca, ca.issue_cert("127.0.0.1", "localhost"))
-    port, ca_pem = _start(server, None, material, folder)
+        client = ca.issue_cert("client@example.com")
+        client.cert_chain_pems[0].write_to_path(str(folder / "client.pem"))
+        client.private_key_pem.write_to_path(str(folder / "client.key"))
+    port, ca_pem = _start(server, None, material, folder, client_auth)
     running = Server(port, tls, ca_pem, server, stop)
     timer = threading.Timer(LIFETIME, running.stop)
     timer.daemon = True
@@ -366,3 +379,97 @@ def wait_until(check: Any, limit: float = 10.0) -> bool:
             return True
         time.sleep(0.01)
     return bool(check())
+
+
+# -- a server written by hand, on HTTP/2 itself (h2): what grpcio will not send ----------------
+
+
+def _raw_connection(sock: socket.socket, stop: threading.Event) -> None:
+    """Answer every call on one connection with a reply ``message = "ok"``, initial metadata
+    and trailers that are not UTF-8 (and hold an escape), and status 3 whose details hold
+    control characters and a byte that is not UTF-8."""
+    import h2.config
+    import h2.connection
+    import h2.events
+
+    config = h2.config.H2Configuration(
+        client_side=False,
+        header_encoding=None,
+        validate_outbound_headers=False,
+        normalize_outbound_headers=False,
+        validate_inbound_headers=False,
+    )
+    conn = h2.connection.H2Connection(config=config)
+    conn.initiate_connection()
+    sock.settimeout(0.2)
+    with sock:
+        sock.sendall(conn.data_to_send())
+        while not stop.is_set():
+            try:
+                data = sock.recv(65535)
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            if not data:
+                return
+            for event in conn.receive_data(data):
+                if isinstance(event, h2.events.DataReceived):
+                    conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+                elif isinstance(event, h2.events.StreamEnded):
+                    stream = event.stream_id
+                    conn.send_headers(
+                        stream,
+                        [
+                            (b":status", b"200"),
+                            (b"content-type", b"application/grpc"),
+                            (b"x-bad", b"caf\xe9 \xff\x1b[31m"),
+                        ],
+                    )
+                    reply = b"\x0a\x02ok"  # HelloReply { message: "ok" }
+                    conn.send_data(stream, b"\x00" + len(reply).to_bytes(4, "big") + reply)
+                    conn.send_headers(
+                        stream,
+                        [
+                            (b"grpc-status", b"3"),
+                            (b"grpc-message", b"bad%1B%5B31mred%07%FF"),
+                            (b"x-bad-trailer", b"\xff\xfe"),
+                        ],
+                        end_stream=True,
+                    )
+            sock.sendall(conn.data_to_send())
+
+
+@contextlib.contextmanager
+def raw_server() -> Iterator[Server]:
+    """``_raw_connection`` for each connection, on a free loopback port; stopped when the
+    block ends, or after ``LIFETIME`` seconds."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)
+    stop = threading.Event()
+
+    def accept() -> None:
+        with listener:
+            while not stop.is_set():
+                try:
+                    sock, _ = listener.accept()
+                except TimeoutError:
+                    continue
+                except OSError:
+                    return
+                threading.Thread(target=_raw_connection, args=(sock, stop), daemon=True).start()
+
+    class _Stopper:
+        def stop(self, grace: Any = None) -> None:
+            stop.set()
+
+    threading.Thread(target=accept, daemon=True).start()
+    running = Server(listener.getsockname()[1], False, None, _Stopper(), stop)
+    timer = threading.Timer(LIFETIME, running.stop)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield running
+    finally:
+        timer.cancel()
+        running.stop()

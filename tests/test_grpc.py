@@ -142,3 +142,77 @@ def test_metadata_is_lowercased_and_what_grpc_sets_is_left_out() -> None:
     assert sent == [("x-token", "a"), ("k-bin", b"\x00\x01")]
     assert left == ["metadata 'TE' is set by gRPC itself: not sent"]
     assert metadata_text([("k-bin", b"\xff"), ("a", "b")]) == [("k-bin", "/w=="), ("a", "b")]
+
+
+@pytest.mark.parametrize(
+    ("header", "said"),
+    [
+        (("x-a", "café"), "a value is printable ASCII"),
+        (("x-a", "line\x1bbreak"), "a value is printable ASCII"),
+        (("x a", "v"), "a name is letters"),
+    ],
+)
+def test_metadata_grpc_cannot_send_is_refused_before_the_call(
+    header: tuple[str, str], said: str
+) -> None:
+    with pytest.raises(GrpcError, match=said):
+        metadata_of([header])
+    assert metadata_of([("x-a-bin", "café")])[0] == [("x-a-bin", "café".encode())]
+
+
+def test_the_descriptor_cache_round_trips_and_is_never_read_or_written_through_a_link(
+    tmp_path: Path,
+) -> None:
+    from pigeon.rpc import descriptors as d
+
+    files = [_file("a.proto", [])]
+    path = d.save(tmp_path, "grpc://h:1", files)
+    assert d.load(tmp_path, "grpc://h:1") == files
+    assert d.load(tmp_path, "grpc://other:1") is None
+    path.write_text('{"target": "grpc://h:1", "files": ["not base64!"]}', encoding="utf-8")
+    assert d.load(tmp_path, "grpc://h:1") is None  # a hostile cache is none
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / ".pigeon").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(GrpcError, match="could not be cached"):
+        d.save(linked, "grpc://h:1", files)
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_channel_takes_the_collections_http_proxy_and_refuses_others() -> None:
+    from pigeon.render import RenderedRequest
+    from pigeon.rpc.channels import _options
+    from pigeon.transport import TransportSpec
+
+    target = Target("api.example", 50051, False)
+    spec = TransportSpec(proxy="http://proxy.local:3128", trust_env=False)
+    options, tls = _options(
+        RenderedRequest("GRPC", "grpc://api.example:50051", transport=spec), target
+    )
+    assert ("grpc.http_proxy", "http://proxy.local:3128") in options
+    assert ("grpc.enable_http_proxy", 0) in options and tls is None
+    socks = TransportSpec(proxy="socks5://proxy.local:1080")
+    with pytest.raises(GrpcError, match="http:// proxies only"):
+        _options(RenderedRequest("GRPC", "grpc://api.example:50051", transport=socks), target)
+    skipped = TransportSpec(proxy="http://proxy.local:3128", no_proxy=("api.example",))
+    options, _ = _options(RenderedRequest("GRPC", "x", transport=skipped), target)
+    assert not any(name == "grpc.http_proxy" for name, _ in options)
+
+
+def test_two_calls_compare_their_status_details_and_trailers_too() -> None:
+    from pigeon.exchange import Exchange, GrpcFacts
+    from pigeon.render import RenderedRequest
+    from pigeon.response_diff import compare, side_of
+
+    def call(code: int, name: str, details: str, trailer: str) -> Exchange:
+        exchange = Exchange(RenderedRequest("GRPC", "grpc://h:1"), status=code, reason=name)
+        exchange.grpc = GrpcFacts("a.B/C", "unary", details, [("x-t", trailer)])
+        return exchange
+
+    diff = compare(
+        side_of(call(0, "OK", "", "1"), "a"), side_of(call(5, "NOT_FOUND", "gone", "2"), "b")
+    )
+    added = [row.right for row in diff.unified if row.kind == "change" and row.right]
+    assert added == ["5 NOT_FOUND: gone", "trailer x-t: 2"]

@@ -108,3 +108,33 @@ async def test_describe_names_the_methods_kind_and_its_input_fields(
     with pytest.raises(GrpcError, match="reflection"):
         await session.describe_grpc(request)
     await session.close()
+
+
+async def test_a_send_from_the_app_of_a_grpc_request_reuses_the_sessions_channel(
+    tmp_path: Path, greeter: Server
+) -> None:
+    session = session_for(
+        tmp_path,
+        greeter.port,
+        hello='rpc = "pigeon.test.Greeter/SayHello"\n[body]\ntype = "json"\ncontent = "{}"\n',
+    )
+    (request,) = session.collection.requests()
+    first = await session.send(request, trusted=False)
+    second = await session.send(request, trusted=False)
+    assert session.grpc is not None and len(session.grpc.channels) == 1
+    await session.close()
+    assert first.exchange is not None and second.exchange is not None
+    assert first.exchange.ok and second.exchange.reason == "OK"
+    assert session.grpc is None  # closed with the session
+
+
+async def test_a_cancelled_call_is_recorded_as_a_call(tmp_path: Path, greeter: Server) -> None:
+    from pigeon.history import list_entries, to_request
+
+    session = session_for(tmp_path, greeter.port, hang='rpc = "pigeon.test.Greeter/Hang"\n')
+    (request,) = session.collection.requests()
+    assert session.record_cancelled(request, 1500.0) is None
+    (entry,) = list_entries(tmp_path)
+    assert entry.method == "GRPC" and entry.error == "cancelled after 1.50 s"
+    again = to_request(entry)
+    assert again.kind == "grpc" and again.grpc.rpc == "pigeon.test.Greeter/Hang"

@@ -258,7 +258,7 @@ class RequestResult(Outcome):
             id=self.id,
             name=self.request.name,
             folder=self.chain[-1].id if self.chain else None,
-            method=rendered.method if rendered else self.request.method,
+            method=rendered.method if rendered else _method(self.request),
             url=rendered.url if rendered else None,
             status=ex.status if ex is not None else None,
             reason=sent.reason if sent is not None else "",
@@ -276,6 +276,11 @@ class RequestResult(Outcome):
             duration_ms=self.duration_ms,
             frames=self.frames,
         )
+
+
+def _method(request: Request) -> str:
+    """What a request that did not render is listed as: its method, or a call's ``GRPC``."""
+    return "GRPC" if request.kind == "grpc" else request.method
 
 
 @dataclass(frozen=True, slots=True)
@@ -996,7 +1001,9 @@ async def describe_grpc(ctx: RunContext, chain: list[Folder], request: Request) 
     result = RequestResult(request, list(chain))
     request, _ = await build(ctx, chain, request, result)
     if result.rendered is None:
-        raise GrpcError((result.error or "the request could not be built").removeprefix("not sent: "))
+        raise GrpcError(
+            (result.error or "the request could not be built").removeprefix("not sent: ")
+        )
     try:
         return await describe(
             ctx.grpc_channels(), ctx.collection.root, result.rendered, request.grpc, ctx.gate()

@@ -450,7 +450,13 @@ class Session:
         if self.jar_environment != self.environment:
             await asyncio.to_thread(self.cookie_jar)
         ctx = self.run_context(trusted)
-        result = await execute(ctx, self.chain_of(request), request, progress)
+        if request.kind == "grpc":  # the session's channels, reused from call to call
+            ctx.grpc = self.grpc_channels()
+        try:
+            result = await execute(ctx, self.chain_of(request), request, progress)
+        finally:
+            if ctx.grpc is not None and ctx.grpc is not self.grpc:  # a URL that became grpc://
+                await ctx.grpc.aclose()
         await self.save_cookies()
         source = request.id or request.name
         for line in result.log:
@@ -552,6 +558,8 @@ class Session:
         call.log = lambda line, error: self.add_log(source, line, error)
         for line in call.result.log:
             self.add_log(source, line)
+        for problem in call.result.script_errors:
+            self.add_log(source, problem.traceback or problem.summary(), error=True)
         return call
 
     async def describe_grpc(self, request: Request) -> Described:
@@ -590,6 +598,11 @@ class Session:
             return None
         exchange = Exchange.failed(rendered, "cancelled", f"cancelled after {duration(elapsed_ms)}")
         exchange.timings = Timings(total_ms=elapsed_ms)
+        if request.kind == "grpc":  # so the history opens it again as a call
+            from pigeon.exchange import GrpcFacts
+
+            exchange.method = rendered.method = "GRPC"
+            exchange.grpc = GrpcFacts(rpc=request.grpc.rpc, kind="")
         return exchange
 
     def record_cancelled(self, request: Request, elapsed_ms: float) -> str | None:

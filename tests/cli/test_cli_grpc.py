@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -214,3 +216,20 @@ def test_describe_of_a_request_that_is_not_grpc_is_bad_usage(
     root = collection(tmp_path, plain='url = "http://127.0.0.1:1/"\n')
     code, _, err = cli(capsys, "grpc-describe", str(root), "plain")
     assert code == 2 and "not a gRPC request" in err
+
+
+@pytest.mark.skipif(shutil.which("grpcurl") is None, reason="grpcurl is not installed")
+def test_the_exported_grpcurl_command_makes_the_same_call(
+    tmp_path: Path, greeter: Server, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = collection(tmp_path, hello=HELLO)
+    code, out, err = cli(
+        capsys, "export", "grpcurl", str(root), "hello", "--var", f"port={greeter.port}",
+        "--var", "who=Ada", "--var", "tags:=[]",
+    )  # fmt: skip
+    assert code == 0, err
+    done = subprocess.run(
+        shlex.split(out.replace("\\\n", " ")), capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"message": "Hello, Ada"}

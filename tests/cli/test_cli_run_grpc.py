@@ -281,6 +281,23 @@ def test_tls_uses_the_collections_ca_bundle(
         assert code == 0, out + err
 
 
+def test_a_server_that_asks_for_a_client_certificate_gets_the_collections(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path_factory.mktemp("mtls")
+    with serve(folder, tls=True, client_auth=True) as server:
+        hello = request("SayHello", '{"name": "Ada"}', url="grpcs://localhost:{{port}}")
+        settings = f'name = "calls"\n[settings]\nca_bundle = "{server.ca_pem}"\n'
+        root = collection(tmp_path, hello=hello)
+        write(root, "collection.toml", settings)
+        code, out, err = run(capsys, root, server.port, "--trust")
+        assert code == 1  # no certificate: the handshake fails
+        certificate = f'[[certificates]]\nhost = "localhost"\ncert = "{folder / "client.pem"}"\nkey = "{folder / "client.key"}"\n'
+        write(root, "collection.toml", settings + certificate)
+        code, out, err = run(capsys, root, server.port, "--trust")
+        assert code == 0, out + err
+
+
 def test_metadata_comes_from_headers_and_auth(
     tmp_path: Path, greeter: Server, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -309,7 +326,9 @@ assert not any(l.startswith("content-type") for l in lines), lines
 def test_calls_go_to_the_history_with_their_replies(
     tmp_path: Path, greeter: Server, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from pigeon import history
     from pigeon.history import list_entries
+    from pigeon.response_diff import compare, side_of
 
     root = collection(tmp_path, count=request("Count", '{"count": 3}'))
     code, out, err = run(capsys, root, greeter.port, "--history")
@@ -318,6 +337,16 @@ def test_calls_go_to_the_history_with_their_replies(
     assert entry.status == 0 and entry.reason == "OK" and entry.ok
     assert json.loads(entry.body) == [{"n": 1}, {"n": 2}, {"n": 3}]
     assert entry.to_exchange().grpc is not None
+    again = history.to_request(entry)
+    assert again.kind == "grpc" and again.grpc.rpc == "pigeon.test.Greeter/Count"
+    # a second call, with one reply more, compares as two HTTP responses do
+    write(root, "count.toml", request("Count", '{"count": 4}'))
+    code, out, err = run(capsys, root, greeter.port, "--history")
+    assert code == 0, out + err
+    newer, older = list_entries(root)
+    diff = compare(side_of(older.to_exchange(), "a"), side_of(newer.to_exchange(), "b"))
+    added = [row.right for row in diff.unified if row.kind == "change" and row.right]
+    assert diff.changes == 1 and added == ["  },", "  {", '    "n": 4']
 
 
 @pytest.mark.parametrize(
@@ -382,3 +411,72 @@ def test_proto_files_outside_the_collection_need_trust(
     assert f"protos reads {source}, outside the collection" in err
     code, out, err = run(capsys, root, bare.port, "--trust")
     assert code == 0, out + err
+
+
+def test_metadata_and_details_that_are_not_utf8_or_hold_escapes_are_shown_safely(
+    tmp_path: Path,
+) -> None:
+    import subprocess
+    import sys
+
+    from grpc_servers import compile_greeter, raw_server
+
+    compile_greeter(tmp_path)
+    script = (
+        "[scripts]\npost_response = '''\nr = pigeon.response\n"
+        "assert r.status == 3 and r.status_name == 'INVALID_ARGUMENT'\n"
+        "assert r.headers['x-bad'].startswith('caf') and r.trailers['x-bad-trailer']\n"
+        "assert r.details.startswith('bad') and r.json() == {'message': 'ok'}\n'''"
+    )
+    extra = f'protos = ["protos/greeter.proto"]\n{script}'
+    root = collection(tmp_path, raw=request("SayHello", "{}", extra))
+    with raw_server() as server:
+        done = subprocess.run(
+            [sys.executable, "-m", "pigeon", "run", str(root), "--var", f"port={server.port}"]
+            + ["--trust", "--no-color"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    out, err = done.stdout, done.stderr
+    assert done.returncode == 1, out + err
+    assert "gRPC status INVALID_ARGUMENT (3): bad" in out
+    assert "\x1b" not in out + err and "\x07" not in out + err
+    assert "assertion failed" not in out and "Traceback" not in out + err
+    assert err == ""
+
+
+def test_an_oauth2_token_is_the_calls_authorization_metadata(
+    tmp_path: Path, greeter: Server, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from oauth_server import oauth_server
+
+    script = """
+[auth]
+type = "oauth2"
+token_url = "{{oauth}}/token"
+grant = "client_credentials"
+client_id = "cc-client"
+client_secret = "cc-secret-9f8e7d"
+
+[scripts]
+post_response = '''
+lines = pigeon.response.json()["message"].split("\\n")
+assert any(l.startswith("authorization=Bearer at-") for l in lines), lines
+'''
+"""
+    with oauth_server() as (base, state):
+        root = collection(tmp_path, meta=request("Metadata", "{}", script))
+        code, out, err = run(capsys, root, greeter.port, "--var", f"oauth={base}", "--trust")
+        assert code == 0, out + err
+        assert state.grants == {"client_credentials": 1}
+
+
+def test_verify_tls_off_is_refused_with_what_to_do_instead(
+    tmp_path: Path, greeter: Server, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hello = request("SayHello", "{}", "[settings]\nverify_tls = false", url="grpcs://localhost:1")
+    root = collection(tmp_path, hello=hello)
+    code, out, err = run(capsys, root, greeter.port)
+    assert code == 1
+    assert "not sent: verify_tls = false is not available for gRPC calls" in out

@@ -16,6 +16,7 @@ from grpc_servers import Server, serve
 from pigeon.session import Session
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.themes import bundled_theme_dirs
+from pigeon.tui.widgets.collection.collection_tree import CollectionTree
 from pigeon.tui.widgets.response.grpc_view import GrpcView
 from pigeon.tui.widgets.response.response_pane import ResponsePane
 
@@ -220,6 +221,9 @@ async def test_the_editor_shows_a_grpc_requests_own_tabs(tmp_path: Path, greeter
         assert names[:4] == ["RPC", "Message", "Messages", "Metadata"]
         assert "Body" not in " ".join(names) and "Query" not in names
         assert str(app.screen.query_one("#method-ws", Label).content) == "gRPC"
+        tree = app.screen.query_one(CollectionTree)
+        label = next(str(n.label) for n in tree._all_nodes() if n.data is tree.cursor_node.data)
+        assert label.startswith("gRPC ") and "GET" not in label  # the tree's badge
         await open_request(pilot, "rpc/sum")
         await pilot.pause()
         assert str(tabs.get_tab("tab-messages").label) == "Messages 3"

@@ -255,7 +255,10 @@ def call_json(prepared: Prepared) -> dict[str, Any]:
         target = target_of(rendered.url).url
     except GrpcError as exc:
         raise SendFailure(f"{request.id or request.name}: {exc}") from None
-    metadata, left = metadata_of(rendered.headers)
+    try:
+        metadata, left = metadata_of(rendered.headers)
+    except GrpcError as exc:
+        raise SendFailure(f"{request.id or request.name}: {exc}") from None
     return {
         "type": "grpc",
         "target": target,

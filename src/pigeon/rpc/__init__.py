@@ -131,11 +131,6 @@ def import_dirs(root: Path, request: Request) -> list[Path]:
     return [_resolve(root, p) for p in request.grpc.import_paths]
 
 
-def read_by_protos(request: Request) -> bool:
-    """Whether the request is described by ``.proto`` files rather than by reflection."""
-    return bool(request.grpc.protos)
-
-
 def within(path: Path, root: Path) -> bool:
     """Whether ``path``, links resolved, is inside ``root``."""
     real, base = os.path.realpath(path), os.path.realpath(root)

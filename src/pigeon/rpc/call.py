@@ -24,6 +24,7 @@ import asyncio
 import base64
 import contextlib
 import json
+import re
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
@@ -52,14 +53,25 @@ _RESERVED = {"content-type", "te", "host", "connection", "user-agent", "grpc-tim
 # -- metadata -----------------------------------------------------------------------------------
 
 
+_KEY = re.compile(r"[0-9a-z_.-]+")
+_TEXT_VALUE = re.compile(r"[\x20-\x7e]*")
+
+
 def metadata_of(headers: Sequence[tuple[str, str]]) -> tuple[list[tuple[str, Any]], list[str]]:
     """The request's headers as call metadata (names lowercased; a ``-bin`` value given as
     base64 is sent as its bytes) and what was left out, for the warnings: the names gRPC sets
-    itself (the JSON body's ``Content-Type`` among them)."""
+    itself (the JSON body's ``Content-Type`` among them). ``GrpcError`` for a name or a
+    value gRPC cannot send (a text value is printable ASCII; bytes go in a ``-bin`` key)."""
     out: list[tuple[str, Any]] = []
     left: list[str] = []
     for name, value in headers:
         key = name.strip().lower()
+        if not _KEY.fullmatch(key):
+            raise GrpcError(f"metadata {name!r}: a name is letters, digits, '-', '_' and '.'")
+        if not key.endswith("-bin") and not _TEXT_VALUE.fullmatch(value):
+            raise GrpcError(
+                f"metadata {name!r}: a value is printable ASCII (bytes go in a key ending -bin)"
+            )
         if key in _RESERVED or key.startswith((":", "grpc-")):
             if key != "content-type":
                 left.append(f"metadata {name!r} is set by gRPC itself: not sent")
