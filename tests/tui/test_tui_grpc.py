@@ -317,3 +317,37 @@ async def test_the_message_completes_the_fields_of_the_input_type(
         await pilot.press(*'inner": {"')
         await pilot.pause()
         assert area.completion == ""  # a nested message's keys are not the input type's
+
+
+async def test_the_history_lists_calls_opens_one_with_its_replies_and_diffs_two(
+    tmp_path: Path, greeter: Server
+) -> None:
+    from pigeon.tui.dialogs.choose import ChooseScreen
+    from pigeon.tui.dialogs.diff import DiffScreen
+    from pigeon.tui.widgets.collection.history_list import HistoryList
+
+    app = make(tmp_path / "c", greeter.port)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await called(pilot, "hello")
+        request = app.screen.editor.request
+        request.body.content = '{"name": "again", "count": 3}'
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: '"Hello, again"' in json_text(view) and not view.live)
+        await pilot.press("f6")
+        history = app.screen.query_one(HistoryList)
+        await wait_for(pilot, lambda: len(history.entries) == 2)
+        assert [(e.method, e.status) for e in history.entries] == [("GRPC", 0), ("GRPC", 0)]
+        # The older call opens as a gRPC request, its replies and metadata with it.
+        history.focus()
+        history.highlighted = 1
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen.editor.request.path is None)
+        await wait_for(pilot, lambda: '"Hello, app"' in json_text(view))
+        assert view.state_line.startswith("✔ OK (0) · unary · 1 sent, 1 received")
+        assert app.screen.editor.request.grpc.rpc == "pigeon.test.Greeter/SayHello"
+        # d compares it with the other call: reply by reply.
+        view.json_panel.view.focus()
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChooseScreen))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen))

@@ -112,6 +112,7 @@ class GrpcView(Vertical):
         Binding("slash", "search", "Search replies", id="grpc.search"),
         Binding("j", "show('grpc-tab-json')", "JSON", id="grpc.json", show=False),
         Binding("m", "show('grpc-tab-metadata')", "Metadata", id="grpc.metadata", show=False),
+        Binding("d", "diff_with", "Diff with…", id="grpc.diff", show=False),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -382,3 +383,30 @@ class GrpcView(Vertical):
 
     def action_show(self, pane: str) -> None:
         self.query_one(TabbedContent).active = pane
+
+    @property
+    def shown_exchange(self) -> Exchange | None:
+        """The call on show as recorded: this session's once it has ended, or the history's."""
+        if self.holder is not None:
+            return self.holder.result.exchange
+        return self.exchange
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "diff_with":
+            exchange = self.shown_exchange
+            return exchange is not None and bool(exchange.request.request_id)
+        return True
+
+    def action_diff_with(self) -> None:
+        """Compare the call on show with another of the same request's in the history (its
+        replies, status, details, metadata and trailers)."""
+        from pigeon.tui.dialogs.diff import diff_with_history
+
+        exchange = self.shown_exchange
+        if exchange is not None:
+            self.run_worker(
+                diff_with_history(self.app, exchange),
+                group="diff",
+                exclusive=True,
+                exit_on_error=False,
+            )
