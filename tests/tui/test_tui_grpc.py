@@ -351,3 +351,39 @@ async def test_the_history_lists_calls_opens_one_with_its_replies_and_diffs_two(
         await wait_for(pilot, lambda: isinstance(app.screen, ChooseScreen))
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen))
+
+
+async def test_the_stream_messages_are_edited_added_and_deleted(
+    tmp_path: Path, greeter: Server
+) -> None:
+    from textual.widgets import OptionList
+
+    app = make(tmp_path / "c", greeter.port)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot, "sum")
+        editor = await show_part(pilot, "tab-messages")
+        request = app.screen.editor.request
+        listed = editor.query_one(OptionList)
+        assert listed.option_count == 3 and editor.area.text == '{"n": 1}'
+        listed.focus()
+        await pilot.press("down")
+        await pilot.pause()
+        assert editor.area.text == '{"n": 2}'
+        editor.area.focus()
+        editor.area.load_text('{"n": 20}')
+        await pilot.pause()
+        editor.area.insert(" ")  # an edit, as typed (at the start)
+        await pilot.pause()
+        assert request.messages[1].body == ' {"n": 20}'
+        listed.focus()
+        await pilot.press("a")  # a new message, at the end, chosen
+        await pilot.pause()
+        assert len(request.messages) == 4 and editor.area.text == "{}"
+        listed.focus()
+        await pilot.press("d")
+        await pilot.pause()
+        assert [m.body for m in request.messages] == ['{"n": 1}', ' {"n": 20}', '{"n": 39}']
+        # The call sends them in order: 1 + 20 + 39.
+        view = app.screen.query_one(GrpcView)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: '"sum": 60' in json_text(view))
