@@ -26,7 +26,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from pigeon.terminal import printable
@@ -34,6 +34,7 @@ from pigeon.tui.css import beside
 from pigeon.tui.format import duration
 from pigeon.tui.session_of import session_of
 from pigeon.tui.widgets.response.body_panel import BodyPanel
+from pigeon.tui.widgets.response.call_state import CallState
 from pigeon.tui.widgets.response.reply_panel import ReplyPanel, reply_event
 
 if TYPE_CHECKING:
@@ -132,7 +133,7 @@ class GrpcView(Vertical):
         return session_of(self)
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="grpc-state", markup=False)
+        yield CallState(id="grpc-state")
         with TabbedContent(id="grpc-tabs"):
             with TabPane("Replies", id="grpc-tab-replies"):
                 yield ReplyPanel(id="grpc-replies", classes="-shown")
@@ -159,7 +160,7 @@ class GrpcView(Vertical):
 
     @property
     def state_line(self) -> str:
-        return str(self.query_one("#grpc-state", Static).render())
+        return self.query_one(CallState).text
 
     @property
     def live(self) -> bool:
@@ -225,9 +226,10 @@ class GrpcView(Vertical):
         self._draw(Shown(f"○ not called · ctrl+r calls · {rpc or 'no method chosen'}", "none"))
 
     def _draw(self, shown: Shown) -> None:
-        state = self.query_one("#grpc-state", Static)
-        state.update(shown.line)
-        state.set_classes(f"-{shown.state}")
+        state = self.query_one(CallState)
+        state.text = shown.line
+        if not state.has_class(f"-{shown.state}"):
+            state.set_classes(f"-{shown.state}")
         self.replies.live = shown.state == "live"
         if shown.values is None:
             return
@@ -239,7 +241,10 @@ class GrpcView(Vertical):
                 table.add_row(where, printable(name), printable(value))
         tabs = self.query_one(TabbedContent)
         count = len(shown.metadata or []) + len(shown.trailers or [])
-        tabs.get_tab("grpc-tab-metadata").label = f"Metadata ({count})" if count else "Metadata"
+        label = f"Metadata ({count})" if count else "Metadata"
+        tab = tabs.get_tab("grpc-tab-metadata")
+        if tab.label.plain != label:  # each change costs a relayout
+            tab.label = label
         values: Any = shown.values
         if shown.kind in ("unary", "client stream") and len(values) == 1:
             values = values[0]  # one reply: the message itself
