@@ -387,3 +387,25 @@ async def test_the_stream_messages_are_edited_added_and_deleted(
         view = app.screen.query_one(GrpcView)
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: '"sum": 60' in json_text(view))
+
+
+async def test_a_unary_call_that_hangs_is_stopped_with_escape(
+    tmp_path: Path, greeter: Server
+) -> None:
+    from pigeon.history import list_entries
+
+    REQUESTS["hang"] = grpc_request("Hang")
+    try:
+        app = make(tmp_path / "c", greeter.port)
+    finally:
+        del REQUESTS["hang"]
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await opened(pilot, "hang")
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: view.holder is not None and view.live)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: view.state_line.startswith("✘ CANCELLED (1)"))
+        assert not view.live
+        await wait_for(pilot, lambda: list_entries(tmp_path / "c"))
+    (entry,) = list_entries(tmp_path / "c")
+    assert entry.to_exchange().status == 1

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -283,10 +284,16 @@ class GrpcView(Vertical):
     async def _call(
         self, request: Request, trusted: Callable[[Request], Awaitable[bool]], key: str
     ) -> None:
-        await asyncio.to_thread(self.session.load_grpc)  # its imports: not on the UI loop
-        holder = await self.session.call_grpc(
-            request, await trusted(request), on_change=self._call_changed
-        )
+        started = time.monotonic()
+        try:
+            await asyncio.to_thread(self.session.load_grpc)  # its imports: not on the UI loop
+            holder = await self.session.call_grpc(
+                request, await trusted(request), on_change=self._call_changed
+            )
+        except asyncio.CancelledError:  # stopped before the call was made: kept as stopped
+            self._refused[key] = "stopped before the call was made"
+            self._stopped(key, request, (time.monotonic() - started) * 1000)
+            raise
         for problem in holder.result.script_errors:
             self.notify(printable(problem.summary()), title="Script error", severity="error")
         call = holder.call
@@ -312,6 +319,15 @@ class GrpcView(Vertical):
                 self._finish(key, holder)
             raise
         self._done(key, holder)
+
+    @work(group="grpc-finish", exit_on_error=False)
+    async def _stopped(self, key: str, request: Request, elapsed_ms: float) -> None:
+        """A call stopped before it was made: recorded as a cancelled send is."""
+        if self.request is not None and key_of(self.request) == key:
+            self._show()
+        await asyncio.to_thread(self.session.record_cancelled, request, elapsed_ms)
+        self.screen.refresh_bindings()
+        self.post_message(self.Finished())
 
     @work(group="grpc-finish", exit_on_error=False)
     async def _finish(self, key: str, holder: Call) -> None:
