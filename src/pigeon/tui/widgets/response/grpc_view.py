@@ -148,6 +148,8 @@ class GrpcView(Vertical):
         for name in ("", "Name", "Value"):
             table.add_column(name, key=name or "where")
         self._show()
+        # grpc and protobuf load now, in a thread, while the request is read: not at the call.
+        self.run_worker(self.session.load_grpc, thread=True, group="grpc-load", exit_on_error=False)
 
     # -- parts ----------------------------------------------------------------------------------
 
