@@ -196,7 +196,7 @@ class GrpcView(Vertical):
     @work(group="grpc-history", exclusive=True, exit_on_error=False)
     async def _from_history(self, request: Request) -> None:
         exchange = await asyncio.to_thread(self.session.last_response, request.id)
-        if exchange is None or exchange.grpc is None or self.request is not request:
+        if exchange is None or exchange.grpc is None or self.request is not request or self.live:
             return
         if self.holder is None and self.exchange is None:
             self.exchange = exchange
@@ -224,6 +224,9 @@ class GrpcView(Vertical):
         refused = self._refused.get(key_of(request)) if request is not None else None
         if refused:
             self._draw(Shown(f"✘ Not called: {refused}", "failed"))
+            return
+        if request is not None and self.live:  # called, not yet made: the call shows soon
+            self._draw(Shown(f"… calling {printable(request.grpc.rpc)}", "live"))
             return
         rpc = printable(request.grpc.rpc) if request is not None else ""
         self._draw(Shown(f"○ not called · ctrl+r calls · {rpc or 'no method chosen'}", "none"))
@@ -279,7 +282,6 @@ class GrpcView(Vertical):
         if self.request is not None and key_of(self.request) == key:
             self.holder, self.exchange = None, None
             self._show()
-            self._draw(Shown(f"… calling {printable(request.grpc.rpc)}", "live"))
         self.screen.refresh_bindings()  # escape stops it
         return [worker]
 
