@@ -111,6 +111,9 @@ async def test_a_server_stream_shows_each_reply_live_and_escape_stops_it(
         assert view.replies.table.rows[0].data == '{"n": 1}' or view.replies.total > 1000
         seen = view.replies.total
         await wait_for(pilot, lambda: view.replies.total > seen)  # still arriving
+        view.show_tab("grpc-tab-json")  # the replies so far, as JSON, while the call goes on
+        await wait_for(pilot, lambda: json_text(view).startswith('[\n  {\n    "n": '))
+        assert view.live
         app.screen.query_one("#url").focus()  # escape from the editor, as a send's
         await pilot.press("escape")
         await wait_for(pilot, lambda: view.state_line.startswith("✘ CANCELLED (1)"))
@@ -134,7 +137,7 @@ async def test_a_server_stream_ends_with_its_replies_as_json(
         assert view.state_line.startswith("✔ OK (0) · server stream · 1 sent, 3 received")
         await wait_for(pilot, lambda: view.replies.total == 3)
         assert [e.data for e in view.replies.table.rows] == ['{"n": 1}', '{"n": 2}', '{"n": 3}']
-        await pilot.press("j")  # the JSON tab: the replies as an array, pretty
+        view.show_tab("grpc-tab-json")  # the replies as an array, pretty
         await wait_for(pilot, lambda: '"n": 3' in json_text(view))
         assert json_text(view).startswith("[\n  {\n")
 

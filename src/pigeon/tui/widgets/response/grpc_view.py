@@ -112,8 +112,6 @@ class GrpcView(Vertical):
     DEFAULT_CSS = beside(__file__)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "search", "Search replies", id="grpc.search"),
-        Binding("j", "show('grpc-tab-json')", "JSON", id="grpc.json", show=False),
-        Binding("m", "show('grpc-tab-metadata')", "Metadata", id="grpc.metadata", show=False),
         Binding("d", "diff_with", "Diff with…", id="grpc.diff", show=False),
     ]
 
@@ -386,6 +384,17 @@ class GrpcView(Vertical):
             )
         self._draw(shown)
 
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """The JSON tab opened while a call goes on: the replies so far (at its end, all)."""
+        event.stop()
+        holder = self.holder
+        if event.pane.id != "grpc-tab-json" or self._ended or holder is None or not holder.call:
+            return
+        kept = list(holder.call.replies)  # whole, in one step: gRPC's thread appends meanwhile
+        values = [r.value for r in kept if not r.note]
+        text = json.dumps(values, indent=2, ensure_ascii=False)[:JSON_LIMIT]
+        self.json_panel.view.show_text(text, is_json=True)
+
     def stop(self) -> None:
         """Stop every call in flight (the app is closing)."""
         for holder in self._calls.values():
@@ -406,7 +415,8 @@ class GrpcView(Vertical):
             tabs.active = "grpc-tab-replies"
             self.replies.action_filter()
 
-    def action_show(self, pane: str) -> None:
+    def show_tab(self, pane: str) -> None:
+        """Bring a tab to the front: ``grpc-tab-replies``, ``grpc-tab-json``, ``-metadata``."""
         self.query_one(TabbedContent).active = pane
 
     @property
