@@ -264,6 +264,11 @@ async def test_the_picker_lists_reflections_methods_and_slash_filters_them(
         await pilot.pause()
         assert picker.query_one("#grpc-rpc", Input).value == "pigeon.test.Greeter/Sum"
         assert app.screen.editor.request.grpc.rpc == "pigeon.test.Greeter/Sum"
+        # r asks the server again.
+        picker.query_one(OptionList).focus()
+        picker.methods = []
+        await pilot.press("r")
+        await wait_for(pilot, lambda: picker.methods)
         # The method picked is the one called.
         view = app.screen.query_one(GrpcView)
         await pilot.press("ctrl+r")

@@ -1,7 +1,7 @@
 """A gRPC request's method: typed (``package.Service/Method``) or picked from the services the
 server's reflection lists, or its ``.proto`` files declare (``Session.describe_grpc``, in a
 worker: the network and the compiling are gRPC's own thread's). ``/`` filters the list,
-``enter`` takes a method, ``f5`` asks the server again."""
+``enter`` takes a method, ``r`` asks the server again."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ class GrpcRpcPicker(Vertical):
     DEFAULT_CSS = beside(__file__)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "filter", "Filter methods", id="grpc.filter"),
-        Binding("f5", "reload", "Reload methods", id="grpc.reload"),
+        Binding("r", "reload", "Reload methods", id="grpc.reload"),
         Binding("escape", "close_filter", "Close", id="grpc.close_filter", show=False),
     ]
 
@@ -111,7 +111,7 @@ class GrpcRpcPicker(Vertical):
         where = "its .proto files" if request.grpc.protos else "reflection"
         count = len(self.methods)
         self._note(
-            f"{count} method{'s' if count != 1 else ''} from {where} · / filters · f5 asks again"
+            f"{count} method{'s' if count != 1 else ''} from {where} · / filters · r asks again"
         )
 
     def _note(self, text: str, error: bool = False) -> None:
@@ -152,7 +152,7 @@ class GrpcRpcPicker(Vertical):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "close_filter":
             return self.has_class("-filtering")
-        if action == "filter":  # "/" is typed in the method's own field
+        if action in ("filter", "reload"):  # typed in the method's own field
             return not self.query_one("#grpc-rpc", Input).has_focus
         return True
 
