@@ -417,3 +417,31 @@ async def test_a_unary_call_that_hangs_is_stopped_with_escape(
         await wait_for(pilot, lambda: list_entries(tmp_path / "c"))
     (entry,) = list_entries(tmp_path / "c")
     assert entry.to_exchange().status == 1
+
+
+async def test_without_reflection_the_picker_lists_the_proto_files_methods(
+    tmp_path: Path,
+) -> None:
+    from grpc_servers import compile_greeter
+    from pigeon.tui.widgets.editor.grpc_rpc_picker import GrpcRpcPicker
+
+    with serve(tmp_path / "server", reflection=False) as bare:
+        root = tmp_path / "c"
+        head = 'protos = ["protos/greeter.proto"]\n'  # a top-level key: before [body]
+        REQUESTS["protos"] = head + grpc_request("Count", '{"count": 2}')
+        try:
+            app = make(root, bare.port)
+        finally:
+            del REQUESTS["protos"]
+        compile_greeter(root)  # protos/greeter.proto in the collection
+        async with app.run_test(size=(120, 40)) as pilot:
+            view = await opened(pilot, "protos")
+            picker = await show_part(pilot, "tab-rpc")
+            assert isinstance(picker, GrpcRpcPicker)
+            await wait_for(pilot, lambda: picker.methods)
+            assert "pigeon.test.Greeter/Count" in picker.listed
+            note = str(picker.query_one("#grpc-methods-note").render())
+            assert "from its .proto files" in note
+            await pilot.press("ctrl+r")
+            await wait_for(pilot, lambda: view.state_line.startswith(("✔", "✘")))
+            assert view.state_line.startswith("✔ OK (0) · server stream · 1 sent, 2 received")
