@@ -10,7 +10,7 @@ from textual.widget import Widget
 from tui_support import main_screen, running, show_tab
 
 from pigeon.tui.app import PigeonApp
-from pigeon.tui.pane_widths import CENTRE_MIN, TREE_MIN, VARS_MIN, PaneWidths
+from pigeon.tui.pane_widths import CENTRE_MIN, TREE_MAX, TREE_MIN, TREE_WIDTH, VARS_MIN, PaneWidths
 from pigeon.tui.widgets.collection.collection_tree import CollectionTree
 from pigeon.tui.widgets.editor.url_preview import UrlPreview
 from pigeon.tui.widgets.response.status_line import StatusLine
@@ -114,6 +114,20 @@ def test_widths_narrow_in_proportion_then_hide() -> None:
         assert all(w >= {"tree": TREE_MIN, "vars": VARS_MIN}[s] for s, w in fitted.items())
     # Shown by the user where they do not fit: at their minimums, the centre gives.
     assert PaneWidths().fit(70, (True, True)) == {"tree": TREE_MIN, "vars": VARS_MIN}
+    # The tree takes a fifth of a wide screen, up to its maximum, until the user resizes it.
+    assert PaneWidths().fit(120, (True, True))["tree"] == TREE_WIDTH
+    assert PaneWidths().fit(160, (True, True))["tree"] == 32
+    assert PaneWidths().fit(240, (True, True))["tree"] == TREE_MAX
+    assert PaneWidths(tree=30).fit(240, (True, True))["tree"] == 30
+
+
+async def test_a_wide_screen_shows_long_names_in_the_tree_whole(app: PigeonApp) -> None:
+    async with running(app, size=(180, 40)) as pilot:
+        await pilot.pause()
+        tree = main_screen(app).query_one(CollectionTree)
+        assert widths(app)[0] == TREE_MAX
+        shown = rows(tree)
+        assert any(line.endswith("GET  API key in the query") for line in shown), shown
 
 
 def rows(widget: Widget) -> list[str]:
