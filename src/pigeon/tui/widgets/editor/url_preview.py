@@ -108,7 +108,9 @@ class UrlPreview(Static):
         self._shown = shown
         if error:
             self.tooltip = None
-            self.update(Text.assemble(("✗ ", "bold red"), (error, "red"), overflow="fold"))
+            text = preview_text(url, unresolved, warnings, error)
+            text.overflow = "fold"  # an error wraps: read in full
+            self.update(text)
             return
         # The URL keeps one line (it is in the bar above, whole); what is below it wraps.
         first = _url_text(url, unresolved)
