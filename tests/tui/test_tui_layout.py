@@ -7,12 +7,13 @@ from __future__ import annotations
 import pytest
 from textual.geometry import Region
 from textual.widget import Widget
-from tui_support import main_screen, running, show_tab
+from tui_support import main_screen, press_and_settle, running, show_tab
 
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.pane_widths import CENTRE_MIN, TREE_MAX, TREE_MIN, TREE_WIDTH, VARS_MIN, PaneWidths
 from pigeon.tui.widgets.collection.collection_tree import CollectionTree
 from pigeon.tui.widgets.editor.url_preview import UrlPreview
+from pigeon.tui.widgets.response.body_view import BodyView
 from pigeon.tui.widgets.response.status_line import StatusLine
 from pigeon.tui.widgets.variables.variables_pane import VariablesPane
 
@@ -148,6 +149,26 @@ async def test_a_short_screen_leaves_the_body_room_to_edit(app: PigeonApp) -> No
         status = response.query_one(StatusLine)
         assert status.region.height == 1 and response.region.contains_region(status.region)
         assert screen.region.contains_region(response.region)
+
+
+async def test_a_short_screen_shows_the_first_line_of_a_response(app: PigeonApp) -> None:
+    async with running(app, "users/list-users", size=(60, 20)) as pilot:
+        await press_and_settle(pilot, "ctrl+r")
+        response = main_screen(app).query_one("#response")
+        assert str(response.query_one(StatusLine).render()).startswith("200 OK")
+        view = response.query_one(BodyView)
+        assert response.region.contains_region(view.region)
+        assert view.scrollable_content_region.height >= 1  # no scroll bar in its place
+        # A body that arrived line by line, followed to its end, opens at its top once done,
+        # though the view had no scroll bar yet (it held one line, "Waiting…").
+        view.show_message("Waiting for the response…")
+        await pilot.pause()
+        view.show_live()
+        view.append_lines("".join(f"line {n}\n" for n in range(50)))
+        assert view.scroll_offset.y > 0
+        view.show_text('{\n"a": 1,\n"b": 2\n}', is_json=True)
+        await pilot.pause()
+        assert view.scroll_offset.y == 0 and view.render_line(0).text.startswith("{")
 
 
 async def test_url_warnings_take_one_line_on_a_short_screen(app: PigeonApp) -> None:
