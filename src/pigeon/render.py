@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from pigeon.auth_kinds import OAUTH2_TOKEN, AuthError, FlowAuth, kind_of
+from pigeon.auth_kinds import OAUTH2_TOKEN, AuthError, FlowAuth, Renders, kind_of
 from pigeon.errors import RenderError
 from pigeon.expand import MAX_DEPTH, Renderer
+from pigeon.file_body import FileBody, guess_type, inspect, resolve
 from pigeon.files import read_capped
 from pigeon.model import Auth, Body, Collection, Folder, Header, Request, Settings
 from pigeon.scopes import Scopes
@@ -83,6 +84,9 @@ class RenderedRequest:
     transport: TransportSpec = field(default_factory=TransportSpec)
     # For an unresolved placeholder that looks like a typo: the name in scope it resembles.
     suggestions: dict[str, str] = field(default_factory=dict)
+    # A file body (DESIGN §11): the send streams it from disk; ``body`` stays ``None`` and
+    # ``body_text`` is its description, ``<file PATH, N bytes, TYPE>``.
+    body_file: FileBody | None = None
 
     def header(self, name: str) -> str | None:
         """The last value of a header, case-insensitively."""
@@ -353,18 +357,43 @@ def _add_query(url: str, pairs: list[tuple[str, str]]) -> str:
 
 
 def _apply_auth(
-    auth: Auth | None, r: Renderer
+    auth: Auth | None, r: Renderer, root: Path | None, scopes: Scopes
 ) -> tuple[list[tuple[str, str]], list[tuple[str, str]], FlowAuth | None]:
     """The headers and query parameters an auth adds, and its credentials for a send-time
     flow (``auth_kinds``: each kind's ``parts`` and ``flow``)."""
     if auth is None:
         return [], [], None
+
+    def read(name: str, what: str) -> bytes:
+        return _auth_file(name, what, root, scopes)
+
+    renders = Renders(r.render_text, r.expand, read)
     try:
         kind = kind_of(auth)
-        headers, query = kind.parts(auth, r.render_text)
-        return headers, query, kind.flow(auth, r.render_text)
+        headers, query = kind.parts(auth, renders)
+        return headers, query, kind.flow(auth, renders)
     except AuthError as exc:
         raise RenderError(str(exc)) from None
+
+
+AUTH_FILE_LIMIT = 1_000_000  # a key file: far larger is not a key
+
+
+def _auth_file(name: str, what: str, root: Path | None, scopes: Scopes) -> bytes:
+    """A file an auth reads (a signing key), relative to the collection; one outside it is a
+    trust need, as a file body's is. A recording gate reads nothing."""
+    path = Path(name).expanduser()
+    if not path.is_absolute() and root is not None:
+        path = root / path
+    source: Path | None = path
+    if scopes.gate is not None:
+        source = scopes.gate.file(path, what)
+    if source is None:
+        return b""
+    try:
+        return read_capped(source, AUTH_FILE_LIMIT)
+    except OSError as exc:
+        raise AuthError(f"{what}: cannot read {path}: {exc.strerror or exc}") from exc
 
 
 def _form_data_quote(text: str) -> str:
@@ -417,6 +446,22 @@ def _multipart(
     return b"".join(parts), f"multipart/form-data; boundary={boundary}"
 
 
+def _file_body(body: Body, root: Path | None, r: Renderer, scopes: Scopes) -> FileBody:
+    """A ``file`` body, looked at (a regular file, its size) but not read; a path out of the
+    collection is a trust need, like a multipart file's."""
+    shown = r.render_text(body.path).strip()
+    if not shown:
+        raise RenderError("the file body names no file (its path is empty)")
+    path = resolve(shown, root)
+    content_type = r.render_text(body.content_type).strip() or guess_type(shown)
+    if scopes.gate is not None:
+        source = scopes.gate.file(path, "the file body")
+        if source is None:  # a gate that only notes what a send would read
+            return FileBody(path, shown, None, content_type)
+        path = source
+    return inspect(path, shown, content_type)
+
+
 def render_request(
     collection: Collection,
     chain: list[Folder] | tuple[Folder, ...],
@@ -434,7 +479,7 @@ def render_request(
 
     headers = _merge_headers([collection.headers, *(f.headers for f in chain), request.headers], r)
     auth = effective_auth(collection, chain, request)
-    auth_headers, auth_query, flow_auth = _apply_auth(auth, r)
+    auth_headers, auth_query, flow_auth = _apply_auth(auth, r, collection.root, scopes)
     for name, value in auth_headers:
         _set_header(headers, name, value)
 
@@ -445,6 +490,7 @@ def render_request(
     ]
     body: bytes | None = None
     body_text: str | None = None
+    body_file: FileBody | None = None
     content_type: str | None = None
     btype = request.body.type
     if btype == "graphql":
@@ -483,9 +529,12 @@ def render_request(
         ]
         body, content_type = _multipart(fields, collection.root, scopes)
         body_text = body.decode("utf-8", errors="replace")
+    elif btype == "file":
+        body_file = _file_body(request.body, collection.root, r, scopes)
+        body_text, content_type = body_file.describe(), body_file.content_type
     elif btype not in ("none", "graphql"):
         raise RenderError(f"unknown body type {btype!r}")
-    if body_text is not None and body is None:
+    if body_text is not None and body is None and body_file is None:
         body = body_text.encode("utf-8")
     if content_type and not any(n.lower() == "content-type" for n, _ in headers):
         headers.append(("Content-Type", content_type))
@@ -511,4 +560,5 @@ def render_request(
         flow_auth=flow_auth,
         transport=transport_spec(collection, scopes.environment, url, r),
         suggestions=suggestions,
+        body_file=body_file,
     )
