@@ -69,6 +69,7 @@ class MainScreen(Screen[None]):
     help_subgroups = staticmethod(help_subgroups)  # tui/screens/main_keys.py
 
     FOLLOW_DISK = True  # watch the collection's directory and follow what changes there
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]  # under 24 rows: main.tcss
 
     def __init__(self, session: Session) -> None:
         super().__init__()

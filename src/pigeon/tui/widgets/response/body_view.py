@@ -353,7 +353,9 @@ class BodyView(HalfPages, ScrollView, can_focus=True):
         self.virtual_size = Size(doc.width, len(doc))
         if not swapping:
             y = self.max_scroll_y if self._end_on_load and phase != "message" else 0
-            self.scroll_to(0, y, animate=False, immediate=True, force=bool(y))
+            # Forced: until a layout gives it a scroll bar (it held one line a moment ago),
+            # a view scrolls only so, and a body followed to its end as it arrived stayed there.
+            self.scroll_to(0, y, animate=False, immediate=True, force=True)
         if phase != "message":
             self._end_on_load = False
         self.phase = phase
