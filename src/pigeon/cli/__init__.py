@@ -141,8 +141,9 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         dest="reports",
         action="append",
         default=[],
-        metavar="json:PATH|junit:PATH",
-        help="write a report (repeatable)",
+        metavar="KIND:PATH",
+        help="write a report: KIND is json, junit, html, markdown or tap; '-' as PATH is "
+        "stdout, and the run's own lines then go to stderr (repeatable)",
     )
     run.add_argument(
         "--cookies",
@@ -223,8 +224,9 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         dest="reports",
         action="append",
         default=[],
-        metavar="json:PATH|junit:PATH",
-        help="write the merged report (repeatable)",
+        metavar="KIND:PATH",
+        help="write the merged report: KIND is json, junit, html, markdown or tap; '-' as "
+        "PATH is stdout (repeatable)",
     )
 
     imp = argparse.ArgumentParser(
@@ -340,17 +342,18 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from pigeon.report_merge import merge
-    from pigeon.reports import check_report_paths, parse_report_specs, write_reports
+    from pigeon.reports import check_report_paths, parse_report_specs, to_stdout, write_reports
 
     specs = parse_report_specs(args.reports)
     if not specs:
-        raise UsageError("report merge: say where with --report json:PATH and/or junit:PATH")
+        raise UsageError("report merge: say where with --report KIND:PATH (json, junit, ...)")
     check_report_paths(specs)
     summary = merge([Path(p) for p in args.inputs])
     write_reports(summary, specs)
     print(
         f"merged {len(args.inputs)} reports: {len(summary.results)} requests, "
-        f"{summary.passed} passed, {summary.failed} failed"
+        f"{summary.passed} passed, {summary.failed} failed",
+        file=sys.stderr if to_stdout(specs) else sys.stdout,
     )
     return summary.exit_code
 

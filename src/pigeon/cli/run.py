@@ -22,7 +22,7 @@ from pigeon.cli.stderr import say, warn
 from pigeon.config import AppConfig, ConfigError
 from pigeon.errors import EXIT_FAILED, SendFailure, UsageError
 from pigeon.pipeline import ResultRecord, RunContext, RunHistory
-from pigeon.reports import check_report_paths, parse_report_specs, write_reports
+from pigeon.reports import check_report_paths, parse_report_specs, to_stdout, write_reports
 from pigeon.rows import DataRows, parse_types
 from pigeon.run import RunSummary, check_broken, folders, run_collection, select, shard
 from pigeon.send_thread import ThreadedSession
@@ -180,7 +180,9 @@ def cli_run(args: argparse.Namespace) -> int:
     else:
         label = max((len(lab) + 3 for lab, _ in iterations or []), default=0)
     width = max((len(r.id or r.name) + label for _, r in chosen), default=0)
-    console = Console(sys.stdout, getattr(args, "color", None), width)
+    # A report on stdout is the output; the run's lines then go to stderr, never into it.
+    out = sys.stderr if to_stdout(specs) else sys.stdout
+    console = Console(out, getattr(args, "color", None), width)
 
     done: list[ResultRecord] = []
 
