@@ -205,7 +205,13 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         "--env", metavar="NAME", help="environment to check (default: the collection's)"
     )
     envs.add_argument("--all-envs", action="store_true", help="check against every environment")
-    chk.add_argument("--format", choices=("text", "json"), default="text")
+    chk.add_argument(
+        "--format",
+        choices=("text", "json", "github", "junit"),
+        default="text",
+        help="text (default); json for tools; github: GitHub Actions annotations on the files; "
+        "junit: one test case per rule",
+    )
     chk.add_argument(
         "--data",
         metavar="ROWS.csv|ROWS.json|ROWS.jsonl",
