@@ -152,3 +152,28 @@ def test_run_colours_as_told(tmp_path: Path, echo_url: str, capsys) -> None:
     for plain in (["--color", "never"], ["--no-color"], []):
         assert main(["run", str(root), *plain]) == 0
         assert "\x1b[" not in capsys.readouterr().out
+
+
+def test_fish_completes_requests_and_environments(tmp_path: Path, capsys) -> None:
+    """fish completes a command line as asked (``complete -C``), where fish exists."""
+    path = tmp_path / "pigeon.fish"
+    path.write_text(script("fish", capsys), encoding="utf-8")
+    if shutil.which("fish") is None or not (BIN / "pigeon").exists():
+        pytest.skip("fish, or pigeon beside this Python, is not installed")
+    collection(tmp_path / "api")
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+    def offered(line: str) -> list[str]:
+        done = subprocess.run(
+            ["fish", "--no-config", "-c", f"source {path}; complete -C '{line}'"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return [row.split("\t")[0] for row in done.stdout.splitlines()]
+
+    assert offered("pigeon ru") == ["run"]
+    assert offered("pigeon run api users/") == ["users/get-user", "users/update-user"]
+    assert offered("pigeon run api --env ") == ["local", "staging"]
