@@ -10,6 +10,7 @@ are files, not terminals, and stay exact.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import TextIO
 
@@ -63,3 +64,12 @@ def strip_controls(text: str) -> str:
     applied to every line it draws (``tui.control_filter``). Control characters take no
     terminal cell, so removing them keeps every line's layout."""
     return _CONTROL.sub("", text) if _CONTROL.search(text) else text
+
+
+def use_color(choice: str | None, stream: TextIO) -> bool:
+    """Whether a command colours what it writes to ``stream``: ``--color always`` or
+    ``never`` as said; else (``auto``) on a terminal unless ``NO_COLOR`` is set and not empty
+    (https://no-color.org)."""
+    if choice in ("always", "never"):
+        return choice == "always"
+    return stream.isatty() and not os.environ.get("NO_COLOR")
