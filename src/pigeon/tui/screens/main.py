@@ -545,14 +545,12 @@ class MainScreen(Screen[None]):
     on_grpc_view_finished = on_web_socket_view_finished
 
     async def action_toggle_history(self) -> None:
-        """Switch the left pane between the collection tree and the history (showing the pane
-        if it was hidden)."""
+        """Switch the left pane between tree and history (showing the pane if it was hidden)."""
         if not await self.collection_pane.toggle_history():
             self.action_toggle_side("tree")
 
     def on_history_pane_open_requested(self, event: HistoryPane.OpenRequested) -> None:
-        """Load the entry as an unsaved copy in the editor (ctrl+r re-sends it) and show its
-        stored exchange."""
+        """Open the entry as an unsaved copy (ctrl+r re-sends it), with its stored exchange."""
         sent_from = event.exchange.request.request_id
         self.open_requests.open_copy(event.request, sent_from, event.exchange)
         if event.refused:
