@@ -23,6 +23,24 @@ KINDS = ("string", "integer", "float", "boolean", "null", "object", "array", "da
 # saving) can then recurse safely, and a hostile file or script cannot exhaust the stack.
 MAX_DEPTH = 64
 
+# What a secret looks like wherever it is shown or written (DESIGN §7; ``pigeon.masking``).
+MASK = "•••"
+
+# One list of secret names: a header, a query parameter, a variable or an environment variable
+# whose name matches holds a credential. Here, below rendering, so that a render knows which
+# of its values came from a secret (``expand``) and masking uses the same rule.
+_SECRET_NAME = re.compile(
+    r"token|secret|passw(?:or)?d|pwd|passphrase|api[-_.]?key|(?:^|[-_.\s])key(?:$|[-_.\s])"
+    r"|access[-_.]?key|auth|session|cookie|credential|private|signature|^sig$",
+    re.I,
+)
+
+
+def secret_name(name: str) -> bool:
+    """Whether a header, query parameter or variable of this name holds a secret."""
+    return bool(_SECRET_NAME.search(name))
+
+
 # RFC 9110 §5.6.2: a method or a header field name is a token.
 _TOKEN_RE = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 

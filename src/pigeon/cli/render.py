@@ -153,10 +153,11 @@ def _unresolved(rendered: RenderedRequest) -> str:
 
 
 def cli_render(args: argparse.Namespace) -> int:
-    """`pigeon render`: print the request; unresolved placeholders are named on stderr after
-    it (``--format json`` lists them in the document), and with ``--strict`` the exit code
-    is 3."""
-    rendered = _rendered(args)
+    """`pigeon render`: print the request, each value from a secret source (``.env``,
+    ``$env``, a variable named as a secret) masked; unresolved placeholders are named on
+    stderr after it (``--format json`` lists them in the document), and with ``--strict`` the
+    exit code is 3."""
+    rendered = _rendered(args).shown_request()
     if args.format == "json":
         print(json.dumps(rendered.to_json(), ensure_ascii=False))
     elif args.format == "curl":
