@@ -47,6 +47,14 @@ def _dynamic(name: str) -> Any:
 # -- the renderer ---------------------------------------------------------------------------
 
 
+class _Cycle:
+    __slots__ = ()
+
+
+_CYCLE: Any = _Cycle()
+_SLOW: Any = _Cycle()  # a lookup the quick way cannot answer
+
+
 class Renderer:
     """Renders templates against one set of scopes, collecting unresolved names and warnings.
 
@@ -134,8 +142,9 @@ class Renderer:
             hit = self._shared.get(key, MISSING)
             if hit is not MISSING:
                 return hit[0], _HIDDEN if hidden else hit[1]
-            if not _has_template(value):
-                twin = _plain_twin(value)
+            found = _scan(value)
+            if not found & _TEMPLATE:
+                twin = _plain_twin(value) if found & _SECRET_KEY else None
                 self._shared[key] = (value, twin)
                 return value, _HIDDEN if hidden else twin
         else:
@@ -305,16 +314,74 @@ class Renderer:
         """A placeholder rendered for a place (0 text, 1 JSON string literal, 2 JSON value),
         and its twin (``None``: no secret in it)."""
         key = (ph.raw, place)
-        pair: tuple[str, str | None] | None = self._shared.get(key)
+        shared = self._shared
+        pair: tuple[str, str | None] | None = shared.get(key)
         if pair is not None:
             return pair
+        if ph.kind == PATH:
+            if ph.steps:
+                value = self._plain(ph)
+            else:  # a whole variable: what it holds is handed on, not looked up again
+                value = self.scopes.get(ph.name)
+                if value is MISSING or (value.__class__ is str and "{{" in value):
+                    return self._piece(ph, place, key, value)
+            if value is not _SLOW:  # the common case: a value that needs no rendering
+                cls = value.__class__
+                twin: str | None = None
+                if cls is dict or cls is list:
+                    found = _scan(value)
+                    if found & _TEMPLATE:
+                        return self._piece(ph, place, key, _SLOW if ph.steps else value)
+                    if found and not ph.secret:  # keys named as secrets in it
+                        twin = _in_place(_plain_twin(value), place)
+                piece: str = value if cls is str and place != 1 else _in_place(value, place)
+                if ph.secret:
+                    twin = _HIDDEN_PIECE[place]
+                pair = (piece, twin if piece else None)
+                shared[key] = pair
+                return pair
+        return self._piece(ph, place, key)
+
+    def _plain(self, ph: Placeholder) -> Any:
+        """The value a path placeholder names when getting it renders nothing: no template
+        on the way nor in it (what most placeholders are). ``_SLOW`` for any other case, which
+        the general lookup takes (aliases, templates, cycles, what is missing)."""
+        get = self.scopes.get
+        if ph.flat is not None and get(ph.flat) is not MISSING:
+            return _SLOW
+        value = get(ph.name)
+        for step in ph.steps:
+            cls = value.__class__
+            if cls is dict:
+                value = value.get(step, MISSING)
+                if value is MISSING:
+                    return _SLOW
+            elif cls is list and step.__class__ is int and -len(value) <= step < len(value):
+                value = value[step]
+            else:
+                return _SLOW
+        if value.__class__ is str:
+            return _SLOW if "{{" in value else value
+        return _SLOW if value is MISSING else value  # objects and arrays: scanned by the caller
+
+    def _piece(
+        self, ph: Placeholder, place: int, key: tuple[str, int], raw: Any = _SLOW
+    ) -> tuple[str, str | None]:
+        """``piece`` through the general lookup; ``raw``: the whole variable ``ph`` names, when
+        it was already looked up."""
         outer_impure, self._impure = self._impure, False
         try:
-            value, twin = self._lookup(ph)
+            if raw is _SLOW:
+                value, twin = self._lookup(ph)
+            elif raw is MISSING:
+                value, twin = MISSING, None
+            else:
+                value, twin = self._expand_at(raw, (ph.name,), ph.secret)
         except RecursionError:  # an object nested too deeply for Python to walk
             self.warn(f"{ph.raw}: value nested too deeply to render; left as written")
             self._impure = True
             value, twin = _CYCLE, None
+        pair: tuple[str, str | None]
         if value is MISSING or value is _CYCLE:
             if value is MISSING:
                 self._missing(ph)
@@ -482,26 +549,29 @@ def _plain_twin(value: Any) -> Any:
     return None
 
 
-def _has_template(value: Any) -> bool:
-    """Whether a value holds a string with ``{{`` anywhere inside it."""
+_TEMPLATE, _SECRET_KEY = 1, 2  # what ``_scan`` finds
+
+
+def _scan(value: Any) -> int:
+    """What an object or array holds: ``_TEMPLATE`` when a string in it has ``{{`` (then
+    nothing else is said), else ``_SECRET_KEY`` when a key in it is named as a secret."""
+    found = 0
     todo = [value]
     while todo:
         item = todo.pop()
         if item.__class__ is str:
             if "{{" in item:
-                return True
+                return _TEMPLATE
         elif isinstance(item, dict):
+            if not found:
+                for key in item:
+                    if _secret(key):
+                        found = _SECRET_KEY
+                        break
             todo.extend(item.values())
         elif isinstance(item, list):
             todo.extend(item)
-    return False
-
-
-class _Cycle:
-    __slots__ = ()
-
-
-_CYCLE: Any = _Cycle()
+    return found
 
 
 def _step(value: Any, step: str | int) -> tuple[Any, str | int]:

@@ -256,6 +256,8 @@ def _merge_headers(
     """Headers of every level in order; a name set at an inner level replaces outer ones."""
     out: list[tuple[str, str]] = []
     for headers in levels:
+        if not headers:
+            continue
         rendered = []
         for h in headers:
             if not h.enabled or not h.name.strip():
@@ -266,14 +268,17 @@ def _merge_headers(
             if name_shown is not None:
                 _keep(masked, name, name_shown.strip(" \t"))
             rendered.append(_header(name, value))
-        names = {name.lower() for name, _ in rendered}
-        out = [(n, v) for n, v in out if n.lower() not in names]
+        if out:
+            names = {name.lower() for name, _ in rendered}
+            out = [(n, v) for n, v in out if n.lower() not in names]
         out.extend(rendered)
     return out
 
 
 def _header(name: str, value: str) -> tuple[str, str]:
     """Refuse header names and values that would split or smuggle headers (DESIGN §5)."""
+    if _good_name(name) and _CONTROLS.search(value) is None:
+        return name, value
     for part, text in (("name", name), ("value", value)):
         what = control_character(text)
         if what is not None:
@@ -283,6 +288,12 @@ def _header(name: str, value: str) -> tuple[str, str]:
     if not is_token(name):
         raise RenderError(f"header {name!r}: not a valid header name")
     return name, value
+
+
+@lru_cache(maxsize=1024)
+def _good_name(name: str) -> bool:
+    """Whether a header name may be sent (memoized: the same few names come every render)."""
+    return is_token(name)  # a token holds no control character
 
 
 def _set_header(headers: list[tuple[str, str]], name: str, value: str) -> None:
@@ -309,23 +320,22 @@ def _render_url(text: str, r: Renderer) -> tuple[str, str | None]:
 def _render_url_pieces(text: str, r: Renderer) -> tuple[str, str | None]:
     out: list[str] = []
     shown: list[str] | None = None
-    so_far = ""
     for seg in parse(text).segments:
         if isinstance(seg, str):
             out.append(seg)
-            so_far += seg
             if shown is not None:
                 shown.append(seg)
             continue
         piece, twin = r.piece(seg)
-        if piece != seg.raw:
-            _url_warning(so_far, seg, piece, r, twin)
+        # Only a value with one of these can change the URL's structure: the URL so far, and
+        # so the place the value goes, is looked at for those alone.
+        if _URL_SPECIAL.search(piece) is not None and piece != seg.raw:
+            _url_warning("".join(out), seg, piece, r, twin)
         if twin is not None and shown is None:
             shown = out[:]
         if shown is not None:
             shown.append(piece if twin is None else twin)
         out.append(piece)
-        so_far += piece
     return "".join(out), None if shown is None else "".join(shown)
 
 
@@ -350,6 +360,7 @@ def _url_warning(
         )
 
 
+_URL_SPECIAL = re.compile("[/?#&=]")  # what _url_warning looks for, in any place
 _LOOPBACK_HOST = re.compile(
     r"(?:localhost|[^.]+\.localhost|127(?:\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)(?::\d*)?$", re.I
 )
@@ -407,11 +418,19 @@ def _suggestions(
     return found
 
 
+_UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]*")  # what quote(..., safe="") leaves as it is
+
+
+def _quoted(text: str) -> str:
+    """``quote(text, safe="")``, without its cost for text it leaves as it is."""
+    return text if _UNRESERVED.fullmatch(text) else quote(text, safe="")
+
+
 def _add_query(url: str, pairs: list[tuple[str, str]]) -> str:
     if not pairs:
         return url
     base, hash_, fragment = url.partition("#")
-    encoded = "&".join(f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in pairs)
+    encoded = "&".join(f"{_quoted(k)}={_quoted(v)}" for k, v in pairs)
     if "?" not in base:
         sep = "?"
     elif base.endswith(("?", "&")):
