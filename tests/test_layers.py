@@ -63,6 +63,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.external_editor",
             "pigeon.websocket",
             "pigeon.websocket_exchange",
+            "pigeon.rpc",
         ),
     ),
     (
@@ -78,6 +79,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.tomltext",
             "pigeon.tomlwrite",
             "pigeon.files",
+            "pigeon.file_body",
             "pigeon.rows",
             "pigeon.gql.cache",
         ),
@@ -215,6 +217,10 @@ NOT_FOR_THE_APP = (
     "pigeon.trust",
     "pigeon.websocket",
     "pigeon.websocket_exchange",
+    "pigeon.rpc.call",
+    "pigeon.rpc.channels",
+    "pigeon.rpc.descriptors",
+    "pigeon.rpc.exchange",
 )
 
 

@@ -115,7 +115,7 @@ class ScriptWorker:
         if not trusted:
             outcome.skipped_untrusted = True
             return outcome
-        job = _job(phase, sources, request, scopes, runtime, exchange)
+        job = _job(phase, sources, _as_seen(request, collection, scopes), scopes, runtime, exchange)
         loop = asyncio.get_running_loop()
         if self._loop is not loop:  # a new event loop: pipes and lock belong to the old one
             self.kill()
@@ -321,6 +321,27 @@ class ScriptWorker:
         self.kill()
 
 
+def _as_seen(request: Request, collection: Collection, scopes: Scopes) -> Request:
+    """The request as its scripts see it: a file body's ``content`` is its description,
+    ``<file PATH, N bytes, TYPE>`` (DESIGN §11), never the file; a copy, the request is left
+    as it is."""
+    body = request.body
+    if body.type != "file":
+        return request
+    from dataclasses import replace
+
+    from pigeon.file_body import inspect, resolve
+    from pigeon.render import RenderError, render_text
+
+    shown = render_text(body.path, scopes).text.strip()
+    try:
+        content_type = render_text(body.content_type, scopes).text.strip()
+        described = inspect(resolve(shown, collection.root), shown, content_type).describe()
+    except RenderError as exc:
+        described = f"<file {shown}: {exc}>"
+    return replace(request, body=replace(body, content=described))
+
+
 def _job(
     phase: str,
     sources: list[ScriptSource],
@@ -344,6 +365,12 @@ def _job(
             elapsed_ms=_elapsed_ms(exchange),
             error=getattr(exchange, "error", None),
         )
+        grpc = getattr(exchange, "grpc", None)
+        if grpc is not None:
+            response.grpc = {
+                "details": str(grpc.details),
+                "trailers": [(str(k), str(v)) for k, v in grpc.trailers],
+            }
     return Job(
         phase,
         sources,
@@ -379,6 +406,8 @@ WsCaller = Callable[[tuple[Any, ...]], Awaitable[Any]]
 async def _ws(ws: WsCaller | None, call: tuple[Any, ...]) -> tuple[str, Any]:
     """The parent's answer to a ``pigeon.ws`` call (``pigeon.websocket.script_call``)."""
     if ws is None:
+        if call and isinstance(call[0], str) and call[0].startswith("grpc."):
+            return ("err", "pigeon.grpc is only there in a gRPC request's post-response script")
         return ("err", "pigeon.ws is only there in a WebSocket request's post-response script")
     try:
         return ("ok", await ws(call))
@@ -404,6 +433,9 @@ def _answer(exchange: Any, name: str) -> tuple[str, Any]:
                 return ("ok", script_events(exchange))
             event = getattr(exchange, "event", None)
             return ("ok", event.as_dict() if event is not None else None)
+        if name == "messages":
+            grpc = getattr(exchange, "grpc", None)
+            return ("ok", list(grpc.messages) if grpc is not None else [])
         if name == "json":
             check = getattr(exchange, "json", None)
             if callable(check):

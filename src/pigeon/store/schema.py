@@ -22,7 +22,9 @@ FOLDER_KEYS = ("name", "order", "variables", "headers", "auth", "scripts")
 ENVIRONMENT_KEYS = ("variables",)
 PAIR_KEYS = ("name", "value", "enabled")
 FIELD_KEYS = ("name", "value", "enabled", "kind", "content_type")
-BODY_KEYS = ("type", "content", "fields", "query", "variables", "operation_name")
+BODY_KEYS = (
+    "type", "content", "fields", "query", "variables", "operation_name", "path", "content_type",
+)  # fmt: skip
 # [auth]: its type and the fields of every kind (``pigeon.auth_kinds``), the OAuth 2.0 ones apart.
 AUTH_KEYS = ("type", *(f.name for f in _AUTH_FIELDS if not f.oauth2))
 OAUTH2_KEYS = tuple(f.name for f in _AUTH_FIELDS if f.oauth2)
@@ -38,3 +40,5 @@ CERTIFICATE_KEYS = ("host", "cert", "key", "password")
 # A WebSocket request's top-level keys ("type" is also "http"), and a [[messages]] entry's.
 WEBSOCKET_KEYS = ("type", "subprotocols", "replies", "messages")
 MESSAGE_KEYS = ("name", "body")
+# A gRPC request's top-level keys (DESIGN §10; it shares "type" and [[messages]] above).
+GRPC_KEYS = ("rpc", "protos", "import_paths")
