@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 from pigeon.exchange import Exchange, GrpcFacts, Timings
 from pigeon.file_body import FileBody
 from pigeon.files import LinkedOut, atomic_write, file_sha256, private_dir
-from pigeon.masking import MASK, Masker, dotenv_secrets
+from pigeon.masking import MASK, Masker, dotenv_secrets, shown
 from pigeon.model import DEFAULT_TIMEOUT, Body, Grpc, Header, Request, Settings
 from pigeon.render import RenderedRequest
 from pigeon.store import slugify
@@ -329,7 +329,7 @@ def _entry_data(
 ) -> dict[str, Any]:
     """What one history file holds, masked; ``digest``: the whole response body's SHA-256,
     for a body cut here."""
-    rendered = getattr(exchange, "request", None) or getattr(exchange, "rendered", None)
+    rendered = shown(getattr(exchange, "request", None) or getattr(exchange, "rendered", None))
     settings = getattr(rendered, "settings", None) or Settings()
     request_headers = getattr(rendered, "headers", []) or []
     req_body = getattr(rendered, "body", None)

@@ -21,28 +21,16 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AnyStr
+from typing import Any, AnyStr
 from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit, urlunsplit
 
 from pigeon.auth_kinds import schemes
+from pigeon.values import MASK as MASK  # one mask string, said where secrets are
+from pigeon.values import secret_name as secret_name  # one list of secret names
 
-MASK = "•••"
-
-# One list of secret names: a header, a query parameter, a variable or an environment variable
-# whose name matches holds a credential.
-_SECRET_NAME = re.compile(
-    r"token|secret|passw(?:or)?d|pwd|passphrase|api[-_.]?key|(?:^|[-_.\s])key(?:$|[-_.\s])"
-    r"|access[-_.]?key|auth|session|cookie|credential|private|signature|^sig$|jwt",
-    re.I,
-)
 # The scheme words of Pigeon's auth kinds, and others servers use.
 _SCHEMES = schemes() | {"token", "negotiate", "ntlm"}
 _SCHEME_HEADERS = {"authorization", "proxy-authorization"}
-
-
-def secret_name(name: str) -> bool:
-    """Whether a header, query parameter or variable of this name holds a secret."""
-    return bool(_SECRET_NAME.search(name))
 
 
 def mask_value(name: str, value: str) -> str:
@@ -410,6 +398,14 @@ def _json_string(token: str) -> str | None:
     except ValueError:
         return None
     return value if isinstance(value, str) else None
+
+
+def shown(request: Any) -> Any:
+    """A rendered request as it may be written: each value it took from a secret source
+    masked where it went (``RenderedRequest.shown_request``); a stand-in without that, as it
+    is."""
+    show = getattr(request, "shown_request", None)
+    return request if show is None else show()
 
 
 def dotenv_secrets(root: Path) -> list[str]:

@@ -12,6 +12,8 @@ import math
 import re
 import tomllib
 from datetime import date, datetime, timezone
+from functools import lru_cache
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 NAME_RULE = r"^[A-Za-z0-9_.-]+$"
@@ -22,6 +24,37 @@ KINDS = ("string", "integer", "float", "boolean", "null", "object", "array", "da
 # Objects and arrays nest at most this deep: every walker of a value (rendering, masking,
 # saving) can then recurse safely, and a hostile file or script cannot exhaust the stack.
 MAX_DEPTH = 64
+
+# What a secret looks like wherever it is shown or written (DESIGN §7; ``pigeon.masking``).
+MASK = "•••"
+
+# One list of secret names: a header, a query parameter, a variable or an environment variable
+# whose name matches holds a credential. Here, below rendering, so that a render knows which
+# of its values came from a secret (``expand``) and masking uses the same rule.
+_SECRET_NAME = re.compile(
+    r"token|secret|passw(?:or)?d|pwd|passphrase|api[-_.]?key|(?:^|[-_.\s])key(?:$|[-_.\s])"
+    r"|access[-_.]?key|auth|session|cookie|credential|private|signature|^sig$|jwt",
+    re.I,
+)
+
+
+# Every name ``_SECRET_NAME`` matches has one of these words in it, in any case.
+_SECRET_HINT = re.compile(
+    "token|secret|pass|pwd|key|auth|session|cookie|credential|private|sig|jwt"
+)
+
+
+def may_name_secret(text: str) -> bool:
+    """Whether ``text`` has one of the words every secret name has in it: a quick first look
+    (most names and texts have none), never false where ``secret_name`` would be true."""
+    low = text.lower() if text.isascii() else text.casefold().replace("ı", "i")
+    return _SECRET_HINT.search(low) is not None
+
+
+def secret_name(name: str) -> bool:
+    """Whether a header, query parameter or variable of this name holds a secret."""
+    return may_name_secret(name) and _SECRET_NAME.search(name) is not None
+
 
 # RFC 9110 §5.6.2: a method or a header field name is a token.
 _TOKEN_RE = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
@@ -117,10 +150,21 @@ def _key_step(key: str) -> str:
 
 def format_date(value: date) -> str:
     """ISO 8601 in UTC with milliseconds and ``Z``; naive means local time; a date is midnight UTC."""
+    if isinstance(value, datetime) and value.tzinfo is None:
+        return _iso(value.astimezone(timezone.utc))  # naive: local time, which may change
+    return _fixed_date(value)
+
+
+@lru_cache(maxsize=256)
+def _fixed_date(value: date) -> str:
+    """``format_date`` of a date or an aware datetime (memoized: a variable's date is
+    rendered again on every render)."""
     if isinstance(value, datetime):
-        dt = value.astimezone(timezone.utc)  # naive datetimes are taken as local time
-    else:
-        dt = datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
+        return _iso(value.astimezone(timezone.utc))
+    return _iso(datetime(value.year, value.month, value.day, tzinfo=timezone.utc))
+
+
+def _iso(dt: datetime) -> str:
     return (
         f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T{dt.hour:02d}:{dt.minute:02d}:"
         f"{dt.second:02d}.{dt.microsecond // 1000:03d}Z"
@@ -138,11 +182,19 @@ def _json_default(value: Any) -> Any:
 
 # Encoders are immutable once built; building one per call would dominate small renders.
 _COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=_json_default)
-_STRING = json.JSONEncoder(ensure_ascii=False)
+# What ``_COMPACT.encode`` builds on each call, built once (C's, when Python has it). Without
+# its check for cycles: a value never has one (``check_value``; TOML cannot write one).
+_COMPACT_C = (
+    c_make_encoder(None, _json_default, encode_basestring, None, ":", ",", False, False, True)
+    if c_make_encoder is not None
+    else None
+)
 
 
 def compact_json(value: Any) -> str:
     """Compact JSON with non-ASCII kept and dates as ISO strings."""
+    if _COMPACT_C is not None:
+        return "".join(_COMPACT_C(value, 0))
     return _COMPACT.encode(value)
 
 
@@ -171,7 +223,7 @@ def to_json_string_content(value: Any) -> str:
     """A value between the double quotes of a JSON string literal: its text, JSON-escaped."""
     if value is None:
         return "null"
-    return _STRING.encode(to_text(value))[1:-1]
+    return encode_basestring(to_text(value))[1:-1]
 
 
 def to_json_value(value: Any) -> str:
