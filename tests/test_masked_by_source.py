@@ -179,6 +179,9 @@ def test_pigeon_render_shows_env_values_masked(
     out = capsys.readouterr().out
     assert KEY not in out and f"c-{MASK}" in out
     assert f"/{MASK}/x" in out or "/%E2%80%A2%E2%80%A2%E2%80%A2/x" in out  # as sent
+    assert main(["render", str(tmp_path), "r", "--format", form, "--reveal"]) == 0
+    out = capsys.readouterr().out  # asked for: the values as they are sent
+    assert f"/{KEY}/x" in out and f"c-{KEY}" in out and MASK not in out
 
 
 def test_reports_never_hold_a_short_env_value_of_a_url_path(tmp_path: Path) -> None:

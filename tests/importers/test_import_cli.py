@@ -174,10 +174,19 @@ def import_into(
 
 
 def render_json(capsys: pytest.CaptureFixture[str], root: Path, case: Case) -> dict:
-    """``pigeon render --format json`` of an imported request, trusted: a curl command's
-    ``$TOKEN`` becomes ``{{$env.TOKEN}}``, which an untrusted collection may not read."""
+    """``pigeon render --format json --reveal`` of an imported request, trusted: a curl
+    command's ``$TOKEN`` becomes ``{{$env.TOKEN}}``, which an untrusted collection may not
+    read; revealed, since what is compared is what the source tool sends."""
     code, out, err = run(
-        capsys, "render", str(root), case.request, "--format", "json", "--trust", *case.options
+        capsys,
+        "render",
+        str(root),
+        case.request,
+        "--format",
+        "json",
+        "--trust",
+        "--reveal",
+        *case.options,
     )
     assert code == 0, err
     return json.loads(out)

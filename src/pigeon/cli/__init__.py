@@ -124,6 +124,11 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     _add_common(render)
     render.add_argument("--format", choices=("json", "curl", "http"), default="json")
     render.add_argument("--strict", action="store_true", help="exit 3 on unresolved placeholders")
+    render.add_argument(
+        "--reveal",
+        action="store_true",
+        help="print secret values as they are sent, not masked (for piping to another tool)",
+    )
 
     run = argparse.ArgumentParser(
         prog="pigeon run",

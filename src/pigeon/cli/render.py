@@ -173,9 +173,9 @@ def cli_render(args: argparse.Namespace) -> int:
     """`pigeon render`: print the request, each value from a secret source (``.env``,
     ``$env``, a variable named as a secret) masked; unresolved placeholders are named on
     stderr after it (``--format json`` lists them in the document), and with ``--strict`` the
-    exit code is 3."""
+    exit code is 3. ``--reveal`` prints the values as they are sent, the user's choice."""
     prepared = prepared_from_args(args)
-    rendered = prepared.rendered.shown_request()
+    rendered = prepared.rendered if args.reveal else prepared.rendered.shown_request()
     flow = rendered.flow_auth
     if prepared.request.kind == "grpc" or rendered.url.lower().startswith("grpc"):
         if args.format == "curl":
