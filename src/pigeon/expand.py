@@ -16,11 +16,12 @@ import time
 import uuid
 from collections.abc import Callable
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from pigeon.scopes import MISSING, Scopes
 from pigeon.template import DYNAMIC, ENV, LITERAL, PATH, Placeholder, Template, parse, parse_json
-from pigeon.values import to_json_string_content, to_json_value, to_text
+from pigeon.values import MASK, secret_name, to_json_string_content, to_json_value, to_text
 
 T = TypeVar("T")
 
@@ -46,6 +47,14 @@ def _dynamic(name: str) -> Any:
 # -- the renderer ---------------------------------------------------------------------------
 
 
+class _Cycle:
+    __slots__ = ()
+
+
+_CYCLE: Any = _Cycle()
+_SLOW: Any = _Cycle()  # a lookup the quick way cannot answer
+
+
 class Renderer:
     """Renders templates against one set of scopes, collecting unresolved names and warnings.
 
@@ -55,11 +64,17 @@ class Renderer:
     a path met again while it is being expanded, so ``{{cfg.host}}`` inside ``cfg.url`` is
     fine and ``a -> b -> a`` is caught where it closes.
 
+    Every result has a twin, the same with each value that came from a secret source (``$env``
+    and so the collection's ``.env``, a variable or key whose name says secret) as ``MASK``:
+    what history, reports and ``pigeon render`` show. It is built along with the result, so
+    a secret is masked where it went whatever its length, and nowhere else. ``None`` is the
+    twin of a result without secrets; ``_HIDDEN`` that of a value secret as a whole.
+
     Results that depend only on the variables ("pure": no dynamic value, no ``$env``,
-    nothing unresolved, no cycle) are kept in the scopes' shared cache, so re-rendering a
-    request -- every keystroke in the app -- costs little more than joining strings. Impure
-    results are recomputed on each use: dynamic values stay fresh per occurrence and problems
-    are reported by every render.
+    nothing unresolved, no cycle) are kept, with their twins, in the scopes' shared cache, so
+    re-rendering a request -- every keystroke in the app -- costs little more than joining
+    strings. Impure results are recomputed on each use: dynamic values stay fresh per
+    occurrence and problems are reported by every render.
     """
 
     __slots__ = (
@@ -71,6 +86,7 @@ class Renderer:
         "unresolved",
         "_unresolved_set",
         "warnings",
+        "secrets",
     )
 
     def __init__(self, scopes: Scopes) -> None:
@@ -82,6 +98,8 @@ class Renderer:
         self.unresolved: list[str] = []
         self._unresolved_set: set[str] = set()
         self.warnings: list[str] = []
+        # The ``$env`` values rendered: writers also look for their copies (a server's echo).
+        self.secrets: list[str] = []
 
     # -- reporting --
 
@@ -99,68 +117,101 @@ class Renderer:
 
     def variable(self, name: str) -> Any:
         """The rendered value of a whole variable, or ``MISSING`` / ``_CYCLE``."""
+        return self._variable(name)[0]
+
+    def _variable(self, name: str) -> tuple[Any, Any]:
         raw = self.scopes.get(name)
         if raw is MISSING:
-            return MISSING
-        return self.expand_at(raw, (name,))
+            return MISSING, None
+        return self._expand_at(raw, (name,), _secret(name))
 
     def expand_at(self, value: Any, path: tuple[str | int, ...]) -> Any:
         """Render the placeholders inside a value found at ``path`` (nested strings too)."""
+        return self._expand_at(value, path, False)[0]
+
+    def _expand_at(self, value: Any, path: tuple[str | int, ...], hidden: bool) -> tuple[Any, Any]:
+        """``expand_at`` and the result's twin; ``hidden``: the value is secret as a whole."""
         cls = value.__class__
         if cls is str:
             if "{{" not in value:
-                return value
+                return value, _HIDDEN if hidden else None
         elif cls is int or cls is float or cls is bool or value is None:
-            return value
+            return value, _HIDDEN if hidden else None
         elif isinstance(value, (dict, list)):
             key = ("v", path)
             hit = self._shared.get(key, MISSING)
             if hit is not MISSING:
-                return hit
-            if not _has_template(value):
-                self._shared[key] = value
-                return value
+                return hit[0], _HIDDEN if hidden else hit[1]
+            found = _scan(value)
+            if not found & _TEMPLATE:
+                twin = _plain_twin(value) if found & _SECRET_KEY else None
+                self._shared[key] = (value, twin)
+                return value, _HIDDEN if hidden else twin
         else:
-            return value  # numbers, booleans, null, dates
+            return value, _HIDDEN if hidden else None  # dates
         if path in self._stack:
             chain = self._stack[self._stack.index(path) :] + [path]
             self.warn("cycle: " + " -> ".join(_path_text(p) for p in chain))
             self._impure = True
-            return _CYCLE
+            return _CYCLE, None
         key = ("v", path)
         hit = self._shared.get(key, MISSING)
         if hit is not MISSING:
-            return hit
+            return hit[0], _HIDDEN if hidden else hit[1]
         if self._depth >= MAX_DEPTH:
             self.warn(
                 f"nesting deeper than {MAX_DEPTH} levels at {_path_text(path)}; left as written"
             )
             self._impure = True
-            return _CYCLE
+            return _CYCLE, None
         outer_impure, self._impure = self._impure, False
         self._stack.append(path)
         self._depth += 1
         try:
             if value.__class__ is str:
                 tpl = parse(value)
-                result = self.value_of(tpl.single) if tpl.single is not None else self.text(tpl)
-            elif isinstance(value, dict):
-                result = {}
-                for k, v in value.items():
-                    item = self.expand_at(v, (*path, k))
-                    result[k] = v if item is _CYCLE else item
+                if tpl.single is not None:
+                    result, twin = self._value_of(tpl.single)
+                else:
+                    result, twin = self._text(tpl)
             else:
-                result = []
-                for i, v in enumerate(value):
-                    item = self.expand_at(v, (*path, i))
-                    result.append(v if item is _CYCLE else item)
+                result, twin = self._expand_items(value, path)
         finally:
             self._stack.pop()
             self._depth -= 1
         if not self._impure:
-            self._shared[key] = result
+            self._shared[key] = (result, twin)
         self._impure = self._impure or outer_impure
-        return result
+        return result, _HIDDEN if hidden else twin
+
+    def _expand_items(self, value: Any, path: tuple[str | int, ...]) -> tuple[Any, Any]:
+        """An object's or an array's items expanded, and its twin."""
+        twins: dict[Any, Any] | None = None
+        if isinstance(value, dict):
+            result: Any = {}
+            for k, v in value.items():
+                item, twin = self._expand_at(v, (*path, k), _secret(k))
+                if item is _CYCLE:
+                    item, twin = v, None
+                result[k] = item
+                if twin is not None:
+                    twins = twins or {}
+                    twins[k] = MASK if twin is _HIDDEN else twin
+            if twins is None:
+                return result, None
+            return result, {k: twins.get(k, v) for k, v in result.items()}
+        result = []
+        for i, v in enumerate(value):
+            item, twin = self._expand_at(v, (*path, i), False)
+            if item is _CYCLE:
+                item, twin = v, None
+            result.append(item)
+            if twin is not None:
+                twins = twins or {}
+                twins[i] = MASK if twin is _HIDDEN else twin
+        if twins is None:
+            return result, None
+        return result, [twins.get(i, v) for i, v in enumerate(result)]
 
     def expand(self, value: Any) -> Any:
         """Render the placeholders inside a value that belongs to no variable. A string is its
@@ -175,36 +226,41 @@ class Renderer:
 
     def value_of(self, ph: Placeholder) -> Any:
         """A placeholder's value; when it cannot be resolved, its text exactly as written."""
-        value = self.lookup(ph)
+        return self._value_of(ph)[0]
+
+    def _value_of(self, ph: Placeholder) -> tuple[Any, Any]:
+        value, twin = self._lookup(ph)
         if value is MISSING:
             self._missing(ph)
-            return ph.raw
+            return ph.raw, None
         if value is _CYCLE:
-            return ph.raw
-        return value
+            return ph.raw, None
+        return value, twin
 
     def lookup(self, ph: Placeholder) -> Any:
+        return self._lookup(ph)[0]
+
+    def _lookup(self, ph: Placeholder) -> tuple[Any, Any]:
         kind = ph.kind
         if kind == PATH:  # the common case first
             if not ph.steps:  # a whole variable
-                return self.variable(ph.name)
-            value, path = self._walk(ph)
-            if value is MISSING or value is _CYCLE:
-                return value
-            return self.expand_at(value, path)
-        if kind == LITERAL:
-            return ph.name
-        if kind == ENV:
+                return self._variable(ph.name)
+        elif kind == LITERAL:
+            return ph.name, None
+        elif kind == ENV:
             self._impure = True
             value = self.scopes.env(ph.name)
-            return MISSING if value is None else value
-        if kind == DYNAMIC:
+            if value is None:
+                return MISSING, None
+            self.secrets.append(value)
+            return value, _HIDDEN
+        elif kind == DYNAMIC:
             self._impure = True
-            return _dynamic(ph.name)
+            return _dynamic(ph.name), None
         value, path = self._walk(ph)
         if value is MISSING or value is _CYCLE:
-            return value
-        return self.expand_at(value, path)
+            return value, None
+        return self._expand_at(value, path, _secret_path(path))
 
     def _walk(self, ph: Placeholder) -> tuple[Any, tuple[str | int, ...]]:
         """Follow a path placeholder to the raw value it names, and that value's own path.
@@ -254,69 +310,164 @@ class Renderer:
 
     # -- places --
 
-    def _piece(self, ph: Placeholder, place: int) -> str:
-        """A placeholder rendered for a place: 0 text, 1 JSON string literal, 2 JSON value."""
+    def piece(self, ph: Placeholder, place: int = 0) -> tuple[str, str | None]:
+        """A placeholder rendered for a place (0 text, 1 JSON string literal, 2 JSON value),
+        and its twin (``None``: no secret in it)."""
         key = (ph.raw, place)
-        piece: str | None = self._shared.get(key)
-        if piece is not None:
-            return piece
+        shared = self._shared
+        pair: tuple[str, str | None] | None = shared.get(key)
+        if pair is not None:
+            return pair
+        if ph.kind == PATH:
+            if ph.steps:
+                value = self._plain(ph)
+            else:  # a whole variable: what it holds is handed on, not looked up again
+                value = self.scopes.get(ph.name)
+                if value is MISSING or (value.__class__ is str and "{{" in value):
+                    return self._piece(ph, place, key, value)
+            if value is not _SLOW:  # the common case: a value that needs no rendering
+                cls = value.__class__
+                twin: str | None = None
+                if cls is dict or cls is list:
+                    found = _scan(value)
+                    if found & _TEMPLATE:
+                        return self._piece(ph, place, key, _SLOW if ph.steps else value)
+                    if found and not ph.secret:  # keys named as secrets in it
+                        twin = _in_place(_plain_twin(value), place)
+                piece: str = value if cls is str and place != 1 else _in_place(value, place)
+                if ph.secret:
+                    twin = _HIDDEN_PIECE[place]
+                pair = (piece, twin if piece else None)
+                shared[key] = pair
+                return pair
+        return self._piece(ph, place, key)
+
+    def _plain(self, ph: Placeholder) -> Any:
+        """The value a path placeholder names when getting it renders nothing: no template
+        on the way nor in it (what most placeholders are). ``_SLOW`` for any other case, which
+        the general lookup takes (aliases, templates, cycles, what is missing)."""
+        get = self.scopes.get
+        if ph.flat is not None and get(ph.flat) is not MISSING:
+            return _SLOW
+        value = get(ph.name)
+        for step in ph.steps:
+            cls = value.__class__
+            if cls is dict:
+                value = value.get(step, MISSING)
+                if value is MISSING:
+                    return _SLOW
+            elif cls is list and step.__class__ is int and -len(value) <= step < len(value):
+                value = value[step]
+            else:
+                return _SLOW
+        if value.__class__ is str:
+            return _SLOW if "{{" in value else value
+        return _SLOW if value is MISSING else value  # objects and arrays: scanned by the caller
+
+    def _piece(
+        self, ph: Placeholder, place: int, key: tuple[str, int], raw: Any = _SLOW
+    ) -> tuple[str, str | None]:
+        """``piece`` through the general lookup; ``raw``: the whole variable ``ph`` names, when
+        it was already looked up."""
         outer_impure, self._impure = self._impure, False
         try:
-            value = self.lookup(ph)
+            if raw is _SLOW:
+                value, twin = self._lookup(ph)
+            elif raw is MISSING:
+                value, twin = MISSING, None
+            else:
+                value, twin = self._expand_at(raw, (ph.name,), ph.secret)
         except RecursionError:  # an object nested too deeply for Python to walk
             self.warn(f"{ph.raw}: value nested too deeply to render; left as written")
             self._impure = True
-            value = _CYCLE
+            value, twin = _CYCLE, None
+        pair: tuple[str, str | None]
         if value is MISSING or value is _CYCLE:
             if value is MISSING:
                 self._missing(ph)
-            piece = ph.raw
-        elif place == 0:
-            piece = value if value.__class__ is str else to_text(value)
-        elif place == 1:
-            piece = to_json_string_content(value)
+            pair = (ph.raw, None)
         else:
-            piece = to_json_value(value)
+            piece = _in_place(value, place)
+            if twin is None or not piece:
+                pair = (piece, None)
+            elif twin is _HIDDEN:
+                pair = (piece, _HIDDEN_PIECE[place])
+            else:
+                pair = (piece, _in_place(twin, place))
         if not self._impure:
-            self._shared[key] = piece
+            self._shared[key] = pair
         self._impure = self._impure or outer_impure
-        return piece
+        return pair
 
     def text(self, tpl: Template) -> str:
         """A text place: values as ``to_text`` writes them, no escaping."""
-        piece = self._piece
-        return "".join([seg if isinstance(seg, str) else piece(seg, 0) for seg in tpl.segments])
+        return self._text(tpl)[0]
 
     def json(self, tpl: Template) -> str:
         """A JSON body: string-literal places are escaped, value places take JSON text."""
-        piece = self._piece
-        return "".join(
-            [
-                seg if isinstance(seg, str) else piece(seg, 1 if seg.in_string else 2)
-                for seg in tpl.segments
-            ]
-        )
+        return self._json(tpl)[0]
+
+    def _text(self, tpl: Template) -> tuple[str, str | None]:
+        return self._join(tpl, False)
+
+    def _json(self, tpl: Template) -> tuple[str, str | None]:
+        return self._join(tpl, True)
+
+    def _join(self, tpl: Template, json_place: bool) -> tuple[str, str | None]:
+        """The segments joined, and the twin when a piece has one."""
+        piece = self.piece
+        out: list[str] = []
+        twins: dict[int, str] | None = None
+        for seg in tpl.segments:
+            if seg.__class__ is str:
+                out.append(seg)
+                continue
+            ph: Placeholder = seg  # type: ignore[assignment]
+            text, twin = piece(ph, (1 if ph.in_string else 2) if json_place else 0)
+            if twin is not None:
+                if twins is None:
+                    twins = {}
+                twins[len(out)] = twin
+            out.append(text)
+        clear = "".join(out)
+        if twins is None:
+            return clear, None
+        for index, twin in twins.items():
+            out[index] = twin
+        return clear, "".join(out)
 
     def render_text(self, text: str) -> str:
         if "{{" not in text:
             return text
-        return self._whole(text, "t", self.text, parse)
+        return self._whole(text, "t", self._text, parse)[0]
 
     def render_json(self, text: str) -> str:
         if "{{" not in text:
             return text
-        return self._whole(text, "j", self.json, parse_json)
+        return self._whole(text, "j", self._json, parse_json)[0]
+
+    def render_text_pair(self, text: str) -> tuple[str, str | None]:
+        """``render_text`` and its twin (``None``: nothing secret in it)."""
+        if "{{" not in text:
+            return text, None
+        return self._whole(text, "t", self._text, parse)
+
+    def render_json_pair(self, text: str) -> tuple[str, str | None]:
+        """``render_json`` and its twin (``None``: nothing secret in it)."""
+        if "{{" not in text:
+            return text, None
+        return self._whole(text, "j", self._json, parse_json)
 
     def _whole(
         self,
         text: str,
         place: str,
-        render: Callable[[Template], str],
+        render: Callable[[Template], tuple[str, str | None]],
         parser: Callable[[str], Template],
-    ) -> str:
+    ) -> tuple[str, str | None]:
         """Render a whole template, reusing the result while it stays pure."""
         key = (place, text)
-        out: str | None = self._shared.get(key)
+        out: tuple[str, str | None] | None = self._shared.get(key)
         if out is not None:
             return out
         outer_impure, self._impure = self._impure, False
@@ -348,26 +499,79 @@ class Renderer:
         return out
 
 
-def _has_template(value: Any) -> bool:
-    """Whether a value holds a string with ``{{`` anywhere inside it."""
+class _Hidden:
+    __slots__ = ()
+
+
+_HIDDEN: Any = _Hidden()  # the twin of a value secret as a whole
+# A whole secret in each place: text, inside a JSON string, a JSON value (a string, so the
+# twin of a JSON body stays JSON).
+_HIDDEN_PIECE = (MASK, MASK, f'"{MASK}"')
+
+
+def _in_place(value: Any, place: int) -> str:
+    if place == 0:
+        return value if value.__class__ is str else to_text(value)
+    if place == 1:
+        return to_json_string_content(value)
+    return to_json_value(value)
+
+
+@lru_cache(maxsize=4096)
+def _secret(key: str | int) -> bool:
+    """Whether a variable or an object's key of this name holds a secret (memoized)."""
+    return isinstance(key, str) and secret_name(key)
+
+
+def _secret_path(path: tuple[str | int, ...]) -> bool:
+    return any(_secret(step) for step in path)
+
+
+def _plain_twin(value: Any) -> Any:
+    """The twin of an object or array without placeholders: its secret-named keys' values
+    masked, ``None`` when it has none."""
+    if isinstance(value, dict):
+        out: Any = None
+        for key, item in value.items():
+            twin = MASK if _secret(key) else _plain_twin(item)
+            if twin is not None:
+                out = dict(value) if out is None else out
+                out[key] = twin
+        return out
+    if isinstance(value, list):
+        out = None
+        for index, item in enumerate(value):
+            twin = _plain_twin(item)
+            if twin is not None:
+                out = list(value) if out is None else out
+                out[index] = twin
+        return out
+    return None
+
+
+_TEMPLATE, _SECRET_KEY = 1, 2  # what ``_scan`` finds
+
+
+def _scan(value: Any) -> int:
+    """What an object or array holds: ``_TEMPLATE`` when a string in it has ``{{`` (then
+    nothing else is said), else ``_SECRET_KEY`` when a key in it is named as a secret."""
+    found = 0
     todo = [value]
     while todo:
         item = todo.pop()
         if item.__class__ is str:
             if "{{" in item:
-                return True
+                return _TEMPLATE
         elif isinstance(item, dict):
+            if not found:
+                for key in item:
+                    if _secret(key):
+                        found = _SECRET_KEY
+                        break
             todo.extend(item.values())
         elif isinstance(item, list):
             todo.extend(item)
-    return False
-
-
-class _Cycle:
-    __slots__ = ()
-
-
-_CYCLE: Any = _Cycle()
+    return found
 
 
 def _step(value: Any, step: str | int) -> tuple[Any, str | int]:

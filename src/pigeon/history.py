@@ -326,8 +326,14 @@ def _entry_data(
     for a body cut here."""
     rendered = getattr(exchange, "request", None) or getattr(exchange, "rendered", None)
     settings = getattr(rendered, "settings", None) or Settings()
-    request_headers = getattr(rendered, "headers", []) or []
-    req_body = getattr(rendered, "body", None)
+    # The request as rendered, each value from a secret source masked where it went (by
+    # provenance, whatever its length); the masker then hides what names and copies show.
+    shown: dict[str, str] = getattr(rendered, "masked", None) or {}
+    request_headers = [
+        (shown.get(n, n), shown.get(v, v)) for n, v in getattr(rendered, "headers", []) or []
+    ]
+    req_body = getattr(rendered, "masked_body", None) or getattr(rendered, "body", None)
+    url = getattr(rendered, "url", "") or getattr(exchange, "url", "")
     body_size = getattr(exchange, "body_size", None)
     size = getattr(exchange, "size", None)
     data: dict[str, Any] = {
@@ -338,7 +344,7 @@ def _entry_data(
             "id": getattr(rendered, "request_id", "") or "",
             "environment": getattr(rendered, "environment", "") or "",
             "method": getattr(rendered, "method", "") or getattr(exchange, "method", ""),
-            "url": masker.url(getattr(rendered, "url", "") or getattr(exchange, "url", "")),
+            "url": masker.url(shown.get(url, url)),
             "headers": [list(h) for h in masker.headers(request_headers)],
             "body": _masked_body(
                 masker,

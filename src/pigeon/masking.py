@@ -25,24 +25,12 @@ from typing import AnyStr
 from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit, urlunsplit
 
 from pigeon.auth_kinds import schemes
+from pigeon.values import MASK as MASK  # one mask string, said where secrets are
+from pigeon.values import secret_name as secret_name  # one list of secret names
 
-MASK = "•••"
-
-# One list of secret names: a header, a query parameter, a variable or an environment variable
-# whose name matches holds a credential.
-_SECRET_NAME = re.compile(
-    r"token|secret|passw(?:or)?d|pwd|passphrase|api[-_.]?key|(?:^|[-_.\s])key(?:$|[-_.\s])"
-    r"|access[-_.]?key|auth|session|cookie|credential|private|signature|^sig$",
-    re.I,
-)
 # The scheme words of Pigeon's auth kinds, and others servers use.
 _SCHEMES = schemes() | {"token", "negotiate", "ntlm"}
 _SCHEME_HEADERS = {"authorization", "proxy-authorization"}
-
-
-def secret_name(name: str) -> bool:
-    """Whether a header, query parameter or variable of this name holds a secret."""
-    return bool(_SECRET_NAME.search(name))
 
 
 def mask_value(name: str, value: str) -> str:

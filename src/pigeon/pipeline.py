@@ -259,7 +259,7 @@ class RequestResult(Outcome):
             name=self.request.name,
             folder=self.chain[-1].id if self.chain else None,
             method=rendered.method if rendered else _method(self.request),
-            url=rendered.url if rendered else None,
+            url=rendered.shown(rendered.url) if rendered else None,
             status=ex.status if ex is not None else None,
             reason=sent.reason if sent is not None else "",
             elapsed_ms=sent.elapsed_ms if sent is not None else None,
@@ -292,7 +292,7 @@ class ResultRecord(Outcome):
     name: str
     folder: str | None  # the id of the innermost folder, None at the collection's top
     method: str
-    url: str | None  # as rendered (unmasked); None when it could not be rendered
+    url: str | None  # as rendered, secret values masked; None when it could not be rendered
     status: int | None
     reason: str
     elapsed_ms: float | None  # None when no response came

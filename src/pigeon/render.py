@@ -5,10 +5,18 @@ headers, auth, body), the rules of each place (URL warnings, header refusals, th
 check, form and multipart encoding) and the order headers are merged in. Expanding one
 template against the scopes (lookup, recursion, cycles: §4.2-4.3) is ``expand.Renderer``'s
 job; what a value looks like in each place lives in ``values.py``.
+
+Each place also builds its string's twin, the same with every value from a secret source
+masked (``RenderedRequest.masked``): what history, reports and `pigeon render` show.
+
+Why one module: each place's rule and the twin it shows are made in one pass over the
+request (the twin of a query, a form or a multipart body is encoded as the value is), so
+the places and their twins cannot be split without walking the request twice.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import mimetypes
 import re
@@ -27,7 +35,7 @@ from pigeon.model import Auth, Body, Collection, Folder, Header, Request, Settin
 from pigeon.scopes import Scopes
 from pigeon.template import Placeholder, parse
 from pigeon.transport import TransportSpec, transport_spec
-from pigeon.values import is_token, to_text
+from pigeon.values import MASK, is_token
 
 __all__ = [
     "MAX_DEPTH",
@@ -83,6 +91,13 @@ class RenderedRequest:
     transport: TransportSpec = field(default_factory=TransportSpec)
     # For an unresolved placeholder that looks like a typo: the name in scope it resembles.
     suggestions: dict[str, str] = field(default_factory=dict)
+    # Each rendered string (URL, header name or value, body text) that holds a value from a
+    # secret source -- ``$env`` and so the collection's ``.env``, a variable or key whose name
+    # says secret -- with those values' spans as ``•••``: what history, reports and `pigeon
+    # render` show in its place. Known by where each value came from, not searched for, so a
+    # short secret is masked where it went and nowhere else.
+    masked: dict[str, str] = field(default_factory=dict)
+    masked_body: bytes | None = None  # the body so, when it holds such a value
 
     def header(self, name: str) -> str | None:
         """The last value of a header, case-insensitively."""
@@ -91,6 +106,24 @@ class RenderedRequest:
             if key.lower() == lname:
                 return value
         return None
+
+    def shown(self, text: str) -> str:
+        """A rendered string as it may be shown or written: its secret spans masked."""
+        return self.masked.get(text, text)
+
+    def shown_request(self) -> RenderedRequest:
+        """This request as it may be shown or written (`pigeon render`): URL, headers and body
+        with their secret spans masked."""
+        if not self.masked and self.masked_body is None:
+            return self
+        shown = self.shown
+        return dataclasses.replace(
+            self,
+            url=shown(self.url),
+            headers=[(shown(name), shown(value)) for name, value in self.headers],
+            body=self.masked_body if self.masked_body is not None else self.body,
+            body_text=shown(self.body_text) if self.body_text is not None else None,
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The object `pigeon render --format json` prints (DESIGN §6)."""
@@ -149,18 +182,27 @@ def _json_problem(text: str) -> str | None:
     return None
 
 
-def _graphql(body: Body, r: Renderer) -> tuple[str, str | None, str]:
+def _graphql(
+    body: Body, r: Renderer, masked: dict[str, str] | None = None
+) -> tuple[str, str | None, str]:
     """A ``graphql`` body's query (text place), variables (§5's JSON body rules: rendered,
-    checked, embedded as rendered; "" when blank) and operation name (text place)."""
-    query = r.render_text(body.query)
-    variables = r.render_json(body.variables).strip() if body.variables.strip() else ""
+    checked, embedded as rendered; "" when blank) and operation name (text place). What each
+    shows in place of its secrets goes into ``masked``."""
+    masked = {} if masked is None else masked
+    query = _keep(masked, *r.render_text_pair(body.query))
+    variables = ""
+    if body.variables.strip():
+        variables, shown = r.render_json_pair(body.variables)
+        variables = _keep(masked, variables.strip(), shown.strip() if shown else None)
     if variables:
         problem = _json_problem(variables)
         if problem:
             r.warn(problem.replace("JSON body is", "GraphQL variables are", 1))
         elif not variables.startswith("{"):
             r.warn("GraphQL variables must be a JSON object; they are sent as rendered")
-    return query, variables or None, r.render_text(body.operation_name).strip()
+    name, shown = r.render_text_pair(body.operation_name)
+    name = _keep(masked, name.strip(), shown.strip() if shown is not None else None)
+    return query, variables or None, name
 
 
 def graphql_payload(query: str, variables: str | None, operation_name: str) -> str:
@@ -208,23 +250,35 @@ def effective_auth(
     return collection.auth
 
 
-def _merge_headers(levels: list[list[Header]], r: Renderer) -> list[tuple[str, str]]:
+def _merge_headers(
+    levels: list[list[Header]], r: Renderer, masked: dict[str, str]
+) -> list[tuple[str, str]]:
     """Headers of every level in order; a name set at an inner level replaces outer ones."""
     out: list[tuple[str, str]] = []
     for headers in levels:
+        if not headers:
+            continue
         rendered = []
         for h in headers:
             if not h.enabled or not h.name.strip():
                 continue
-            rendered.append(_header(r.render_text(h.name).strip(" \t"), r.render_text(h.value)))
-        names = {name.lower() for name, _ in rendered}
-        out = [(n, v) for n, v in out if n.lower() not in names]
+            name, name_shown = r.render_text_pair(h.name)
+            name = name.strip(" \t")
+            value = _keep(masked, *r.render_text_pair(h.value))
+            if name_shown is not None:
+                _keep(masked, name, name_shown.strip(" \t"))
+            rendered.append(_header(name, value))
+        if out:
+            names = {name.lower() for name, _ in rendered}
+            out = [(n, v) for n, v in out if n.lower() not in names]
         out.extend(rendered)
     return out
 
 
 def _header(name: str, value: str) -> tuple[str, str]:
     """Refuse header names and values that would split or smuggle headers (DESIGN §5)."""
+    if _good_name(name) and _CONTROLS.search(value) is None:
+        return name, value
     for part, text in (("name", name), ("value", value)):
         what = control_character(text)
         if what is not None:
@@ -236,37 +290,58 @@ def _header(name: str, value: str) -> tuple[str, str]:
     return name, value
 
 
+@lru_cache(maxsize=1024)
+def _good_name(name: str) -> bool:
+    """Whether a header name may be sent (memoized: the same few names come every render)."""
+    return is_token(name)  # a token holds no control character
+
+
 def _set_header(headers: list[tuple[str, str]], name: str, value: str) -> None:
     lname = name.lower()
     headers[:] = [(n, v) for n, v in headers if n.lower() != lname]
     headers.append(_header(name, value))
 
 
-def _render_url(text: str, r: Renderer) -> str:
-    """Insert values raw; warn when one changes the URL's structure (DESIGN §5, URL)."""
+def _keep(masked: dict[str, str], clear: str, shown: str | None) -> str:
+    """``clear``, noting what is shown in its place when that differs."""
+    if shown is not None and shown != clear:
+        masked[clear] = shown
+    return clear
+
+
+def _render_url(text: str, r: Renderer) -> tuple[str, str | None]:
+    """Insert values raw; warn when one changes the URL's structure (DESIGN §5, URL). With
+    the URL, its twin (``None``: nothing secret in it)."""
     if "{{" not in text:
-        return text
+        return text, None
     return r.cached(("u", text), lambda: _render_url_pieces(text, r))
 
 
-def _render_url_pieces(text: str, r: Renderer) -> str:
+def _render_url_pieces(text: str, r: Renderer) -> tuple[str, str | None]:
     out: list[str] = []
-    so_far = ""
+    shown: list[str] | None = None
     for seg in parse(text).segments:
         if isinstance(seg, str):
             out.append(seg)
-            so_far += seg
+            if shown is not None:
+                shown.append(seg)
             continue
-        value = r.value_of(seg)
-        piece = value if isinstance(value, str) else to_text(value)
-        if piece != seg.raw:
-            _url_warning(so_far, seg, piece, r)
+        piece, twin = r.piece(seg)
+        # Only a value with one of these can change the URL's structure: the URL so far, and
+        # so the place the value goes, is looked at for those alone.
+        if _URL_SPECIAL.search(piece) is not None and piece != seg.raw:
+            _url_warning("".join(out), seg, piece, r, twin)
+        if twin is not None and shown is None:
+            shown = out[:]
+        if shown is not None:
+            shown.append(piece if twin is None else twin)
         out.append(piece)
-        so_far += piece
-    return "".join(out)
+    return "".join(out), None if shown is None else "".join(shown)
 
 
-def _url_warning(so_far: str, ph: Placeholder, piece: str, r: Renderer) -> None:
+def _url_warning(
+    so_far: str, ph: Placeholder, piece: str, r: Renderer, shown: str | None = None
+) -> None:
     if "#" in so_far:
         return
     if "?" in so_far:
@@ -279,17 +354,19 @@ def _url_warning(so_far: str, ph: Placeholder, piece: str, r: Renderer) -> None:
     if bad:
         chars = " ".join(repr(c) for c in bad)
         r.warn(
-            f"URL: {ph.raw} inserts {piece!r} into the {where}; its {chars} changes the URL's "
+            f"URL: {ph.raw} inserts {shown or piece!r} into the {where}; its {chars} changes "
+            f"the URL's "
             f"structure (use [[query]] or percent-encode the value)"
         )
 
 
+_URL_SPECIAL = re.compile("[/?#&=]")  # what _url_warning looks for, in any place
 _LOOPBACK_HOST = re.compile(
     r"(?:localhost|[^.]+\.localhost|127(?:\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)(?::\d*)?$", re.I
 )
 
 
-def _default_scheme(url: str, r: Renderer) -> str:
+def _default_scheme(url: str, r: Renderer, shown: str | None = None) -> str:
     """A URL typed without a scheme (``localhost:8080/x``, ``api.example.com/x``) goes out
     as ``http://`` to this machine and ``https://`` elsewhere, as a browser's address bar
     does; the render says so. A URL that starts with an unresolved placeholder is left alone
@@ -300,23 +377,26 @@ def _default_scheme(url: str, r: Renderer) -> str:
     if not host or "{{" in host:
         return url
     scheme = "http" if _LOOPBACK_HOST.match(host) else "https"
-    r.warn(f"the URL has no scheme: sent as {scheme}://{url}")
+    r.warn(f"the URL has no scheme: sent as {scheme}://{shown or url}")
     return f"{scheme}://{url}"
 
 
 _PAIR_IN_PATH = re.compile(r"&[^/&=?#]+=")
 
 
-def _check_query_start(url: str, r: Renderer) -> None:
+def _check_query_start(url: str, r: Renderer, shown: str | None = None) -> None:
     """``/users&page=2``: a parameter appended without the ``?`` that starts a query is
-    sent as part of the path; say so."""
+    sent as part of the path; say so (as the URL is shown, its secrets masked)."""
     if "?" in url:
         return
     found = _PAIR_IN_PATH.search(url.partition("#")[0])
     if found:
-        r.warn(
-            f"the URL has no '?': {found.group()}… is sent in the path (a query starts with '?')"
-        )
+        if shown is not None:
+            seen = _PAIR_IN_PATH.search(shown.partition("#")[0])
+            pair = seen.group() if seen is not None else MASK
+        else:
+            pair = found.group()
+        r.warn(f"the URL has no '?': {pair}… is sent in the path (a query starts with '?')")
 
 
 def _suggestions(
@@ -338,11 +418,19 @@ def _suggestions(
     return found
 
 
+_UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]*")  # what quote(..., safe="") leaves as it is
+
+
+def _quoted(text: str) -> str:
+    """``quote(text, safe="")``, without its cost for text it leaves as it is."""
+    return text if _UNRESERVED.fullmatch(text) else quote(text, safe="")
+
+
 def _add_query(url: str, pairs: list[tuple[str, str]]) -> str:
     if not pairs:
         return url
     base, hash_, fragment = url.partition("#")
-    encoded = "&".join(f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in pairs)
+    encoded = "&".join(f"{_quoted(k)}={_quoted(v)}" for k, v in pairs)
     if "?" not in base:
         sep = "?"
     elif base.endswith(("?", "&")):
@@ -353,18 +441,39 @@ def _add_query(url: str, pairs: list[tuple[str, str]]) -> str:
 
 
 def _apply_auth(
-    auth: Auth | None, r: Renderer
+    auth: Auth | None, r: Renderer, masked: dict[str, str]
 ) -> tuple[list[tuple[str, str]], list[tuple[str, str]], FlowAuth | None]:
     """The headers and query parameters an auth adds, and its credentials for a send-time
-    flow (``auth_kinds``: each kind's ``parts`` and ``flow``)."""
+    flow (``auth_kinds``: each kind's ``parts`` and ``flow``). What a part shows in place of
+    a secret field's value goes into ``masked``."""
     if auth is None:
         return [], [], None
+    fields: dict[str, str] = {}  # a field's rendered value -> its twin
+
+    def render(text: str) -> str:
+        return _keep(fields, *r.render_text_pair(text))
+
     try:
         kind = kind_of(auth)
-        headers, query = kind.parts(auth, r.render_text)
-        return headers, query, kind.flow(auth, r.render_text)
+        headers, query = kind.parts(auth, render)
+        flow = kind.flow(auth, r.render_text)
     except AuthError as exc:
         raise RenderError(str(exc)) from None
+    if fields:
+        for name, value in (*headers, *query):
+            _keep(masked, name, _with_fields_masked(name, fields))
+            _keep(masked, value, _with_fields_masked(value, fields))
+    return headers, query, flow
+
+
+def _with_fields_masked(text: str, fields: dict[str, str]) -> str:
+    """A part an auth made of its fields (``Bearer <token>``), each secret field's value
+    replaced by its twin."""
+    if text in fields:
+        return fields[text]
+    for clear in sorted(fields, key=len, reverse=True):
+        text = text.replace(clear, fields[clear])
+    return text
 
 
 def _form_data_quote(text: str) -> str:
@@ -377,13 +486,20 @@ SEND_FILE_LIMIT = 100_000_000  # the largest file a multipart field sends: it is
 
 
 def _multipart(
-    fields: list[tuple[str, str, str, str]], root: Path | None, scopes: Scopes
-) -> tuple[bytes, str]:
-    """Encode multipart/form-data ourselves so the body is known before sending."""
+    fields: list[tuple[str, str, str, str]],
+    root: Path | None,
+    scopes: Scopes,
+    masked: dict[str, str] | None = None,
+) -> tuple[bytes, str, bytes | None]:
+    """Encode multipart/form-data ourselves so the body is known before sending; with the
+    body, its twin as ``masked`` shows its text fields and names (``None``: the same)."""
     boundary = "pigeon-" + uuid.uuid4().hex
     parts: list[bytes] = []
+    shown_parts: list[bytes] = []
+    masked = masked or {}
     for name, value, kind, content_type in fields:
         qname = _form_data_quote(name)
+        shown_qname = _form_data_quote(masked.get(name, name))
         bad = control_character(content_type, allow_tab=False)
         if bad is not None:
             raise RenderError(
@@ -404,17 +520,21 @@ def _multipart(
                 ) from exc
             ctype = content_type or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
             fname = _form_data_quote(path.name)
-            head = (
-                f'--{boundary}\r\nContent-Disposition: form-data; name="{qname}"; '
-                f'filename="{fname}"\r\nContent-Type: {ctype}\r\n\r\n'
-            )
+            rest = f'"; filename="{fname}"\r\nContent-Type: {ctype}\r\n\r\n'
+            shown_data = data
         else:
             data = value.encode("utf-8")
+            shown_data = masked.get(value, value).encode("utf-8")
             ctype_line = f"Content-Type: {content_type}\r\n" if content_type else ""
-            head = f'--{boundary}\r\nContent-Disposition: form-data; name="{qname}"\r\n{ctype_line}\r\n'
-        parts.append(head.encode("utf-8") + data + b"\r\n")
-    parts.append(f"--{boundary}--\r\n".encode())
-    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+            rest = f'"\r\n{ctype_line}\r\n'
+        head = f'--{boundary}\r\nContent-Disposition: form-data; name="'
+        parts.append(f"{head}{qname}{rest}".encode() + data + b"\r\n")
+        if masked:
+            shown_parts.append(f"{head}{shown_qname}{rest}".encode() + shown_data + b"\r\n")
+    end = f"--{boundary}--\r\n".encode()
+    body = b"".join([*parts, end])
+    shown = b"".join([*shown_parts, end]) if masked else None
+    return body, f"multipart/form-data; boundary={boundary}", None if shown == body else shown
 
 
 def render_request(
@@ -428,27 +548,36 @@ def render_request(
     method = request.method.strip() or "GET"
     if not is_token(method):
         raise RenderError(f"method {method!r} is not a valid HTTP method token")
+    masked: dict[str, str] = {}  # what is shown in place of each string with a secret in it
+    shown = masked.get
 
-    url = _default_scheme(_render_url(request.url.strip(), r), r)
-    _check_query_start(url, r)
+    url, url_shown = _render_url(request.url.strip(), r)
+    sent = _default_scheme(url, r, url_shown)
+    if url_shown is not None and sent != url:
+        url_shown = sent[: len(sent) - len(url)] + url_shown
+    url = sent
+    _check_query_start(url, r, url_shown)
 
-    headers = _merge_headers([collection.headers, *(f.headers for f in chain), request.headers], r)
+    headers = _merge_headers(
+        [collection.headers, *(f.headers for f in chain), request.headers], r, masked
+    )
     auth = effective_auth(collection, chain, request)
-    auth_headers, auth_query, flow_auth = _apply_auth(auth, r)
+    auth_headers, auth_query, flow_auth = _apply_auth(auth, r, masked)
     for name, value in auth_headers:
         _set_header(headers, name, value)
 
     query = [
-        (r.render_text(q.name), r.render_text(q.value))
+        (_keep(masked, *r.render_text_pair(q.name)), _keep(masked, *r.render_text_pair(q.value)))
         for q in request.query
         if q.enabled and q.name
     ]
     body: bytes | None = None
     body_text: str | None = None
+    masked_body: bytes | None = None
     content_type: str | None = None
     btype = request.body.type
     if btype == "graphql":
-        gql_query, gql_vars, gql_name = _graphql(request.body, r)
+        gql_query, gql_vars, gql_name = _graphql(request.body, r, masked)
         if method == "GET":  # GraphQL over HTTP's GET: the same three as query parameters
             query.append(("query", gql_query))
             if gql_vars is not None:
@@ -457,36 +586,61 @@ def render_request(
                 query.append(("operationName", gql_name))
         else:
             body_text = graphql_payload(gql_query, gql_vars, gql_name)
+            if masked:
+                twin = graphql_payload(
+                    shown(gql_query, gql_query),
+                    None if gql_vars is None else shown(gql_vars, gql_vars),
+                    shown(gql_name, gql_name),
+                )
+                _keep(masked, body_text, twin)
             content_type = "application/json"
-    url = _add_query(url, query + auth_query)
+    pairs = query + auth_query
+    sent = _add_query(url, pairs)
+    if url_shown is not None or any(n in masked or v in masked for n, v in pairs):
+        url_shown = _add_query(url_shown or url, [(shown(n, n), shown(v, v)) for n, v in pairs])
+    url = _keep(masked, sent, url_shown)
 
     if btype == "json":
-        body_text = r.render_json(request.body.content)
+        body_text = _keep(masked, *r.render_json_pair(request.body.content))
         _check_json(body_text, r)
         content_type = "application/json"
     elif btype == "text":
-        body_text = r.render_text(request.body.content)
+        body_text = _keep(masked, *r.render_text_pair(request.body.content))
         content_type = "text/plain; charset=utf-8"
     elif btype == "form":
-        pairs = [
-            (r.render_text(f.name), r.render_text(f.value))
+        form = [
+            (
+                _keep(masked, *r.render_text_pair(f.name)),
+                _keep(masked, *r.render_text_pair(f.value)),
+            )
             for f in request.body.fields
             if f.enabled and f.name
         ]
-        body_text = urlencode(pairs)
+        body_text = urlencode(form)
+        if any(n in masked or v in masked for n, v in form):
+            _keep(masked, body_text, urlencode([(shown(n, n), shown(v, v)) for n, v in form]))
         content_type = "application/x-www-form-urlencoded"
     elif btype == "multipart":
         fields = [
-            (r.render_text(f.name), r.render_text(f.value), f.kind, f.content_type)
+            (
+                _keep(masked, *r.render_text_pair(f.name)),
+                _keep(masked, *r.render_text_pair(f.value)),
+                f.kind,
+                f.content_type,
+            )
             for f in request.body.fields
             if f.enabled and f.name
         ]
-        body, content_type = _multipart(fields, collection.root, scopes)
+        body, content_type, masked_body = _multipart(fields, collection.root, scopes, masked)
         body_text = body.decode("utf-8", errors="replace")
+        if masked_body is not None:
+            _keep(masked, body_text, masked_body.decode("utf-8", errors="replace"))
     elif btype not in ("none", "graphql"):
         raise RenderError(f"unknown body type {btype!r}")
     if body_text is not None and body is None:
         body = body_text.encode("utf-8")
+        if body_text in masked:
+            masked_body = masked[body_text].encode("utf-8")
     if content_type and not any(n.lower() == "content-type" for n, _ in headers):
         headers.append(("Content-Type", content_type))
 
@@ -508,7 +662,10 @@ def render_request(
         auth_headers=[name for name, _ in auth_headers],
         auth_query=[name for name, _ in auth_query],
         oauth2=kind_of(auth).token_auth(auth, r.render_text) if auth is not None else None,
+        secrets=list(dict.fromkeys(r.secrets)),
         flow_auth=flow_auth,
         transport=transport_spec(collection, scopes.environment, url, r),
         suggestions=suggestions,
+        masked=masked,
+        masked_body=masked_body,
     )

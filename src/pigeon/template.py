@@ -7,8 +7,10 @@ like a placeholder but is not a valid ``{{ expr }}`` stays literal and is never 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
+
+from pigeon.values import secret_name
 
 # A candidate: ``{{`` + inner text without braces (quoted literals may hold anything but their
 # own quote) + ``}}``. The alternatives start with different characters and each takes all it
@@ -47,6 +49,9 @@ class Placeholder:
     steps: tuple[str | int, ...] = ()
     flat: str | None = None  # the whole path text, when it could itself be a variable name
     in_string: bool = False  # JSON templates only: between the quotes of a JSON string
+    # A path whose variable or key names say it holds a secret (``values.secret_name``): its
+    # value is masked wherever it is shown. Decided once, when the placeholder is parsed.
+    secret: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,14 +90,16 @@ def _parse_inner(expr: str, raw: str) -> Placeholder | None:
         return None  # `$foo` is no expression: plain text
     if _DOTTED.fullmatch(expr):
         if "." not in expr:
-            return Placeholder(raw, expr, PATH, expr)
+            return Placeholder(raw, expr, PATH, expr, secret=secret_name(expr))
         name, *keys = expr.split(".")
-        return Placeholder(raw, expr, PATH, name, tuple(keys), expr)
+        return Placeholder(
+            raw, expr, PATH, name, tuple(keys), expr, secret=_secret_path([name, *keys], expr)
+        )
     m = _PATH.fullmatch(expr)
     if not m:
         return None
     if not m.group(2):
-        return Placeholder(raw, expr, PATH, expr)
+        return Placeholder(raw, expr, PATH, expr, secret=secret_name(expr))
     steps: list[str | int] = []
     for s in _STEPS.finditer(m.group(2)):
         if s.group("key") is not None:
@@ -102,7 +109,14 @@ def _parse_inner(expr: str, raw: str) -> Placeholder | None:
         else:
             steps.append(s.group("dq") if s.group("dq") is not None else s.group("sq"))
     flat = expr if _FLAT.fullmatch(expr) else None
-    return Placeholder(raw, expr, PATH, m.group(1), tuple(steps), flat)
+    secret = _secret_path([m.group(1), *steps], flat or "")
+    return Placeholder(raw, expr, PATH, m.group(1), tuple(steps), flat, secret=secret)
+
+
+def _secret_path(steps: list[str] | list[str | int], flat: str) -> bool:
+    """Whether a variable or a key on a path (or the variable named like the whole path)
+    says it holds a secret."""
+    return secret_name(flat) or any(isinstance(s, str) and secret_name(s) for s in steps)
 
 
 @lru_cache(maxsize=16384)
@@ -174,7 +188,7 @@ def parse_json(text: str) -> Template:
 
 
 def _with_place(ph: Placeholder, in_string: bool) -> Placeholder:
-    return Placeholder(ph.raw, ph.expr, ph.kind, ph.name, ph.steps, ph.flat, in_string)
+    return Placeholder(ph.raw, ph.expr, ph.kind, ph.name, ph.steps, ph.flat, in_string, ph.secret)
 
 
 def has_placeholder(text: str) -> bool:

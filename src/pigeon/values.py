@@ -12,6 +12,7 @@ import math
 import re
 import tomllib
 from datetime import date, datetime, timezone
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 NAME_RULE = r"^[A-Za-z0-9_.-]+$"
@@ -22,6 +23,24 @@ KINDS = ("string", "integer", "float", "boolean", "null", "object", "array", "da
 # Objects and arrays nest at most this deep: every walker of a value (rendering, masking,
 # saving) can then recurse safely, and a hostile file or script cannot exhaust the stack.
 MAX_DEPTH = 64
+
+# What a secret looks like wherever it is shown or written (DESIGN §7; ``pigeon.masking``).
+MASK = "•••"
+
+# One list of secret names: a header, a query parameter, a variable or an environment variable
+# whose name matches holds a credential. Here, below rendering, so that a render knows which
+# of its values came from a secret (``expand``) and masking uses the same rule.
+_SECRET_NAME = re.compile(
+    r"token|secret|passw(?:or)?d|pwd|passphrase|api[-_.]?key|(?:^|[-_.\s])key(?:$|[-_.\s])"
+    r"|access[-_.]?key|auth|session|cookie|credential|private|signature|^sig$",
+    re.I,
+)
+
+
+def secret_name(name: str) -> bool:
+    """Whether a header, query parameter or variable of this name holds a secret."""
+    return bool(_SECRET_NAME.search(name))
+
 
 # RFC 9110 §5.6.2: a method or a header field name is a token.
 _TOKEN_RE = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
@@ -138,11 +157,19 @@ def _json_default(value: Any) -> Any:
 
 # Encoders are immutable once built; building one per call would dominate small renders.
 _COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=_json_default)
-_STRING = json.JSONEncoder(ensure_ascii=False)
+# What ``_COMPACT.encode`` builds on each call, built once (C's, when Python has it). Without
+# its check for cycles: a value never has one (``check_value``; TOML cannot write one).
+_COMPACT_C = (
+    c_make_encoder(None, _json_default, encode_basestring, None, ":", ",", False, False, True)
+    if c_make_encoder is not None
+    else None
+)
 
 
 def compact_json(value: Any) -> str:
     """Compact JSON with non-ASCII kept and dates as ISO strings."""
+    if _COMPACT_C is not None:
+        return "".join(_COMPACT_C(value, 0))
     return _COMPACT.encode(value)
 
 
@@ -171,7 +198,7 @@ def to_json_string_content(value: Any) -> str:
     """A value between the double quotes of a JSON string literal: its text, JSON-escaped."""
     if value is None:
         return "null"
-    return _STRING.encode(to_text(value))[1:-1]
+    return encode_basestring(to_text(value))[1:-1]
 
 
 def to_json_value(value: Any) -> str:

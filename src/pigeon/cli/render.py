@@ -169,11 +169,12 @@ def _unresolved(rendered: RenderedRequest) -> str:
 
 
 def cli_render(args: argparse.Namespace) -> int:
-    """`pigeon render`: print the request; unresolved placeholders are named on stderr after
-    it (``--format json`` lists them in the document), and with ``--strict`` the exit code
-    is 3."""
+    """`pigeon render`: print the request, each value from a secret source (``.env``,
+    ``$env``, a variable named as a secret) masked; unresolved placeholders are named on
+    stderr after it (``--format json`` lists them in the document), and with ``--strict`` the
+    exit code is 3."""
     prepared = prepared_from_args(args)
-    rendered = prepared.rendered
+    rendered = prepared.rendered.shown_request()
     if prepared.request.kind == "grpc" or rendered.url.lower().startswith("grpc"):
         if args.format == "curl":
             raise UsageError(f"{prepared.request.id}: a gRPC call: pigeon export grpcurl")

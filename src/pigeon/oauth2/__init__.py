@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from pigeon.exchange import Exchange
+from pigeon.masking import MASK
 from pigeon.model import Auth, Settings
 from pigeon.oauth2.cache import Token, TokenCache, cache_key
 from pigeon.oauth2.grants import (
@@ -101,13 +102,31 @@ class Tokens:
 
 def with_token(rendered: RenderedRequest, token: Token) -> RenderedRequest:
     """A copy of ``rendered`` with the token where the stand-in is, and listed as a secret."""
-    headers = [(n, v.replace(OAUTH2_TOKEN, token.access_token)) for n, v in rendered.headers]
+    masked = dict(rendered.masked)
+
+    def with_it(text: str, stand_in: str, value: str, hidden: str) -> str:
+        if stand_in not in text:
+            return text
+        out = text.replace(stand_in, value)
+        masked[out] = masked.get(text, text).replace(stand_in, hidden)
+        return out
+
+    headers = [(n, with_it(v, OAUTH2_TOKEN, token.access_token, MASK)) for n, v in rendered.headers]
     url = rendered.url
     for name in rendered.auth_query:
-        stand_in = f"{quote(name, safe='')}={quote(OAUTH2_TOKEN, safe='')}"
-        url = url.replace(stand_in, f"{quote(name, safe='')}={quote(token.access_token, safe='')}")
+        key = quote(name, safe="")
+        url = with_it(
+            url,
+            f"{key}={quote(OAUTH2_TOKEN, safe='')}",
+            f"{key}={quote(token.access_token, safe='')}",
+            f"{key}={quote(MASK, safe='')}",
+        )
     return dataclasses.replace(
-        rendered, headers=headers, url=url, secrets=[*rendered.secrets, token.access_token]
+        rendered,
+        headers=headers,
+        url=url,
+        secrets=[*rendered.secrets, token.access_token],
+        masked=masked,
     )
 
 
