@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 from pigeon import cookies
 from pigeon.cli.collection import load, trusted
+from pigeon.cli.secret import check_prompts, terminal_vault
 from pigeon.cli.stderr import warn
 from pigeon.errors import EXIT_OK, SendFailure, UnresolvedError, UsageError
 from pigeon.exporters.curl import as_sent, to_curl
@@ -107,6 +108,7 @@ def prepare_request(
         no_scripts=no_scripts,
         phases=("pre_request",),  # render runs no post-response script
     )
+    check_prompts(collection, [(chain, request)], env, cli_vars)
     ctx = RunContext(
         collection,
         env,
@@ -115,6 +117,7 @@ def prepare_request(
         environ,
         trusted=is_trusted,
         allow_scripts=not no_scripts,
+        vault=terminal_vault(),
     )
     result = RequestResult(request, chain)
 

@@ -3,7 +3,10 @@
 Loading never stops at a bad file: each one becomes a ``BrokenFile`` naming the file, line,
 column and problem, and the rest of the collection still loads. Secrets belong in the
 collection's git-ignored ``.env``, read into ``Collection.dotenv`` only (never into variables)
-and never written.
+and never written, or in ``[secrets]`` sources (``store.secrets``), never their values.
+
+Why one module: every file of a collection is read through the same checks (``_get_*``,
+``_variables``, ``_transport``), and split apart each part would import the other.
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ from pigeon.store.schema import (
     TRANSPORT_SETTINGS,
     WEBSOCKET_KEYS,
 )
+from pigeon.store.secrets import secrets_of
 from pigeon.store.seen import beside_of, conflict_message, digest
 from pigeon.store.unknown import COLLECTION, ENVIRONMENT, FOLDER, REQUEST, Table, noting_unknown
 from pigeon.tomltext import Invalid, describe, load_document, read_text
@@ -423,6 +427,7 @@ def fill_collection(data: dict[str, Any], col: Collection) -> None:
     # Validate everything before assigning anything: a broken file leaves the defaults.
     variables, headers, auth = _variables(data, ()), _headers(data), _auth(data)
     scripts, order, transport = _scripts(data), _order(data), _transport(data)
+    col.secrets = secrets_of(data, "collection")
     col.name = name or col.name
     col.transport = transport
     col.default_environment = default_env or None
@@ -443,6 +448,7 @@ def fill_folder(data: dict[str, Any], folder: Folder) -> None:
 
 def fill_environment(data: dict[str, Any], env: Environment) -> None:
     env.variables = _variables(data, ())
+    env.secrets = secrets_of(data, f"environment {env.name}")
     env.transport = _transport(data)
     env.extra = _extra(data, ENVIRONMENT_KEYS)
 
@@ -464,6 +470,14 @@ def _load(
     not read becomes a warning naming its line and column (kept, but never silently)."""
     text = _read(col, path)
     return load_document(text, path, noting_unknown(col.warnings, path, text, schema, build))
+
+
+load_file = _load  # for the global files (``store.global_files``)
+
+
+def variables_of(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A file's ``[variables]``, checked."""
+    return _variables(data, ())
 
 
 def load_collection(root: Path | str) -> Collection:
