@@ -42,6 +42,7 @@ class Vault:
     def __init__(self, ask: Ask | None = None) -> None:
         self.ask = ask
         self._values: dict[SecretSource, str] = {}
+        self._failed: dict[SecretSource, SecretError] = {}
         self._lock = threading.Lock()  # a send thread and the app may both ask
         self.peeking = False  # sees only what was read: a render that is only shown
 
@@ -50,6 +51,16 @@ class Vault:
         view = Vault(self.ask)
         view._values, view._lock, view.peeking = self._values, self._lock, True
         return view
+
+    def put(self, source: SecretSource, value: str) -> None:
+        """A value read elsewhere (the app's dialog, a worker thread)."""
+        with self._lock:
+            self._values[source] = value
+
+    def failed(self, source: SecretSource, error: SecretError) -> None:
+        """A read that failed ahead of a render: that render reports it without reading again."""
+        with self._lock:
+            self._failed[source] = error
 
     def cached(self, source: SecretSource) -> str | None:
         return self._values.get(source)
@@ -63,12 +74,16 @@ class Vault:
         with self._lock:
             value = self._values.get(source)
             if value is None:
+                error = self._failed.pop(source, None)
+                if error is not None:
+                    raise error
                 value = self._values[source] = read(source, self.ask)
             return value
 
     def forget(self) -> None:
         with self._lock:
             self._values.clear()
+            self._failed.clear()
 
 
 def read(source: SecretSource, ask: Ask | None = None) -> str:

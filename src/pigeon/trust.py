@@ -78,6 +78,7 @@ class Gate:
     record: bool = False
     found: list[tuple[str, str, str]] = field(default_factory=list)  # kind, what, thing
     how: str = HOW  # how to trust it, named in a refusal: the command line's or the app's
+    secrets: list[SecretSource] = field(default_factory=list)  # recorded: the secrets reached
 
     def __post_init__(self) -> None:
         self.root = os.path.realpath(self.collection.root)
@@ -127,6 +128,8 @@ class Gate:
         return None if self.record else Path(real)
 
     def secret(self, source: SecretSource) -> bool:
+        if self.record and source not in self.secrets:
+            self.secrets.append(source)
         how = {"command": "runs", "keyring": "reads the keychain for", "prompt": "asks for"}
         self._refuse(
             "secret",
