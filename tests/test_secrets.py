@@ -325,3 +325,18 @@ def test_a_bad_secret_declaration_is_a_broken_file(tmp_path: Path) -> None:
     write(root, "collection.toml", '[secrets]\ntok = { command = "op read x" }\n')
     col = load_collection(root)
     assert "expected the command as a list of strings" in str(col.broken[0])
+
+
+def test_check_knows_secrets_and_global_environments_without_reading_them(
+    tmp_path: Path, isolated_config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    marker = tmp_path / "ran"
+    argv = [PY, "-c", f"open({str(marker)!r}, 'w'); print('v')"]
+    write(config(isolated_config), "environments/prod.toml", '[variables]\nhost = "p"\n')
+    root = collection(tmp_path / "c", f"tok = {{ command = {toml_list(argv)} }}")
+    write(root, "r.toml", 'url = "http://{{host}}/{{tok}}"\n')
+    code = main(["check", str(root), "--env", "prod", "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0, report
+    assert report["environments"] == ["prod"]
+    assert not marker.exists()

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pigeon.errors import UsageError
 from pigeon.model import Collection, Environment, Folder, Request, SecretSource
-from pigeon.values import check_name, check_value
+from pigeon.values import MASK, check_name, check_value
 
 if TYPE_CHECKING:
     from pigeon.secrets import Vault
@@ -120,8 +120,9 @@ class Gate(Protocol):
 
 class SecretVars(Mapping[str, Any]):
     """A scope's ``[secrets]`` as variables: each read from its source when a render first
-    asks for it (through the ``Vault``), never before. Without a vault (a render only shown)
-    only what was already read is seen; behind a gate, reading is asked of it first."""
+    asks for it (through the ``Vault``), never before. A peeking vault (a render only shown)
+    gives only what was already read; no vault (``pigeon check``) gives ``MASK`` for each,
+    defined but read nowhere; behind a gate, reading is asked of it first."""
 
     def __init__(
         self, sources: Mapping[str, SecretSource], vault: Vault | None, gate: Gate | None
@@ -134,10 +135,8 @@ class SecretVars(Mapping[str, Any]):
         source = self.sources.get(name) if isinstance(name, str) else None
         if source is None:
             return False
-        if self.gate is not None:
+        if self.gate is not None or self.vault is None:
             return True
-        if self.vault is None:
-            return False
         return not self.vault.peeking or self.vault.cached(source) is not None
 
     def __getitem__(self, name: str) -> Any:
@@ -145,7 +144,7 @@ class SecretVars(Mapping[str, Any]):
         if self.gate is not None and not self.gate.secret(source):
             return ""  # noted by a recording gate; nothing is read
         if self.vault is None:
-            raise KeyError(name)
+            return MASK
         if self.vault.peeking:
             value = self.vault.cached(source)
             if value is None:

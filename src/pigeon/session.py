@@ -221,6 +221,15 @@ class Session:
     def environment_names(self) -> list[str]:
         return sorted(self.collection.environments)
 
+    def environment_marks(self) -> dict[str, str]:
+        """The environments from ``$XDG_CONFIG_HOME/pigeon`` (DESIGN §11), as f4 notes them:
+        ``global``, or ``+ global`` for a collection one that lies over a global one."""
+        col = self.collection
+        return {
+            name: "global" if col.environments.get(name) is env else "+ global"
+            for name, env in col.globals.environments.items()
+        }
+
     def chain_of(self, request: Request) -> list[Folder]:
         """The folders holding ``request`` (matched by file path, so edited copies work)."""
         for chain, req in self.collection.walk():

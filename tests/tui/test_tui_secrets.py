@@ -92,3 +92,26 @@ async def test_the_variables_pane_shows_a_secrets_source_not_its_value(
         await pilot.press("v")
         await pilot.pause()
         assert VALUE not in label("tok")
+
+
+async def test_f4_offers_global_environments_marked_as_global(
+    tmp_path: Path, echo: EchoServer
+) -> None:
+    import os
+
+    from textual.widgets import OptionList
+
+    from pigeon.tui.dialogs.environments import EnvironmentScreen
+
+    home = Path(os.environ["XDG_CONFIG_HOME"]) / "pigeon"
+    write(home, "environments/shared.toml", '[variables]\nstage = "global"\n')
+    write(home, "environments/dev.toml", '[variables]\nstage = "global-dev"\n')
+    root = secret_collection(tmp_path / "c")
+    write(root, "environments/dev.toml", '[variables]\nstage = "dev"\n')
+    app = make_app(root, echo)
+    async with running(app, "r") as pilot:
+        await pilot.press("f4")
+        await wait_for(pilot, lambda: isinstance(app.screen, EnvironmentScreen))
+        options = app.screen.query_one(OptionList)
+        shown = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert shown == ["(no environment)", "dev  + global", "shared  global"]
