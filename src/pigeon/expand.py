@@ -17,11 +17,20 @@ import uuid
 from collections.abc import Callable
 from datetime import datetime, timezone
 from functools import lru_cache
+from json.encoder import encode_basestring
 from typing import Any, TypeVar
 
 from pigeon.scopes import MISSING, Scopes
 from pigeon.template import DYNAMIC, ENV, LITERAL, PATH, Placeholder, Template, parse, parse_json
-from pigeon.values import MASK, secret_name, to_json_string_content, to_json_value, to_text
+from pigeon.values import (
+    MASK,
+    compact_json,
+    may_name_secret,
+    secret_name,
+    to_json_string_content,
+    to_json_value,
+    to_text,
+)
 
 T = TypeVar("T")
 
@@ -87,6 +96,7 @@ class Renderer:
         "_unresolved_set",
         "warnings",
         "secrets",
+        "_got",
     )
 
     def __init__(self, scopes: Scopes) -> None:
@@ -100,6 +110,7 @@ class Renderer:
         self.warnings: list[str] = []
         # The ``$env`` values rendered: writers also look for their copies (a server's echo).
         self.secrets: list[str] = []
+        self._got: dict[str, Any] = {}  # each name's winning raw value, for this render
 
     # -- reporting --
 
@@ -319,51 +330,58 @@ class Renderer:
         pair: tuple[str, str | None] | None = shared.get(key)
         if pair is not None:
             return pair
-        if ph.kind == PATH:
-            if ph.steps:
-                value = self._plain(ph)
-            else:  # a whole variable: what it holds is handed on, not looked up again
-                value = self.scopes.get(ph.name)
-                if value is MISSING or (value.__class__ is str and "{{" in value):
-                    return self._piece(ph, place, key, value)
-            if value is not _SLOW:  # the common case: a value that needs no rendering
+        if ph.kind != PATH:
+            return self._piece(ph, place, key)
+        # The common case, the quick way: a value that needs no rendering, with no template on
+        # its way nor in it. Anything else (aliases, templates, cycles, what is missing) takes
+        # the general lookup. A name is looked up once a render (``_got``).
+        got = self._got
+        flat = ph.flat
+        if flat is not None:  # rule 4.2.1: a variable named like the whole path wins
+            value = got.get(flat, _SLOW)
+            if value is _SLOW:
+                value = got[flat] = self.scopes.get(flat)
+            if value is not MISSING:
+                return self._piece(ph, place, key)
+        name = ph.name
+        value = got.get(name, _SLOW)
+        if value is _SLOW:
+            value = got[name] = self.scopes.get(name)
+        if ph.steps:
+            for step in ph.steps:
                 cls = value.__class__
-                twin: str | None = None
-                if cls is dict or cls is list:
-                    found = _scan(value)
-                    if found & _TEMPLATE:
-                        return self._piece(ph, place, key, _SLOW if ph.steps else value)
-                    if found and not ph.secret:  # keys named as secrets in it
-                        twin = _in_place(_plain_twin(value), place)
-                piece: str = value if cls is str and place != 1 else _in_place(value, place)
-                if ph.secret or self.scopes.secret(ph.name):  # by name, or a secret source
-                    twin = _HIDDEN_PIECE[place]
-                pair = (piece, twin if piece else None)
-                shared[key] = pair
-                return pair
-        return self._piece(ph, place, key)
-
-    def _plain(self, ph: Placeholder) -> Any:
-        """The value a path placeholder names when getting it renders nothing: no template
-        on the way nor in it (what most placeholders are). ``_SLOW`` for any other case, which
-        the general lookup takes (aliases, templates, cycles, what is missing)."""
-        get = self.scopes.get
-        if ph.flat is not None and get(ph.flat) is not MISSING:
-            return _SLOW
-        value = get(ph.name)
-        for step in ph.steps:
-            cls = value.__class__
-            if cls is dict:
-                value = value.get(step, MISSING)
-                if value is MISSING:
-                    return _SLOW
-            elif cls is list and step.__class__ is int and -len(value) <= step < len(value):
-                value = value[step]
-            else:
-                return _SLOW
-        if value.__class__ is str:
-            return _SLOW if "{{" in value else value
-        return _SLOW if value is MISSING else value  # objects and arrays: scanned by the caller
+                if cls is dict:
+                    value = value.get(step, MISSING)
+                    if value is MISSING:
+                        return self._piece(ph, place, key)
+                elif cls is list and step.__class__ is int and -len(value) <= step < len(value):
+                    value = value[step]
+                else:
+                    return self._piece(ph, place, key)
+            if value.__class__ is str and "{{" in value:
+                return self._piece(ph, place, key)
+        elif value is MISSING or (value.__class__ is str and "{{" in value):
+            return self._piece(ph, place, key, value)  # what it holds is handed on
+        cls = value.__class__
+        twin: str | None = None
+        if cls is dict or cls is list:
+            # Its JSON holds "{{" if any string in it does: then it is rendered.
+            text = compact_json(value)
+            if "{{" in text:
+                return self._piece(ph, place, key, _SLOW if ph.steps else value)
+            piece: str = encode_basestring(text)[1:-1] if place == 1 else text
+            if not ph.secret and _may_name_secrets(text):
+                shown = _plain_twin(value)  # None: no key in it is named as a secret
+                twin = None if shown is None else _in_place(shown, place)
+        elif cls is str and place != 1:
+            piece = value
+        else:
+            piece = _in_place(value, place)
+        if ph.secret or self.scopes.secret(name):  # by name, or a secret source
+            twin = _HIDDEN_PIECE[place]
+        pair = (piece, twin if piece else None)
+        shared[key] = pair
+        return pair
 
     def _piece(
         self, ph: Placeholder, place: int, key: tuple[str, int], raw: Any = _SLOW
@@ -552,6 +570,13 @@ def _plain_twin(value: Any) -> Any:
 
 
 _TEMPLATE, _SECRET_KEY = 1, 2  # what ``_scan`` finds
+
+
+@lru_cache(maxsize=1024)
+def _may_name_secrets(text: str) -> bool:
+    """Whether a value's JSON may have a key named as a secret (memoized: a variable's JSON
+    is the same text on every render)."""
+    return may_name_secret(text)
 
 
 def _scan(value: Any) -> int:

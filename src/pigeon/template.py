@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from pigeon.values import secret_name
+from pigeon.values import may_name_secret, secret_name
 
 # A candidate: ``{{`` + inner text without braces (quoted literals may hold anything but their
 # own quote) + ``}}``. The alternatives start with different characters and each takes all it
@@ -90,16 +90,16 @@ def _parse_inner(expr: str, raw: str) -> Placeholder | None:
         return None  # `$foo` is no expression: plain text
     if _DOTTED.fullmatch(expr):
         if "." not in expr:
-            return Placeholder(raw, expr, PATH, expr, secret=secret_name(expr))
+            return Placeholder(raw, expr, PATH, expr, secret=_secret_step(expr))
         name, *keys = expr.split(".")
         return Placeholder(
-            raw, expr, PATH, name, tuple(keys), expr, secret=_secret_path([name, *keys], expr)
+            raw, expr, PATH, name, tuple(keys), expr, secret=_secret_path(expr, [name, *keys])
         )
     m = _PATH.fullmatch(expr)
     if not m:
         return None
     if not m.group(2):
-        return Placeholder(raw, expr, PATH, expr, secret=secret_name(expr))
+        return Placeholder(raw, expr, PATH, expr, secret=_secret_step(expr))
     steps: list[str | int] = []
     for s in _STEPS.finditer(m.group(2)):
         if s.group("key") is not None:
@@ -109,14 +109,18 @@ def _parse_inner(expr: str, raw: str) -> Placeholder | None:
         else:
             steps.append(s.group("dq") if s.group("dq") is not None else s.group("sq"))
     flat = expr if _FLAT.fullmatch(expr) else None
-    secret = _secret_path([m.group(1), *steps], flat or "")
+    secret = _secret_path(expr, [m.group(1), *steps])
     return Placeholder(raw, expr, PATH, m.group(1), tuple(steps), flat, secret=secret)
 
 
-def _secret_path(steps: list[str] | list[str | int], flat: str) -> bool:
-    """Whether a variable or a key on a path (or the variable named like the whole path)
-    says it holds a secret."""
-    return secret_name(flat) or any(isinstance(s, str) and secret_name(s) for s in steps)
+def _secret_path(expr: str, steps: list[str] | list[str | int]) -> bool:
+    """Whether the variable or a key on a path says it holds a secret. (A variable named like
+    the whole path is judged by its name when it is met: ``expand``.)"""
+    return may_name_secret(expr) and any(isinstance(s, str) and _secret_step(s) for s in steps)
+
+
+# Memoized: the same few names and keys (``id``, ``name``, ``token``) come back and back.
+_secret_step = lru_cache(maxsize=4096)(secret_name)
 
 
 @lru_cache(maxsize=16384)

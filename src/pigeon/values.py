@@ -12,6 +12,7 @@ import math
 import re
 import tomllib
 from datetime import date, datetime, timezone
+from functools import lru_cache
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
@@ -37,9 +38,20 @@ _SECRET_NAME = re.compile(
 )
 
 
+# Every name ``_SECRET_NAME`` matches has one of these words in it, in any case.
+_SECRET_HINT = re.compile("token|secret|pass|pwd|key|auth|session|cookie|credential|private|sig")
+
+
+def may_name_secret(text: str) -> bool:
+    """Whether ``text`` has one of the words every secret name has in it: a quick first look
+    (most names and texts have none), never false where ``secret_name`` would be true."""
+    low = text.lower() if text.isascii() else text.casefold().replace("ı", "i")
+    return _SECRET_HINT.search(low) is not None
+
+
 def secret_name(name: str) -> bool:
     """Whether a header, query parameter or variable of this name holds a secret."""
-    return bool(_SECRET_NAME.search(name))
+    return may_name_secret(name) and _SECRET_NAME.search(name) is not None
 
 
 # RFC 9110 §5.6.2: a method or a header field name is a token.
@@ -136,10 +148,21 @@ def _key_step(key: str) -> str:
 
 def format_date(value: date) -> str:
     """ISO 8601 in UTC with milliseconds and ``Z``; naive means local time; a date is midnight UTC."""
+    if isinstance(value, datetime) and value.tzinfo is None:
+        return _iso(value.astimezone(timezone.utc))  # naive: local time, which may change
+    return _fixed_date(value)
+
+
+@lru_cache(maxsize=256)
+def _fixed_date(value: date) -> str:
+    """``format_date`` of a date or an aware datetime (memoized: a variable's date is
+    rendered again on every render)."""
     if isinstance(value, datetime):
-        dt = value.astimezone(timezone.utc)  # naive datetimes are taken as local time
-    else:
-        dt = datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
+        return _iso(value.astimezone(timezone.utc))
+    return _iso(datetime(value.year, value.month, value.day, tzinfo=timezone.utc))
+
+
+def _iso(dt: datetime) -> str:
     return (
         f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T{dt.hour:02d}:{dt.minute:02d}:"
         f"{dt.second:02d}.{dt.microsecond // 1000:03d}Z"
