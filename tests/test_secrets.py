@@ -204,7 +204,8 @@ def test_no_secret_is_written_to_history_reports_or_output(
         write(
             root,
             "r.toml",
-            f'url = "{server.url}/a/{{{{tok}}}}"\n\n[[headers]]\nname = "X-K"\nvalue = "{{{{tok}}}}"\n',
+            f'url = "{server.url}/a/{{{{tok}}}}"\n\n[[headers]]\nname = "X-K"\nvalue = "{{{{tok}}}}"\n'
+            '\n[scripts]\npost_response = \'print("said", pigeon.getVar("tok"))\'\n',
         )
         reports = tmp_path / "out"
         code = main(
@@ -215,6 +216,7 @@ def test_no_secret_is_written_to_history_reports_or_output(
         assert server.requests[0].startswith(f"GET /a/{secret} HTTP/1.1".encode())
         assert f"x-k: {secret}\r\n".encode() in server.requests[0].lower()
     out, err = capsys.readouterr()
+    assert "said" in out  # the script ran and printed the secret, masked when long enough
     files = [p for p in [*(root / ".pigeon").rglob("*"), *reports.rglob("*")] if p.is_file()]
     assert files
     if secret == LONG:

@@ -258,6 +258,11 @@ class RequestResult(Outcome):
         if ex is not None:
             ex.discard()
         sent = ex if ex is not None and ex.status is not None else None
+        log = self.log
+        if log and rendered is not None and rendered.secrets:  # a script printed a secret
+            from pigeon.masking import Masker
+
+            log = [Masker(rendered.secrets).text(line) for line in log]
         return ResultRecord(
             id=self.id,
             name=self.request.name,
@@ -272,7 +277,7 @@ class RequestResult(Outcome):
             error=self.error,
             script_errors=tuple(self.script_errors),
             assertion_failures=tuple(self.assertion_failures),
-            log=tuple(self.log),
+            log=tuple(log),
             unresolved=tuple(self.unresolved),
             warnings=tuple(self.warnings),
             strict_failure=self.strict_failure,

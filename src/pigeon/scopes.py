@@ -121,8 +121,8 @@ class Gate(Protocol):
 class SecretVars(Mapping[str, Any]):
     """A scope's ``[secrets]`` as variables: each read from its source when a render first
     asks for it (through the ``Vault``), never before. A peeking vault (a render only shown)
-    gives only what was already read; no vault (``pigeon check``) gives ``MASK`` for each,
-    defined but read nowhere; behind a gate, reading is asked of it first."""
+    gives what was already read and ``MASK`` for the rest, as no vault (``pigeon check``)
+    does for all: defined, read nowhere. Behind a gate, reading is asked of it first."""
 
     def __init__(
         self, sources: Mapping[str, SecretSource], vault: Vault | None, gate: Gate | None
@@ -132,12 +132,7 @@ class SecretVars(Mapping[str, Any]):
         self.gate = gate
 
     def __contains__(self, name: object) -> bool:
-        source = self.sources.get(name) if isinstance(name, str) else None
-        if source is None:
-            return False
-        if self.gate is not None or self.vault is None:
-            return True
-        return not self.vault.peeking or self.vault.cached(source) is not None
+        return name in self.sources
 
     def __getitem__(self, name: str) -> Any:
         source = self.sources[name]
@@ -147,9 +142,7 @@ class SecretVars(Mapping[str, Any]):
             return MASK
         if self.vault.peeking:
             value = self.vault.cached(source)
-            if value is None:
-                raise KeyError(name)
-            return value
+            return MASK if value is None else value
         return self.vault.resolve(source)
 
     def __iter__(self) -> Iterator[str]:

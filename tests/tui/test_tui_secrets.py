@@ -115,3 +115,17 @@ async def test_f4_offers_global_environments_marked_as_global(
         options = app.screen.query_one(OptionList)
         shown = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
         assert shown == ["(no environment)", "dev  + global", "shared  global"]
+
+
+async def test_the_preview_shows_a_secret_not_yet_read_as_a_mask_and_reads_nothing(
+    tmp_path: Path, echo: EchoServer
+) -> None:
+    from pigeon.tui.widgets.editor.url_preview import UrlPreview
+
+    root = secret_collection(tmp_path / "c")
+    write(root, "r.toml", 'url = "{{base_url}}/x/{{tok}}"\n')
+    app = make_app(root, echo)
+    async with running(app, "r") as pilot:
+        await pilot.pause()
+        assert main_screen(app).query_one(UrlPreview).url == f"{echo.url}/x/•••"
+        assert app.session.vault.values() == []
