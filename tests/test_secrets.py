@@ -354,3 +354,40 @@ def test_the_readmes_secrets_load(tmp_path: Path) -> None:
     kinds = {s.name: s.describe() for s in col.secrets.values()}
     assert kinds["api_token"] == "command: op read op://dev/api/token"
     assert kinds["ring"] == "keyring: my-api/token" and kinds["otp"] == "prompt"
+
+
+def test_the_trust_prompt_lists_secrets_and_globals(tmp_path: Path, isolated_config: Path) -> None:
+    from pigeon.trust import summary
+
+    write(config(isolated_config), "globals.toml", '[variables]\nhost = "h"\n')
+    root = collection(tmp_path / "c", 'tok = { keyring = "svc/me" }')
+    write(root, "r.toml", 'url = "http://{{host}}/{{tok}}"\n')
+    col = load_collection(root)
+    assert summary(needs(col, col.walk())) == [
+        "secrets: keyring: svc/me",
+        "global variables: host",
+    ]
+
+
+def test_a_prompt_on_a_terminal_is_asked_once_a_run_without_echo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import getpass
+
+    import pigeon.cli.secret
+
+    asked: list[str] = []
+
+    def fake_getpass(prompt: str = "") -> str:
+        asked.append(prompt)
+        return "typed-code"
+
+    monkeypatch.setattr(pigeon.cli.secret, "_tty", lambda: True)
+    monkeypatch.setattr(getpass, "getpass", fake_getpass)
+    with recording_server() as server:
+        root = collection(tmp_path / "c", 'tok = { prompt = "One-time code" }', server.url + "/")
+        write(root, "s.toml", f'url = "{server.url}/again/{{{{tok}}}}"\n')
+        assert main(["run", str(root), "--trust"]) == 0
+        paths = sorted(r.split(b" ")[1] for r in server.requests)
+    assert paths == [b"/again/typed-code", b"/typed-code"]
+    assert asked == ["One-time code: "]
