@@ -46,7 +46,7 @@ GOAL = 0.90
 TESTS: dict[str, list[str]] = {
     "masking": ["tests/test_masking.py"],
     "trust": ["tests/test_trust.py"],
-    "values": ["tests/test_values.py"],
+    "values": ["tests/test_values.py", "tests/test_masking.py"],  # secret_name lives here
     "scopes": ["tests/test_scopes.py"],
     "expand": ["tests/test_template.py"],
     "template": ["tests/test_template.py"],

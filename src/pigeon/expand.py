@@ -5,6 +5,10 @@ inside the values it finds, recursively (§4.3), reports a cycle where it closes
 looping, and keeps every result that depends only on the variables in the scopes' shared
 cache. What a value looks like in each place comes from ``values.py``; where a request's parts
 go, and the rules per place (§5), live in ``render.py``, which drives this module.
+
+Why one module: the quick lookup most placeholders take, the general one, the cycle checks,
+the pure-result cache and the masked twin of each result are one walk over a value; split,
+each part would have to know the others' state (the stack, purity, the twin being built).
 """
 
 from __future__ import annotations
@@ -572,11 +576,14 @@ def _plain_twin(value: Any) -> Any:
 _TEMPLATE, _SECRET_KEY = 1, 2  # what ``_scan`` finds
 
 
-@lru_cache(maxsize=1024)
 def _may_name_secrets(text: str) -> bool:
-    """Whether a value's JSON may have a key named as a secret (memoized: a variable's JSON
-    is the same text on every render)."""
-    return may_name_secret(text)
+    """Whether a value's JSON may have a key named as a secret."""
+    return _may_name_secrets_kept(text) if len(text) <= 4096 else may_name_secret(text)
+
+
+# Memoized, for texts up to 4 KB (so the cache holds at most 1,024 x 4 KB): a variable's
+# JSON is the same text on every render.
+_may_name_secrets_kept = lru_cache(maxsize=1024)(may_name_secret)
 
 
 def _scan(value: Any) -> int:
