@@ -391,3 +391,26 @@ def test_a_prompt_on_a_terminal_is_asked_once_a_run_without_echo(
         paths = sorted(r.split(b" ")[1] for r in server.requests)
     assert paths == [b"/again/typed-code", b"/typed-code"]
     assert asked == ["One-time code: "]
+
+
+def test_a_global_environment_needs_trust_and_completion_knows_globals(
+    tmp_path: Path, isolated_config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pigeon.tui.placeholder_suggester import complete
+
+    home = config(isolated_config)
+    write(home, "environments/shared.toml", '[variables]\nstage = "s"\n')
+    write(
+        home,
+        "globals.toml",
+        '[variables]\nglobal_host = "h"\n\n[secrets]\notp = { prompt = "?" }\n',
+    )
+    root = tmp_path / "c"
+    write(root, "r.toml", 'url = "http://x/"\n')
+    assert main(["render", str(root), "r", "--env", "shared"]) == 2
+    assert "environments/shared.toml" in capsys.readouterr().err
+    col = load_collection(root)
+    scopes = build_scopes(col, [], None, "shared", vault=Vault().peek())
+    assert complete("glo", scopes) == "global_host}}"
+    assert complete("ot", scopes) == "otp}}"
+    assert complete("sta", scopes) == "stage}}"
