@@ -34,10 +34,9 @@ Ask = Callable[[SecretSource], "str | None"]  # None: the user declined
 
 
 class Vault:
-    """The secrets of one session or run, resolved once each and kept in memory.
-
-    A value is keyed by where it is declared and how it is read, so two collections' ``tok``
-    never meet, and an edited source is read afresh."""
+    """The secrets of one session or run (of one collection), read once each and kept in
+    memory. A value is keyed by its whole source (name, how it is read, where declared), so
+    an edited source is read afresh."""
 
     def __init__(self, ask: Ask | None = None) -> None:
         self.ask = ask
