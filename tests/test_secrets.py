@@ -72,6 +72,7 @@ def toml_list(argv: list[str]) -> str:
 def test_a_command_gives_its_output_with_the_final_newline_trimmed() -> None:
     assert run_command(command("print('abc')")) == "abc"
     assert run_command(command("import sys; sys.stdout.write('a\\n\\n')")) == "a\n"
+    assert run_command(command("import sys; sys.stdout.write('b\\r\\n')")) == "b"
 
 
 def test_a_failing_command_names_its_status_and_stderr() -> None:

@@ -156,7 +156,7 @@ def run_command(source: SecretSource) -> str:
         text = bytes(out).decode("utf-8")
     except UnicodeDecodeError:
         raise SecretError(f"{what}: its output is not UTF-8") from None
-    return text[:-1] if text.endswith("\n") else text
+    return text.removesuffix("\n").removesuffix("\r") if text.endswith("\n") else text
 
 
 def _keyring() -> Any:
