@@ -126,6 +126,11 @@ class SendOutcome:
     scripts_skipped: list[str] = field(default_factory=list)  # phases whose scripts did not run
 
 
+def _not_asked(source: SecretSource) -> str:
+    """A prompt secret met by a render the app did not foresee (a name a script set)."""
+    raise SecretError(f"secret {source.name}: a prompt reached through a script is not asked")
+
+
 @dataclass
 class Session:
     root: Path
@@ -147,7 +152,7 @@ class Session:
     grpc: Channels | None = None  # gRPC channels and descriptors, made on the first call
     # The secrets read this session (DESIGN §11), in memory only; the app asks for a prompt
     # secret in its dialog (``ask_secret``: ``None`` when the user declined).
-    vault: Vault = field(default_factory=Vault)
+    vault: Vault = field(default_factory=lambda: Vault(_not_asked))
     ask_secret: Callable[[SecretSource], Awaitable[str | None]] | None = None
     # The environment whose saved cookie jar the HTTP session holds; None: not loaded yet.
     jar_environment: str | None = None
