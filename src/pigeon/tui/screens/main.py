@@ -115,10 +115,9 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.side_panes.panes["vars"].border_title = "Variables"
-        from pigeon.tui.dialogs import oauth2_person, secret_prompt
+        from pigeon.tui.dialogs.oauth2_person import AppPerson
 
-        self.session.person = oauth2_person.AppPerson(self.app)  # OAuth 2.0 sign-ins' dialogs
-        self.session.ask_secret = secret_prompt.ask_in(self.app)  # a prompt secret's dialog
+        self.session.person = AppPerson(self.app)  # OAuth 2.0 sign-ins show their dialogs
         self._apply_width(self.size.width)
         self.update_status()
         # In a worker: waiting for the first frame must not hold this screen's messages.
