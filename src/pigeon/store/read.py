@@ -3,10 +3,13 @@
 Loading never stops at a bad file: each one becomes a ``BrokenFile`` naming the file, line,
 column and problem, and the rest of the collection still loads. Secrets belong in the
 collection's git-ignored ``.env``, read into ``Collection.dotenv`` only (never into variables)
-and never written, or in ``[secrets]`` sources (``store.secrets``), never their values.
+and never written.
 
-Why one module: every file of a collection is read through the same checks (``_get_*``,
-``_variables``, ``_transport``), and split apart each part would import the other.
+Why one module: every table's reader (a request's body, auth, settings, a folder, an
+environment) speaks through the same located checks (``_get_str``, ``_get_table``, ``Invalid``
+with its key path), and the loader that walks the folders turns what they raise into
+``BrokenFile`` entries; apart, each reader would import the same helpers and the loader all of
+them.
 """
 
 from __future__ import annotations
