@@ -24,7 +24,6 @@ from urllib.parse import urlsplit
 
 from pigeon import cookies
 from pigeon.cli.collection import load, trusted
-from pigeon.cli.secret import check_prompts, terminal_vault
 from pigeon.cli.stderr import warn
 from pigeon.errors import EXIT_OK, SendFailure, UnresolvedError, UsageError
 from pigeon.exporters.curl import as_sent, to_curl
@@ -110,6 +109,8 @@ def prepare_request(
         no_scripts=no_scripts,
         phases=("pre_request",),  # render runs no post-response script
     )
+    from pigeon.cli.secret import check_prompts, terminal_vault
+
     check_prompts(collection, [(chain, request)], env, cli_vars)
     ctx = RunContext(
         collection,
