@@ -35,8 +35,15 @@ RULES: dict[str, tuple[str, str]] = {
     "unknown-key": (WARNING, 'a key Pigeon does not read (a typo), with "did you mean"'),
     "unresolved": (ERROR, "a placeholder that resolves in no scope and no script sets"),
     "cycle": (ERROR, "variables that refer to each other in a loop"),
-    "missing-file": (ERROR, "a multipart file field whose file does not exist"),
-    "file-outside": (WARNING, "a multipart file field that reads outside the collection"),
+    "missing-file": (
+        ERROR,
+        "a multipart file field, file body or an auth's key file that does not exist",
+    ),
+    "file-outside": (
+        WARNING,
+        "a multipart file field, file body or key file that reads outside the collection",
+    ),
+    "auth-incomplete": (ERROR, "an auth without a field its kind needs (a key), or one misspelt"),
     "script-reads-unset": (WARNING, "a script reads a variable that nothing defines or sets"),
     "inline-query": (WARNING, "a query value written in the URL that needs percent-encoding"),
     "unused-variable": (WARNING, "a variable defined and never used"),
@@ -188,6 +195,10 @@ def _request_places(request: Request, path: Path) -> Iterator[_Place]:
                 yield _Place(path, key, text)
         if "{{" in body.variables:
             yield _Place(path, "variables", body.variables, json=True)
+    elif body.type == "file":
+        for key, text in (("path", body.path), ("content_type", body.content_type)):
+            if "{{" in text:
+                yield _Place(path, key, text)
     grpc = request.kind == "grpc"  # a gRPC stream's messages render as JSON bodies do
     for message in request.messages:  # each sent as a text frame or a message, rendered
         if "{{" in message.body:
@@ -270,6 +281,7 @@ class _Checker:
         self.scripts.read(collection.scripts.post_response, self.collection_file)
         # Each request's templates, with the folders' and the collection's it inherits, and
         # the key of the scopes it renders in: built once, checked once per environment.
+        self._auth(collection.auth, self.collection_file)
         common = _owner_places(collection, self.collection_file)
         self.used_texts = [p.text for p in common]  # every template, enabled or not
         self.common = [p for p in common if p.enabled]
@@ -282,11 +294,13 @@ class _Checker:
                 if own is None:
                     folder_file = self._folder_file(folder)
                     own = folder_places[id(folder)] = _owner_places(folder, folder_file)
+                    self._auth(folder.auth, folder_file)
                     self.used_texts += [p.text for p in own]
                     for code in (folder.scripts.pre_request, folder.scripts.post_response):
                         self.scripts.read(code, folder_file)
                 places += [p for p in own if p.enabled]
             request_file = self._request_file(request)
+            self._auth(request.auth, request_file)
             for place in _request_places(request, request_file):
                 if place.url:
                     self._inline_query(place)
@@ -298,6 +312,28 @@ class _Checker:
                 self.scripts.read(code, request_file)
             key = (tuple(id(f) for f in chain), id(request) if request.variables else None)
             self.items.append((chain, request, key, places))
+
+    def _auth(self, auth: Auth | None, path: Path) -> None:
+        """An auth as written: the fields its kind cannot go without, and a key file named
+        without placeholders (one with them is checked as it renders)."""
+        kind = KINDS.get(auth.type) if auth is not None else None
+        if auth is None or kind is None:
+            return
+        at = self.texts.find(path, "type", "[auth]")
+        for problem in kind.problems(auth):
+            self.add("auth-incomplete", path, at, problem, None)
+        root = os.path.realpath(self.root)
+        for f in kind.fields:
+            value = f.get(auth) if f.path else ""
+            if not value or "{{" in value:
+                continue
+            target = Path(value).expanduser()
+            real = os.path.realpath(target if target.is_absolute() else self.root / target)
+            where = self.texts.find(path, value, f.name)
+            if not (real == root or real.startswith(root + os.sep)):
+                self.add("file-outside", path, where, f"{f.name} reads {value}", None)
+            elif not os.path.isfile(real):
+                self.add("missing-file", path, where, f"{f.name}: no file {value}", None)
 
     def _folder_file(self, folder: Folder) -> Path:
         return (folder.path or self.root) / "folder.toml"
@@ -381,26 +417,32 @@ class _Checker:
             )
 
     def _files(self, request: Request, scopes: Scopes) -> None:
-        if request.body.type != "multipart":
+        body = request.body
+        if body.type == "file":
+            self._file(request, scopes, body.path, "path", "the file body")
+        if body.type != "multipart":
             return
+        for f in body.fields:
+            if f.enabled and f.kind == "file" and f.name:
+                self._file(request, scopes, f.value, "value", f"field {f.name!r}")
+
+    def _file(self, request: Request, scopes: Scopes, text: str, key: str, what: str) -> None:
+        """A file a send reads: outside the collection, or missing."""
         path = self._request_file(request)
         root = os.path.realpath(self.root)
-        for f in request.body.fields:
-            if not (f.enabled and f.kind == "file" and f.name):
-                continue
-            r = Renderer(scopes)
-            value = r.render_text(f.value)
-            if r.unresolved:
-                continue  # reported as unresolved
-            target = Path(value).expanduser()
-            if not target.is_absolute():
-                target = self.root / target
-            at = self.texts.find(path, f.value, "value")
-            real = os.path.realpath(target)
-            if not (real == root or real.startswith(root + os.sep)):
-                self.add("file-outside", path, at, f"field {f.name!r} reads {value}", None)
-            elif not os.path.isfile(real):
-                self.add("missing-file", path, at, f"field {f.name!r}: no file {value}", None)
+        r = Renderer(scopes)
+        value = r.render_text(text).strip() if key == "path" else r.render_text(text)
+        if r.unresolved:
+            return  # reported as unresolved
+        target = Path(value).expanduser()
+        if not target.is_absolute():
+            target = self.root / target
+        at = self.texts.find(path, text, key)
+        real = os.path.realpath(target)
+        if not (real == root or real.startswith(root + os.sep)):
+            self.add("file-outside", path, at, f"{what} reads {value}", None)
+        elif not os.path.isfile(real):
+            self.add("missing-file", path, at, f"{what}: no file {value}", None)
 
     def _grpc(self, request: Request, scopes: Scopes, env: str | None) -> None:
         """The request's method and its message's fields, against its ``.proto`` files

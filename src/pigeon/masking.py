@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AnyStr
+from typing import Any, AnyStr
 from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit, urlunsplit
 
 from pigeon.auth_kinds import schemes
@@ -398,6 +398,14 @@ def _json_string(token: str) -> str | None:
     except ValueError:
         return None
     return value if isinstance(value, str) else None
+
+
+def shown(request: Any) -> Any:
+    """A rendered request as it may be written: each value it took from a secret source
+    masked where it went (``RenderedRequest.shown_request``); a stand-in without that, as it
+    is."""
+    show = getattr(request, "shown_request", None)
+    return request if show is None else show()
 
 
 def dotenv_secrets(root: Path) -> list[str]:

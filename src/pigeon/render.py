@@ -27,9 +27,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from pigeon.auth_kinds import OAUTH2_TOKEN, AuthError, FlowAuth, kind_of
+from pigeon.auth_kinds import OAUTH2_TOKEN, AuthError, FlowAuth, Renders, kind_of
 from pigeon.errors import RenderError
 from pigeon.expand import MAX_DEPTH, Renderer
+from pigeon.file_body import FileBody, guess_type, inspect, resolve
 from pigeon.files import read_capped
 from pigeon.model import Auth, Body, Collection, Folder, Header, Request, Settings
 from pigeon.scopes import Scopes
@@ -98,6 +99,9 @@ class RenderedRequest:
     # short secret is masked where it went and nowhere else.
     masked: dict[str, str] = field(default_factory=dict)
     masked_body: bytes | None = None  # the body so, when it holds such a value
+    # A file body (DESIGN §11): the send streams it from disk; ``body`` stays ``None`` and
+    # ``body_text`` is its description, ``<file PATH, N bytes, TYPE>``.
+    body_file: FileBody | None = None
 
     def header(self, name: str) -> str | None:
         """The last value of a header, case-insensitively."""
@@ -441,7 +445,7 @@ def _add_query(url: str, pairs: list[tuple[str, str]]) -> str:
 
 
 def _apply_auth(
-    auth: Auth | None, r: Renderer, masked: dict[str, str]
+    auth: Auth | None, r: Renderer, root: Path | None, scopes: Scopes, masked: dict[str, str]
 ) -> tuple[list[tuple[str, str]], list[tuple[str, str]], FlowAuth | None]:
     """The headers and query parameters an auth adds, and its credentials for a send-time
     flow (``auth_kinds``: each kind's ``parts`` and ``flow``). What a part shows in place of
@@ -453,10 +457,14 @@ def _apply_auth(
     def render(text: str) -> str:
         return _keep(fields, *r.render_text_pair(text))
 
+    def read(name: str, what: str) -> bytes:
+        return _auth_file(name, what, root, scopes)
+
+    renders = Renders(render, r.expand, read)
     try:
         kind = kind_of(auth)
-        headers, query = kind.parts(auth, render)
-        flow = kind.flow(auth, r.render_text)
+        headers, query = kind.parts(auth, renders)
+        flow = kind.flow(auth, Renders(r.render_text, r.expand, read))
     except AuthError as exc:
         raise RenderError(str(exc)) from None
     if fields:
@@ -474,6 +482,26 @@ def _with_fields_masked(text: str, fields: dict[str, str]) -> str:
     for clear in sorted(fields, key=len, reverse=True):
         text = text.replace(clear, fields[clear])
     return text
+
+
+AUTH_FILE_LIMIT = 1_000_000  # a key file: far larger is not a key
+
+
+def _auth_file(name: str, what: str, root: Path | None, scopes: Scopes) -> bytes:
+    """A file an auth reads (a signing key), relative to the collection; one outside it is a
+    trust need, as a file body's is. A recording gate reads nothing."""
+    path = Path(name).expanduser()
+    if not path.is_absolute() and root is not None:
+        path = root / path
+    source: Path | None = path
+    if scopes.gate is not None:
+        source = scopes.gate.file(path, what)
+    if source is None:
+        return b""
+    try:
+        return read_capped(source, AUTH_FILE_LIMIT)
+    except OSError as exc:
+        raise AuthError(f"{what}: cannot read {path}: {exc.strerror or exc}") from exc
 
 
 def _form_data_quote(text: str) -> str:
@@ -537,6 +565,22 @@ def _multipart(
     return body, f"multipart/form-data; boundary={boundary}", None if shown == body else shown
 
 
+def _file_body(body: Body, root: Path | None, r: Renderer, scopes: Scopes) -> FileBody:
+    """A ``file`` body, looked at (a regular file, its size) but not read; a path out of the
+    collection is a trust need, like a multipart file's."""
+    shown = r.render_text(body.path).strip()
+    if not shown:
+        raise RenderError("the file body names no file (its path is empty)")
+    path = resolve(shown, root)
+    content_type = r.render_text(body.content_type).strip() or guess_type(shown)
+    if scopes.gate is not None:
+        source = scopes.gate.file(path, "the file body")
+        if source is None:  # a gate that only notes what a send would read
+            return FileBody(path, shown, None, content_type)
+        path = source
+    return inspect(path, shown, content_type)
+
+
 def render_request(
     collection: Collection,
     chain: list[Folder] | tuple[Folder, ...],
@@ -562,7 +606,7 @@ def render_request(
         [collection.headers, *(f.headers for f in chain), request.headers], r, masked
     )
     auth = effective_auth(collection, chain, request)
-    auth_headers, auth_query, flow_auth = _apply_auth(auth, r, masked)
+    auth_headers, auth_query, flow_auth = _apply_auth(auth, r, collection.root, scopes, masked)
     for name, value in auth_headers:
         _set_header(headers, name, value)
 
@@ -574,6 +618,7 @@ def render_request(
     body: bytes | None = None
     body_text: str | None = None
     masked_body: bytes | None = None
+    body_file: FileBody | None = None
     content_type: str | None = None
     btype = request.body.type
     if btype == "graphql":
@@ -635,9 +680,12 @@ def render_request(
         body_text = body.decode("utf-8", errors="replace")
         if masked_body is not None:
             _keep(masked, body_text, masked_body.decode("utf-8", errors="replace"))
+    elif btype == "file":
+        body_file = _file_body(request.body, collection.root, r, scopes)
+        body_text, content_type = body_file.describe(), body_file.content_type
     elif btype not in ("none", "graphql"):
         raise RenderError(f"unknown body type {btype!r}")
-    if body_text is not None and body is None:
+    if body_text is not None and body is None and body_file is None:
         body = body_text.encode("utf-8")
         if body_text in masked:
             masked_body = masked[body_text].encode("utf-8")
@@ -668,4 +716,5 @@ def render_request(
         suggestions=suggestions,
         masked=masked,
         masked_body=masked_body,
+        body_file=body_file,
     )

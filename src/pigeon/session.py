@@ -17,6 +17,7 @@ widgets ask it for scopes instead of keeping copies.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import dataclasses
 import socket
@@ -312,6 +313,38 @@ class Session:
         refused = [f"needs trust: {thing}" for kind, _, thing in found if kind == "env"]
         return Preview(rendered.url, rendered.unresolved, [*rendered.warnings, *refused])
 
+    def file_body(self, request: Request) -> str:
+        """The request's file body as the editor shows it, looked at but never read:
+        ``<file PATH, N bytes, TYPE>``, or why a send would not send it (missing, a folder or
+        FIFO, outside an untrusted collection). Never raises."""
+        from pigeon.errors import RenderError
+        from pigeon.file_body import inspect, resolve
+        from pigeon.render import render_text
+
+        body = request.body
+        try:
+            scopes = self.scopes_for_chain(self.chain_of(request), request)
+            gate = None
+            if not self.is_trusted():
+                from pigeon.trust import Gate
+
+                gate = scopes.gate = Gate(self.collection, record=True)
+            shown = render_text(body.path, scopes).text.strip()
+            if not shown:
+                return "No file yet: its path, relative to the collection"
+            content_type = render_text(body.content_type, scopes).text.strip()
+            path = resolve(shown, self.collection.root)
+            if gate is not None:
+                gate.file(path, "the file body")
+                refused = [thing for kind, _, thing in gate.found if kind == "file"]
+                if refused:
+                    return f"needs trust: {refused[0]}"
+            return inspect(path, shown, content_type).describe()
+        except RenderError as exc:
+            return str(exc)
+        except Exception as exc:
+            return f"{type(exc).__name__}: {exc}"
+
     def auth_of(self, request: Request) -> Auth | None:
         """The auth ``request`` is sent with: its own, else its folders', else the collection's."""
         from pigeon.render import effective_auth
@@ -570,6 +603,20 @@ class Session:
             max_age_days=self.config.history_max_age_days,
             warn=lambda problem: self.add_log("history", problem, error=True),
         )
+
+    def load_grpc(self) -> None:
+        """Import what a gRPC call or description needs (the pipeline, OAuth 2.0's tokens,
+        grpc, protobuf and Pigeon's calls): blocking, a second or more the first time, so the
+        app runs it in a thread before its first call instead of on its loop. Without the grpc
+        extra it imports what it can: the call then says how to install it."""
+        from pigeon.oauth2 import Tokens  # noqa: F401
+        from pigeon.pipeline import call_grpc  # noqa: F401
+        from pigeon.rpc import exchange  # noqa: F401
+
+        with contextlib.suppress(ImportError):
+            import grpc.aio  # noqa: F401
+            from google.protobuf import descriptor_pool, json_format, message_factory  # noqa: F401
+            from grpc_reflection.v1alpha import reflection_pb2  # noqa: F401
 
     def grpc_channels(self) -> Channels:
         """The collection's gRPC channels and the descriptors found (made on first use)."""

@@ -33,13 +33,15 @@ MASK = "•••"
 # of its values came from a secret (``expand``) and masking uses the same rule.
 _SECRET_NAME = re.compile(
     r"token|secret|passw(?:or)?d|pwd|passphrase|api[-_.]?key|(?:^|[-_.\s])key(?:$|[-_.\s])"
-    r"|access[-_.]?key|auth|session|cookie|credential|private|signature|^sig$",
+    r"|access[-_.]?key|auth|session|cookie|credential|private|signature|^sig$|jwt",
     re.I,
 )
 
 
 # Every name ``_SECRET_NAME`` matches has one of these words in it, in any case.
-_SECRET_HINT = re.compile("token|secret|pass|pwd|key|auth|session|cookie|credential|private|sig")
+_SECRET_HINT = re.compile(
+    "token|secret|pass|pwd|key|auth|session|cookie|credential|private|sig|jwt"
+)
 
 
 def may_name_secret(text: str) -> bool:

@@ -38,6 +38,10 @@ LOADED_LATER = [
     "pigeon.rpc",
     "pigeon.tui.widgets.response.folding_view",
     "pigeon.tui.dialogs.diff",
+    # The libraries of auth kinds, loaded by a request of the kind.
+    "spnego",
+    "joserfc",
+    "authlib.oauth1",
 ]
 
 PROBE = """

@@ -23,8 +23,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pigeon import cookies
+from pigeon.auth_kinds import KINDS
 from pigeon.cli.collection import load, trusted
-from pigeon.cli.stderr import warn
+from pigeon.cli.stderr import say, warn
 from pigeon.errors import EXIT_OK, SendFailure, UnresolvedError, UsageError
 from pigeon.exporters.curl import as_sent, to_curl
 from pigeon.model import BrokenFile, Collection, Folder, Request, normalize_ref
@@ -182,6 +183,7 @@ def cli_render(args: argparse.Namespace) -> int:
     exit code is 3."""
     prepared = prepared_from_args(args)
     rendered = prepared.rendered.shown_request()
+    flow = rendered.flow_auth
     if prepared.request.kind == "grpc" or rendered.url.lower().startswith("grpc"):
         if args.format == "curl":
             raise UsageError(f"{prepared.request.id}: a gRPC call: pigeon export grpcurl")
@@ -190,11 +192,17 @@ def cli_render(args: argparse.Namespace) -> int:
         else:
             print(for_terminal(call_text(prepared), sys.stdout), end="")
     elif args.format == "json":
-        print(json.dumps(rendered.to_json(), ensure_ascii=False))
+        doc = rendered.to_json()
+        if flow is not None:  # what acts as it is sent, its secrets left out
+            doc["auth"] = flow.shown()
+        print(json.dumps(doc, ensure_ascii=False))
     elif args.format == "curl":
         print(for_terminal(to_curl(rendered), sys.stdout))
     else:
         print(for_terminal(http_message(rendered), sys.stdout), end="")
+        if flow is not None:
+            said = ", ".join(f"{k}={v}" for k, v in flow.shown().items() if k != "type")
+            say(f"{flow.type} auth is applied as the request is sent ({said})")
     problems = _unresolved(rendered)
     if args.strict and problems:
         raise UnresolvedError(f"unresolved placeholders: {problems}")
@@ -338,4 +346,8 @@ def cli_export(args: argparse.Namespace) -> int:
     print(for_terminal(to_curl(rendered), sys.stdout))
     if problems:
         warn(f"unresolved placeholders, sent as written: {problems}")
+    flow = rendered.flow_auth
+    if flow is not None and not KINDS[flow.type].curl(flow):
+        warn(f"{flow.type} auth signs each request as it is sent: curl has no way to, and the "
+             "command carries no signature")  # fmt: skip
     return EXIT_OK

@@ -212,7 +212,7 @@ def _auth_field(data: Mapping[str, Any], f: Field, at: _At) -> Any:
         return _get_str(data, f.name, at, f.default)
     entries = _get_table(data, f.name, at) or {}
     for name, value in entries.items():
-        if not isinstance(value, str):
+        if not isinstance(value, str) and not f.typed:
             raise Invalid((*at, f.name, name), f"expected a string, got {describe(value)}")
     return dict(entries)
 
@@ -261,6 +261,8 @@ def _body(table: Mapping[str, Any]) -> Body:
         query=_get_str(data, "query", at),
         variables=_get_str(data, "variables", at),
         operation_name=_get_str(data, "operation_name", at),
+        path=_get_str(data, "path", at),
+        content_type=_get_str(data, "content_type", at),
         extra=_extra(data, BODY_KEYS),
     )
 
