@@ -71,7 +71,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "the exchange",
         ("pigeon.exchange", "pigeon.masking", "pigeon.stream", "pigeon.response_diff"),
     ),
-    ("rendering", ("pigeon.render", "pigeon.expand", "pigeon.scopes", "pigeon.transport")),
+    (
+        "rendering",
+        ("pigeon.render", "pigeon.expand", "pigeon.scopes", "pigeon.secrets", "pigeon.transport"),
+    ),
     (
         "files",
         (

@@ -16,7 +16,9 @@ PigeonError                  1  anything reported as one line; a subclass may sa
 ├── SaveError                1  a save refused before anything on disk changed
 │   └── ChangedOnDisk        1  the file changed on disk since it was read (pigeon.store.seen)
 ├── RenderError              1  a request that cannot be built (a header with CR/LF); nothing sent
-│   └── Refused              1  it reads what only a trusted collection may (pigeon.trust)
+│   ├── Refused              1  it reads what only a trusted collection may (pigeon.trust)
+│   └── SecretError          1  a secret's command, keychain or prompt failed (pigeon.secrets)
+│       └── NoTerminal       1  a prompt secret with nobody to ask
 ├── SendFailure              1  a request that could not be built or sent, or an assertion failed
 ├── TokenError               1  no OAuth 2.0 token, and why (pigeon.oauth2.grants)
 │   └── NeedsPerson          1  the grant signs a person in, and nobody is there

@@ -138,7 +138,7 @@ class Renderer:
         raw = self.scopes.get(name)
         if raw is MISSING:
             return MISSING, None
-        return self._expand_at(raw, (name,), _secret(name))
+        return self._expand_at(raw, (name,), _secret(name) or self.scopes.secret(name))
 
     def expand_at(self, value: Any, path: tuple[str | int, ...]) -> Any:
         """Render the placeholders inside a value found at ``path`` (nested strings too)."""
@@ -275,7 +275,8 @@ class Renderer:
         value, path = self._walk(ph)
         if value is MISSING or value is _CYCLE:
             return value, None
-        return self._expand_at(value, path, _secret_path(path))
+        hidden = _secret_path(path) or self.scopes.secret(str(path[0]))
+        return self._expand_at(value, path, hidden)
 
     def _walk(self, ph: Placeholder) -> tuple[Any, tuple[str | int, ...]]:
         """Follow a path placeholder to the raw value it names, and that value's own path.
@@ -380,7 +381,7 @@ class Renderer:
             piece = value
         else:
             piece = _in_place(value, place)
-        if ph.secret:
+        if ph.secret or self.scopes.secret(name):  # by name, or a secret source
             twin = _HIDDEN_PIECE[place]
         pair = (piece, twin if piece else None)
         shared[key] = pair
@@ -398,7 +399,8 @@ class Renderer:
             elif raw is MISSING:
                 value, twin = MISSING, None
             else:
-                value, twin = self._expand_at(raw, (ph.name,), ph.secret)
+                hidden = ph.secret or self.scopes.secret(ph.name)
+                value, twin = self._expand_at(raw, (ph.name,), hidden)
         except RecursionError:  # an object nested too deeply for Python to walk
             self.warn(f"{ph.raw}: value nested too deeply to render; left as written")
             self._impure = True

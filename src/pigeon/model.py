@@ -212,13 +212,52 @@ class Folder:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class SecretSource:
+    """Where a secret variable's value comes from (DESIGN §11): read on first use, never
+    stored. ``kind`` is ``command`` (``argv``), ``keyring`` (``service``/``account``) or
+    ``prompt`` (``label``); ``origin`` names the file that declares it."""
+
+    name: str
+    kind: str
+    argv: tuple[str, ...] = ()
+    service: str = ""
+    account: str = ""
+    label: str = ""
+    timeout: float = 10.0
+    origin: str = ""
+
+    def describe(self) -> str:
+        """What the variables pane shows in place of the value."""
+        if self.kind == "command":
+            return "command: " + " ".join(self.argv)
+        if self.kind == "keyring":
+            return f"keyring: {self.service}/{self.account}"
+        return "prompt"
+
+
 @dataclass
 class Environment:
     name: str
     variables: dict[str, Any] = field(default_factory=dict)
+    secrets: dict[str, SecretSource] = field(default_factory=dict)
     path: Path | None = None
     transport: Transport = field(default_factory=Transport)
     extra: dict[str, Any] = field(default_factory=dict)
+    is_global: bool = False  # from $XDG_CONFIG_HOME/pigeon/environments, offered everywhere
+
+
+@dataclass
+class Globals:
+    """What every collection sees from ``$XDG_CONFIG_HOME/pigeon`` (DESIGN §11):
+    ``globals.toml``'s variables and secrets, below the collection's, and the global
+    environments, each under a collection environment of the same name. All of it lies
+    outside the collection: reading it is a trust need."""
+
+    path: Path | None = None  # globals.toml, when it exists
+    variables: dict[str, Any] = field(default_factory=dict)
+    secrets: dict[str, SecretSource] = field(default_factory=dict)
+    environments: dict[str, Environment] = field(default_factory=dict)
 
 
 @dataclass
@@ -264,6 +303,7 @@ class Collection:
     name: str
     root: Path
     variables: dict[str, Any] = field(default_factory=dict)
+    secrets: dict[str, SecretSource] = field(default_factory=dict)
     headers: list[Header] = field(default_factory=list)
     auth: Auth | None = None
     scripts: Scripts = field(default_factory=Scripts)
@@ -272,6 +312,7 @@ class Collection:
     environments: dict[str, Environment] = field(default_factory=dict)
     default_environment: str | None = None
     dotenv: dict[str, str] = field(default_factory=dict)
+    globals: Globals = field(default_factory=Globals)
     broken: list[BrokenFile] = field(default_factory=list)
     warnings: list[FileWarning] = field(default_factory=list)  # files that load, with a doubt
     extra: dict[str, Any] = field(default_factory=dict)

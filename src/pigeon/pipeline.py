@@ -30,6 +30,7 @@ from pigeon.scripts import (
 )
 from pigeon.scripts.outcome import Reported, ReportedError
 from pigeon.scripts.process import DEFAULT_MEMORY_MB, ScriptWorker
+from pigeon.secrets import Vault
 from pigeon.trust import HOW, Gate
 
 if TYPE_CHECKING:  # send is imported on the first send: `pigeon render` never loads httpx
@@ -95,6 +96,9 @@ class RunContext:
     # OAuth 2.0 tokens (``pigeon.oauth2``): the app passes its own, which can sign a person
     # in; made here on first need, for the grants that need nobody.
     oauth2: Tokens | None = None
+    # The secrets read for this run or session (DESIGN §11), kept in memory; the command
+    # line's asks on the terminal, the app's in a dialog.
+    vault: Vault = field(default_factory=Vault)
     _scopes: dict[tuple[int, ...], tuple[tuple[Any, ...], Scopes]] = field(
         default_factory=dict, repr=False
     )
@@ -254,6 +258,11 @@ class RequestResult(Outcome):
         if ex is not None:
             ex.discard()
         sent = ex if ex is not None and ex.status is not None else None
+        log = self.log
+        if log and rendered is not None and rendered.secrets:  # a script printed a secret
+            from pigeon.masking import Masker
+
+            log = [Masker(rendered.secrets).text(line) for line in log]
         return ResultRecord(
             id=self.id,
             name=self.request.name,
@@ -268,7 +277,7 @@ class RequestResult(Outcome):
             error=self.error,
             script_errors=tuple(self.script_errors),
             assertion_failures=tuple(self.assertion_failures),
-            log=tuple(self.log),
+            log=tuple(log),
             unresolved=tuple(self.unresolved),
             warnings=tuple(self.warnings),
             strict_failure=self.strict_failure,
@@ -396,6 +405,7 @@ async def _send_from_script(
         scripts=worker,
         history=ctx.history,
         oauth2=ctx.oauth2,
+        vault=ctx.vault,
         send_depth=ctx.send_depth + 1,
         sending=on_the_way,
     )
@@ -615,6 +625,7 @@ def _scopes(ctx: RunContext, chain: list[Folder], request: Request, reuse: bool 
             ctx.cli_vars,
             ctx.environ,
             gate=ctx.gate(),
+            vault=ctx.vault,
         )
     own = request if request.variables else None
     owners: tuple[Any, ...] = (*chain, own)
@@ -631,6 +642,7 @@ def _scopes(ctx: RunContext, chain: list[Folder], request: Request, reuse: bool 
         ctx.cli_vars,
         ctx.environ,
         gate=ctx.gate(),
+        vault=ctx.vault,
     )
     ctx._scopes[key] = (owners, scopes)
     return scopes

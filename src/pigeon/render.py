@@ -710,7 +710,7 @@ def render_request(
         auth_headers=[name for name, _ in auth_headers],
         auth_query=[name for name, _ in auth_query],
         oauth2=kind_of(auth).token_auth(auth, r.render_text) if auth is not None else None,
-        secrets=list(dict.fromkeys(r.secrets)),
+        secrets=list(dict.fromkeys([*r.secrets, *scopes.secret_values()])),
         flow_auth=flow_auth,
         transport=transport_spec(collection, scopes.environment, url, r),
         suggestions=suggestions,

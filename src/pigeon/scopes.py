@@ -13,11 +13,14 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pigeon.errors import UsageError
-from pigeon.model import Collection, Environment, Folder, Request
-from pigeon.values import check_name, check_value
+from pigeon.model import Collection, Environment, Folder, Request, SecretSource
+from pigeon.values import MASK, check_name, check_value
+
+if TYPE_CHECKING:
+    from pigeon.secrets import Vault
 
 SCOPES = ("collection", "environment", "folder", "request", "runtime", "cli")
 
@@ -105,6 +108,88 @@ class Gate(Protocol):
         raises ``RenderError`` when refused."""
         ...
 
+    def secret(self, source: SecretSource) -> bool:
+        """Whether a secret may be read now; ``False``: noted, not read; raises
+        ``RenderError`` when refused."""
+        ...
+
+    def global_variable(self, name: str) -> bool:
+        """Whether a variable of ``globals.toml`` may be read, as ``secret``."""
+        ...
+
+
+class SecretVars(Mapping[str, Any]):
+    """A scope's ``[secrets]`` as variables: each read from its source when a render first
+    asks for it (through the ``Vault``), never before. A peeking vault (a render only shown)
+    gives what was already read and ``MASK`` for the rest, as no vault (``pigeon check``)
+    does for all: defined, read nowhere. Behind a gate, reading is asked of it first."""
+
+    def __init__(
+        self, sources: Mapping[str, SecretSource], vault: Vault | None, gate: Gate | None
+    ) -> None:
+        self.sources = sources
+        self.vault = vault
+        self.gate = gate
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.sources
+
+    def __getitem__(self, name: str) -> Any:
+        source = self.sources[name]
+        if self.gate is not None and not self.gate.secret(source):
+            return ""  # noted by a recording gate; nothing is read
+        if self.vault is None:
+            return MASK
+        if self.vault.peeking:
+            value = self.vault.cached(source)
+            return MASK if value is None else value
+        return self.vault.resolve(source)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.sources)
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+    def __reduce__(self) -> Any:
+        """What a script's process gets: the values already read, nothing read for it."""
+        return (dict, (self.known(),))
+
+    def known(self) -> dict[str, str]:
+        if self.vault is None:
+            return {}
+        out = {}
+        for name, source in self.sources.items():
+            value = self.vault.cached(source)
+            if value is not None:
+                out[name] = value
+        return out
+
+
+class GlobalVars(Mapping[str, Any]):
+    """``globals.toml``'s variables behind the trust gate: an untrusted collection may not
+    read what lies outside it."""
+
+    def __init__(self, variables: Mapping[str, Any], gate: Gate) -> None:
+        self.variables = variables
+        self.gate = gate
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.variables
+
+    def __getitem__(self, name: str) -> Any:
+        value = self.variables[name]
+        return value if self.gate.global_variable(name) else ""
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.variables)
+
+    def __len__(self) -> int:
+        return len(self.variables)
+
+    def __reduce__(self) -> Any:
+        return (dict, ({},))
+
 
 @dataclass(frozen=True)
 class Definition:
@@ -145,6 +230,7 @@ class Scopes:
         self.gate = gate  # None: a trusted collection, or a render that is only shown
         self.environment: Environment | None = None  # whose transport settings apply
         self._cache: dict[Any, Any] = {}
+        self._secret_names: set[str] | None = None
         self._cache_version = runtime.version if runtime is not None else 0
 
     def shared_cache(self) -> dict[Any, Any]:
@@ -156,6 +242,28 @@ class Scopes:
             self._cache = {}
             self._cache_version = self.runtime.version
         return self._cache
+
+    def secret(self, name: str) -> bool:
+        """Whether ``name``'s winning definition is a secret source: masked where it goes."""
+        names = self._secret_names
+        if names is None:
+            names = self._secret_names = set()
+            for layer in self.layers:
+                variables = layer.variables
+                if isinstance(variables, SecretVars):
+                    names.update(variables.sources)
+                elif layer.scope != "runtime":
+                    names.difference_update(variables)
+        return name in names
+
+    def secret_values(self) -> list[str]:
+        """The secret values read so far that this request can see."""
+        return [
+            value
+            for layer in self.layers
+            if isinstance(layer.variables, SecretVars)
+            for value in layer.variables.known().values()
+        ]
 
     def get(self, name: str) -> Any:
         """The winning value of ``name``, or ``MISSING``."""
@@ -203,7 +311,14 @@ class Scopes:
         """Every name with all its definitions, the winner first, then those it shadows."""
         out: dict[str, list[Definition]] = {}
         for layer in reversed(self.layers):
-            for name, value in layer.variables.items():
+            variables = layer.variables
+            if isinstance(variables, SecretVars):  # the source, never the value
+                for name, source in variables.sources.items():
+                    out.setdefault(name, []).append(Definition(layer.scope, source, layer.label))
+                continue
+            if isinstance(variables, GlobalVars):
+                variables = variables.variables
+            for name, value in variables.items():
                 out.setdefault(name, []).append(Definition(layer.scope, value, layer.label))
         return dict(sorted(out.items(), key=lambda item: item[0].lower()))
 
@@ -218,11 +333,25 @@ def build_scopes(
     environ: Mapping[str, str] | None = None,
     cli_label: str = "command line --var",
     gate: Gate | None = None,
+    vault: Vault | None = None,
 ) -> Scopes:
     """Assemble the scopes for a request. ``environment=None`` picks the collection's default;
     ``""`` means no environment. ``cli_vars`` sit above everything; ``cli_label`` says where
-    they come from (the app's demo puts its echo server's URL there)."""
-    layers = [Layer("collection", "collection", collection.variables)]
+    they come from (the app's demo puts its echo server's URL there). ``vault`` reads the
+    secrets a render needs (``None``: only those read before are seen). Global variables lie
+    under the collection's, a global environment under the collection's of its name."""
+    glob = collection.globals
+    layers: list[Layer] = []
+    if glob.variables:
+        variables = glob.variables if gate is None else GlobalVars(glob.variables, gate)
+        layers.append(Layer("collection", "globals", variables))
+    if glob.secrets:
+        layers.append(Layer("collection", "globals", SecretVars(glob.secrets, vault, gate)))
+    layers.append(Layer("collection", "collection", collection.variables))
+    if collection.secrets:
+        layers.append(
+            Layer("collection", "collection", SecretVars(collection.secrets, vault, gate))
+        )
     env_name = collection.default_environment if environment is None else environment
     env = None
     if env_name:
@@ -231,7 +360,14 @@ def build_scopes(
             if environment is not None:
                 raise UnknownEnvironment(env_name, sorted(collection.environments))
         else:
-            layers.append(Layer("environment", f"environment {env.name}", env.variables))
+            shared = glob.environments.get(env.name)
+            for each in (shared, env) if shared is not None and shared is not env else (env,):
+                label = f"{'global ' if each.is_global else ''}environment {each.name}"
+                layers.append(Layer("environment", label, each.variables))
+                if each.secrets:
+                    layers.append(
+                        Layer("environment", label, SecretVars(each.secrets, vault, gate))
+                    )
     for folder in chain:
         layers.append(Layer("folder", f"folder {folder.id or folder.name}", folder.variables))
     if request is not None:

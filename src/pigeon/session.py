@@ -30,13 +30,15 @@ import pigeon
 from pigeon.config import AppConfig
 from pigeon.model import Auth, Collection, Folder, Request
 from pigeon.scopes import RuntimeVars, Scopes, build_scopes
+from pigeon.secrets import SecretError, Vault
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Awaitable, Callable
     from http.cookiejar import CookieJar  # the jar is made by the send, on first use
 
     from pigeon.exchange import Exchange, Progress  # the renderer loads after the first screen
     from pigeon.gql.introspect import Fetched
+    from pigeon.model import SecretSource
     from pigeon.oauth2 import Person, Tokens
     from pigeon.pipeline import Call as Call  # the app's type for a gRPC call
     from pigeon.pipeline import Connection as Connection  # the app's type for a connection
@@ -125,6 +127,11 @@ class SendOutcome:
     scripts_skipped: list[str] = field(default_factory=list)  # phases whose scripts did not run
 
 
+def _not_asked(source: SecretSource) -> str:
+    """A prompt secret met by a render the app did not foresee (a name a script set)."""
+    raise SecretError(f"secret {source.name}: a prompt reached through a script is not asked")
+
+
 @dataclass
 class Session:
     root: Path
@@ -144,6 +151,10 @@ class Session:
     person: Person | None = None  # who signs in for the OAuth 2.0 grants that need someone
     trust_how: str = ""  # how a refusal says to trust it ("": pigeon.trust.HOW, the CLI's)
     grpc: Channels | None = None  # gRPC channels and descriptors, made on the first call
+    # The secrets read this session (DESIGN §11), in memory only; the app asks for a prompt
+    # secret in its dialog (``ask_secret``: ``None`` when the user declined).
+    vault: Vault = field(default_factory=lambda: Vault(_not_asked))
+    ask_secret: Callable[[SecretSource], Awaitable[str | None]] | None = None
     # The environment whose saved cookie jar the HTTP session holds; None: not loaded yet.
     jar_environment: str | None = None
     # The jar last written: its environment and cookies.
@@ -216,6 +227,15 @@ class Session:
     def environment_names(self) -> list[str]:
         return sorted(self.collection.environments)
 
+    def environment_marks(self) -> dict[str, str]:
+        """The environments from ``$XDG_CONFIG_HOME/pigeon`` (DESIGN §11), as f4 notes them:
+        ``global``, or ``+ global`` for a collection one that lies over a global one."""
+        col = self.collection
+        return {
+            name: "global" if col.environments.get(name) is env else "+ global"
+            for name, env in col.globals.environments.items()
+        }
+
     def chain_of(self, request: Request) -> list[Folder]:
         """The folders holding ``request`` (matched by file path, so edited copies work)."""
         for chain, req in self.collection.walk():
@@ -253,6 +273,7 @@ class Session:
             cli_vars=self.overrides or None,
             cli_label=self.overrides_label,
             gate=gate,
+            vault=self.vault.peek(),  # shown, not sent: the secrets read, none read for it
         )
 
     # -- rendering ----------------------------------------------------------------------------
@@ -346,6 +367,11 @@ class Session:
         return original
 
     def add_log(self, source: str, text: str, error: bool = False) -> None:
+        known = self.vault.values()
+        if known:  # a script that prints a secret it read: its copies are masked
+            from pigeon.masking import Masker
+
+            text = Masker(known).text(text)
         self.log.append(LogEntry(datetime.now(), source, text, error))
         del self.log[:-2000]  # bounded: a chatty script cannot eat memory
 
@@ -469,7 +495,46 @@ class Session:
             allow_scripts=allow_scripts,
             scripts=self.script_worker() if allow_scripts else None,
             oauth2=self.oauth2_tokens(),
+            vault=self.vault,
         )
+
+    def secrets_for(self, request: Request) -> list[SecretSource]:
+        """The secrets a render of ``request`` would read, read nowhere (a recording gate)."""
+        from pigeon.render import render_request
+        from pigeon.trust import Gate
+
+        gate = Gate(self.collection, record=True)
+        chain = self.chain_of(request)
+        try:
+            scopes = build_scopes(
+                self.collection, chain, request, self.environment, self.runtime,
+                self.overrides or None, gate=gate,
+            )  # fmt: skip
+            render_request(self.collection, chain, request, scopes)
+        except Exception:  # a request that does not render: the send says why
+            pass
+        return gate.secrets
+
+    async def read_secrets(self, request: Request, trusted: bool) -> None:
+        """Read the secrets a send of ``request`` needs before it renders, off the app's
+        loop: a command in a thread, a prompt in the app's dialog. A failure is kept for
+        the render to report. Untrusted, nothing is read: the send's gate refuses."""
+        if not trusted:
+            return
+        for source in self.secrets_for(request):
+            if self.vault.cached(source) is not None:
+                continue
+            if source.kind == "prompt":
+                answer = await self.ask_secret(source) if self.ask_secret else None
+                if answer is None:
+                    self.vault.failed(source, SecretError(f"secret {source.name}: not given"))
+                else:
+                    self.vault.put(source, answer)
+                continue
+            try:
+                await asyncio.to_thread(self.vault.resolve, source)
+            except SecretError as exc:
+                self.vault.failed(source, exc)
 
     async def send(
         self, request: Request, trusted: bool, progress: Progress | None = None
@@ -481,6 +546,7 @@ class Session:
 
         if self.jar_environment != self.environment:
             await asyncio.to_thread(self.cookie_jar)
+        await self.read_secrets(request, trusted)
         ctx = self.run_context(trusted)
         if request.kind == "grpc":  # the session's channels, reused from call to call
             ctx.grpc = self.grpc_channels()
@@ -518,6 +584,7 @@ class Session:
         run and records the connection in the history; script output goes to the log."""
         from pigeon.pipeline import connect
 
+        await self.read_secrets(request, trusted)
         ctx = self.run_context(trusted)
         ctx.history = self._history()
         source = request.id or request.name
@@ -582,6 +649,7 @@ class Session:
         the log."""
         from pigeon.pipeline import call_grpc
 
+        await self.read_secrets(request, trusted)
         ctx = self.run_context(trusted)
         ctx.grpc = self.grpc_channels()
         ctx.history = self._history()

@@ -8,7 +8,9 @@ A collection is trusted by its user -- ``--trust`` once, or a "yes" in the app r
   never the process environment's (else listing ``CI_DEPLOY_KEY=`` in ``.env`` would read the
   real one); a ``.env`` that links outside the directory counts as absent;
 - no file read outside its directory, symlinks followed: multipart file fields, and the
-  request, folder, environment and collection files it loads from.
+  request, folder, environment and collection files it loads from;
+- no secret read (DESIGN §11: no command run, no keychain read, no prompt), and nothing of
+  ``globals.toml`` nor of a global environment, which lie outside it.
 
 ``needs`` says what a selection wants, statically (nothing sent, no script run, no file read),
 for the app's prompt and the command line's refusal; ``Gate`` enforces the same rule while a
@@ -27,7 +29,7 @@ from typing import Any
 
 from pigeon.config import TrustStore
 from pigeon.errors import RenderError
-from pigeon.model import Collection, Folder, Request
+from pigeon.model import Collection, Folder, Request, SecretSource
 from pigeon.render import render_request
 from pigeon.scopes import build_scopes
 from pigeon.scripts.sources import PHASES, script_sources
@@ -36,7 +38,7 @@ from pigeon.store.schema import COLLECTION_FILE, DOTENV_FILE, FOLDER_FILE
 __all__ = ["KINDS", "Gate", "Need", "Refused", "TrustStore", "needs", "summary"]
 
 # What needs trust, in the order the prompt lists it.
-KINDS = ("script", "env", "file")
+KINDS = ("script", "env", "file", "secret", "global")
 HOW = "pass --trust, or trust the collection in the app"
 
 
@@ -76,6 +78,7 @@ class Gate:
     record: bool = False
     found: list[tuple[str, str, str]] = field(default_factory=list)  # kind, what, thing
     how: str = HOW  # how to trust it, named in a refusal: the command line's or the app's
+    secrets: list[SecretSource] = field(default_factory=list)  # recorded: the secrets reached
 
     def __post_init__(self) -> None:
         self.root = os.path.realpath(self.collection.root)
@@ -124,6 +127,22 @@ class Gate:
             self._refuse("file", real, f"{what} reads {real}, outside the collection")
         return None if self.record else Path(real)
 
+    def secret(self, source: SecretSource) -> bool:
+        if self.record and source not in self.secrets:
+            self.secrets.append(source)
+        how = {"command": "runs", "keyring": "reads the keychain for", "prompt": "asks for"}
+        self._refuse(
+            "secret",
+            source.describe(),
+            f"{how[source.kind]} secret {source.name} ({source.describe()}, {source.origin})",
+        )
+        return False
+
+    def global_variable(self, name: str) -> bool:
+        path = self.collection.globals.path
+        self._refuse("global", name, f"reads {name} from {path}, outside the collection")
+        return False
+
     def sources(self, chain: Iterable[Folder], request: Request, environment: str | None) -> None:
         """The files a request's variables and settings were loaded from: a symlink in the
         collection that points out of it would read another file into the request."""
@@ -133,6 +152,9 @@ class Gate:
         env = col.environments.get(env_name or "")
         if env is not None and env.path is not None:
             files.append(os.fspath(env.path))
+        shared = col.globals.environments.get(env_name or "")
+        if shared is not None and shared is not env and shared.path is not None:
+            files.append(os.fspath(shared.path))  # a global one under the collection's
         files += [
             os.path.join(f.path, FOLDER_FILE) for f in chain if f.path is not None and f.has_file
         ]
@@ -195,5 +217,7 @@ def summary(found: Iterable[Need]) -> list[str]:
         "script": "Python scripts",
         "env": "environment variables",
         "file": "files outside the collection",
+        "secret": "secrets",
+        "global": "global variables",
     }
     return [f"{labels[kind]}: {', '.join(names)}" for kind, names in by_kind.items() if names]

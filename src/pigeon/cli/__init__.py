@@ -40,7 +40,7 @@ __all__ = [
 
 COMMANDS = (
     "new", "render", "run", "check", "report", "import", "export", "echo", "auth",
-    "graphql-schema", "grpc-describe", "completion", "man",
+    "graphql-schema", "grpc-describe", "secret", "completion", "man",
 )  # fmt: skip
 COMPLETE = "__complete"  # hidden: what the completion scripts ask for a collection's names
 
@@ -95,7 +95,7 @@ def _app_parser() -> argparse.ArgumentParser:
         prog="pigeon",
         description="A keyboard-driven HTTP API client for the terminal.",
         epilog="commands: new, render, run, check, report, import, export, echo, auth, graphql-schema, "
-        "grpc-describe, completion, man (pigeon COMMAND --help)",
+        "grpc-describe, secret, completion, man (pigeon COMMAND --help)",
     )
     app.add_argument("collection", nargs="?", help="collection directory (default: the demo)")
     app.add_argument("--env", metavar="NAME", help="environment to select on start")
@@ -297,6 +297,14 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     )
     _add_common(describe, scripts=False)
     describe.add_argument("--format", choices=("text", "json"), default="text")
+    secret = argparse.ArgumentParser(
+        prog="pigeon secret",
+        description="Store or delete the keychain entry of a keyring secret declared in the "
+        "collection (or in globals.toml): the value is typed without echo.",
+    )
+    secret.add_argument("action", choices=("set", "delete"))
+    secret.add_argument("collection", help="collection directory")
+    secret.add_argument("name", help="the secret's name in [secrets]")
     completion = argparse.ArgumentParser(
         prog="pigeon completion",
         description="Print a shell completion script: commands, options, collection "
@@ -324,6 +332,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         "auth": auth,
         "graphql-schema": schema,
         "grpc-describe": describe,
+        "secret": secret,
         "completion": completion,
         "man": man,
     }
@@ -424,6 +433,12 @@ def cmd_grpc_describe(args: argparse.Namespace) -> int:
     return cli_grpc_describe(args)
 
 
+def cmd_secret(args: argparse.Namespace) -> int:
+    from pigeon.cli.secret import cli_secret
+
+    return cli_secret(args)
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from pigeon.importers import run_import
     from pigeon.importers.documents import read_stream
@@ -498,6 +513,7 @@ HANDLERS = {
     "auth": cmd_auth,
     "graphql-schema": cmd_graphql_schema,
     "grpc-describe": cmd_grpc_describe,
+    "secret": cmd_secret,
     "completion": cmd_completion,
     "man": cmd_man,
 }

@@ -32,6 +32,7 @@ from pigeon.model import BrokenFile, Collection, Folder, Request, normalize_ref
 from pigeon.pipeline import RequestResult, RunContext, build
 from pigeon.render import RenderedRequest
 from pigeon.scopes import RuntimeVars, UnknownEnvironment
+from pigeon.secrets import Vault
 from pigeon.terminal import for_terminal
 
 
@@ -47,6 +48,7 @@ class Prepared:
     runtime: RuntimeVars = field(default_factory=RuntimeVars)
     cli_vars: dict[str, Any] = field(default_factory=dict)
     trusted: bool = False
+    vault: Vault | None = None  # the secrets read for the request, read again by none
 
 
 def _broken_for(collection: Collection, paths: list[Path]) -> BrokenFile | None:
@@ -108,6 +110,9 @@ def prepare_request(
         no_scripts=no_scripts,
         phases=("pre_request",),  # render runs no post-response script
     )
+    from pigeon.cli.secret import check_prompts, terminal_vault
+
+    check_prompts(collection, [(chain, request)], env, cli_vars)
     ctx = RunContext(
         collection,
         env,
@@ -116,6 +121,7 @@ def prepare_request(
         environ,
         trusted=is_trusted,
         allow_scripts=not no_scripts,
+        vault=terminal_vault(),
     )
     result = RequestResult(request, chain)
 
@@ -140,6 +146,7 @@ def prepare_request(
         ctx.runtime,
         dict(cli_vars or {}),
         is_trusted,
+        ctx.vault,
     )
 
 
@@ -247,6 +254,7 @@ def messages_of(prepared: Prepared) -> list[str]:
         prepared.runtime,
         prepared.cli_vars,
         gate=gate,
+        vault=prepared.vault,
     )
     try:
         return [render_json(m.body, scopes).text for m in request.messages]

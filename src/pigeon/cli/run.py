@@ -17,6 +17,7 @@ from typing import Any, TextIO
 from pigeon import cookies
 from pigeon.bodies import human_size
 from pigeon.cli.collection import load, trusted
+from pigeon.cli.secret import check_prompts, terminal_vault
 from pigeon.cli.stderr import say, warn
 from pigeon.config import AppConfig, ConfigError
 from pigeon.errors import EXIT_FAILED, SendFailure, UsageError
@@ -140,6 +141,8 @@ def cli_run(args: argparse.Namespace) -> int:
         no_scripts=no_scripts,
         rows=(row for _, row in iterations or ()),
     )
+    check_prompts(collection, chosen, args.env, cli_vars)
+    vault = terminal_vault()  # one for every lane: a secret is read once a run
     config = _user_config()
     history = None
     if getattr(args, "history", False):
@@ -168,6 +171,7 @@ def cli_run(args: argparse.Namespace) -> int:
             http=ThreadedSession(max_body_in_memory=config.max_body_in_memory),
             history=history,
             script_memory_mb=config.script_memory_mb,
+            vault=vault,
         )
 
     ctx = context()

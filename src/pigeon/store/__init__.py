@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 from pigeon.errors import LoadError, SaveError
 from pigeon.files import atomic_write
 from pigeon.store.dotenv import read_dotenv
+from pigeon.store.global_files import load_collection
 from pigeon.store.order import sort_items
-from pigeon.store.read import load_collection, request_from_toml, title_from_stem
+from pigeon.store.read import request_from_toml, title_from_stem
 from pigeon.store.schema import (
     COLLECTION_FILE,
     DOTENV_FILE,

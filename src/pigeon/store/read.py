@@ -76,6 +76,7 @@ from pigeon.store.schema import (
     TRANSPORT_SETTINGS,
     WEBSOCKET_KEYS,
 )
+from pigeon.store.secrets import secrets_of
 from pigeon.store.seen import beside_of, conflict_message, digest
 from pigeon.store.unknown import COLLECTION, ENVIRONMENT, FOLDER, REQUEST, Table, noting_unknown
 from pigeon.tomltext import Invalid, describe, load_document, read_text
@@ -431,6 +432,7 @@ def fill_collection(data: dict[str, Any], col: Collection) -> None:
     # Validate everything before assigning anything: a broken file leaves the defaults.
     variables, headers, auth = _variables(data, ()), _headers(data), _auth(data)
     scripts, order, transport = _scripts(data), _order(data), _transport(data)
+    col.secrets = secrets_of(data, "collection")
     col.name = name or col.name
     col.transport = transport
     col.default_environment = default_env or None
@@ -451,6 +453,7 @@ def fill_folder(data: dict[str, Any], folder: Folder) -> None:
 
 def fill_environment(data: dict[str, Any], env: Environment) -> None:
     env.variables = _variables(data, ())
+    env.secrets = secrets_of(data, f"environment {env.name}")
     env.transport = _transport(data)
     env.extra = _extra(data, ENVIRONMENT_KEYS)
 
@@ -472,6 +475,14 @@ def _load(
     not read becomes a warning naming its line and column (kept, but never silently)."""
     text = _read(col, path)
     return load_document(text, path, noting_unknown(col.warnings, path, text, schema, build))
+
+
+load_file = _load  # for the global files (``store.global_files``)
+
+
+def variables_of(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A file's ``[variables]``, checked."""
+    return _variables(data, ())
 
 
 def load_collection(root: Path | str) -> Collection:

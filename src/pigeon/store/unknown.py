@@ -80,7 +80,7 @@ _NOTES = ("description",)
 
 COLLECTION = Table(
     (*COLLECTION_KEYS, *_NOTES),
-    {"variables": FREE, "auth": _AUTH, "scripts": _SCRIPTS, **_TRANSPORT},
+    {"variables": FREE, "secrets": FREE, "auth": _AUTH, "scripts": _SCRIPTS, **_TRANSPORT},
     {"headers": _PAIR, **_CERTIFICATES},
 )
 FOLDER = Table(
@@ -88,7 +88,11 @@ FOLDER = Table(
     {"variables": FREE, "auth": _AUTH, "scripts": _SCRIPTS},
     {"headers": _PAIR},
 )
-ENVIRONMENT = Table(ENVIRONMENT_KEYS, {"variables": FREE, **_TRANSPORT}, _CERTIFICATES)
+ENVIRONMENT = Table(
+    ENVIRONMENT_KEYS, {"variables": FREE, "secrets": FREE, **_TRANSPORT}, _CERTIFICATES
+)
+# $XDG_CONFIG_HOME/pigeon/globals.toml (DESIGN §11)
+GLOBALS = Table((), {"variables": FREE, "secrets": FREE})
 
 # Names other tools give a key, for the "did you mean" that spelling alone would not find.
 _OTHER_NAMES = {
@@ -180,6 +184,7 @@ __all__ = [
     "COLLECTION",
     "ENVIRONMENT",
     "FOLDER",
+    "GLOBALS",
     "REQUEST",
     "Table",
     "Unknown",

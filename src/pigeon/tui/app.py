@@ -20,6 +20,7 @@ from textual.theme import Theme
 
 from pigeon.config import AppConfig, ConfigError
 from pigeon.errors import OpenError
+from pigeon.model import SecretSource
 from pigeon.session import Session, demo_collection_dir
 from pigeon.tui import start_gc
 from pigeon.tui.alt_keys import read_alt_as_alt
@@ -113,6 +114,7 @@ class PigeonApp(KeysInOrder):
         read_alt_as_alt()  # before the driver reads a key: alt+1…4 through tmux and screen
         self.session = session
         session.trust_how = HOW_IN_APP  # a refusal names the app's way to trust, not --trust
+        session.ask_secret = self._ask_secret
         if config is not None:
             session.config = config
         self._theme_dirs = theme_dirs
@@ -134,6 +136,12 @@ class PigeonApp(KeysInOrder):
         return [*super().get_line_filters(), self._controls]
 
     # -- start --------------------------------------------------------------------------------
+
+    async def _ask_secret(self, source: SecretSource) -> str | None:
+        """A prompt secret (DESIGN §11), asked in its masked dialog once a session."""
+        from pigeon.tui.dialogs.secret_prompt import ask_in
+
+        return await ask_in(self)(source)
 
     def on_mount(self) -> None:
         from pigeon.tui.screens.main import MainScreen
@@ -450,6 +458,7 @@ class PigeonApp(KeysInOrder):
                 return
             session.config = self.session.config
             session.trust_how = HOW_IN_APP
+            session.ask_secret = self._ask_secret
             old, self.session = self.session, session
             self.switch_screen(MainScreen(session))
             self.run_worker(old.close(), exit_on_error=False)

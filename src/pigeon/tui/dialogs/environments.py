@@ -37,13 +37,17 @@ class EnvironmentScreen(ModalScreen[EnvironmentAnswer | None]):
         Binding("d,delete", "answer('delete')", "Delete environment", id="environments.delete"),
     ]
 
-    def __init__(self, names: list[str], current: str) -> None:
+    def __init__(self, names: list[str], current: str, marks: dict[str, str] | None = None) -> None:
         super().__init__()
         self._names, self._current = names, current
+        self._marks = marks or {}  # a name's note: a global environment says so
 
     def compose(self) -> ComposeResult:
         options = [Option("(no environment)", id=NO_ENV)]
-        options += [Option(name, id=name) for name in self._names]
+        options += [
+            Option(f"{name}  {self._marks[name]}" if name in self._marks else name, id=name)
+            for name in self._names
+        ]
         with Vertical(classes="dialog"):
             yield Label("Environment", classes="title")
             yield OptionList(*options)

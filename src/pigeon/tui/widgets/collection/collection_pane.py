@@ -256,7 +256,9 @@ class CollectionPane(Pane):
             elif answer.action == "delete":
                 self.environments.delete(answer.name)
 
-        screen = EnvironmentScreen(self.session.environment_names(), self.session.environment)
+        session = self.session
+        marks = session.environment_marks()
+        screen = EnvironmentScreen(session.environment_names(), session.environment, marks)
         self.app.push_screen(screen, answered)
 
     def _set_environment(self, name: str) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pigeon.masking import MASK, secret_name
+from pigeon.model import SecretSource
 from pigeon.values import preview
 
 if TYPE_CHECKING:
@@ -221,7 +222,8 @@ def shadowed_by(session: Session, request: Request | None, name: str, target: Ta
     if not defs or defs[0].label == target.layer:
         return None
     winner = defs[0]
-    value = MASK if secret_name(name) else preview(winner.value, 40)
+    shown = winner.value.describe() if isinstance(winner.value, SecretSource) else winner.value
+    value = MASK if secret_name(name) else preview(shown, 40)
     if winner.scope == "cli":
         echo = s.echo
         if echo is not None and s.overrides.get(name) == echo.url:

@@ -1,7 +1,8 @@
 """Every variable the selected request sees: value, kind, winning scope, what it shadows.
 
 Secrets are masked until revealed: ``$env`` values, and variables whose names say they are
-secret (token, secret, password, key...). Unresolved names of the current request are listed
+secret (token, secret, password, key...). A ``[secrets]`` variable shows its source, never its
+value: ``v`` reveals it, reading it then if it was not yet and the collection is trusted. Unresolved names of the current request are listed
 at the top so a typo is found without sending.
 
 The pane edits what it shows: ``e``/``a`` open the variable dialog on any scope the open
@@ -26,7 +27,7 @@ from textual.widgets import Tree
 
 from pigeon.auth_kinds import KINDS
 from pigeon.masking import MASK, secret_name
-from pigeon.model import Auth, Header, Request
+from pigeon.model import Auth, Header, Request, SecretSource
 from pigeon.scopes import Definition, Scopes
 from pigeon.template import ENV, parse
 from pigeon.terminal import printable
@@ -239,8 +240,23 @@ class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
             (f"$env.{name}", "bold"), (" = ", "dim"), shown, (f"  {source}", "dim")
         )
 
+    def _secret(self, source: SecretSource) -> str:
+        """A secret's source; revealed, its value, read now if it can be (never a prompt)."""
+        if not self.revealed:
+            return source.describe()
+        vault = self.session.vault
+        value = vault.cached(source)
+        if value is None and source.kind != "prompt" and self.session.is_trusted():
+            from pigeon.secrets import SecretError
+
+            try:
+                value = vault.resolve(source)
+            except SecretError as exc:
+                return f"{source.describe()}  ({exc})"
+        return source.describe() + "  (not read yet)" if value is None else preview(value, 60)
+
     def _label(self, name: str, d: Definition, winner: bool) -> Text:
-        value = preview(d.value, 60)
+        value = self._secret(d.value) if isinstance(d.value, SecretSource) else preview(d.value, 60)
         if not self.revealed and looks_secret(name):
             value = MASK
         tag, style = _SCOPE_TAG.get(d.scope, (d.scope[:3], ""))
@@ -250,7 +266,8 @@ class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
             text.append(name, style="bold")
             text.append(" = ", style="dim")
             text.append(value)
-            text.append(f"  {kind_of(d.value)}", style="dim")
+            kind = "secret" if isinstance(d.value, SecretSource) else kind_of(d.value)
+            text.append(f"  {kind}", style="dim")
         else:
             text.append(value, style="dim strike")
             text.append(f"  shadowed, {d.label}", style="dim italic")
@@ -268,6 +285,9 @@ class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
             self.notify("Highlight a variable to edit (a adds one).", severity="warning")
             return
         d = row.definition
+        if d is not None and isinstance(d.value, SecretSource):
+            self.notify(f"{row.name} is a secret: edit [secrets] in its file.", severity="warning")
+            return
         self.edit_variable(row.name, d.value if d else "", d.label if d else None)
 
     def action_add(self) -> None:
@@ -285,6 +305,9 @@ class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
         d = row.definition if row is not None else None
         if row is None or d is None:
             self.notify("Highlight a variable to delete.", severity="warning")
+            return
+        if isinstance(d.value, SecretSource):
+            self.notify(f"{row.name} is a secret: edit [secrets] in its file.", severity="warning")
             return
         targets = variable_targets(self.session, self.request, self.saved)
         target = next((t for t in targets if t.layer == d.label), None)
