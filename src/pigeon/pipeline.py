@@ -717,8 +717,12 @@ async def _http(
         hears = per_event is not None
         session = ctx.session()
 
+        # Nothing else needs the loop while the request is out, unless a script waits on it
+        # (``pigeon.send``, whose phase has a time limit to keep) or a stream is watched.
+        hold = ctx.send_depth == 0 and not request.stream.declared
+
         async def send(rendered: RenderedRequest) -> Exchange:
-            return await session.send(rendered, progress)
+            return await session.send(rendered, progress, hold_loop=hold)
 
         if rendered.oauth2 is None:
             exchange = await send(rendered)

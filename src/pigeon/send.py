@@ -186,6 +186,7 @@ class _Attempt:
         self.error: str | None = None
         self.error_kind: ErrorKind | None = None
         self.stage = "connecting"  # connecting, tls, sending, waiting, redirect, receiving
+        self.deadline: float | None = None  # time.monotonic()'s, on httpx's sync client
         # Timing marks from httpcore's trace extension.
         self.connect_ms: float | None = None
         self.tls_ms: float | None = None
@@ -503,11 +504,19 @@ class HttpSession:
     ) -> None:
         await self.aclose()
 
-    async def send(self, rendered: RenderedRequest, progress: Progress | None = None) -> Exchange:
+    async def send(
+        self,
+        rendered: RenderedRequest,
+        progress: Progress | None = None,
+        *,
+        hold_loop: bool = False,
+    ) -> Exchange:
         """Send and return the Exchange; transport failures are recorded, not raised.
 
         If the awaiting task is cancelled, the response is closed, any spooled file removed,
-        and CancelledError propagates.
+        and CancelledError propagates. ``hold_loop``: the caller has nothing else for the event
+        loop to do until this send is over, so a session that sends faster by holding it may
+        (``ThreadedSession``); this one never does.
         """
         return await self._run(_Attempt(rendered, self.max_body_in_memory, progress))
 

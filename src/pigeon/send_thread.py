@@ -14,6 +14,14 @@ guarantees, on that cheaper path:
   timings from httpcore's trace events, HTTP/2, the cookie jar;
 - cancelling: the awaiting task's cancellation (Ctrl-C) shuts the session's sockets down,
   which ends the worker's blocking read at once, and the send's spooled file is removed.
+
+A run with nothing else for its event loop to do while a request is out (one lane, no
+stream, not a script's ``pigeon.send``: ``alone`` and ``hold_loop``) skips the worker: the
+send runs on the loop's own thread, which saves a hand-off each way per request. There a
+watchdog thread keeps the deadline the loop kept, shutting the sockets down when it passes;
+it sleeps until the earliest deadline it knows of, so a run of fast requests never wakes it.
+Ctrl-C ends such a send at once: while it runs, SIGINT raises inside it, the connection is
+let go, and the handler before the session's (asyncio.run's) cancels the run's task.
 """
 
 from __future__ import annotations
@@ -21,17 +29,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import queue
+import signal
 import socket
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from typing import Any, cast
 
 import httpx
 
 from pigeon.auth_flows import flow_for
-from pigeon.exchange import Exchange
+from pigeon.exchange import Exchange, Progress
 from pigeon.redirects import RedirectCredentials
+from pigeon.render import RenderedRequest
 from pigeon.send import (
     _REDIRECT_BODY_LIMIT,
     HttpSession,
@@ -49,6 +60,10 @@ __all__ = ["ThreadedSession"]
 _LEAST_WAIT = 0.001
 
 
+class _Interrupted(BaseException):
+    """Ctrl-C while a send holds the loop: raised inside the send, caught around it."""
+
+
 class _TimeLeft(dict):  # type: ignore[type-arg]
     """httpx's timeout mapping whose every phase answers with the time left to a deadline."""
 
@@ -64,7 +79,10 @@ class _Job:
     __slots__ = ("attempt", "loop", "future", "finished", "cancelled", "expired", "cut", "stopped")
 
     def __init__(
-        self, attempt: _Attempt, loop: asyncio.AbstractEventLoop, future: asyncio.Future[None]
+        self,
+        attempt: _Attempt,
+        loop: asyncio.AbstractEventLoop | None = None,
+        future: asyncio.Future[None] | None = None,
     ) -> None:
         self.attempt = attempt
         self.loop = loop
@@ -81,6 +99,59 @@ def _settle(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
+class _Watchdog:
+    """One thread that calls ``expire(job)`` once the armed send passes its deadline.
+
+    It sleeps until the deadline it knows of and is woken only when a send is armed with an
+    earlier one (or it had none): sends that each arm a deadline later than the last one's,
+    as a run's do, cost two locked assignments and no wake-up. Waking on time, it looks at the
+    send armed then, and sleeps on towards that one's deadline if it has not passed.
+    """
+
+    def __init__(self, expire: Callable[[_Job], None]) -> None:
+        self._expire = expire
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._job: _Job | None = None
+        self._deadline = 0.0
+        self._due: float | None = None  # what the thread sleeps towards; None: no deadline
+        self._closed = False
+        self._thread: threading.Thread | None = None
+
+    def arm(self, job: _Job, deadline: float) -> None:
+        with self._lock:
+            self._job, self._deadline = job, deadline
+            if self._due is None or deadline < self._due:
+                self._wake.set()
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._watch, name="pigeon-deadline", daemon=True)
+            self._thread.start()
+
+    def disarm(self) -> None:
+        """The send is over: once this returns, the watchdog no longer acts on it."""
+        with self._lock:
+            self._job = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed, self._job = True, None
+            self._wake.set()
+
+    def _watch(self) -> None:
+        while True:
+            with self._lock:
+                if self._closed:
+                    return
+                job, now = self._job, time.monotonic()
+                if job is not None and now >= self._deadline:
+                    self._job = None
+                    self._expire(job)  # under the lock: the send cannot end meanwhile
+                    job = None
+                self._due = self._deadline if job is not None else None
+                self._wake.clear()
+            self._wake.wait(None if self._due is None else max(self._due - now, 0.0))
+
+
 class ThreadedSession(HttpSession):
     """An ``HttpSession`` whose sends run one at a time on httpx's sync client in a worker
     thread; the awaiting side is the same (``send``, ``send_cancellable``, ``aclose``)."""
@@ -88,8 +159,15 @@ class ThreadedSession(HttpSession):
     # How long a cancelled send may take to let go of its sockets and files.
     CANCEL_WAIT = 2.0
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, *, alone: bool = False, **options: Any) -> None:
         super().__init__(**options)
+        # Nothing else runs on the caller's event loop while a request is out (a run of one
+        # lane): a send asked to hold the loop runs on its thread, without the worker.
+        self.alone = alone
+        self._holding = False  # a send runs on the loop's thread now
+        self._sigint_prior: Any = None  # the SIGINT handler ours stands in front of
+        self._sigint_ours: Any = None
+        self._watchdog: _Watchdog | None = None
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._worker: threading.Thread | None = None
         # Every connection's socket, so a cancel can end a read blocked on any of them.
@@ -101,7 +179,92 @@ class ThreadedSession(HttpSession):
         """A sync client: this session's sends run on its worker thread."""
         return httpx.Client(**options)
 
+    async def send(
+        self,
+        rendered: RenderedRequest,
+        progress: Progress | None = None,
+        *,
+        hold_loop: bool = False,
+    ) -> Exchange:
+        attempt = _Attempt(rendered, self.max_body_in_memory, progress)
+        if hold_loop and self._may_hold(attempt):
+            if self._send_held(attempt):
+                await asyncio.sleep(0)  # the interrupt cancelled the run's task: it ends here
+                raise asyncio.CancelledError
+            return attempt.exchange()
+        return await self._run(attempt)
+
+    def _may_hold(self, attempt: _Attempt) -> bool:
+        """Whether this send may run on the loop's thread: the session is alone on the loop,
+        nothing watches the body, and ctrl+c can reach the send (the main thread, a Python
+        SIGINT handler to stand in front of)."""
+        if not self.alone or attempt.sink is not None:
+            return False
+        if self._sigint_ours is not None:
+            return signal.getsignal(signal.SIGINT) is self._sigint_ours
+        if threading.current_thread() is not threading.main_thread():
+            return False
+        prior = signal.getsignal(signal.SIGINT)
+        if not callable(prior):
+            return False
+        self._sigint_ours = self._on_sigint
+        signal.signal(signal.SIGINT, self._sigint_ours)
+        self._sigint_prior = prior
+        return True
+
+    def _on_sigint(self, signum: int, frame: Any) -> None:
+        """Ctrl-C: the handler before ours hears it (asyncio's cancels the run's task); a send
+        holding the loop is ended at once, wherever it waits."""
+        holding, self._holding = self._holding, False
+        self._sigint_prior(signum, frame)
+        if holding:
+            raise _Interrupted
+
+    def _release_sigint(self) -> None:
+        if self._sigint_ours is None:
+            return
+        with contextlib.suppress(ValueError):  # not the main thread: nothing to put back
+            if signal.getsignal(signal.SIGINT) is self._sigint_ours:
+                signal.signal(signal.SIGINT, self._sigint_prior)
+        self._sigint_ours = self._sigint_prior = None
+
+    def _send_held(self, attempt: _Attempt) -> bool:
+        """The send on this thread, its deadline kept by the watchdog; ``True`` when ctrl+c
+        ended it (its connection let go, its spooled file removed)."""
+        job = _Job(attempt)
+        timeout = attempt.rendered.settings.timeout
+        watchdog = None
+        if timeout and timeout > 0:
+            if self._watchdog is None:
+                self._watchdog = _Watchdog(self._expire)
+            watchdog = self._watchdog
+        try:
+            self._holding = True
+            if watchdog is not None:
+                watchdog.arm(job, time.monotonic() + timeout)
+            self._send(job)
+        except _Interrupted:
+            job.cancelled = True
+        except BaseException:
+            job.cancelled = True
+            raise
+        finally:
+            self._holding = False
+            if watchdog is not None:
+                watchdog.disarm()
+            if job.cancelled:
+                attempt.t_end = time.perf_counter()
+                if attempt.response is not None:
+                    with contextlib.suppress(Exception):
+                        attempt.response.close()
+                attempt.drop_spool(keep_spool=False)
+                attempt.progress.phase = "done"
+        return job.cancelled
+
     async def aclose(self) -> None:
+        self._release_sigint()
+        if self._watchdog is not None:
+            self._watchdog.close()
         self._closed = True
         if self._worker is not None:
             self._jobs.put(None)
@@ -114,7 +277,8 @@ class ThreadedSession(HttpSession):
 
     async def _run(self, attempt: _Attempt) -> Exchange:
         loop = asyncio.get_running_loop()
-        job = _Job(attempt, loop, loop.create_future())
+        future = loop.create_future()
+        job = _Job(attempt, loop, future)
         if self._worker is None:
             self._worker = threading.Thread(target=self._work, name="pigeon-send", daemon=True)
             self._worker.start()
@@ -127,7 +291,7 @@ class ThreadedSession(HttpSession):
                 limit = loop.call_later(sink.max_seconds, sink.stop, "max_seconds")
         self._jobs.put(job)
         try:
-            await job.future
+            await future
         except asyncio.CancelledError:
             job.cancelled = True
             self._shut_sockets()
@@ -140,6 +304,7 @@ class ThreadedSession(HttpSession):
         return attempt.exchange()
 
     def _expire(self, job: _Job) -> None:
+        """The deadline passed (on the loop, or in the watchdog for a held send)."""
         if not job.finished.is_set():
             job.expired = job.attempt.stage  # before the shut socket moves the send on
             job.cut = job.attempt.reading  # the body was still arriving
@@ -167,8 +332,10 @@ class ThreadedSession(HttpSession):
                 self._send(job)
             finally:
                 job.finished.set()
+                loop, future = job.loop, job.future
+                assert loop is not None and future is not None  # a worker's job has them
                 with contextlib.suppress(RuntimeError):  # the loop is gone (Ctrl-C)
-                    job.loop.call_soon_threadsafe(_settle, job.future)
+                    loop.call_soon_threadsafe(_settle, future)
 
     def _send(self, job: _Job) -> None:
         attempt = job.attempt
@@ -202,6 +369,10 @@ class ThreadedSession(HttpSession):
                 sock = stream.get_extra_info("socket") if stream is not None else None
                 if sock is not None:
                     self._sockets.add(sock)
+            elif event.endswith("start_tls.started") and attempt.deadline is not None:
+                # httpcore gives the handshake the connect limit it read before connecting;
+                # these are the arguments it is about to be called with.
+                info["timeout"] = max(attempt.deadline - time.monotonic(), _LEAST_WAIT)
             attempt.on_trace(event, info)
 
         return trace
@@ -212,7 +383,8 @@ class ThreadedSession(HttpSession):
             return
         client, request, timeout = prepared
         if timeout is not None:
-            request.extensions["timeout"] = _TimeLeft(time.monotonic() + timeout)
+            attempt.deadline = time.monotonic() + timeout
+            request.extensions["timeout"] = _TimeLeft(attempt.deadline)
         try:
             self._exchange_sync(attempt, client, request)
         except httpx.HTTPError as exc:

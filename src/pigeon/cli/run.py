@@ -147,7 +147,7 @@ def cli_run(args: argparse.Namespace) -> int:
     if parallel < 1:
         raise UsageError(f"--parallel {parallel}: expected 1 or more")
 
-    def context() -> RunContext:
+    def context(alone: bool = False) -> RunContext:
         return RunContext(
             collection,
             environment=args.env,
@@ -156,15 +156,15 @@ def cli_run(args: argparse.Namespace) -> int:
             allow_scripts=not no_scripts,
             strict=bool(args.strict),
             reuse_scopes=True,
-            # One exchange at a time per lane: httpx's sync client in a worker thread costs
-            # less per request.
-            http=ThreadedSession(max_body_in_memory=config.max_body_in_memory),
+            # One exchange at a time per lane: httpx's sync client costs less per request,
+            # and with one lane the loop has nothing else to do while a request is out.
+            http=ThreadedSession(max_body_in_memory=config.max_body_in_memory, alone=alone),
             history=history,
             script_memory_mb=config.script_memory_mb,
         )
 
-    ctx = context()
     lanes = [context() for _ in range(min(parallel, len(folders(chosen))) - 1)]
+    ctx = context(alone=not lanes)
     if isinstance(iterations, DataRows):  # the last row's label is the longest
         label = len(f"row {len(iterations)}") + 3
     else:
