@@ -227,17 +227,18 @@ class RequestResult(Outcome):
     def id(self) -> str:
         return self.request.id or self.request.name
 
-    def record(self) -> ResultRecord:
+    def record(self, *, seq: int = 0, label: str = "") -> ResultRecord:
         """What a run keeps once the request is done: status, timing, size, outcome. Its
         scripts have seen the body and nothing later reads it, so a run of any length holds
         the same small record per request, never bodies, headers or the rendered request;
-        the exchange's spooled body file is removed."""
+        the exchange's spooled body file is removed. ``seq`` is its place in the whole run,
+        ``label`` the iteration it belongs to (``create-user [row 3]``)."""
         ex, rendered = self.exchange, self.rendered
         if ex is not None:
             ex.discard()
         sent = ex if ex is not None and ex.status is not None else None
         return ResultRecord(
-            id=self.id,
+            id=f"{self.id} [{label}]" if label else self.id,
             name=self.request.name,
             folder=self.chain[-1].id if self.chain else None,
             method=rendered.method if rendered else self.request.method,
@@ -256,6 +257,7 @@ class RequestResult(Outcome):
             strict_failure=self.strict_failure,
             scripts_skipped=tuple(self.scripts_skipped),
             duration_ms=self.duration_ms,
+            seq=seq,
             frames=self.frames,
         )
 

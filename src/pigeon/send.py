@@ -153,6 +153,21 @@ _TRACED = frozenset(
     }
 )
 
+# httpcore's event names ("http11.send_request_headers.started") to the step they name when
+# it is one of ``_TRACED``, else None: learned once each, so the other events cost a lookup.
+_STEP_OF: dict[str, str | None] = {}
+
+
+def traced_step(event: str) -> str | None:
+    """The step of a trace event that matters here, ``None`` for the others."""
+    try:
+        return _STEP_OF[event]
+    except KeyError:
+        step: str | None = event[event.find(".") + 1 :]
+        _STEP_OF[event] = step = step if step in _TRACED else None
+        return step
+
+
 # Where a send is, for the message of a timeout: set from these trace events and by the loop
 # over the hops (``HttpSession._exchange``).
 _STAGES = {
@@ -200,9 +215,11 @@ class _Attempt:
 
     def on_trace(self, event: str, info: dict[str, Any]) -> None:
         """httpcore calls this about ten times a request: only a few events matter here."""
-        step = event[event.find(".") + 1 :]  # "http11.send_request_headers.started" -> ...
-        if step not in _TRACED:
-            return
+        step = traced_step(event)
+        if step is not None:
+            self.on_step(step)
+
+    def on_step(self, step: str) -> None:
         now = time.perf_counter()
         self.stage = _STAGES.get(step, self.stage)
         if step == "send_request_headers.started":

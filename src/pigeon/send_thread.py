@@ -51,6 +51,7 @@ from pigeon.send import (
     _describe,
     _describe_os,
     _timed_out,
+    traced_step,
 )
 
 __all__ = ["ThreadedSession"]
@@ -76,7 +77,9 @@ class _TimeLeft(dict):  # type: ignore[type-arg]
 
 
 class _Job:
-    __slots__ = ("attempt", "loop", "future", "finished", "cancelled", "expired", "cut", "stopped")
+    __slots__ = (
+        "attempt", "loop", "future", "finished", "done", "cancelled", "expired", "cut", "stopped",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -87,7 +90,9 @@ class _Job:
         self.attempt = attempt
         self.loop = loop
         self.future = future
-        self.finished = threading.Event()
+        # The worker's job is awaited across threads; a held send's is over when it returns.
+        self.finished = threading.Event() if loop is not None else None
+        self.done = False
         self.cancelled = False
         self.expired: str | None = None  # the stage the deadline fell in
         self.cut = False  # the deadline fell while the body was being read
@@ -200,8 +205,8 @@ class ThreadedSession(HttpSession):
         SIGINT handler to stand in front of)."""
         if not self.alone or attempt.sink is not None:
             return False
-        if self._sigint_ours is not None:
-            return signal.getsignal(signal.SIGINT) is self._sigint_ours
+        if self._sigint_ours is not None:  # in front of the loop's handler until aclose
+            return True
         if threading.current_thread() is not threading.main_thread():
             return False
         prior = signal.getsignal(signal.SIGINT)
@@ -279,6 +284,8 @@ class ThreadedSession(HttpSession):
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         job = _Job(attempt, loop, future)
+        finished = job.finished
+        assert finished is not None
         if self._worker is None:
             self._worker = threading.Thread(target=self._work, name="pigeon-send", daemon=True)
             self._worker.start()
@@ -295,7 +302,7 @@ class ThreadedSession(HttpSession):
         except asyncio.CancelledError:
             job.cancelled = True
             self._shut_sockets()
-            job.finished.wait(self.CANCEL_WAIT)  # brief: the worker's read has just ended
+            finished.wait(self.CANCEL_WAIT)  # brief: the worker's read has just ended
             raise
         finally:
             for handle in (watchdog, limit):
@@ -305,7 +312,7 @@ class ThreadedSession(HttpSession):
 
     def _expire(self, job: _Job) -> None:
         """The deadline passed (on the loop, or in the watchdog for a held send)."""
-        if not job.finished.is_set():
+        if not job.done:
             job.expired = job.attempt.stage  # before the shut socket moves the send on
             job.cut = job.attempt.reading  # the body was still arriving
             self._shut_sockets()
@@ -314,7 +321,7 @@ class ThreadedSession(HttpSession):
         """A stream's stop while the worker waits (for a chunk, or the response): the wait
         ends. Between chunks, the body loop sees the stop by itself."""
         attempt = job.attempt
-        if not job.finished.is_set() and (attempt.reading or attempt.response is None):
+        if not job.done and (attempt.reading or attempt.response is None):
             job.stopped = True
             self._shut_sockets()
 
@@ -331,9 +338,10 @@ class ThreadedSession(HttpSession):
             try:
                 self._send(job)
             finally:
-                job.finished.set()
-                loop, future = job.loop, job.future
-                assert loop is not None and future is not None  # a worker's job has them
+                job.done = True
+                loop, future, finished = job.loop, job.future, job.finished
+                assert loop is not None and future is not None and finished is not None
+                finished.set()
                 with contextlib.suppress(RuntimeError):  # the loop is gone (Ctrl-C)
                     loop.call_soon_threadsafe(_settle, future)
 
@@ -364,16 +372,19 @@ class ThreadedSession(HttpSession):
 
     def _trace(self, attempt: _Attempt) -> Any:
         def trace(event: str, info: dict[str, Any]) -> None:
-            if event.endswith(("connect_tcp.complete", "start_tls.complete")):
+            step = traced_step(event)
+            if step is None:
+                return
+            if step == "connect_tcp.complete" or step == "start_tls.complete":
                 stream = info.get("return_value")
                 sock = stream.get_extra_info("socket") if stream is not None else None
                 if sock is not None:
                     self._sockets.add(sock)
-            elif event.endswith("start_tls.started") and attempt.deadline is not None:
+            elif step == "start_tls.started" and attempt.deadline is not None:
                 # httpcore gives the handshake the connect limit it read before connecting;
                 # these are the arguments it is about to be called with.
                 info["timeout"] = max(attempt.deadline - time.monotonic(), _LEAST_WAIT)
-            attempt.on_trace(event, info)
+            attempt.on_step(step)
 
         return trace
 

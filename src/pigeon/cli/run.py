@@ -47,6 +47,7 @@ class Console:
         return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
 
     def result(self, r: ResultRecord) -> None:
+        """The request's line and those under it, put out at once: one write, one flush."""
         method = r.method.ljust(6)
         if r.status is not None and r.elapsed_ms is not None and r.size is not None:
             code = (
@@ -68,22 +69,21 @@ class Console:
             mark, figures = self._c("○", "33"), f"{figures}  {self._c('skipped', '33')}"
         else:
             mark = self._c("✔", "32") if r.passed else self._c("✘", "31")
-        print(
-            f"{mark} {method} {printable(r.id).ljust(self.width)}  {status}  {figures}",
-            file=self.out,
-        )
+        lines = [f"{mark} {method} {printable(r.id).ljust(self.width)}  {status}  {figures}"]
         if r.scripts_skipped:
             phases = " and ".join(p.replace("_", "-") for p in r.scripts_skipped)
-            print(f"    {self._c(f'{phases} scripts not run (--no-scripts)', '33')}", file=self.out)
+            lines.append(f"    {self._c(f'{phases} scripts not run (--no-scripts)', '33')}")
         for line in r.problems():
-            print(f"    {self._c(printable(line), '31')}", file=self.out)
+            lines.append(f"    {self._c(printable(line), '31')}")
         if r.unresolved and not r.strict_failure:
             names = printable(", ".join(r.unresolved))
-            print(f"    {self._c(f'unresolved (sent as written): {names}', '33')}", file=self.out)
+            lines.append(f"    {self._c(f'unresolved (sent as written): {names}', '33')}")
         for warning in r.warnings:
-            print(f"    warning: {printable(warning)}", file=self.out)
+            lines.append(f"    warning: {printable(warning)}")
         for line in r.log:
-            print(f"    {printable(line)}", file=self.out)
+            lines.append(f"    {printable(line)}")
+        lines.append("")
+        self.out.write("\n".join(lines))
         self.out.flush()  # live in a CI log too, where stdout is a pipe
 
     def summary(self, s: RunSummary) -> None:
