@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pigeon.config import DEFAULT_SCRIPT_MEMORY_MB
 from pigeon.exchange import status_class
 from pigeon.model import Collection, Folder, Request
 from pigeon.render import RenderedRequest, RenderError, render_request
@@ -29,13 +30,14 @@ from pigeon.scripts import (
     has_scripts,
 )
 from pigeon.scripts.outcome import Reported, ReportedError
-from pigeon.scripts.process import DEFAULT_MEMORY_MB, ScriptWorker
 from pigeon.trust import HOW, Gate
 
 if TYPE_CHECKING:  # send is imported on the first send: `pigeon render` never loads httpx
+    # and the script worker on the first script that runs
     from pigeon.event_scripts import EventScripts
     from pigeon.exchange import Exchange, Progress
     from pigeon.oauth2 import Tokens
+    from pigeon.scripts.process import ScriptWorker
     from pigeon.send import HttpSession
     from pigeon.websocket import WebSocketLink
 
@@ -76,7 +78,7 @@ class RunContext:
     # The worker that runs the scripts, started on first need; the app's Session passes its
     # own, which outlives each send. ``script_memory_mb`` limits one made here.
     scripts: ScriptWorker | None = None
-    script_memory_mb: float = DEFAULT_MEMORY_MB
+    script_memory_mb: float = DEFAULT_SCRIPT_MEMORY_MB
     # Reuse Scopes (and so their render caches) while the files cannot change, as in
     # `pigeon run`: one per request, or one per folder chain for the requests that define no
     # variables of their own. The app edits variables in place, so it leaves this off.
@@ -125,6 +127,8 @@ class RunContext:
 
     def script_worker(self) -> ScriptWorker:
         if self.scripts is None:
+            from pigeon.scripts.process import ScriptWorker
+
             self.scripts = ScriptWorker(self.collection.root, self.script_memory_mb)
         return self.scripts
 
@@ -358,6 +362,8 @@ async def _send_from_script(
         raise RuntimeError(f"pigeon.send: {path}: a request cannot send itself")
     if ctx.send_depth >= MAX_SEND_DEPTH:
         raise RuntimeError(f"pigeon.send: more than {MAX_SEND_DEPTH} sends deep")
+    from pigeon.scripts.process import ScriptWorker
+
     worker = ScriptWorker(ctx.collection.root, ctx.script_memory_mb)
     child = RunContext(
         ctx.collection,

@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -40,7 +39,9 @@ from pigeon.errors import UsageError
 from pigeon.files import atomic_writer
 from pigeon.masking import Masker
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # ElementTree is imported when a JUnit report is written
+    import xml.etree.ElementTree as ET
+
     from pigeon.model import Collection
     from pigeon.pipeline import ResultRecord
 
@@ -240,6 +241,8 @@ def _counts(summary: Summary) -> dict[str, str]:
 
 
 def _testcase(r: ResultRecord, mask: Masker, suite_name: str) -> ET.Element:
+    import xml.etree.ElementTree as ET
+
     case = ET.Element(
         "testcase",
         classname=r.folder or suite_name,
@@ -271,6 +274,8 @@ def _testcase(r: ResultRecord, mask: Masker, suite_name: str) -> ET.Element:
 
 
 def _suites(summary: Summary) -> tuple[ET.Element, ET.Element]:
+    import xml.etree.ElementTree as ET
+
     counts = _counts(summary)
     root = ET.Element("testsuites", {"name": "pigeon run", **counts})
     suite = ET.SubElement(
@@ -307,6 +312,8 @@ def _error_type(r: ResultRecord) -> str:
 
 def write_junit_report(summary: Summary, path: Path) -> None:
     """The JUnit report, written one test case at a time, as ``junit_tree`` lays it out."""
+    import xml.etree.ElementTree as ET
+
     mask = _masker(summary)
     root, suite = _suites(summary)
     ET.indent(root)
