@@ -34,6 +34,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -235,9 +236,13 @@ with httpx.Client() as client:
 """
 
 
-def process_rounds(root: Path, base_url: str, n: int, rounds: int) -> dict[str, list[float]]:
-    """Seconds of whole processes: `pigeon run` of the collection and a bare sync loop of as
-    many GETs, interleaved (who goes first alternates)."""
+def process_rounds(
+    root: Path, base_url: str, n: int, rounds: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Seconds of whole processes, wall-clock and CPU (user + system): `pigeon run` of the
+    collection and a bare sync loop of as many GETs, interleaved (who goes first alternates).
+    On a shared machine the CPU seconds say what each side costs when the wall-clock ones
+    mostly say how long it waited for a core."""
     commands = {
         "pigeon run": [sys.executable, "-m", "pigeon", "run", str(root), "--no-color"],
         "bare loop": [sys.executable, "-c", BARE_SCRIPT, f"{base_url}/users/7?name=Ada", str(n)],
@@ -249,13 +254,17 @@ def process_rounds(root: Path, base_url: str, n: int, rounds: int) -> dict[str, 
     for command in commands.values():
         subprocess.run(command, stdout=subprocess.DEVNULL, check=True, env=env)
     spent: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
     names = list(commands)
     for i in range(rounds):
         for name in names[i % 2 :] + names[: i % 2]:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             subprocess.run(commands[name], stdout=subprocess.DEVNULL, check=True, env=env)
             spent[name].append(time.perf_counter() - start)
-    return spent
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return spent, cpu
 
 
 def line(label: str, values: list[float], unit: str = "req/s", fmt: str = ".0f") -> str:
@@ -265,15 +274,23 @@ def line(label: str, values: list[float], unit: str = "req/s", fmt: str = ".0f")
     )
 
 
-def print_processes(procs: dict[str, list[float]], n: int) -> None:
-    run, loop = procs["pigeon run"], procs["bare loop"]
+def print_processes(procs: tuple[dict[str, list[float]], dict[str, list[float]]], n: int) -> None:
+    spent, cpu = procs
+    run, loop = spent["pigeon run"], spent["bare loop"]
     proc_ratios = [r / b for r, b in zip(run, loop, strict=True)]
+    cpu_ratios = [r / b for r, b in zip(cpu["pigeon run"], cpu["bare loop"], strict=True)]
     print(f"whole processes, {len(run)} interleaved rounds ({n} GETs each)")
     print(line("pigeon run <collection>", run, "s", ".3f"))
     print(line("python bare sync loop", loop, "s", ".3f"))
     print(
         f"  time pigeon / bare    : {statistics.median(proc_ratios):8.3f}x (median of per-round "
         f"ratios: {', '.join(f'{x:.2f}' for x in proc_ratios)}; goal <= 1.3x, then 1.15x)"
+    )
+    print(line("  cpu, pigeon run", cpu["pigeon run"], "s", ".3f"))
+    print(line("  cpu, bare loop", cpu["bare loop"], "s", ".3f"))
+    print(
+        f"  cpu pigeon / bare     : {statistics.median(cpu_ratios):8.3f}x (median of per-round "
+        f"ratios: {', '.join(f'{x:.2f}' for x in cpu_ratios)})"
     )
 
 

@@ -124,3 +124,14 @@ async def test_ctrl_c_ends_a_held_send_and_lets_go_of_the_connection() -> None:
     finally:
         signal.signal(signal.SIGINT, previous)
     assert heard == [signal.SIGINT]
+
+
+async def test_a_run_of_fast_sends_never_wakes_the_watchdog(
+    session: HeldSession, echo_url: str
+) -> None:
+    """Each send arms a later deadline than the last, which the sleeping watchdog already
+    waits beyond: it looks once, when it starts, however many sends follow."""
+    for _ in range(30):
+        assert (await session.send(req(f"{echo_url}/x", timeout=30))).status == 200
+    watchdog = session._watchdog
+    assert watchdog is not None and watchdog.wakes == 1

@@ -107,10 +107,11 @@ def _settle(future: asyncio.Future[None]) -> None:
 class _Watchdog:
     """One thread that calls ``expire(job)`` once the armed send passes its deadline.
 
-    It sleeps until the deadline it knows of and is woken only when a send is armed with an
-    earlier one (or it had none): sends that each arm a deadline later than the last one's,
-    as a run's do, cost two locked assignments and no wake-up. Waking on time, it looks at the
-    send armed then, and sleeps on towards that one's deadline if it has not passed.
+    It sleeps until the last deadline armed and is woken only when a send is armed with an
+    earlier one (or it has none ahead): sends that each arm a deadline later than the last
+    one's, as a run's do, cost two locked assignments and no wake-up, so the thread never
+    contends for the interpreter with the sends. Waking on time, it looks at the send armed
+    then, and sleeps on towards that one's deadline if it has not passed.
     """
 
     def __init__(self, expire: Callable[[_Job], None]) -> None:
@@ -118,10 +119,11 @@ class _Watchdog:
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._job: _Job | None = None
-        self._deadline = 0.0
-        self._due: float | None = None  # what the thread sleeps towards; None: no deadline
+        self._deadline = 0.0  # the last one armed
+        self._due: float | None = None  # what the thread sleeps towards; None: nothing
         self._closed = False
         self._thread: threading.Thread | None = None
+        self.wakes = 0  # times the thread looked (a run of fast sends: once)
 
     def arm(self, job: _Job, deadline: float) -> None:
         with self._lock:
@@ -145,16 +147,18 @@ class _Watchdog:
     def _watch(self) -> None:
         while True:
             with self._lock:
+                self.wakes += 1
                 if self._closed:
                     return
                 job, now = self._job, time.monotonic()
                 if job is not None and now >= self._deadline:
                     self._job = None
                     self._expire(job)  # under the lock: the send cannot end meanwhile
-                    job = None
-                self._due = self._deadline if job is not None else None
+                # Towards the last deadline armed, whether its send is still out or not: the
+                # next one's is later, and arming it then wakes nobody.
+                self._due = self._deadline if self._deadline > now else None
                 self._wake.clear()
-            self._wake.wait(None if self._due is None else max(self._due - now, 0.0))
+            self._wake.wait(None if self._due is None else self._due - now)
 
 
 class ThreadedSession(HttpSession):
