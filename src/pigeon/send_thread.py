@@ -351,10 +351,16 @@ class ThreadedSession(HttpSession):
 
     def _send(self, job: _Job) -> None:
         attempt = job.attempt
+        # The trace reaches the attempt through this list, emptied once the send is over:
+        # httpx's response and its stream hold each other, and so the request and its trace,
+        # until the garbage collector comes; the attempt and its body are freed at once.
+        held = [attempt]
         try:
-            self._transfer_sync(attempt)
+            self._transfer_sync(attempt, self._trace(held))
         except Exception as exc:  # anything unforeseen still becomes an Exchange
             attempt.fail("other", f"{type(exc).__name__}: {exc}")
+        finally:
+            held.clear()
         if job.stopped and attempt.error is not None and job.expired is None:
             attempt.stopped_early()  # the shut socket's error is no error
         if attempt.sink is not None:
@@ -374,11 +380,12 @@ class ThreadedSession(HttpSession):
         attempt.drop_spool(keep_spool=not job.cancelled)
         attempt.progress.phase = "done"
 
-    def _trace(self, attempt: _Attempt) -> Any:
+    def _trace(self, held: list[_Attempt]) -> Any:
         def trace(event: str, info: dict[str, Any]) -> None:
             step = traced_step(event)
-            if step is None:
+            if step is None or not held:
                 return
+            attempt = held[0]
             if step == "connect_tcp.complete" or step == "start_tls.complete":
                 stream = info.get("return_value")
                 sock = stream.get_extra_info("socket") if stream is not None else None
@@ -392,8 +399,8 @@ class ThreadedSession(HttpSession):
 
         return trace
 
-    def _transfer_sync(self, attempt: _Attempt) -> None:
-        prepared = self._prepare(attempt, self._trace(attempt))
+    def _transfer_sync(self, attempt: _Attempt, trace: Any) -> None:
+        prepared = self._prepare(attempt, trace)
         if prepared is None:
             return
         client, request, timeout = prepared
