@@ -1,4 +1,4 @@
-"""Sending with httpx's sync client in a worker thread, for `pigeon run` (DESIGN §7).
+"""Sending with httpx's sync client, in a worker thread or on the loop's own, for `pigeon run` (DESIGN §7).
 
 A sequential run waits on one exchange at a time, and httpx's sync stack costs about half of
 its async one per request (no event-loop round trips, cancel scopes or async locks between
@@ -185,7 +185,7 @@ class ThreadedSession(HttpSession):
     _sync = True
 
     def _new_client(self, options: dict[str, Any]) -> Any:
-        """A sync client: this session's sends run on its worker thread."""
+        """A sync client: this session's sends run on its worker thread or hold the loop."""
         return httpx.Client(**options)
 
     async def send(
