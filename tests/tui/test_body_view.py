@@ -92,7 +92,9 @@ _json_values = st.recursive(
 def test_pretty_printing_matches_the_standard_library(value) -> None:
     assert bodies.dumps_pretty(value) == json.dumps(value, indent=2, ensure_ascii=False)
     text = json.dumps(value)
-    assert bodies.pretty_json(text) == json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    assert bodies.pretty_json(text) == json.dumps(
+        json.loads(text), indent=2, ensure_ascii=False
+    )
 
 
 def test_json_tokens_per_line() -> None:
