@@ -180,3 +180,26 @@ def test_a_new_header_kind_is_its_class_and_its_entry(monkeypatch: pytest.Monkey
     assert rendered.header("Authorization") == "Signed abc"
     assert rendered.auth_headers == ["Authorization"]
     assert "Signed abc" in " ".join(curl_argv(rendered))
+
+
+def test_readmes_auth_examples_name_every_kind_and_only_known_keys(tmp_path: Path) -> None:
+    """Each ``[auth]`` example of README's auth section loads with no unknown key, and every
+    kind has one."""
+    import re
+    import tomllib
+
+    from pigeon.store import load_collection
+
+    readme = (PACKAGE.parents[1] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("## Auth, certificates")
+    section = readme[start : readme.index("\n## ", start + 1)]
+    blocks = re.findall(r"```toml\n(\[auth\].*?)```", section, re.S)
+    (tmp_path / "collection.toml").write_text('name = "c"\n', encoding="utf-8")
+    types = set()
+    for i, block in enumerate(blocks):
+        types.add(tomllib.loads(block)["auth"]["type"])
+        text = f'name = "r{i}"\nurl = "http://x"\n\n{block}'
+        (tmp_path / f"r{i}.toml").write_text(text, encoding="utf-8")
+    collection = load_collection(tmp_path)
+    assert collection.broken == [] and collection.warnings == []
+    assert types | {"oauth2", NONE.name} == set(AUTH_TYPES) - {"negotiate"}

@@ -63,6 +63,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.external_editor",
             "pigeon.websocket",
             "pigeon.websocket_exchange",
+            "pigeon.rpc",
         ),
     ),
     (
@@ -215,6 +216,10 @@ NOT_FOR_THE_APP = (
     "pigeon.trust",
     "pigeon.websocket",
     "pigeon.websocket_exchange",
+    "pigeon.rpc.call",
+    "pigeon.rpc.channels",
+    "pigeon.rpc.descriptors",
+    "pigeon.rpc.exchange",
 )
 
 

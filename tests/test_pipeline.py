@@ -146,4 +146,6 @@ def test_a_request_goes_out_by_its_kind() -> None:
     assert Request(name="t", url="http://h/", type="websocket").kind == "websocket"
     assert kind_of(http, RenderedRequest("GET", "ws://h/x")) == "websocket"  # as rendered
     assert kind_of(http, RenderedRequest("GET", "http://h/x")) == "http"
-    assert set(EXCHANGES) == {"http", "websocket"}
+    assert kind_of(http, RenderedRequest("GET", "grpcs://h:1")) == "grpc"  # as rendered
+    assert Request(name="g", url="http://h/", type="grpc").kind == "grpc"
+    assert set(EXCHANGES) == {"http", "websocket", "grpc"}

@@ -35,13 +35,19 @@ RULES: dict[str, tuple[str, str]] = {
     "unknown-key": (WARNING, 'a key Pigeon does not read (a typo), with "did you mean"'),
     "unresolved": (ERROR, "a placeholder that resolves in no scope and no script sets"),
     "cycle": (ERROR, "variables that refer to each other in a loop"),
-    "missing-file": (ERROR, "a multipart file field whose file does not exist"),
-    "file-outside": (WARNING, "a multipart file field that reads outside the collection"),
+    "missing-file": (ERROR, "a multipart file field or an auth's key file that does not exist"),
+    "file-outside": (
+        WARNING,
+        "a multipart file field or key file that reads outside the collection",
+    ),
+    "auth-incomplete": (ERROR, "an auth without a field its kind needs (a key), or one misspelt"),
     "script-reads-unset": (WARNING, "a script reads a variable that nothing defines or sets"),
     "inline-query": (WARNING, "a query value written in the URL that needs percent-encoding"),
     "unused-variable": (WARNING, "a variable defined and never used"),
     "shadowed": (INFO, "a folder or request variable hides one of an outer scope"),
     "env-unset": (INFO, "a $env name set neither in this process's environment nor in .env"),
+    "grpc-method": (ERROR, "a gRPC request's rpc that its descriptors do not have"),
+    "grpc-field": (ERROR, "a field of a gRPC request's message that its message type lacks"),
 }
 
 _IGNORE = re.compile(r"#\s*pigeon:\s*ignore\[([^\]]*)\]")
@@ -186,9 +192,10 @@ def _request_places(request: Request, path: Path) -> Iterator[_Place]:
                 yield _Place(path, key, text)
         if "{{" in body.variables:
             yield _Place(path, "variables", body.variables, json=True)
-    for message in request.websocket.messages:  # each sent as a text frame, rendered
+    grpc = request.kind == "grpc"  # a gRPC stream's messages render as JSON bodies do
+    for message in request.messages:  # each sent as a text frame or a message, rendered
         if "{{" in message.body:
-            yield _Place(path, "body", message.body)
+            yield _Place(path, "body", message.body, json=grpc)
     yield from _auth_places(request.auth, path)
 
 
@@ -260,12 +267,14 @@ class _Checker:
         self.found: dict[tuple[Any, ...], Finding] = {}
         self.env_hits: dict[tuple[Any, ...], set[str]] = {}
         self.walk = collection.walk()
+        self._descriptors: dict[Any, Any] = {}  # gRPC descriptors, built once per source
         self.scripts = _Scripts()
         self.collection_file = self.root / "collection.toml"
         self.scripts.read(collection.scripts.pre_request, self.collection_file)
         self.scripts.read(collection.scripts.post_response, self.collection_file)
         # Each request's templates, with the folders' and the collection's it inherits, and
         # the key of the scopes it renders in: built once, checked once per environment.
+        self._auth(collection.auth, self.collection_file)
         common = _owner_places(collection, self.collection_file)
         self.used_texts = [p.text for p in common]  # every template, enabled or not
         self.common = [p for p in common if p.enabled]
@@ -278,11 +287,13 @@ class _Checker:
                 if own is None:
                     folder_file = self._folder_file(folder)
                     own = folder_places[id(folder)] = _owner_places(folder, folder_file)
+                    self._auth(folder.auth, folder_file)
                     self.used_texts += [p.text for p in own]
                     for code in (folder.scripts.pre_request, folder.scripts.post_response):
                         self.scripts.read(code, folder_file)
                 places += [p for p in own if p.enabled]
             request_file = self._request_file(request)
+            self._auth(request.auth, request_file)
             for place in _request_places(request, request_file):
                 if place.url:
                     self._inline_query(place)
@@ -294,6 +305,28 @@ class _Checker:
                 self.scripts.read(code, request_file)
             key = (tuple(id(f) for f in chain), id(request) if request.variables else None)
             self.items.append((chain, request, key, places))
+
+    def _auth(self, auth: Auth | None, path: Path) -> None:
+        """An auth as written: the fields its kind cannot go without, and a key file named
+        without placeholders (one with them is checked as it renders)."""
+        kind = KINDS.get(auth.type) if auth is not None else None
+        if auth is None or kind is None:
+            return
+        at = self.texts.find(path, "type", "[auth]")
+        for problem in kind.problems(auth):
+            self.add("auth-incomplete", path, at, problem, None)
+        root = os.path.realpath(self.root)
+        for f in kind.fields:
+            value = f.get(auth) if f.path else ""
+            if not value or "{{" in value:
+                continue
+            target = Path(value).expanduser()
+            real = os.path.realpath(target if target.is_absolute() else self.root / target)
+            where = self.texts.find(path, value, f.name)
+            if not (real == root or real.startswith(root + os.sep)):
+                self.add("file-outside", path, where, f"{f.name} reads {value}", None)
+            elif not os.path.isfile(real):
+                self.add("missing-file", path, where, f"{f.name}: no file {value}", None)
 
     def _folder_file(self, folder: Folder) -> Path:
         return (folder.path or self.root) / "folder.toml"
@@ -325,6 +358,8 @@ class _Checker:
             for place in places:
                 self._place(place, scopes, env)
             self._files(request, scopes)
+            if request.kind == "grpc" and request.grpc.rpc.strip():
+                self._grpc(request, scopes, env)
 
     def _place(self, place: _Place, scopes: Scopes, env: str | None) -> None:
         r = Renderer(scopes)
@@ -395,6 +430,30 @@ class _Checker:
                 self.add("file-outside", path, at, f"field {f.name!r} reads {value}", None)
             elif not os.path.isfile(real):
                 self.add("missing-file", path, at, f"field {f.name!r}: no file {value}", None)
+
+    def _grpc(self, request: Request, scopes: Scopes, env: str | None) -> None:
+        """The request's method and its message's fields, against its ``.proto`` files
+        (inside the collection) or the descriptors reflection left in ``.pigeon/grpc/``
+        (``pigeon grpc-describe``); nothing to check against, nothing said."""
+        from pigeon.rpc import GrpcError
+        from pigeon.rpc.grpc_check import method_and_fields
+
+        r = Renderer(scopes)
+        url = r.render_text(request.url)
+        bodies = []
+        if request.body.type == "json":
+            bodies.append(("content", r.render_json(request.body.content)))
+        bodies += [("body", r.render_json(m.body)) for m in request.messages]
+        path = self._request_file(request)
+        try:
+            problems = method_and_fields(self.root, request, url, bodies, self._descriptors)
+        except GrpcError as exc:  # a .proto that does not compile, descriptors that do not build
+            at = self.texts.find(path, "protos")
+            self.add("grpc-method", path, at, str(exc), env)
+            return
+        for rule, key, message in problems:
+            at = self.texts.find(path, request.grpc.rpc if key == "rpc" else "{", key)
+            self.add(rule, path, at, message, env)
 
     def _shadowed(self, layers: list[Layer], chain: list[Folder], request: Request) -> None:
         """A folder or request variable that hides an outer definition (an environment

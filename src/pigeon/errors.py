@@ -21,6 +21,7 @@ PigeonError                  1  anything reported as one line; a subclass may sa
 ├── TokenError               1  no OAuth 2.0 token, and why (pigeon.oauth2.grants)
 │   └── NeedsPerson          1  the grant signs a person in, and nobody is there
 ├── SchemaError              1  a GraphQL schema not fetched, read or built (pigeon.gql.cache)
+├── GrpcError                1  a gRPC call that cannot be made as asked (pigeon.rpc)
 ├── WorkerFailed             1  the script worker failed to start or talk (pigeon.scripts.process)
 │   └── WorkerGone           1  its pipe closed: it exited or was killed
 ├── FilterError              1  a body filter that does not parse or fails (also a ValueError)

@@ -102,6 +102,42 @@ class Progress:
 
 
 @dataclass
+class GrpcFacts:
+    """A gRPC call's own part of its exchange (DESIGN §10). The exchange's ``status`` is the
+    call's status code (0 = OK), ``reason`` its name, ``headers`` the initial metadata and
+    ``body`` the kept replies as a JSON array (so history keeps them, capped, and two calls
+    diff as two responses do)."""
+
+    rpc: str  # "package.Service/Method"
+    kind: str  # "unary", "server stream", "client stream", "bidirectional"
+    details: str = ""  # the status's message
+    trailers: list[tuple[str, str]] = field(default_factory=list)
+    messages: list[Any] = field(default_factory=list)  # the replies kept, oldest first
+    received: int = 0  # every reply that came
+    dropped: int = 0  # the oldest replies not kept (``received - len(messages)``, at least)
+    sent: int = 0
+    notes: list[str] = field(default_factory=list)  # replies that did not decode, and such
+
+    @classmethod
+    def recorded(cls, data: dict[str, Any], body: bytes | None) -> GrpcFacts:
+        """A history entry's gRPC part; its replies from its ``body`` (``None``: cut)."""
+        messages: list[Any] = []
+        with contextlib.suppress(ValueError):
+            parsed = json.loads(body) if body else []
+            messages = parsed if isinstance(parsed, list) else []
+        return cls(
+            rpc=str(data.get("rpc") or ""),
+            kind=str(data.get("kind") or ""),
+            details=str(data.get("details") or ""),
+            trailers=[(str(k), str(v)) for k, v in data.get("trailers") or []],
+            messages=messages,
+            received=int(data.get("received") or 0),
+            dropped=int(data.get("dropped") or 0),
+            sent=int(data.get("sent") or 0),
+        )
+
+
+@dataclass
 class Exchange:
     """A request as sent and its response (or the error that stopped it)."""
 
@@ -138,6 +174,8 @@ class Exchange:
     stopped: str = ""
     # The Server-Sent Events received, when a sink decoded them (the newest, bounded).
     events: list[Event] | None = None
+    # A gRPC call's status details, trailers and replies; ``None`` for HTTP.
+    grpc: GrpcFacts | None = None
     started_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     _cleanup: weakref.finalize[..., Exchange] | None = field(
         default=None, init=False, repr=False, compare=False
@@ -163,7 +201,9 @@ class Exchange:
 
     @property
     def ok(self) -> bool:
-        """A response arrived and its status is below 400."""
+        """A response arrived and its status is below 400 (a gRPC call's: OK, 0)."""
+        if self.grpc is not None:
+            return self.error is None and self.status == 0
         return self.error is None and self.status is not None and self.status < 400
 
     @property

@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from pigeon.exchange import Exchange, Timings
+from pigeon.exchange import Exchange, GrpcFacts, Timings
 from pigeon.files import LinkedOut, atomic_write, file_sha256, private_dir
 from pigeon.masking import MASK, Masker, dotenv_secrets
-from pigeon.model import DEFAULT_TIMEOUT, Body, Header, Request, Settings
+from pigeon.model import DEFAULT_TIMEOUT, Body, Grpc, Header, Request, Settings
 from pigeon.render import RenderedRequest
 from pigeon.store import slugify
 
@@ -69,6 +69,9 @@ class HistoryEntry:
     timings: dict[str, float | None] = field(default_factory=dict)
     error: str | None = None
     error_kind: str | None = None
+    grpc: dict[str, Any] | None = None
+    """A gRPC call's ``rpc``, ``kind``, ``details``, ``trailers`` and reply counts (its
+    replies are the body, a JSON array); ``None`` for HTTP."""
 
     @property
     def total_ms(self) -> float:
@@ -76,6 +79,8 @@ class HistoryEntry:
 
     @property
     def ok(self) -> bool:
+        if self.grpc is not None:
+            return self.error is None and self.status == 0
         return self.error is None and self.status is not None and self.status < 400
 
     def request_settings(self) -> Settings:
@@ -107,7 +112,7 @@ class HistoryEntry:
             environment=self.environment,
         )
         t = self.timings
-        return Exchange(
+        exchange = Exchange(
             request=rendered,
             method=self.method,
             url=self.url,
@@ -132,6 +137,11 @@ class HistoryEntry:
             error_kind=self.error_kind,  # type: ignore[arg-type]
             started_at=self.started_at,
         )
+        if self.grpc is not None:
+            exchange.grpc = GrpcFacts.recorded(
+                self.grpc, None if self.body_truncated else self.body
+            )
+        return exchange
 
     @property
     def label(self) -> str:
@@ -353,6 +363,9 @@ def _entry_data(
         headers = getattr(exchange, "headers", []) or []
         response_headers = masker.headers(headers)
         raw = _response_body(exchange)
+        grpc = getattr(exchange, "grpc", None)
+        if grpc is not None:  # the replies are a JSON array, whatever the metadata says
+            headers = [("content-type", "application/json")]
         data["response"] = {
             "status": status,
             "reason": getattr(exchange, "reason", "") or "",
@@ -366,6 +379,17 @@ def _entry_data(
             data["response"]["body"]["truncated"] = True
         if digest is not None:  # cut: what is left says whether another body is the same
             data["response"]["body_sha256"] = digest
+    grpc = getattr(exchange, "grpc", None)
+    if grpc is not None:
+        data["grpc"] = {
+            "rpc": grpc.rpc,
+            "kind": grpc.kind,
+            "details": masker.text(grpc.details),
+            "trailers": [list(h) for h in masker.headers(grpc.trailers)],
+            "received": grpc.received,
+            "dropped": grpc.dropped,
+            "sent": grpc.sent,
+        }
     return data
 
 
@@ -428,6 +452,7 @@ def load_entry(path: Path) -> HistoryEntry:
             timings=dict(data.get("timings") or {}),
             error=data.get("error"),
             error_kind=data.get("error_kind"),
+            grpc=data["grpc"] if isinstance(data.get("grpc"), dict) else None,
         )
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"{path}: not a Pigeon history entry ({exc})") from exc
@@ -546,6 +571,13 @@ def to_request(entry: HistoryEntry) -> Request:
             body = Body(type="json" if is_json else "text", content=text)
     settings = entry.request_settings()
     stamp = entry.started_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    if entry.grpc is not None:  # a gRPC call: its method, metadata (no Content-Type), message
+        rpc, headers = (
+            str(entry.grpc.get("rpc") or ""),
+            [h for h in headers if h.name != "Content-Type"],
+        )
+        return Request(entry.request_name or rpc, type="grpc", url=entry.url, headers=headers,
+                       body=body, settings=settings, grpc=Grpc(rpc=rpc), description=f"Sent {stamp}")  # fmt: skip
     return Request(
         name=entry.request_name or f"{entry.method} {urlsplit(entry.url).path or '/'}",
         method=entry.method,

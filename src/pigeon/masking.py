@@ -32,7 +32,7 @@ MASK = "•••"
 # whose name matches holds a credential.
 _SECRET_NAME = re.compile(
     r"token|secret|passw(?:or)?d|pwd|passphrase|api[-_.]?key|(?:^|[-_.\s])key(?:$|[-_.\s])"
-    r"|access[-_.]?key|auth|session|cookie|credential|private|signature|^sig$",
+    r"|access[-_.]?key|auth|session|cookie|credential|private|signature|^sig$|jwt",
     re.I,
 )
 # The scheme words of Pigeon's auth kinds, and others servers use.

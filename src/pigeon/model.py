@@ -18,7 +18,8 @@ from pigeon.auth_kinds import OAuth2 as OAuth2
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 BODY_TYPES = ("none", "json", "text", "form", "multipart", "graphql")
-REQUEST_TYPES = ("http", "websocket")
+REQUEST_TYPES = ("http", "websocket", "grpc")
+GRPC_SCHEMES = ("grpc://", "grpcs://")  # a request whose URL starts so is a gRPC call
 
 
 @dataclass(slots=True)
@@ -140,6 +141,18 @@ class WebSocket:
 
 
 @dataclass(slots=True)
+class Grpc:
+    """A gRPC request's own keys (DESIGN §10): the method called (``"pkg.Service/Method"``),
+    and the ``.proto`` files and import folders that describe it (relative to the collection;
+    without ``protos``, server reflection does). Its ``[[messages]]`` are the request's
+    ``messages``, its metadata the ``[[headers]]``, its message the JSON ``[body]``."""
+
+    rpc: str = ""
+    protos: list[str] = field(default_factory=list)
+    import_paths: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
 class Request:
     name: str
     method: str = "GET"
@@ -160,16 +173,24 @@ class Request:
     extra: dict[str, Any] = field(default_factory=dict)
     type: str = "http"  # one of REQUEST_TYPES; a ws:// or wss:// URL is a WebSocket too
     websocket: WebSocket = field(default_factory=WebSocket)
+    grpc: Grpc = field(default_factory=Grpc)
 
     @property
     def kind(self) -> str:
         """How it goes out, the key of the pipeline's and the response pane's tables:
-        ``"http"`` or ``"websocket"`` (its ``type``, or a ``ws://``/``wss://`` URL)."""
-        if self.type == "websocket" or self.url.lstrip()[:6].lower().startswith(
-            ("ws://", "wss://")
-        ):
+        ``"http"``, ``"websocket"`` (its ``type``, or a ``ws://``/``wss://`` URL) or
+        ``"grpc"`` (its ``type``, or a ``grpc://``/``grpcs://`` URL)."""
+        start = self.url.lstrip()[:8].lower()
+        if self.type == "websocket" or start.startswith(("ws://", "wss://")):
             return "websocket"
+        if self.type == "grpc" or start.startswith(GRPC_SCHEMES):
+            return "grpc"
         return "http"
+
+    @property
+    def messages(self) -> list[Message]:
+        """The saved ``[[messages]]``: a WebSocket's frames, a gRPC stream's messages."""
+        return self.websocket.messages
 
 
 @dataclass

@@ -37,19 +37,24 @@ if TYPE_CHECKING:  # send is imported on the first send: `pigeon render` never l
     from pigeon.event_scripts import EventScripts
     from pigeon.exchange import Exchange, Progress
     from pigeon.oauth2 import Tokens
+    from pigeon.rpc.call import Described, GrpcCall
+    from pigeon.rpc.channels import Channels
     from pigeon.scripts.process import ScriptWorker
     from pigeon.send import HttpSession
     from pigeon.websocket import WebSocketLink
 
 __all__ = [
     "EXCHANGES",
+    "Call",
     "Connection",
     "RequestResult",
     "ResultRecord",
     "RunContext",
     "RunHistory",
     "build",
+    "call_grpc",
     "connect",
+    "describe_grpc",
     "execute",
 ]
 
@@ -95,6 +100,8 @@ class RunContext:
     _scopes: dict[tuple[int, ...], tuple[tuple[Any, ...], Scopes]] = field(
         default_factory=dict, repr=False
     )
+    # gRPC channels and the descriptors found, made on the first call (``pigeon.rpc``).
+    grpc: Channels | None = None
     _gate: Gate | None = field(default=None, repr=False)
     # ``pigeon.send`` from a script: how deep this context sends, and the requests on the way.
     send_depth: int = 0
@@ -118,6 +125,14 @@ class RunContext:
                 self.http = HttpSession()
         return self.http
 
+    def grpc_channels(self) -> Channels:
+        if self.grpc is None:
+            from pigeon.rpc.channels import Channels
+
+            # a run's loop outlives its calls (``aclose``): they stay on it
+            self.grpc = Channels(own_loop=False)
+        return self.grpc
+
     def tokens(self) -> Tokens:
         if self.oauth2 is None:
             from pigeon.oauth2 import Tokens
@@ -139,6 +154,9 @@ class RunContext:
         if self.http is not None:
             await self.http.aclose()
             self.http = None
+        if self.grpc is not None:
+            await self.grpc.aclose()
+            self.grpc = None
 
 
 @dataclass
@@ -245,7 +263,7 @@ class RequestResult(Outcome):
             id=f"{self.id} [{label}]" if label else self.id,
             name=self.request.name,
             folder=self.chain[-1].id if self.chain else None,
-            method=rendered.method if rendered else self.request.method,
+            method=rendered.method if rendered else _method(self.request),
             url=rendered.url if rendered else None,
             status=ex.status if ex is not None else None,
             reason=sent.reason if sent is not None else "",
@@ -264,6 +282,11 @@ class RequestResult(Outcome):
             seq=seq,
             frames=self.frames,
         )
+
+
+def _method(request: Request) -> str:
+    """What a request that did not render is listed as: its method, or a call's ``GRPC``."""
+    return "GRPC" if request.kind == "grpc" else request.method
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,6 +395,7 @@ async def _send_from_script(
         cli_vars={**ctx.cli_vars, **values},
         environ=ctx.environ,
         http=ctx.session(),
+        grpc=ctx.grpc,
         trusted=ctx.trusted,
         trust_how=ctx.trust_how,
         allow_scripts=ctx.allow_scripts,
@@ -387,6 +411,7 @@ async def _send_from_script(
         result = await execute(child, chain, request)
     finally:
         worker.kill()
+        ctx.grpc = ctx.grpc or child.grpc  # channels the send opened close with the run's
     exchange = result.exchange
     try:
         problems: list[ScriptError | AssertionFailure] = [
@@ -778,19 +803,259 @@ async def _http(
             per_event.cancel()
 
 
+@dataclass
+class Call:
+    """A gRPC request built for a call (``call_grpc``): its pre-request scripts run, rendered,
+    its ``call`` prepared (descriptors found, not yet open). ``run`` makes the whole call as
+    ``pigeon run`` does; a holder that drives it itself (``call.open``, ``send``,
+    ``close_sending``, ``finished``) ends with ``finish``. ``call`` is ``None`` when the
+    request could not be built or prepared (``result.error`` says why)."""
+
+    ctx: RunContext
+    chain: list[Folder]
+    request: Request  # as the pre-request scripts left it
+    result: RequestResult
+    call: GrpcCall | None = None
+    log: Callable[[str, bool], None] | None = None
+    scripted: bool = False  # the post-response scripts ran (or were judged not to run)
+    _started: float = field(default_factory=time.perf_counter)
+
+    def messages(self) -> list[str | None]:
+        """The messages the call sends, rendered now as JSON bodies are (§5): a unary or
+        server-stream call its body; a client or bidirectional stream its ``[[messages]]``
+        in order, or its body when it has none."""
+        from pigeon.render import render_json
+
+        call, rendered = self.call, self.result.rendered
+        body = rendered.body_text if rendered is not None else None
+        if call is None or call.kind in ("unary", "server stream") or not self.request.messages:
+            return [body]
+        scopes = _scopes(self.ctx, self.chain, self.request, reuse=False)
+        out: list[str | None] = []
+        for message in self.request.messages:
+            done = render_json(message.body, scopes)
+            unresolved = self.result.unresolved
+            unresolved += [n for n in done.unresolved if n not in unresolved]
+            self.result.warnings = [*self.result.warnings, *done.warnings]
+            out.append(done.text)
+        return out
+
+    async def serve(self, op: tuple[Any, ...]) -> Any:
+        """A script's ``pigeon.grpc`` call, served by the live call."""
+        from pigeon.rpc.exchange import script_call
+
+        assert self.call is not None
+        return await script_call(self.call, op)
+
+    async def run_scripts(self) -> ScriptOutcome | None:
+        """The post-response scripts, once, with ``pigeon.response`` the call so far and
+        ``pigeon.grpc`` the live call; ``None`` when they do not run."""
+        from pigeon.rpc.exchange import exchange_of
+
+        call, ctx, result = self.call, self.ctx, self.result
+        if self.scripted or call is None:
+            return None
+        self.scripted = True
+        if not _scripts_run(ctx, self.chain, self.request, "post_response", result):
+            return None
+        scopes = _scopes(ctx, self.chain, self.request, reuse=False)
+        outcome = await _scripts(
+            ctx, "post_response", self.chain, self.request, scopes, exchange_of(call), self.serve
+        )
+        result.log += outcome.output
+        result.script_errors += outcome.errors
+        result.assertion_failures += outcome.assertion_failures
+        self._flush(outcome)
+        return outcome
+
+    async def run(self) -> RequestResult:
+        """The whole call: its messages sent, every reply read until the status (a
+        bidirectional call's post-response scripts run while it is open), then ``finish``."""
+        from pigeon.rpc.call import converse
+
+        call = self.call
+        if call is not None:
+            bidi = call.kind == "bidirectional"
+            scripts = self.run_scripts if bidi else None
+            try:
+                await converse(call, self.messages(), scripts)
+            except Exception as exc:  # GrpcError: a message that is not its type
+                call.error = f"not sent: {exc}" if call.sent == 0 else str(exc)
+                call.cancel()
+        return await self.finish()
+
+    async def finish(self) -> RequestResult:
+        """The call is done: the post-response scripts if they have not run, the call
+        recorded as an ``Exchange`` (in ``ctx.history``) and the result completed; a status
+        other than OK fails the request, naming it and its details."""
+        from pigeon.rpc.exchange import exchange_of
+        from pigeon.terminal import printable
+
+        call, result = self.call, self.result
+        if call is not None:
+            if call.error is None:
+                await self.run_scripts()
+            result.exchange = exchange = exchange_of(call)
+            result.frames = (call.sent, call.received)
+            result.warnings = [*result.warnings, *call.notes]
+            result.warnings += [r.note for r in call.replies if r.note][:20]
+            if call.dropped:
+                kept = call.received - call.dropped
+                result.log.append(
+                    f"grpc: {call.received} replies received (the newest {kept} kept, "
+                    f"{call.dropped} dropped)"
+                )
+            history = self.ctx.history
+            if history is not None:
+                await asyncio.to_thread(history.record, self.ctx.collection.root, exchange)
+            if call.error:
+                result.error = result.error or call.error
+            elif call.code:
+                said = f"gRPC status {call.status_name} ({call.code})"
+                if call.details:
+                    said += f": {printable(call.details)}"
+                result.error = result.error or said
+        result.duration_ms = (time.perf_counter() - self._started) * 1000
+        return result
+
+    def _flush(self, outcome: ScriptOutcome) -> None:
+        if self.log is None:
+            return
+        for line in outcome.output:
+            self.log(line, False)
+        problems: list[ScriptError | AssertionFailure] = [
+            *outcome.errors,
+            *outcome.assertion_failures,
+        ]
+        for problem in problems:
+            self.log(problem.traceback or problem.summary(), True)
+
+
+async def _prepared(
+    ctx: RunContext,
+    chain: list[Folder],
+    request: Request,
+    result: RequestResult,
+    on_change: Callable[[], None] | None = None,
+    whole: bool = False,
+) -> Call:
+    """The rendered gRPC request with its call prepared: auth's token put in, the target,
+    channel and descriptors found; what stops it lands in ``result.error`` (and history).
+    ``whole``: a unary call is made at once (``rpc.call.prepare``)."""
+    from pigeon.rpc import GrpcError
+    from pigeon.rpc.call import prepare
+    from pigeon.rpc.exchange import failed
+
+    holder = Call(ctx, list(chain), request, result)
+    rendered = result.rendered
+    if rendered is None:
+        return holder
+    rendered.method = "GRPC"
+    warnings = []
+    if rendered.flow_auth is not None:
+        result.error = "not sent: digest and AWS SigV4 auth are not available for gRPC calls"
+        return holder
+    if rendered.auth_query or "?" in rendered.url:
+        warnings.append("query parameters are not sent with a gRPC call")
+    if request.body.type not in ("json", "none"):
+        result.error = 'not sent: a gRPC request\'s message is a JSON body ([body] type = "json")'
+        return holder
+    result.warnings = [*result.warnings, *warnings]
+    try:
+        if rendered.oauth2 is not None:
+            from pigeon.oauth2 import TokenError, with_token
+
+            try:
+                token = await ctx.tokens().token(
+                    ctx.environment, rendered.oauth2, rendered.settings
+                )
+            except TokenError as exc:
+                result.error = f"not sent: {exc}"
+                return holder
+            rendered = result.rendered = with_token(rendered, token)
+        holder.call = await prepare(
+            ctx.grpc_channels(),
+            ctx.collection.root,
+            rendered,
+            request.grpc,
+            gate=ctx.gate(),
+            on_change=on_change,
+            unary=rendered.body_text if whole else False,
+        )
+    except (GrpcError, RenderError) as exc:
+        result.error = f"not sent: {exc}"
+        exchange = result.exchange = failed(rendered, request.grpc.rpc, str(exc))
+        if ctx.history is not None:
+            await asyncio.to_thread(ctx.history.record, ctx.collection.root, exchange)
+    return holder
+
+
+async def call_grpc(
+    ctx: RunContext,
+    chain: list[Folder],
+    request: Request,
+    on_change: Callable[[], None] | None = None,
+) -> Call:
+    """A gRPC request's call, built as a send is (``build``: scopes, pre-request scripts,
+    the trust gate, render) and prepared; ``on_change`` hears each reply and the end."""
+    result = RequestResult(request, list(chain))
+    request, _ = await build(ctx, chain, request, result)
+    return await _prepared(ctx, chain, request, result, on_change)
+
+
+async def describe_grpc(ctx: RunContext, chain: list[Folder], request: Request) -> Described:
+    """What a gRPC request reaches, described (``rpc.call.describe``): built as a send is but
+    with no script (``ctx.allow_scripts`` should be ``False``), through the trust gate.
+    ``GrpcError`` (one line) says why not."""
+    from pigeon.rpc import GrpcError
+    from pigeon.rpc.call import describe
+
+    result = RequestResult(request, list(chain))
+    request, _ = await build(ctx, chain, request, result)
+    if result.rendered is None:
+        raise GrpcError(
+            (result.error or "the request could not be built").removeprefix("not sent: ")
+        )
+    try:
+        return await describe(
+            ctx.grpc_channels(), ctx.collection.root, result.rendered, request.grpc, ctx.gate()
+        )
+    except RenderError as exc:  # the trust gate's refusal of a .proto outside
+        raise GrpcError(str(exc)) from None
+
+
+async def _grpc(
+    ctx: RunContext,
+    chain: list[Folder],
+    request: Request,
+    scopes: Scopes,
+    result: RequestResult,
+    progress: Progress | None,
+) -> None:
+    """A gRPC request in a run: prepared, then the whole call (``Call.run``); a unary one is
+    made as it is prepared."""
+    holder = await _prepared(ctx, chain, request, result, whole=True)
+    if holder.call is not None:
+        await holder.run()
+
+
 Exchanger = Callable[
     [RunContext, list[Folder], Request, Scopes, RequestResult, "Progress | None"],
     Awaitable[None],
 ]
 
 # How a request goes out, by its kind (``model.Request.kind``): a new protocol is a row here.
-EXCHANGES: dict[str, Exchanger] = {"http": _http, "websocket": _websocket}
+EXCHANGES: dict[str, Exchanger] = {"http": _http, "websocket": _websocket, "grpc": _grpc}
 
 
 def kind_of(request: Request, rendered: RenderedRequest) -> str:
-    """The request's kind, a ``ws://`` or ``wss://`` URL as rendered making a WebSocket."""
-    if rendered.url.lower().startswith(("ws://", "wss://")):
+    """The request's kind, a ``ws://`` or ``wss://`` URL as rendered making a WebSocket, and
+    a ``grpc://`` or ``grpcs://`` one a gRPC call."""
+    url = rendered.url.lower()
+    if url.startswith(("ws://", "wss://")):
         return "websocket"
+    if url.startswith(("grpc://", "grpcs://")):
+        return "grpc"
     return request.kind
 
 

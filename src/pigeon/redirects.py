@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import httpx
 
+from pigeon.auth_kinds import KINDS
 from pigeon.render import RenderedRequest
 
 HAND_SET = ("authorization", "proxy-authorization", "cookie")
@@ -32,7 +33,9 @@ class RedirectCredentials:
     def __init__(self, rendered: RenderedRequest) -> None:
         names = {name.lower() for name in rendered.auth_headers} | set(HAND_SET)
         self.headers = [(n, v) for n, v in rendered.headers if n.lower() in names]
-        self.query = list(rendered.auth_query)
+        flow = rendered.flow_auth
+        sent = KINDS[flow.type].sent_query(flow) if flow is not None else ()
+        self.query = [*rendered.auth_query, *sent]
         self.keep = rendered.settings.keep_auth_on_redirect
         # What the SigV4 signer added to the previous hop (httpx drops its Authorization).
         self.signed = ("X-Amz-Security-Token",) if rendered.flow_auth is not None else ()

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from pigeon.auth_kinds import OAUTH2_TOKEN, AuthError, FlowAuth, kind_of
+from pigeon.auth_kinds import OAUTH2_TOKEN, AuthError, FlowAuth, Renders, kind_of
 from pigeon.errors import RenderError
 from pigeon.expand import MAX_DEPTH, Renderer
 from pigeon.files import read_capped
@@ -353,18 +353,43 @@ def _add_query(url: str, pairs: list[tuple[str, str]]) -> str:
 
 
 def _apply_auth(
-    auth: Auth | None, r: Renderer
+    auth: Auth | None, r: Renderer, root: Path | None, scopes: Scopes
 ) -> tuple[list[tuple[str, str]], list[tuple[str, str]], FlowAuth | None]:
     """The headers and query parameters an auth adds, and its credentials for a send-time
     flow (``auth_kinds``: each kind's ``parts`` and ``flow``)."""
     if auth is None:
         return [], [], None
+
+    def read(name: str, what: str) -> bytes:
+        return _auth_file(name, what, root, scopes)
+
+    renders = Renders(r.render_text, r.expand, read)
     try:
         kind = kind_of(auth)
-        headers, query = kind.parts(auth, r.render_text)
-        return headers, query, kind.flow(auth, r.render_text)
+        headers, query = kind.parts(auth, renders)
+        return headers, query, kind.flow(auth, renders)
     except AuthError as exc:
         raise RenderError(str(exc)) from None
+
+
+AUTH_FILE_LIMIT = 1_000_000  # a key file: far larger is not a key
+
+
+def _auth_file(name: str, what: str, root: Path | None, scopes: Scopes) -> bytes:
+    """A file an auth reads (a signing key), relative to the collection; one outside it is a
+    trust need, as a file body's is. A recording gate reads nothing."""
+    path = Path(name).expanduser()
+    if not path.is_absolute() and root is not None:
+        path = root / path
+    source: Path | None = path
+    if scopes.gate is not None:
+        source = scopes.gate.file(path, what)
+    if source is None:
+        return b""
+    try:
+        return read_capped(source, AUTH_FILE_LIMIT)
+    except OSError as exc:
+        raise AuthError(f"{what}: cannot read {path}: {exc.strerror or exc}") from exc
 
 
 def _form_data_quote(text: str) -> str:
@@ -434,7 +459,7 @@ def render_request(
 
     headers = _merge_headers([collection.headers, *(f.headers for f in chain), request.headers], r)
     auth = effective_auth(collection, chain, request)
-    auth_headers, auth_query, flow_auth = _apply_auth(auth, r)
+    auth_headers, auth_query, flow_auth = _apply_auth(auth, r, collection.root, scopes)
     for name, value in auth_headers:
         _set_header(headers, name, value)
 

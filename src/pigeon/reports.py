@@ -13,7 +13,8 @@ JSON (``schema`` 1)::
                    "scripts_skipped": [phases], "error" (could not be built or sent, or null),
                    "script_errors": [str], "assertion_failures": [str],
                    "unresolved": [names], "warnings": [str], "log": [script output lines],
-                   "frames": {"sent", "received"} (a WebSocket's messages, else null)}]}
+                   "frames": {"sent", "received"} (a WebSocket's messages, or a gRPC call's
+                   messages and replies, else null)}]}
 
 New keys may be added; existing ones keep their meaning.
 

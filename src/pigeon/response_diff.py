@@ -99,6 +99,12 @@ def side_of(exchange: Exchange, label: str) -> DiffSide:
     else:
         version = f"{exchange.http_version} " if exchange.http_version else ""
         status = f"{version}{exchange.status} {exchange.reason}".strip()
+    headers = list(exchange.headers)
+    grpc = exchange.grpc
+    if grpc is not None:  # a call's status details and trailers count as its status and headers
+        if grpc.details and exchange.status:
+            status += f": {grpc.details}"
+        headers += [(f"trailer {name}", value) for name, value in grpc.trailers]
     content_type = exchange.content_type
     is_json = content_type not in JSON_LINES_TYPES and (
         "json" in content_type or exchange.text.lstrip()[:1] in ("{", "[")
@@ -106,7 +112,7 @@ def side_of(exchange: Exchange, label: str) -> DiffSide:
     return DiffSide(
         label,
         status,
-        list(exchange.headers),
+        headers,
         exchange.text,
         is_json,
         exchange.truncated,

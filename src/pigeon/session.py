@@ -1,8 +1,11 @@
 """What one opened collection holds for the life of the app (DESIGN §1, §9), and what it does:
-render, send and connect through the pipeline, record history, trust. No Textual here, so it
-is the core's one front-end-neutral "open collection" object, and the app's only door to how a
-request goes out (the app imports none of ``render``, ``pipeline``, ``send``, ``scripts``,
-``trust`` or ``websocket``: ``tests/test_layers.py``).
+render, send, connect and call (gRPC) through the pipeline, record history, trust. No Textual
+here, so it is the core's one front-end-neutral "open collection" object, and the app's only
+door to how a request goes out (the app imports none of ``render``, ``pipeline``, ``send``,
+``scripts``, ``trust``, ``websocket`` or ``rpc``'s calls: ``tests/test_layers.py``).
+
+Why one module: every verb the app has for a request is here, each a few lines over the
+pipeline, so that a view finds them all in one place and none of them in a widget.
 
 The collection, the chosen environment, the runtime variables scripts set, the overrides that
 sit at the highest scope (the demo's echo server URL), the user's config, the shared HTTP
@@ -34,9 +37,13 @@ if TYPE_CHECKING:
     from pigeon.exchange import Exchange, Progress  # the renderer loads after the first screen
     from pigeon.gql.introspect import Fetched
     from pigeon.oauth2 import Person, Tokens
+    from pigeon.pipeline import Call as Call  # the app's type for a gRPC call
     from pigeon.pipeline import Connection as Connection  # the app's type for a connection
-    from pigeon.pipeline import RunContext
+    from pigeon.pipeline import RunContext, RunHistory
     from pigeon.render import RenderedRequest
+    from pigeon.rpc.call import Described as Described  # what describe_grpc found
+    from pigeon.rpc.call import GrpcCall as GrpcCall  # a live call: Call.call
+    from pigeon.rpc.channels import Channels
     from pigeon.scripts import AssertionFailure, ScriptError
     from pigeon.scripts.process import ScriptWorker
     from pigeon.send import HttpSession
@@ -135,6 +142,7 @@ class Session:
     tokens: Tokens | None = None  # OAuth 2.0 tokens, made on first need (``oauth2_tokens``)
     person: Person | None = None  # who signs in for the OAuth 2.0 grants that need someone
     trust_how: str = ""  # how a refusal says to trust it ("": pigeon.trust.HOW, the CLI's)
+    grpc: Channels | None = None  # gRPC channels and descriptors, made on the first call
     # The environment whose saved cookie jar the HTTP session holds; None: not loaded yet.
     jar_environment: str | None = None
     # The jar last written: its environment and cookies.
@@ -441,7 +449,13 @@ class Session:
         if self.jar_environment != self.environment:
             await asyncio.to_thread(self.cookie_jar)
         ctx = self.run_context(trusted)
-        result = await execute(ctx, self.chain_of(request), request, progress)
+        if request.kind == "grpc":  # the session's channels, reused from call to call
+            ctx.grpc = self.grpc_channels()
+        try:
+            result = await execute(ctx, self.chain_of(request), request, progress)
+        finally:
+            if ctx.grpc is not None and ctx.grpc is not self.grpc:  # a URL that became grpc://
+                await ctx.grpc.aclose()
         await self.save_cookies()
         source = request.id or request.name
         for line in result.log:
@@ -469,20 +483,79 @@ class Session:
         run: the caller runs ``link.run()``). ``on_change`` hears every change of the link.
         Its ``finish()``, once the link is done, runs what post-response scripts have not
         run and records the connection in the history; script output goes to the log."""
-        from pigeon.pipeline import RunHistory, connect
+        from pigeon.pipeline import connect
 
         ctx = self.run_context(trusted)
-        ctx.history = RunHistory(
-            secrets=list(self.collection.dotenv.values()),
-            keep=self.config.history_keep if self.config.history_keep >= 0 else None,
-            max_age_days=self.config.history_max_age_days,
-            warn=lambda problem: self.add_log("history", problem, error=True),
-        )
+        ctx.history = self._history()
         source = request.id or request.name
         connection = await connect(ctx, self.chain_of(request), request, on_change)
         connection.log = lambda line, error: self.add_log(source, line, error)
         connection.flush_log()
         return connection
+
+    def _history(self) -> RunHistory:
+        """How a connection or a call from the app is recorded: as a send is."""
+        from pigeon.pipeline import RunHistory
+
+        return RunHistory(
+            secrets=list(self.collection.dotenv.values()),
+            keep=self.config.history_keep if self.config.history_keep >= 0 else None,
+            max_age_days=self.config.history_max_age_days,
+            warn=lambda problem: self.add_log("history", problem, error=True),
+        )
+
+    def grpc_channels(self) -> Channels:
+        """The collection's gRPC channels and the descriptors found (made on first use)."""
+        if self.grpc is None:
+            from pigeon.rpc.channels import Channels
+
+            self.grpc = Channels()
+        return self.grpc
+
+    async def call_grpc(
+        self,
+        request: Request,
+        trusted: bool,
+        on_change: Callable[[], None] | None = None,
+    ) -> Call:
+        """A gRPC call through ``pigeon.pipeline.call_grpc``, the way ``pigeon run`` calls:
+        scopes, pre-request scripts, the trust gate, render, then the method's descriptors
+        (its ``.proto`` files, or reflection: once per service this session). ``call.call``
+        is ``None`` when it could not be made (``call.result.error`` says why; a failure
+        already recorded in the history).
+
+        ``await call.run()`` makes the whole call as ``pigeon run`` does and returns the
+        ``RequestResult`` (its ``exchange``: status, metadata, trailers, replies). Meanwhile
+        ``call.call`` (a ``GrpcCall``) is live: ``replies``, ``received``, ``dropped``,
+        ``initial_metadata``, ``code``, ``status_line()``, and ``receive(timeout)`` for the
+        next reply. Or drive it: ``call.call.open()``, ``send(json_text)``,
+        ``close_sending()``, ``finished()``, then ``call.finish()``. ``on_change`` hears every
+        reply and the end, **on gRPC's own thread**. ``finish`` runs what post-response
+        scripts have not run and records the call in the history; script output goes to
+        the log."""
+        from pigeon.pipeline import call_grpc
+
+        ctx = self.run_context(trusted)
+        ctx.grpc = self.grpc_channels()
+        ctx.history = self._history()
+        source = request.id or request.name
+        call = await call_grpc(ctx, self.chain_of(request), request, on_change)
+        call.log = lambda line, error: self.add_log(source, line, error)
+        for line in call.result.log:
+            self.add_log(source, line)
+        for problem in call.result.script_errors:
+            self.add_log(source, problem.traceback or problem.summary(), error=True)
+        return call
+
+    async def describe_grpc(self, request: Request) -> Described:
+        """What a gRPC request reaches: services, methods, message types, and its method's
+        kind and input fields (the app's completion). Through the pipeline (trust gate, no
+        scripts, no history); ``GrpcError`` (``pigeon.rpc``) says why not."""
+        from pigeon.pipeline import describe_grpc
+
+        ctx = self.run_context(self.is_trusted(), allow_scripts=False)
+        ctx.grpc = self.grpc_channels()
+        return await describe_grpc(ctx, self.chain_of(request), request)
 
     async def fetch_schema(self, request: Request) -> Fetched:
         """Fetch and cache the GraphQL schema of the endpoint ``request`` goes to, through the
@@ -510,6 +583,11 @@ class Session:
             return None
         exchange = Exchange.failed(rendered, "cancelled", f"cancelled after {duration(elapsed_ms)}")
         exchange.timings = Timings(total_ms=elapsed_ms)
+        if request.kind == "grpc":  # so the history opens it again as a call
+            from pigeon.exchange import GrpcFacts
+
+            exchange.method = rendered.method = "GRPC"
+            exchange.grpc = GrpcFacts(rpc=request.grpc.rpc, kind="")
         return exchange
 
     def record_cancelled(self, request: Request, elapsed_ms: float) -> str | None:
@@ -559,6 +637,9 @@ class Session:
         http, self.http = self.http, None
         if http is not None:
             await http.aclose()
+        grpc, self.grpc = self.grpc, None
+        if grpc is not None:
+            await grpc.aclose()
         echo, self.echo = self.echo, None
         if echo is not None:
             echo.stop()

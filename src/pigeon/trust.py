@@ -175,6 +175,13 @@ def needs(
                 collection, chain, request, environment, cli_vars=cli_vars, gate=gate
             )
             render_request(collection, chain, request, scopes)
+        if request.kind == "grpc":  # its .proto files and import folders are read too
+            from pigeon.rpc import import_dirs, proto_files
+
+            for path in proto_files(collection.root, request):
+                gate.file(path, "protos")
+            for path in import_dirs(collection.root, request):
+                gate.file(path, "import_paths")
         out += [Need(rid, kind, what, thing) for kind, what, thing in gate.found]
     return out
 

@@ -27,9 +27,13 @@ def test_the_collection_template_lists_every_auth_kind(tmp_path: Path, capsys) -
     root = tmp_path / "api"
     assert new(capsys, str(root))[0] == 0
     collection = (root / "collection.toml").read_text()
-    line = next(line for line in collection.splitlines() if "Auth for every request" in line)
-    assert line.endswith(": " + " | ".join(KINDS) + ".")
-    assert {"oauth2", "digest", "aws_sigv4"} <= set(line.rstrip(".").split(": ")[1].split(" | "))
+    lines = collection.splitlines()
+    at = next(i for i, line in enumerate(lines) if "Auth for every request" in line)
+    listed = " ".join(line[4:] for line in lines[at + 1 :] if line.startswith("#   "))
+    assert listed == " | ".join(KINDS)
+    assert {"oauth2", "digest", "aws_sigv4", "ntlm", "negotiate", "oauth1", "hawk", "jwt"} <= set(
+        listed.split(" | ")
+    )
     assert all(len(line) <= 100 for line in collection.splitlines())
 
 

@@ -69,7 +69,7 @@ type = "api_key"
 key = "X-Key"
 value = "{{creds.key}}"
 location = "query"
-realm = "unknown inside auth"
+scope_hint = "unknown inside auth"
 
 [scripts]
 pre_request = '''

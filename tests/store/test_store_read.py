@@ -69,7 +69,7 @@ def test_every_request_field_is_read(tmp_path: Path) -> None:
     )
     assert req.auth == Auth(
         "api_key", key="X-Key", value="{{creds.key}}", location="query",
-        extra={"realm": "unknown inside auth"},
+        extra={"scope_hint": "unknown inside auth"},
     )  # fmt: skip
     assert req.scripts.pre_request == 'pigeon.setVar("created", datetime.now(timezone.utc))\n'
     assert req.scripts.extra == {"language": "python"}
@@ -240,7 +240,7 @@ def test_syntax_error_names_file_line_column_and_problem(col: Path) -> None:
          ["headers[1].value", "integer 42"]),
         ('name = "x"\n[[query]]\nvalue = "1"\n', 2, 1, ["query[0]", "missing name"]),
         ('name = "x"\n[body]\ntype = "soap"\n', 3, 1, ["body.type", "'soap'", "json"]),
-        ('name = "x"\n[auth]\ntype = "ntlm"\n', 3, 1, ["auth.type", "bearer"]),
+        ('name = "x"\n[auth]\ntype = "kerberos"\n', 3, 1, ["auth.type", "bearer"]),
         ('name = "x"\n[settings]\ntimeout = -1\n', 3, 1, ["settings.timeout", "positive"]),
         ('name = "x"\n[settings]\nverify_tls = "no"\n', 3, 1, ["settings.verify_tls", "true or false"]),
         ('name = "x"\n[variables]\nat = 10:30:00\n', 3, 1, ["variables.at", "local time"]),

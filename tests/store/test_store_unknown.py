@@ -101,4 +101,8 @@ def test_what_other_tools_call_an_auth_key_is_read_from_the_auth_table() -> None
         (("auth", "user"), "username"),
     ]
     named = {other: f.name for f in FIELDS for other in f.other_names}
-    assert named == {"bearer": "token", "user": "username"}
+    assert named == {
+        "bearer": "token", "user": "username", "callback_url": "callback", "key_file":
+        "private_key_file", "auth_id": "hawk_id", "auth_key": "hawk_key", "payload": "claims",
+        "expires_in": "jwt_exp",
+    }  # fmt: skip

@@ -61,6 +61,13 @@ CASES = {
     "oauth2_refresh_token": _oauth2("refresh_token"),
     "oauth2_authorization_code": _oauth2("authorization_code"),
     "oauth2_device_code": _oauth2("device_code"),
+    "ntlm": Auth(type="ntlm", username="ann", password="pw", domain="CORP"),
+    "oauth1": Auth(type="oauth1", consumer_key="ck", consumer_secret="cs", token="t"),
+    "oauth1_rsa": Auth(
+        type="oauth1", consumer_key="ck", signature_method="RSA-SHA1", private_key_file="k.pem"
+    ),
+    "hawk": Auth(type="hawk", hawk_id="id-1", hawk_key="{{hawk_key}}", hawk_ext="x"),
+    "jwt": Auth(type="jwt", jwt_algorithm="ES256", private_key_file="keys/es.pem", jwt_exp="300"),
 }
 
 

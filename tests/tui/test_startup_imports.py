@@ -30,8 +30,18 @@ LOADED_LATER = [
     "PIL",
     "textual_image",
     "pigeon.websocket",
+    # gRPC: its libraries and Pigeon's calls, loaded by the first gRPC request
+    "grpc",
+    "grpc_reflection",
+    "grpc_tools",
+    "google.protobuf",
+    "pigeon.rpc",
     "pigeon.tui.widgets.response.folding_view",
     "pigeon.tui.dialogs.diff",
+    # The libraries of auth kinds, loaded by a request of the kind.
+    "spnego",
+    "joserfc",
+    "authlib.oauth1",
 ]
 
 PROBE = """

@@ -39,7 +39,7 @@ __all__ = [
 
 COMMANDS = (
     "new", "render", "run", "check", "report", "import", "export", "echo", "auth",
-    "graphql-schema",
+    "graphql-schema", "grpc-describe",
 )  # fmt: skip
 
 
@@ -92,8 +92,8 @@ def _app_parser() -> argparse.ArgumentParser:
     app = argparse.ArgumentParser(
         prog="pigeon",
         description="A keyboard-driven HTTP API client for the terminal.",
-        epilog="commands: new, render, run, check, report, import, export, echo, auth, graphql-schema "
-        "(pigeon COMMAND --help)",
+        epilog="commands: new, render, run, check, report, import, export, echo, auth, graphql-schema, "
+        "grpc-describe (pigeon COMMAND --help)",
     )
     app.add_argument("collection", nargs="?", help="collection directory (default: the demo)")
     app.add_argument("--env", metavar="NAME", help="environment to select on start")
@@ -242,7 +242,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     )
 
     exp = argparse.ArgumentParser(prog="pigeon export", description="Export a rendered request.")
-    exp.add_argument("kind", choices=("curl",))
+    exp.add_argument("kind", choices=("curl", "grpcurl"))
     exp.add_argument("collection")
     exp.add_argument("request")
     _add_common(exp)
@@ -271,6 +271,18 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     schema.add_argument("request", help="request file relative to the collection (.toml optional)")
     _add_common(schema, scripts=False)
     schema.add_argument("--sdl", action="store_true", help="print the schema (GraphQL SDL)")
+    describe = argparse.ArgumentParser(
+        prog="pigeon grpc-describe",
+        description="List the services, methods and message types a gRPC request reaches (its "
+        ".proto files, or the server's reflection, cached in the collection's .pigeon/grpc/ "
+        "for pigeon check); no script runs.",
+    )
+    describe.add_argument("collection", help="collection directory")
+    describe.add_argument(
+        "request", help="request file relative to the collection (.toml optional)"
+    )
+    _add_common(describe, scripts=False)
+    describe.add_argument("--format", choices=("text", "json"), default="text")
     return {
         "app": app,
         "new": new,
@@ -283,6 +295,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         "echo": echo,
         "auth": auth,
         "graphql-schema": schema,
+        "grpc-describe": describe,
     }
 
 
@@ -356,6 +369,13 @@ def cmd_graphql_schema(args: argparse.Namespace) -> int:
     return cli_graphql_schema(args)
 
 
+def cmd_grpc_describe(args: argparse.Namespace) -> int:
+    from pigeon.cli.grpc import cli_grpc_describe
+
+    args.vars = parse_vars(args.var_items)
+    return cli_grpc_describe(args)
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from pigeon.importers import run_import
     from pigeon.importers.documents import read_stream
@@ -402,6 +422,7 @@ HANDLERS = {
     "app": cmd_app,
     "auth": cmd_auth,
     "graphql-schema": cmd_graphql_schema,
+    "grpc-describe": cmd_grpc_describe,
 }
 
 

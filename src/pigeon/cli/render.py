@@ -1,4 +1,6 @@
-"""`pigeon render` and `pigeon export` (DESIGN §6): one request rendered, never sent.
+"""`pigeon render` and `pigeon export` (DESIGN §6, §10): one request rendered, never sent; a
+gRPC request as the call it would make (target, method, metadata, messages) or a grpcurl
+command.
 
 From a collection directory and a request name to the rendered request: load, find the
 request, check the environment, run the pre-request scripts of a trusted collection and
@@ -21,8 +23,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pigeon import cookies
+from pigeon.auth_kinds import KINDS
 from pigeon.cli.collection import load, trusted
-from pigeon.cli.stderr import warn
+from pigeon.cli.stderr import say, warn
 from pigeon.errors import EXIT_OK, SendFailure, UnresolvedError, UsageError
 from pigeon.exporters.curl import as_sent, to_curl
 from pigeon.model import BrokenFile, Collection, Folder, Request, normalize_ref
@@ -39,6 +42,11 @@ class Prepared:
     request: Request  # as the pre-request scripts left it
     rendered: RenderedRequest
     script_output: list[str] = field(default_factory=list)
+    # What renders more of it later (a gRPC stream's messages): the variables the scripts
+    # set, the --var values, and whether the collection is trusted.
+    runtime: RuntimeVars = field(default_factory=RuntimeVars)
+    cli_vars: dict[str, Any] = field(default_factory=dict)
+    trusted: bool = False
 
 
 def _broken_for(collection: Collection, paths: list[Path]) -> BrokenFile | None:
@@ -123,7 +131,16 @@ def prepare_request(
     if result.rendered is None:
         reason = (result.error or "").removeprefix("not sent: ")
         raise SendFailure(f"{request.id or request.name}: {reason}")
-    return Prepared(collection, chain, request, result.rendered, result.log)
+    return Prepared(
+        collection,
+        chain,
+        request,
+        result.rendered,
+        result.log,
+        ctx.runtime,
+        dict(cli_vars or {}),
+        is_trusted,
+    )
 
 
 def prepared_from_args(args: argparse.Namespace, no_scripts: bool | None = None) -> Prepared:
@@ -156,13 +173,28 @@ def cli_render(args: argparse.Namespace) -> int:
     """`pigeon render`: print the request; unresolved placeholders are named on stderr after
     it (``--format json`` lists them in the document), and with ``--strict`` the exit code
     is 3."""
-    rendered = _rendered(args)
-    if args.format == "json":
-        print(json.dumps(rendered.to_json(), ensure_ascii=False))
+    prepared = prepared_from_args(args)
+    rendered = prepared.rendered
+    flow = rendered.flow_auth
+    if prepared.request.kind == "grpc" or rendered.url.lower().startswith("grpc"):
+        if args.format == "curl":
+            raise UsageError(f"{prepared.request.id}: a gRPC call: pigeon export grpcurl")
+        if args.format == "json":
+            print(json.dumps(call_json(prepared), ensure_ascii=False))
+        else:
+            print(for_terminal(call_text(prepared), sys.stdout), end="")
+    elif args.format == "json":
+        doc = rendered.to_json()
+        if flow is not None:  # what acts as it is sent, its secrets left out
+            doc["auth"] = flow.shown()
+        print(json.dumps(doc, ensure_ascii=False))
     elif args.format == "curl":
         print(for_terminal(to_curl(rendered), sys.stdout))
     else:
         print(for_terminal(http_message(rendered), sys.stdout), end="")
+        if flow is not None:
+            said = ", ".join(f"{k}={v}" for k, v in flow.shown().items() if k != "type")
+            say(f"{flow.type} auth is applied as the request is sent ({said})")
     problems = _unresolved(rendered)
     if args.strict and problems:
         raise UnresolvedError(f"unresolved placeholders: {problems}")
@@ -187,12 +219,112 @@ def http_message(rendered: RenderedRequest) -> str:
     return text
 
 
+# -- a gRPC request (DESIGN §10): the call as it would go --------------------------------------
+
+
+def messages_of(prepared: Prepared) -> list[str]:
+    """The request's ``[[messages]]`` rendered as JSON bodies are, with the variables the
+    pre-request scripts set; the trust gate refuses what an untrusted collection may not
+    read (``SendFailure``)."""
+    from pigeon.errors import RenderError
+    from pigeon.render import render_json
+    from pigeon.scopes import build_scopes
+
+    request = prepared.request
+    if not request.messages:
+        return []
+    gate = None
+    if not prepared.trusted:
+        from pigeon.trust import Gate
+
+        gate = Gate(prepared.collection)
+    scopes = build_scopes(
+        prepared.collection,
+        prepared.chain,
+        request,
+        prepared.rendered.environment or None,
+        prepared.runtime,
+        prepared.cli_vars,
+        gate=gate,
+    )
+    try:
+        return [render_json(m.body, scopes).text for m in request.messages]
+    except RenderError as exc:
+        raise SendFailure(f"{request.id or request.name}: {exc}") from None
+
+
+def call_json(prepared: Prepared) -> dict[str, Any]:
+    """`pigeon render --format json` of a gRPC request."""
+    from pigeon.rpc import GrpcError, target_of
+    from pigeon.rpc.call import metadata_of
+
+    rendered, request = prepared.rendered, prepared.request
+    try:
+        target = target_of(rendered.url).url
+    except GrpcError as exc:
+        raise SendFailure(f"{request.id or request.name}: {exc}") from None
+    try:
+        metadata, left = metadata_of(rendered.headers)
+    except GrpcError as exc:
+        raise SendFailure(f"{request.id or request.name}: {exc}") from None
+    return {
+        "type": "grpc",
+        "target": target,
+        "rpc": request.grpc.rpc,
+        "metadata": [[k, v if isinstance(v, str) else v.hex()] for k, v in metadata],
+        "message": rendered.body_text,
+        "messages": messages_of(prepared),
+        "unresolved": list(rendered.unresolved),
+        "warnings": [*rendered.warnings, *left],
+    }
+
+
+def call_text(prepared: Prepared) -> str:
+    """`pigeon render` of a gRPC request: the call line, the metadata, the message(s)."""
+    data = call_json(prepared)
+    lines = [f"GRPC {data['target']} {data['rpc']}"]
+    lines += [f"{k}: {v}" for k, v in data["metadata"]]
+    text = "\n".join(lines) + "\n"
+    if data["message"] is not None:
+        text += "\n" + data["message"].rstrip("\n") + "\n"
+    for message in data["messages"]:
+        text += "\n" + message.rstrip("\n") + "\n"
+    return text
+
+
+def export_grpcurl(prepared: Prepared) -> str:
+    """`pigeon export grpcurl`: the command; a stream's messages go in ``-d``, else the body."""
+    from pigeon.exporters.grpcurl import to_grpcurl
+    from pigeon.rpc import GrpcError
+
+    request = prepared.request
+    if request.kind != "grpc" and not prepared.rendered.url.lower().startswith(("grpc", "grpcs")):
+        raise UsageError(f"{request.id}: not a gRPC request (export curl sends HTTP)")
+    messages = messages_of(prepared)
+    if not messages and prepared.rendered.body_text is not None:
+        messages = [prepared.rendered.body_text]
+    try:
+        return to_grpcurl(prepared.rendered, request, messages, prepared.collection.root)
+    except GrpcError as exc:
+        raise SendFailure(f"{request.id or request.name}: {exc}") from None
+
+
 def cli_export(args: argparse.Namespace) -> int:
     """`pigeon export curl`: print the command; unresolved placeholders are named on stderr
     (the command would send them as written), and with ``--strict`` nothing is printed and
     the exit code is 3. It carries the cookies of the environment's saved jar (the app's,
     ``pigeon run --cookies keep``'s) that a send would."""
     prepared = prepared_from_args(args)
+    if args.kind == "grpcurl":
+        problems = _unresolved(prepared.rendered)
+        if problems and args.strict:
+            raise UnresolvedError(f"unresolved placeholders: {problems}")
+        print(for_terminal(export_grpcurl(prepared), sys.stdout))
+        if problems:
+            warn(f"unresolved placeholders, sent as written: {problems}")
+        return EXIT_OK
+    if prepared.request.kind == "grpc":
+        raise UsageError(f"{prepared.request.id}: a gRPC call: pigeon export grpcurl")
     jar = cookies.new_jar()
     env = args.env if args.env is not None else prepared.collection.default_environment
     problem = cookies.load(jar, prepared.collection.root, env)
@@ -205,4 +337,8 @@ def cli_export(args: argparse.Namespace) -> int:
     print(for_terminal(to_curl(rendered), sys.stdout))
     if problems:
         warn(f"unresolved placeholders, sent as written: {problems}")
+    flow = rendered.flow_auth
+    if flow is not None and not KINDS[flow.type].curl(flow):
+        warn(f"{flow.type} auth signs each request as it is sent: curl has no way to, and the "
+             "command carries no signature")  # fmt: skip
     return EXIT_OK

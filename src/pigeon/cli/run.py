@@ -34,6 +34,10 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+def _replies(n: int) -> str:
+    return "1 reply" if n == 1 else f"{n} replies"
+
+
 class Console:
     """Live lines for a run: colour on a terminal, plain text in CI logs."""
 
@@ -50,7 +54,13 @@ class Console:
     def result(self, r: ResultRecord) -> None:
         """The request's line and those under it, put out at once: one write, one flush."""
         method = r.method.ljust(6)
-        if r.status is not None and r.elapsed_ms is not None and r.size is not None:
+        if r.method == "GRPC" and r.status is not None and r.elapsed_ms is not None:
+            # a gRPC call: its status by name (OK green, any other red), replies counted
+            status = self._c(printable(r.reason or str(r.status)), "32" if r.status == 0 else "31")
+            figures = f"{r.elapsed_ms:.0f} ms  {human_size(r.size or 0)}"
+            if r.frames is not None:
+                figures += f"  {r.frames[0]} sent, {_replies(r.frames[1])}"
+        elif r.status is not None and r.elapsed_ms is not None and r.size is not None:
             code = (
                 "32"
                 if r.status < 300

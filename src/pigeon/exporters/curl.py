@@ -130,7 +130,10 @@ def _auth_and_transport(rendered: Any) -> list[str]:
 
 
 # Options without a value.
-_FLAGS = ("-k", "-L", "--location-trusted", "--head", "--globoff", "--compressed", "--digest")
+_FLAGS = (
+    "-k", "-L", "--location-trusted", "--head", "--globoff", "--compressed", "--digest", "--ntlm",
+    "--negotiate",
+)  # fmt: skip
 
 
 def _number(value: float) -> str:

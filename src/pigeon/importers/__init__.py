@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from pigeon.importers.common import ImportFailed, ImportResult, Secret, write_dotenv
     from pigeon.importers.write import sanitize, write_import
 
-KINDS = ("curl", "postman", "openapi", "http", "posting")
+KINDS = ("curl", "postman", "openapi", "http", "posting", "grpcurl")
 """Every kind ``pigeon import`` takes, the one list of them: the command line's choices read it.
 Nothing heavy is imported to reach it, so the command line starts as fast without it."""
 
@@ -55,7 +55,7 @@ def _read_source(source: str, kind: str) -> tuple[str, Path | None]:
             return read_document(path), path
         if path.is_dir() and kind == "posting":
             return "", path
-        if kind != "curl" and not source.lstrip().startswith(("{", "[")):
+        if kind not in ("curl", "grpcurl") and not source.lstrip().startswith(("{", "[")):
             raise ImportFailed(f"{source}: no such file")
     return source, None
 
@@ -82,6 +82,10 @@ def parse(kind: str, source: str, allow_outside: bool = False) -> ImportResult:
         from pigeon.importers.http_file import parse_http_file
 
         return parse_http_file(text, path, allow_outside)
+    if kind == "grpcurl":
+        from pigeon.importers.grpcurl import parse_grpcurl
+
+        return parse_grpcurl(text)
     if kind == "openapi":
         from pigeon.importers.openapi import parse_openapi
 

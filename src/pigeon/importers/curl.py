@@ -69,7 +69,7 @@ _HANDLED_ARG = {
 }  # fmt: skip
 _HANDLED_FLAG = {
     "head", "get", "insecure", "location", "location-trusted", "compressed", "globoff",
-    "basic", "path-as-is", "no-location",
+    "basic", "path-as-is", "no-location", "ntlm", "negotiate",
 }  # fmt: skip
 # Options that change only what curl prints or where it writes: nothing about the request.
 _OUTPUT_ARG = {
@@ -100,7 +100,7 @@ _UNSUPPORTED_ARG = {
     "happy-eyeballs-timeout-ms", "ip-tos", "vlan-priority", "json-file",
 }  # fmt: skip
 _UNSUPPORTED_FLAG = {
-    "digest", "ntlm", "ntlm-wb", "negotiate", "anyauth", "netrc", "netrc-optional",
+    "digest", "ntlm-wb", "anyauth", "netrc", "netrc-optional",
     "proxytunnel", "http1.0", "http0.9", "tlsv1", "tlsv1.0", "tlsv1.1", "tlsv1.2", "tlsv1.3",
     "sslv2", "sslv3", "use-ascii", "list-only", "append", "crlf", "ignore-content-length",
     "post301", "post302", "post303", "ssl", "ssl-reqd", "false-start", "junk",
@@ -209,6 +209,7 @@ class _State:
     headers: list[Header] = field(default_factory=list)
     removed_headers: list[str] = field(default_factory=list)
     user: str | None = None
+    user_scheme: str = "basic"  # --ntlm, --negotiate: how -u's credentials are sent
     bearer: str | None = None
     user_agent: str | None = None
     referer: str | None = None
@@ -443,6 +444,8 @@ def _apply(cmd: _Command, src: _Inputs, result: ImportResult) -> _State:
             s.path_as_is = True
         elif long == "globoff":
             s.globoff = True
+        elif long in ("ntlm", "negotiate"):  # the kinds of the same names
+            s.user_scheme = long
         elif long in ("compressed", "basic"):
             # What Pigeon always does: ask for compressed responses and decode them (so
             # exported commands carry --compressed), and send -u credentials as Basic.
@@ -604,7 +607,7 @@ def _build(state: _State, url: str, result: ImportResult) -> Request:
         user, colon, password = state.user.partition(":")
         if not colon:
             result.note(f"-u {user}: curl would prompt for the password; it is left empty")
-        auth = Auth(type="basic", username=user, password=password)
+        auth = Auth(type=state.user_scheme, username=user, password=password)
     if state.bearer is not None:
         auth = Auth(type="bearer", token=state.bearer)
     authz = _find_header(headers, "authorization")

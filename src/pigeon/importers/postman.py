@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_plus
 
+from pigeon.auth_kinds import HAWK_ALGORITHMS, JWT_ALGORITHMS, OAUTH1_METHODS
 from pigeon.importers.common import (
     ImportFailed,
     ImportResult,
@@ -584,9 +585,119 @@ class _Collection:
             return self._awsv4(params, where)
         if kind == "oauth2":
             return self._oauth2(params, where)
+        if kind == "ntlm":
+            if params.get("workstation"):
+                self.result.note(f"{where}: NTLM's workstation is not carried over")
+            return Auth(
+                type="ntlm",
+                username=as_text(params.get("username")),
+                password=as_text(params.get("password")),
+                domain=as_text(params.get("domain")),
+            )
+        if kind == "oauth1":
+            return self._oauth1(params, where)
+        if kind == "hawk":
+            return self._hawk(params, where)
+        if kind == "jwt":
+            return self._jwt(params, where)
         what = f"{kind} auth" if isinstance(kind, str) and kind else "auth without a type"
         self.result.note(f"{where}: {what} is not supported by Pigeon; not carried over")
         return None
+
+    def _private_key(self, params: dict[str, Any], auth: Auth, kind: str, where: str) -> None:
+        """A private key is never written into the collection: it is read from ``.env``."""
+        if params.get("privateKey"):
+            auth.private_key = "{{$env.PRIVATE_KEY}}"
+            self.result.note(
+                f"{where}: {kind}'s private key is read from $env.PRIVATE_KEY (or name a file "
+                "in private_key_file): put it in .env (the exported one is not written)"
+            )
+
+    def _oauth1(self, params: dict[str, Any], where: str) -> Auth:
+        """OAuth 1.0a: Postman's parameters in the header, or else in the query (Postman puts
+        them in the body or the URL by the method); a signature Pigeon does not make is noted."""
+        text = {k: as_text(v) for k, v in params.items()}
+        method = text.get("signatureMethod") or "HMAC-SHA1"
+        if method not in OAUTH1_METHODS:
+            fallback = "RSA-SHA1" if method.startswith("RSA") else "HMAC-SHA1"
+            self.result.note(
+                f"{where}: OAuth 1.0a's {method} signature is not supported; {fallback} is used"
+            )
+            method = fallback
+        auth = Auth(
+            type="oauth1",
+            consumer_key=text.get("consumerKey", ""),
+            consumer_secret=text.get("consumerSecret", ""),
+            token=text.get("token", ""),
+            token_secret=text.get("tokenSecret", ""),
+            signature_method=method,
+            realm=text.get("realm", ""),
+            callback=text.get("callback", ""),
+            verifier=text.get("verifier", ""),
+            placement="header" if params.get("addParamsToHeader", True) is not False else "query",
+        )
+        self._private_key(params, auth, "OAuth 1.0a", where)
+        for fixed in ("timestamp", "nonce"):
+            if text.get(fixed):
+                self.result.note(f"{where}: OAuth 1.0a's fixed {fixed} is made anew for each send")
+        return auth
+
+    def _hawk(self, params: dict[str, Any], where: str) -> Auth:
+        text = {k: as_text(v) for k, v in params.items()}
+        algorithm = text.get("algorithm") or "sha256"
+        if algorithm not in HAWK_ALGORITHMS:
+            self.result.note(f"{where}: Hawk's {algorithm} is not supported; sha256 is used")
+            algorithm = "sha256"
+        skip = params.get("includePayloadHash") in (False, "false")
+        for fixed in ("user", "nonce", "timestamp"):
+            if text.get(fixed):
+                self.result.note(f"{where}: Hawk's {fixed} is not carried over")
+        return Auth(
+            type="hawk",
+            hawk_id=text.get("authId", ""),
+            hawk_key=text.get("authKey", ""),
+            hawk_algorithm=algorithm,
+            hawk_ext=text.get("extraData", ""),
+            hawk_app=text.get("app", ""),
+            hawk_dlg=text.get("delegation", ""),
+            hawk_payload="skip" if skip else "hash",
+        )
+
+    def _jwt(self, params: dict[str, Any], where: str) -> Auth | None:
+        """A JWT bearer: Postman's payload (JSON text) as the claims table, its header extras,
+        the header prefix; a token Postman sends in the query is not carried over."""
+        text = {k: as_text(v) for k, v in params.items()}
+        if text.get("addTokenTo") == "queryParam":
+            self.result.note(f"{where}: a JWT sent in the query is not carried over")
+            return None
+        algorithm = text.get("algorithm") or "HS256"
+        if algorithm not in JWT_ALGORITHMS:
+            self.result.note(f"{where}: JWT's {algorithm} is not supported; not carried over")
+            return None
+        auth = Auth(type="jwt", jwt_algorithm=algorithm, jwt_iat="omit")
+        auth.oauth2.header_prefix = text.get("headerPrefix", "Bearer")
+        if algorithm.startswith("HS"):
+            auth.private_key = text.get("secret", "")
+            if params.get("isSecretBase64Encoded") in (True, "true"):
+                self.result.note(f"{where}: the JWT secret is base64 in Postman; decode it")
+        else:
+            self._private_key(params, auth, "JWT", where)
+        for key, target in (("payload", "claims"), ("header", "jwt_header")):
+            raw = text.get(key, "").strip()
+            if not raw:
+                continue
+            try:
+                value = json.loads(raw)
+            except ValueError:
+                value = None
+            if isinstance(value, dict):
+                setattr(auth, target, value)
+            else:
+                self.result.note(
+                    f"{where}: the JWT {key} is not a JSON object (a placeholder outside a "
+                    f"string?); write it as [auth.{target}]"
+                )
+        return auth
 
     def _awsv4(self, params: dict[str, Any], where: str) -> Auth:
         """AWS SigV4; the secret key and session token are read from ``.env``, never written

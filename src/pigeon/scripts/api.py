@@ -22,6 +22,12 @@ A script sees ``pigeon`` (a ``PigeonAPI``) and nothing of Pigeon's internals:
   saved messages are sent): ``ws.send(text or bytes)``, ``ws.send_json(value)``,
   ``ws.receive(timeout=5)`` (the next message received, or ``None``), ``ws.messages`` (every
   message so far, both ways), ``ws.ping()`` (the round trip in ms), ``ws.close(code, reason)``.
+* a gRPC call's ``response``: ``status`` is its status code (0 = OK), ``status_name`` its
+  name, ``details``, ``headers`` the initial metadata, ``trailers`` the trailing metadata,
+  ``messages`` every reply kept (JSON values, in order) and ``json()`` the last one; ``ok``
+  is a status of OK. ``grpc`` (a gRPC request's post-response scripts; a bidirectional call's
+  run while it is open): ``grpc.send(value or JSON text)``, ``grpc.receive(timeout=5)`` (the
+  next reply, or ``None``), ``grpc.close()`` (no more messages; the replies still come).
 
 Both spellings (``setVar`` and ``set_var``) stay: the first is what Bruno and Postman users
 type, the second is what Python users expect. Everything here runs inside the script; what
@@ -103,6 +109,16 @@ class ScriptResponse:
         self.elapsed_ms: float | None = _elapsed_ms(exchange)
         self._json: Any = _UNPARSED
         self._events: list[dict[str, Any]] | None = None
+        grpc = getattr(exchange, "grpc", None)
+        self.is_grpc = grpc is not None
+        if isinstance(grpc, Mapping):  # the worker's facts
+            details, trailers = grpc.get("details", ""), grpc.get("trailers", [])
+        else:
+            details, trailers = getattr(grpc, "details", ""), getattr(grpc, "trailers", [])
+        self.status_name: str = self.reason if self.is_grpc else ""
+        self.details: str = str(details or "")
+        self.trailers = ResponseHeaders(list(trailers or []))
+        self._messages: list[Any] | None = None
 
     @property
     def text(self) -> str:
@@ -116,7 +132,21 @@ class ScriptResponse:
 
     @property
     def ok(self) -> bool:
+        if self.is_grpc:
+            return self.status == 0
         return self.status is not None and self.status < 400
+
+    @property
+    def messages(self) -> list[Any]:
+        """A gRPC call's replies (JSON values, oldest first); ``[]`` for HTTP."""
+        if self._messages is None:
+            messages = getattr(self._exchange, "messages", None)
+            if callable(messages):
+                self._messages = messages()
+            else:
+                grpc = getattr(self._exchange, "grpc", None)
+                self._messages = list(getattr(grpc, "messages", []) or [])
+        return copy.deepcopy(self._messages)
 
     @property
     def events(self) -> list[dict[str, Any]]:
@@ -148,6 +178,11 @@ class ScriptResponse:
         The scripts get their own parsed copy, so one that edits it cannot change what the
         app shows as the response.
         """
+        if self._json is _UNPARSED and self.is_grpc:
+            messages = self.messages
+            if not messages:
+                raise ValueError("Response is not JSON: the call had no reply")
+            self._json = messages[-1]
         if self._json is _UNPARSED:
             check = getattr(self._exchange, "json", None)
             if callable(check):
@@ -217,6 +252,7 @@ class PigeonAPI:
         self.phase = phase
         self._sender = sender  # sends another request through the pipeline (pigeon.send)
         self.ws = ScriptWebSocket(ws)
+        self.grpc = ScriptGrpc(ws)
         self._request = request  # this send's request (a copy): edits are what gets sent
         self._scopes = scopes
         self._runtime = runtime
@@ -423,6 +459,42 @@ class ScriptWebSocket:
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         self._ask("close", int(code), str(reason))
+
+
+class ScriptGrpc:
+    """``pigeon.grpc``: the gRPC request's live call, served by the parent."""
+
+    def __init__(self, call: Callable[..., Any] | None) -> None:
+        self._call = call
+
+    def _ask(self, *call: Any) -> Any:
+        if self._call is None:
+            raise RuntimeError("pigeon.grpc is only there in a gRPC request's scripts")
+        return self._call(*call)
+
+    def send(self, message: Any) -> None:
+        """Send one message: a dict (or other JSON value), or its JSON text."""
+        self._ask("grpc.send", message if isinstance(message, str) else json.dumps(message))
+
+    def receive(self, timeout: float = 5.0) -> Any:
+        """The next reply no ``receive`` returned yet (a JSON value), waiting at most
+        ``timeout`` seconds; ``None`` when none came (or the call ended)."""
+        facts = self._ask("grpc.receive", float(timeout))
+        if facts is None:
+            return None
+        if facts.get("note"):
+            raise ValueError(facts["note"])
+        return facts["value"]
+
+    @property
+    def messages(self) -> list[Any]:
+        """Every reply kept so far."""
+        messages: list[Any] = self._ask("grpc.messages")
+        return messages
+
+    def close(self) -> None:
+        """No more messages (the replies still come, until the status)."""
+        self._ask("grpc.close")
 
 
 class _Sent:

@@ -47,6 +47,9 @@ class ResponseFacts:
     http_version: str
     elapsed_ms: float | None
     error: str | None
+    # A gRPC call's ``details`` and ``trailers`` (pairs); ``None`` for HTTP. Its replies are
+    # asked of the parent (``("call", "messages")``) when a script first reads them.
+    grpc: dict[str, Any] | None = None
 
 
 @dataclass
@@ -105,6 +108,7 @@ _ALLOWED = {
             "Scripts",
             "Settings",
             "WebSocket",
+            "Grpc",
             "Message",
             "Stream",
         )

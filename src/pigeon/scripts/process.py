@@ -344,6 +344,12 @@ def _job(
             elapsed_ms=_elapsed_ms(exchange),
             error=getattr(exchange, "error", None),
         )
+        grpc = getattr(exchange, "grpc", None)
+        if grpc is not None:
+            response.grpc = {
+                "details": str(grpc.details),
+                "trailers": [(str(k), str(v)) for k, v in grpc.trailers],
+            }
     return Job(
         phase,
         sources,
@@ -379,6 +385,8 @@ WsCaller = Callable[[tuple[Any, ...]], Awaitable[Any]]
 async def _ws(ws: WsCaller | None, call: tuple[Any, ...]) -> tuple[str, Any]:
     """The parent's answer to a ``pigeon.ws`` call (``pigeon.websocket.script_call``)."""
     if ws is None:
+        if call and isinstance(call[0], str) and call[0].startswith("grpc."):
+            return ("err", "pigeon.grpc is only there in a gRPC request's post-response script")
         return ("err", "pigeon.ws is only there in a WebSocket request's post-response script")
     try:
         return ("ok", await ws(call))
@@ -404,6 +412,9 @@ def _answer(exchange: Any, name: str) -> tuple[str, Any]:
                 return ("ok", script_events(exchange))
             event = getattr(exchange, "event", None)
             return ("ok", event.as_dict() if event is not None else None)
+        if name == "messages":
+            grpc = getattr(exchange, "grpc", None)
+            return ("ok", list(grpc.messages) if grpc is not None else [])
         if name == "json":
             check = getattr(exchange, "json", None)
             if callable(check):

@@ -71,6 +71,7 @@ class _RemoteExchange:
         self.http_version = facts.http_version
         self.elapsed_ms = facts.elapsed_ms
         self.error = facts.error
+        self.grpc = facts.grpc
         self._pipe = pipe
         self._text: str | None = None
         self._body: bytes | None = None
@@ -90,6 +91,11 @@ class _RemoteExchange:
     def json(self) -> None:
         """The exchange's own check (not JSON, empty, truncated): ``ValueError`` if it fails."""
         self._pipe.call("json")
+
+    def messages(self) -> list[Any]:
+        """A gRPC call's replies, asked of the parent."""
+        messages: list[Any] = self._pipe.call("messages")
+        return messages
 
     def events(self) -> list[dict[str, Any]]:
         events: list[dict[str, Any]] = self._pipe.call("events")

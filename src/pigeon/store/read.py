@@ -34,6 +34,7 @@ from pigeon.model import (
     Environment,
     Folder,
     FormField,
+    Grpc,
     Header,
     Message,
     QueryParam,
@@ -58,6 +59,7 @@ from pigeon.store.schema import (
     FIELD_KEYS,
     FOLDER_FILE,
     FOLDER_KEYS,
+    GRPC_KEYS,
     MESSAGE_KEYS,
     OAUTH2_KEYS,
     PAIR_KEYS,
@@ -203,7 +205,7 @@ def _auth_field(data: Mapping[str, Any], f: Field, at: _At) -> Any:
         return _get_str(data, f.name, at, f.default)
     entries = _get_table(data, f.name, at) or {}
     for name, value in entries.items():
-        if not isinstance(value, str):
+        if not isinstance(value, str) and not f.typed:
             raise Invalid((*at, f.name, name), f"expected a string, got {describe(value)}")
     return dict(entries)
 
@@ -358,6 +360,15 @@ def _websocket(table: Mapping[str, Any]) -> WebSocket:
     return WebSocket(subprotocols=list(subprotocols), messages=messages, replies=replies)
 
 
+def _grpc(table: Mapping[str, Any]) -> Grpc:
+    """``rpc``, ``protos`` and ``import_paths``: a gRPC request's own keys (DESIGN §10)."""
+    paths = {key: table.get(key, []) for key in ("protos", "import_paths")}
+    for key, value in paths.items():
+        if not isinstance(value, list) or not all(isinstance(p, str) and p.strip() for p in value):
+            raise Invalid((key,), "expected an array of paths relative to the collection")
+    return Grpc(_get_str(table, "rpc", ()).strip(), **{k: list(v) for k, v in paths.items()})
+
+
 def _method(table: Mapping[str, Any]) -> str:
     method = _get_str(table, "method", (), "GET").strip()
     if not is_token(method):
@@ -386,9 +397,10 @@ def _request(data: dict[str, Any], default_name: str) -> Request:
         auth=_auth(data),
         scripts=_scripts(data),
         settings=_settings(data),
-        extra=_extra(data, REQUEST_KEYS + WEBSOCKET_KEYS),
+        extra=_extra(data, REQUEST_KEYS + WEBSOCKET_KEYS + GRPC_KEYS),
         type=_get_choice(data, "type", (), "http", REQUEST_TYPES),
         websocket=_websocket(data),
+        grpc=_grpc(data),
         stream=_stream(data),
     )
 

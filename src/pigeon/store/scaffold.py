@@ -10,6 +10,7 @@ written.
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
 from pigeon.auth_kinds import AUTH_TYPES
@@ -46,7 +47,8 @@ default_environment = "{env}"
 # name = "Accept"
 # value = "application/json"
 
-# Auth for every request, of type: {auth_types}.
+# Auth for every request, of one of these types (README's "Auth" has an example of each):
+{auth_types}
 # Keep secrets in .env, which git ignores, and read them with {{{{$env.NAME}}}}:
 # [auth]
 # type = "bearer"
@@ -93,7 +95,10 @@ def new_collection(directory: Path) -> list[Path]:
     name = title_from_stem(directory.resolve().name) or "My API"
     environments = directory / ENVIRONMENTS_DIR
     environments.mkdir(parents=True, exist_ok=True)
-    auth_types = " | ".join(AUTH_TYPES)  # every kind the auth table has, never a hand list
+    # Every kind the auth table has, never a hand list, in comment lines of at most 100.
+    auth_types = "\n".join(
+        textwrap.wrap(" | ".join(AUTH_TYPES), 96, initial_indent="#   ", subsequent_indent="#   ")
+    )
     collection_text = COLLECTION.format(
         name=json.dumps(name), env=ENVIRONMENT, auth_types=auth_types
     )

@@ -38,3 +38,5 @@ CERTIFICATE_KEYS = ("host", "cert", "key", "password")
 # A WebSocket request's top-level keys ("type" is also "http"), and a [[messages]] entry's.
 WEBSOCKET_KEYS = ("type", "subprotocols", "replies", "messages")
 MESSAGE_KEYS = ("name", "body")
+# A gRPC request's top-level keys (DESIGN §10; it shares "type" and [[messages]] above).
+GRPC_KEYS = ("rpc", "protos", "import_paths")

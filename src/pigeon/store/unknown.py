@@ -24,6 +24,7 @@ from pigeon.store.schema import (
     ENVIRONMENT_KEYS,
     FIELD_KEYS,
     FOLDER_KEYS,
+    GRPC_KEYS,
     MESSAGE_KEYS,
     OAUTH2_KEYS,
     PAIR_KEYS,
@@ -62,7 +63,7 @@ _TRANSPORT = {"settings": Table(TRANSPORT_SETTINGS)}
 _CERTIFICATES = {"certificates": Table(CERTIFICATE_KEYS)}
 
 REQUEST = Table(
-    REQUEST_KEYS + WEBSOCKET_KEYS,
+    REQUEST_KEYS + WEBSOCKET_KEYS + GRPC_KEYS,
     {
         "variables": FREE,
         "body": Table(BODY_KEYS, arrays={"fields": Table(FIELD_KEYS)}),

@@ -45,6 +45,7 @@ from pigeon.store.schema import (
     FIELD_KEYS,
     FOLDER_FILE,
     FOLDER_KEYS,
+    GRPC_KEYS,
     MESSAGE_KEYS,
     OAUTH2_KEYS,
     PAIR_KEYS,
@@ -181,7 +182,8 @@ def _unknown(
 def _messages(messages: list[Message]) -> list[dict[str, Any]]:
     out = []
     for message in messages:
-        entry: dict[str, Any] = {"name": message.name}
+        # a gRPC stream's messages need no name: a new file leaves an empty one out
+        entry: dict[str, Any] = {"name": message.name} if message.name else {}
         if message.body:
             entry["body"] = Block(message.body) if "\n" in message.body else message.body
         out.append(_with_extra(entry, message.extra, MESSAGE_KEYS))
@@ -190,13 +192,21 @@ def _messages(messages: list[Message]) -> list[dict[str, Any]]:
 
 def request_data(req: Request) -> dict[str, Any]:
     """A request as a file holds it: known keys in DESIGN §2's order, defaults left out."""
-    plain, tables = _unknown(req.extra, REQUEST_KEYS + WEBSOCKET_KEYS)
+    plain, tables = _unknown(req.extra, REQUEST_KEYS + WEBSOCKET_KEYS + GRPC_KEYS)
     data: dict[str, Any] = {"name": req.name}
     if req.type != "http":
         data["type"] = req.type
-    if not (req.kind == "websocket" and req.method == "GET"):  # a WebSocket's handshake is a GET
+    # A WebSocket's handshake is a GET; a gRPC call has no method of its own
+    if not (req.kind in ("websocket", "grpc") and req.method == "GET"):
         data["method"] = req.method
     data["url"] = req.url
+    grpc = req.grpc
+    if grpc.rpc:
+        data["rpc"] = grpc.rpc
+    if grpc.protos:
+        data["protos"] = list(grpc.protos)
+    if grpc.import_paths:
+        data["import_paths"] = list(grpc.import_paths)
     ws = req.websocket
     if ws.subprotocols:
         data["subprotocols"] = list(ws.subprotocols)

@@ -180,7 +180,8 @@ class CollectionTree(FindInTree, HalfPages, Tree[NodeData]):
         if isinstance(item, Folder):
             return Text(printable(item.name), style="bold")
         method = (self._methods.get(item.path, item.method) if item.path else item.method) or "GET"
-        method = "WS" if item.kind == "websocket" else method.upper()
+        kind = item.kind
+        method = "WS" if kind == "websocket" else "GRPC" if kind == "grpc" else method.upper()
         colour = method_colour(self.app.current_theme, method)
         badge = (method[:4] if method != "DELETE" else "DEL").ljust(4)
         text = Text.assemble((badge, f"bold {colour}"), " ", printable(item.name))
