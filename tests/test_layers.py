@@ -79,6 +79,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.tomltext",
             "pigeon.tomlwrite",
             "pigeon.files",
+            "pigeon.file_body",
             "pigeon.rows",
             "pigeon.gql.cache",
         ),

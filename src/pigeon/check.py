@@ -35,10 +35,13 @@ RULES: dict[str, tuple[str, str]] = {
     "unknown-key": (WARNING, 'a key Pigeon does not read (a typo), with "did you mean"'),
     "unresolved": (ERROR, "a placeholder that resolves in no scope and no script sets"),
     "cycle": (ERROR, "variables that refer to each other in a loop"),
-    "missing-file": (ERROR, "a multipart file field or an auth's key file that does not exist"),
+    "missing-file": (
+        ERROR,
+        "a multipart file field, file body or an auth's key file that does not exist",
+    ),
     "file-outside": (
         WARNING,
-        "a multipart file field or key file that reads outside the collection",
+        "a multipart file field, file body or key file that reads outside the collection",
     ),
     "auth-incomplete": (ERROR, "an auth without a field its kind needs (a key), or one misspelt"),
     "script-reads-unset": (WARNING, "a script reads a variable that nothing defines or sets"),
@@ -192,6 +195,10 @@ def _request_places(request: Request, path: Path) -> Iterator[_Place]:
                 yield _Place(path, key, text)
         if "{{" in body.variables:
             yield _Place(path, "variables", body.variables, json=True)
+    elif body.type == "file":
+        for key, text in (("path", body.path), ("content_type", body.content_type)):
+            if "{{" in text:
+                yield _Place(path, key, text)
     grpc = request.kind == "grpc"  # a gRPC stream's messages render as JSON bodies do
     for message in request.messages:  # each sent as a text frame or a message, rendered
         if "{{" in message.body:
@@ -410,26 +417,32 @@ class _Checker:
             )
 
     def _files(self, request: Request, scopes: Scopes) -> None:
-        if request.body.type != "multipart":
+        body = request.body
+        if body.type == "file":
+            self._file(request, scopes, body.path, "path", "the file body")
+        if body.type != "multipart":
             return
+        for f in body.fields:
+            if f.enabled and f.kind == "file" and f.name:
+                self._file(request, scopes, f.value, "value", f"field {f.name!r}")
+
+    def _file(self, request: Request, scopes: Scopes, text: str, key: str, what: str) -> None:
+        """A file a send reads: outside the collection, or missing."""
         path = self._request_file(request)
         root = os.path.realpath(self.root)
-        for f in request.body.fields:
-            if not (f.enabled and f.kind == "file" and f.name):
-                continue
-            r = Renderer(scopes)
-            value = r.render_text(f.value)
-            if r.unresolved:
-                continue  # reported as unresolved
-            target = Path(value).expanduser()
-            if not target.is_absolute():
-                target = self.root / target
-            at = self.texts.find(path, f.value, "value")
-            real = os.path.realpath(target)
-            if not (real == root or real.startswith(root + os.sep)):
-                self.add("file-outside", path, at, f"field {f.name!r} reads {value}", None)
-            elif not os.path.isfile(real):
-                self.add("missing-file", path, at, f"field {f.name!r}: no file {value}", None)
+        r = Renderer(scopes)
+        value = r.render_text(text).strip() if key == "path" else r.render_text(text)
+        if r.unresolved:
+            return  # reported as unresolved
+        target = Path(value).expanduser()
+        if not target.is_absolute():
+            target = self.root / target
+        at = self.texts.find(path, text, key)
+        real = os.path.realpath(target)
+        if not (real == root or real.startswith(root + os.sep)):
+            self.add("file-outside", path, at, f"{what} reads {value}", None)
+        elif not os.path.isfile(real):
+            self.add("missing-file", path, at, f"{what}: no file {value}", None)
 
     def _grpc(self, request: Request, scopes: Scopes, env: str | None) -> None:
         """The request's method and its message's fields, against its ``.proto`` files

@@ -91,14 +91,22 @@ class Timings:
 class Progress:
     """Live state of a send in flight, for progress display; updated as events arrive."""
 
-    phase: Literal["connecting", "waiting", "receiving", "done"] = "connecting"
+    phase: Literal["connecting", "sending", "waiting", "receiving", "done"] = "connecting"
     status: int | None = None
     bytes_received: int = 0
     content_length: int | None = None
+    # A body streamed from disk (a file body): its bytes sent so far, of ``bytes_to_send``.
+    bytes_sent: int = 0
+    bytes_to_send: int | None = None
     # Sees the body as it arrives and can stop it (``pigeon.stream``); ``None``: nobody looks.
     sink: StreamSink | None = None
     # The URL as the pipeline rendered it (``pipeline.build``); "" until then.
     url: str = ""
+
+    def sent(self, count: int) -> None:
+        """A streamed body's pass has sent ``count`` bytes: sending until all are out."""
+        self.bytes_sent = count
+        self.phase = "sending" if count < (self.bytes_to_send or 0) else "waiting"
 
 
 @dataclass

@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pigeon.exchange import Exchange, GrpcFacts, Timings
+from pigeon.file_body import FileBody
 from pigeon.files import LinkedOut, atomic_write, file_sha256, private_dir
 from pigeon.masking import MASK, Masker, dotenv_secrets
 from pigeon.model import DEFAULT_TIMEOUT, Body, Grpc, Header, Request, Settings
@@ -51,6 +52,7 @@ class HistoryEntry:
     request_headers: list[tuple[str, str]] = field(default_factory=list)
     request_body: bytes | None = None
     request_body_truncated: bool = False
+    request_file: FileBody | None = None  # a file body: path, size, type, digest; no content
     request_name: str = ""
     request_id: str = ""
     environment: str = ""
@@ -100,6 +102,8 @@ class HistoryEntry:
             body_text = body.decode("utf-8") if body is not None else None
         except UnicodeDecodeError:
             body_text = None
+        if self.request_file is not None:
+            body_text = self.request_file.describe()
         rendered = RenderedRequest(
             method=self.method,
             url=self.url,
@@ -110,6 +114,7 @@ class HistoryEntry:
             name=self.request_name,
             request_id=self.request_id,
             environment=self.environment,
+            body_file=self.request_file,
         )
         t = self.timings
         exchange = Exchange(
@@ -358,6 +363,9 @@ def _entry_data(
         "error": getattr(exchange, "error", None),
         "error_kind": getattr(exchange, "error_kind", None),
     }
+    sent_file = getattr(rendered, "body_file", None)
+    if sent_file is not None:  # where, how big, what type, the digest sent: not the content
+        data["request"]["file"] = {**sent_file.record(), "path": masker.text(sent_file.shown)}
     status = getattr(exchange, "status", None)
     if status is not None:
         headers = getattr(exchange, "headers", []) or []
@@ -436,6 +444,7 @@ def load_entry(path: Path) -> HistoryEntry:
             request_headers=[(str(k), str(v)) for k, v in req.get("headers") or []],
             request_body=req_body,
             request_body_truncated=req_truncated,
+            request_file=FileBody.recorded(req.get("file")),
             request_name=req.get("name", ""),
             request_id=req.get("id", ""),
             environment=str(req.get("environment") or ""),
@@ -560,7 +569,9 @@ def to_request(entry: HistoryEntry) -> Request:
         Header(name, value, enabled=MASK not in value) for name, value in entry.request_headers
     ]
     body = Body()
-    if entry.request_body is not None:
+    if (sent := entry.request_file) is not None:  # the same file, read again when sent
+        body = Body(type="file", path=sent.shown, content_type=sent.content_type)
+    elif entry.request_body is not None:
         try:
             text = entry.request_body.decode("utf-8")
         except UnicodeDecodeError:

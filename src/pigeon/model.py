@@ -17,7 +17,7 @@ from pigeon.auth_kinds import Auth as Auth
 from pigeon.auth_kinds import OAuth2 as OAuth2
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
-BODY_TYPES = ("none", "json", "text", "form", "multipart", "graphql")
+BODY_TYPES = ("none", "json", "text", "form", "multipart", "graphql", "file")
 REQUEST_TYPES = ("http", "websocket", "grpc")
 GRPC_SCHEMES = ("grpc://", "grpcs://")  # a request whose URL starts so is a gRPC call
 
@@ -61,6 +61,10 @@ class Body:
     query: str = field(default="", kw_only=True)
     variables: str = field(default="", kw_only=True)
     operation_name: str = field(default="", kw_only=True)
+    # file: the file sent as it is, streamed from disk (DESIGN §11); ``path`` is a template,
+    # relative to the collection; ``content_type`` "" is guessed from the file's name.
+    path: str = field(default="", kw_only=True)
+    content_type: str = field(default="", kw_only=True)
 
 
 @dataclass(slots=True)

@@ -22,6 +22,7 @@ from urllib.parse import quote, urlencode
 from pigeon.auth_kinds import OAUTH2_TOKEN, AuthError, FlowAuth, Renders, kind_of
 from pigeon.errors import RenderError
 from pigeon.expand import MAX_DEPTH, Renderer
+from pigeon.file_body import FileBody, guess_type, inspect, resolve
 from pigeon.files import read_capped
 from pigeon.model import Auth, Body, Collection, Folder, Header, Request, Settings
 from pigeon.scopes import Scopes
@@ -83,6 +84,9 @@ class RenderedRequest:
     transport: TransportSpec = field(default_factory=TransportSpec)
     # For an unresolved placeholder that looks like a typo: the name in scope it resembles.
     suggestions: dict[str, str] = field(default_factory=dict)
+    # A file body (DESIGN §11): the send streams it from disk; ``body`` stays ``None`` and
+    # ``body_text`` is its description, ``<file PATH, N bytes, TYPE>``.
+    body_file: FileBody | None = None
 
     def header(self, name: str) -> str | None:
         """The last value of a header, case-insensitively."""
@@ -442,6 +446,22 @@ def _multipart(
     return b"".join(parts), f"multipart/form-data; boundary={boundary}"
 
 
+def _file_body(body: Body, root: Path | None, r: Renderer, scopes: Scopes) -> FileBody:
+    """A ``file`` body, looked at (a regular file, its size) but not read; a path out of the
+    collection is a trust need, like a multipart file's."""
+    shown = r.render_text(body.path).strip()
+    if not shown:
+        raise RenderError("the file body names no file (its path is empty)")
+    path = resolve(shown, root)
+    content_type = r.render_text(body.content_type).strip() or guess_type(shown)
+    if scopes.gate is not None:
+        source = scopes.gate.file(path, "the file body")
+        if source is None:  # a gate that only notes what a send would read
+            return FileBody(path, shown, None, content_type)
+        path = source
+    return inspect(path, shown, content_type)
+
+
 def render_request(
     collection: Collection,
     chain: list[Folder] | tuple[Folder, ...],
@@ -470,6 +490,7 @@ def render_request(
     ]
     body: bytes | None = None
     body_text: str | None = None
+    body_file: FileBody | None = None
     content_type: str | None = None
     btype = request.body.type
     if btype == "graphql":
@@ -508,9 +529,12 @@ def render_request(
         ]
         body, content_type = _multipart(fields, collection.root, scopes)
         body_text = body.decode("utf-8", errors="replace")
+    elif btype == "file":
+        body_file = _file_body(request.body, collection.root, r, scopes)
+        body_text, content_type = body_file.describe(), body_file.content_type
     elif btype not in ("none", "graphql"):
         raise RenderError(f"unknown body type {btype!r}")
-    if body_text is not None and body is None:
+    if body_text is not None and body is None and body_file is None:
         body = body_text.encode("utf-8")
     if content_type and not any(n.lower() == "content-type" for n, _ in headers):
         headers.append(("Content-Type", content_type))
@@ -536,4 +560,5 @@ def render_request(
         flow_auth=flow_auth,
         transport=transport_spec(collection, scopes.environment, url, r),
         suggestions=suggestions,
+        body_file=body_file,
     )

@@ -126,6 +126,16 @@ def _causes(exc: BaseException) -> Iterator[BaseException]:
             todo.append(current.__context__)
 
 
+def _content(rendered: RenderedRequest, progress: Progress, sync: bool = False) -> Any:
+    """The body for httpx: the rendered bytes, or a file body streamed from disk (its length
+    said up front, not chunked; read again from its start when a redirect re-sends it)."""
+    body = rendered.body_file
+    if body is None:
+        return rendered.body
+    progress.bytes_to_send = body.size
+    return body.stream(progress.sent, sync=sync)
+
+
 def _check_headers(headers: list[tuple[str, str]]) -> str | None:
     for name, value in headers:
         if not is_token(name):
@@ -622,12 +632,16 @@ class HttpSession:
             attempt.fail("tls", str(exc))
             return None
         attempt.t0 = time.perf_counter()  # creating a client (TLS setup) is not the request's time
+        headers = _encode_headers(rendered.headers)
+        content = _content(rendered, attempt.progress, self._sync)
+        if rendered.body_file is not None and rendered.header("Content-Length") is None:
+            headers.append((b"Content-Length", str(rendered.body_file.size).encode()))
         try:
             request = client.build_request(
                 rendered.method,
                 rendered.url,
-                headers=_encode_headers(rendered.headers),
-                content=rendered.body,
+                headers=headers,
+                content=content,
                 # httpx's per-phase limits stay as a backstop; the deadline below comes first.
                 timeout=httpx.Timeout(timeout),
                 extensions={"trace": trace},

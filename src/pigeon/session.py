@@ -291,6 +291,38 @@ class Session:
         refused = [f"needs trust: {thing}" for kind, _, thing in found if kind == "env"]
         return Preview(rendered.url, rendered.unresolved, [*rendered.warnings, *refused])
 
+    def file_body(self, request: Request) -> str:
+        """The request's file body as the editor shows it, looked at but never read:
+        ``<file PATH, N bytes, TYPE>``, or why a send would not send it (missing, a folder or
+        FIFO, outside an untrusted collection). Never raises."""
+        from pigeon.errors import RenderError
+        from pigeon.file_body import inspect, resolve
+        from pigeon.render import render_text
+
+        body = request.body
+        try:
+            scopes = self.scopes_for_chain(self.chain_of(request), request)
+            gate = None
+            if not self.is_trusted():
+                from pigeon.trust import Gate
+
+                gate = scopes.gate = Gate(self.collection, record=True)
+            shown = render_text(body.path, scopes).text.strip()
+            if not shown:
+                return "No file yet: its path, relative to the collection"
+            content_type = render_text(body.content_type, scopes).text.strip()
+            path = resolve(shown, self.collection.root)
+            if gate is not None:
+                gate.file(path, "the file body")
+                refused = [thing for kind, _, thing in gate.found if kind == "file"]
+                if refused:
+                    return f"needs trust: {refused[0]}"
+            return inspect(path, shown, content_type).describe()
+        except RenderError as exc:
+            return str(exc)
+        except Exception as exc:
+            return f"{type(exc).__name__}: {exc}"
+
     def auth_of(self, request: Request) -> Auth | None:
         """The auth ``request`` is sent with: its own, else its folders', else the collection's."""
         from pigeon.render import effective_auth

@@ -155,7 +155,9 @@ def test_data_files(tmp_path: Path) -> None:
     req, _ = one(
         "curl -H 'Content-Type: application/json' --data-binary @body.json https://x.test", tmp_path
     )
-    assert req.body.content == '{"from": "file"}\n'
+    # The only data, from a file: the file as it is, named, never read here.
+    assert (req.body.type, req.body.path) == ("file", str(tmp_path / "body.json"))
+    assert req.body.content_type == "application/json" and not req.headers
     req, _ = one("curl -d @lines.txt https://x.test", tmp_path)  # -d strips newlines
     assert [(f.name, f.value) for f in req.body.fields] == [("a", "1b=2")]
     req, notes = one("curl -d @missing.json https://x.test", tmp_path)

@@ -177,7 +177,7 @@ def _sparse(path: Path, size: int) -> Path:
     ("kind", "source", "text"),
     [
         ("curl", "cmd.sh", "curl -d @{file} http://x.test/\n"),
-        ("http", "req.http", "POST http://x.test/\n\n< {file}\n"),
+        ("http", "req.http", "POST http://x.test/\n\n<@ {file}\n"),  # "<" reads none
     ],
 )
 @pytest.mark.parametrize("target", ["/dev/zero", "big.bin"])

@@ -75,8 +75,10 @@ def test_multiline_query_file_body_no_method_and_references(
     r = render_written(root, "search-multi-line-query")
     assert r.url == "https://shop.example.test/api/search?q=shoes&size=42"
     r = render_written(root, "upload-a-body-from-a-file")
-    assert r.method == "PUT" and r.body == b"a note from a file\n"
-    assert any("note.txt was copied" in n for n in notes)
+    assert r.method == "PUT" and r.body is None  # "< FILE": a file body, never read on import
+    assert r.body_file is not None and r.body_file.path.name == "note.txt"
+    assert r.body_text == "<file " + str(r.body_file.path) + ", 19 bytes, text/plain>"
+    assert not any("note.txt" in n for n in notes)
     r = render_written(root, "order-as-xml")
     assert r.method == "GET" and r.body == b'<order id="1001"/>'
     assert r.header("content-type") == "application/xml"

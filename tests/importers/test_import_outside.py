@@ -67,7 +67,7 @@ def text_of(requests: list[tuple[str, Request]]) -> str:
 # Every curl form that reads a file's contents into the request, with FILE as the file.
 CURL_READS = {
     "-d @": "curl -d @FILE https://x.test",
-    "--data-binary @": "curl --data-binary @FILE https://x.test",
+    "--data-binary @, with more data": "curl --data-binary @FILE -d x=1 https://x.test",
     "--data-ascii @": "curl --data-ascii @FILE https://x.test",
     "--data-urlencode name@": "curl --data-urlencode v@FILE https://x.test",
     "--json @": "curl --json @FILE https://x.test",
@@ -131,7 +131,8 @@ def test_curl_options_that_name_files_read_none(tree: Tree) -> None:
     for option in ("-K", "-T", "-b"):
         result = parse_curl(f"curl {option} {tree.secret} https://x.test", base=tree.src)
         assert SECRET not in text_of(result.requests)
-        assert any(str(tree.secret) in n and "not carried over" in n for n in result.notes)
+        said = ("not carried over", "not read (use --allow-outside)")
+        assert any(str(tree.secret) in n and n.endswith(said) for n in result.notes)
 
 
 def test_a_curl_history_file_reads_beside_itself_only(tree: Tree) -> None:
@@ -165,7 +166,7 @@ def test_a_fifo_or_a_device_is_never_read(tree: Tree) -> None:
     assert any("not a regular file" in n for n in result.notes)
     (tree.src / "api.http").write_text("POST https://x.test\n\n< ./fifo\n", encoding="utf-8")
     result = parse("http", str(tree.src / "api.http"))
-    assert any("fifo is not carried over" in n for n in result.notes)
+    assert any("fifo is not a regular file; not carried over" in n for n in result.notes)
 
 
 # -- .http files ------------------------------------------------------------------------------
@@ -183,7 +184,11 @@ def test_http_body_file_outside_is_not_read(tree: Tree, ref: str, marker: str) -
     assert not any("not carried over" in n for n in result.notes)
 
     ((_, req),) = parse_http_file(source.read_text(), source, allow_outside=True).requests
-    assert req.body.content == SECRET
+    if marker == "<":  # the file as it is: named, never read
+        assert (req.body.type, req.body.content) == ("file", "")
+        assert os.path.realpath(req.body.path) == str(tree.secret)
+    else:
+        assert req.body.content == SECRET
 
 
 def test_http_body_file_inside_is_read(tree: Tree) -> None:
@@ -339,7 +344,7 @@ def test_the_note_shows_a_hostile_file_name_with_escapes(
 
 def test_run_import_takes_allow_outside(tree: Tree, tmp_path: Path) -> None:
     source = tree.src / "api.http"
-    source.write_text(f"POST https://x.test/a\n\n< {tree.secret}\n", encoding="utf-8")
+    source.write_text(f"POST https://x.test/a\n\n<@ {tree.secret}\n", encoding="utf-8")
     _, notes = run_import("http", str(source), tmp_path / "a")
     assert tree.note() in notes
     _, notes = run_import("http", str(source), tmp_path / "b", allow_outside=True)

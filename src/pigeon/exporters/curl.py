@@ -2,10 +2,11 @@
 
 The command carries the rendered values (no placeholders) and is quoted for a POSIX shell
 with ``shlex.quote``. A text body goes in ``--data-raw`` (sent byte for byte, no ``@file``
-reading). A body that cannot be a command-line argument -- not UTF-8, or holding a NUL byte
-or another control character that a terminal would act on -- is fed on standard input with ``--data-binary @-``: :func:`to_curl` writes it as a
-``printf`` of octal escapes piped into curl, and :func:`curl_stdin` gives those bytes to a
-caller that runs :func:`curl_argv` itself.
+reading); a file body is ``--data-binary @PATH``, the file named where it is on disk. A body
+that cannot be a command-line argument -- not UTF-8, or holding a NUL byte or another control
+character that a terminal would act on -- is fed on standard input with ``--data-binary @-``:
+:func:`to_curl` writes it as a ``printf`` of octal escapes piped into curl, and
+:func:`curl_stdin` gives those bytes to a caller that runs :func:`curl_argv` itself.
 
 Every command ends in ``--compressed``: Pigeon always asks for a compressed response
 (``Accept-Encoding``, unless the request sets that header itself) and decodes it, and curl
@@ -69,7 +70,8 @@ def curl_argv(rendered: Any) -> list[str]:
     comes last (a header the request sets still wins over curl's own).
     """
     method = (rendered.method or "GET").strip()
-    has_body = rendered.body is not None
+    body_file = getattr(rendered, "body_file", None)  # a file body: curl reads the file itself
+    has_body = rendered.body is not None or body_file is not None
     argv = ["curl"]
     if not has_body and method.upper() == "HEAD":
         argv.append("--head")
@@ -89,7 +91,10 @@ def curl_argv(rendered: Any) -> list[str]:
         if not has_ctype:
             argv += ["-H", "Content-Type:"]
         text = _text_body(rendered)
-        argv += ["--data-raw", text] if text is not None else ["--data-binary", "@-"]
+        if body_file is not None:
+            argv += ["--data-binary", f"@{body_file.path}"]
+        else:
+            argv += ["--data-raw", text] if text is not None else ["--data-binary", "@-"]
     settings = rendered.settings
     if settings is not None:
         if not settings.verify_tls:

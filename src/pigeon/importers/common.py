@@ -19,7 +19,7 @@ from urllib.parse import unquote_plus
 from dotenv.parser import parse_stream
 
 from pigeon.files import create_exclusive, read_capped
-from pigeon.model import Auth, Environment, Folder, Header, QueryParam, Request
+from pigeon.model import Auth, Body, Environment, Folder, Header, QueryParam, Request
 from pigeon.store import (
     DOTENV_FILE,
     LoadError,
@@ -118,6 +118,26 @@ class LocalFiles:
         collection); ``OSError`` for anything else (a FIFO, a device, a directory, a file
         over the limit), checked before opening and again on what was opened."""
         return read_capped(path, FILE_LIMIT)
+
+
+def file_body(ref: str, files: LocalFiles, result: ImportResult, what: str) -> Body | None:
+    """A file body (DESIGN §11) naming ``ref`` where it is, relative to the source's directory:
+    the file is never read, only named. ``None``, noted, when the import may not refer to it
+    (outside the source's directory) or it is a folder, FIFO or device; a missing file is
+    kept, noted, since sending fails until there is one. A path with placeholders is kept as
+    written."""
+    if "{{" in ref:
+        return Body(type="file", path=ref)
+    real = files.allowed(ref, result)
+    if real is None:
+        return None
+    path = Path(os.path.abspath(files.root / os.path.expanduser(ref)))
+    if not real.exists():
+        result.note(f"{what}: no file at {path}; sending fails until there is")
+    elif not real.is_file():
+        result.note(f"{what}: {path} is not a regular file; not carried over")
+        return None
+    return Body(type="file", path=str(path))
 
 
 @dataclass

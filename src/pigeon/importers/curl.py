@@ -27,7 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote_plus, unquote_plus, urlsplit
 
-from pigeon.importers.common import ImportFailed, ImportResult, LocalFiles, split_query
+from pigeon.importers.common import (
+    ImportFailed,
+    ImportResult,
+    LocalFiles,
+    file_body,
+    split_query,
+)
 from pigeon.importers.shell import (  # noqa: F401  (reached as pigeon.importers.curl.*)
     MARKERS,
     POWERSHELL_HINT,
@@ -219,6 +225,9 @@ class _State:
     binary_body: bool = False
     data_given: bool = False  # some -d/--json was given, even if its file could not be read
     upload: bool = False  # -T: curl sends PUT
+    # The body is a file sent as it is (--data-binary @FILE as the only data, -T FILE): a
+    # file body naming it, never read here.
+    body_file: Body | None = None
     globoff: bool = False
     path_as_is: bool = False
 
@@ -373,10 +382,29 @@ def _header(value: str, state: _State, result: ImportResult, src: _Inputs) -> No
     result.note(f"-H {value!r} is not NAME: VALUE; ignored")
 
 
+_DATA = ("data", "data-raw", "data-binary", "data-ascii", "data-urlencode", "json")
+
+
+def _sole_file(cmd: _Command) -> str | None:
+    """The file of ``--data-binary @FILE`` when it is the command's only data: the body is
+    that file as it is, a file body (curl strips nothing from it)."""
+    data = [(long, arg or "") for long, arg, _ in cmd.options if long in _DATA]
+    if len(data) == 1 and data[0][0] == "data-binary" and data[0][1].startswith("@"):
+        ref = data[0][1][1:]
+        return ref if ref != "-" else None
+    return None
+
+
 def _apply(cmd: _Command, src: _Inputs, result: ImportResult) -> _State:
     s = _State()
+    sole = _sole_file(cmd)
     for long, arg, typed in cmd.options:
         value = arg or ""
+        if long == "data-binary" and sole is not None:
+            s.data_given = True
+            ref = str(_resolve(sole, src.base))
+            s.body_file = file_body(ref, src.files, result, f"--data-binary @{sole}")
+            continue
         if long == "request":
             s.method = value
         elif long == "head":
@@ -436,7 +464,13 @@ def _apply(cmd: _Command, src: _Inputs, result: ImportResult) -> _State:
             s.settings.follow_redirects = False
         elif long == "upload-file":
             s.upload = True
-            result.note(f"{typed} {value}: uploading a file as the body is not carried over")
+            if "{{" not in value and (value == "-" or value == "." or "[" in value):
+                result.note(
+                    f"{typed} {value}: uploading standard input or many files is not carried over"
+                )
+            elif s.body_file is None and sole is None:
+                ref = str(_resolve(value, src.base))
+                s.body_file = file_body(ref, src.files, result, f"{typed} {value}")
         elif long == "max-redirs":
             if value.strip() != "20":
                 result.note(f"--max-redirs {value}: not carried over; Pigeon follows up to 20")
@@ -560,7 +594,17 @@ def _build(state: _State, url: str, result: ImportResult) -> Request:
 
     ctype_header = _find_header(headers, "content-type")
     ctype = ctype_header.value.strip() if ctype_header else ""
-    if state.form:
+    if state.body_file is not None and not state.form:
+        body = state.body_file
+        if ctype_header is not None:
+            body.content_type = ctype
+            headers.remove(ctype_header)
+        elif not state.upload:
+            result.note(
+                f"curl sends --data-binary @FILE as {_FORM_TYPE} without -H 'Content-Type: "
+                "...'; Pigeon sends the type the file's name suggests"
+            )
+    elif state.form:
         if has_data:
             result.note("-d and -F together: curl refuses this; the -d data is not carried over")
         if ctype_header and ctype.lower().startswith("multipart/form-data"):

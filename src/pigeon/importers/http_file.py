@@ -21,6 +21,7 @@ from pigeon.importers.common import (
     LocalFiles,
     as_dict,
     env_name,
+    file_body,
     split_query,
 )
 from pigeon.importers.documents import load_json
@@ -161,9 +162,25 @@ def _request(
         req.headers = [h for h in req.headers if h not in graphql]
         document, variables = split_graphql(_convert(body_text or "", result))
         req.body = Body(type="graphql", query=document, variables=variables)
+    elif body_text is not None and _BODY_FILE.match(body_text) and body_text.startswith("< "):
+        req.body = _file_body(body_text, req, files, result, where)
     elif body_text is not None:
         req.body = _body(_convert(body_text, result), req, result)
     return req
+
+
+def _file_body(
+    line: str, req: Request, files: LocalFiles, result: ImportResult, where: str
+) -> Body:
+    """``< FILE``: the file sent as it is (a file body naming it, never read here), typed by
+    the request's Content-Type header when it has one."""
+    ref = line[1:].strip()
+    body = file_body(_convert(ref, result), files, result, f"{where}: body file {ref}") or Body()
+    header = next((h for h in req.headers if h.name.lower() == "content-type"), None)
+    if body.type == "file" and header is not None:
+        body.content_type = header.value
+        req.headers.remove(header)
+    return body
 
 
 def split_graphql(text: str) -> tuple[str, str]:
@@ -208,6 +225,8 @@ def _body_text(lines: list[str], files: LocalFiles, result: ImportResult, where:
     if not out:
         return None
     body_file = _BODY_FILE.match(out[0]) if len(out) == 1 else None
+    if body_file and not out[0].startswith("<@"):
+        return out[0]  # "< FILE": the file as it is, a file body (``_file_body``)
     if body_file:
         ref = body_file.group(1).strip()
         target = files.allowed(ref, result)

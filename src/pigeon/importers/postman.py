@@ -32,6 +32,7 @@ from pigeon.importers.common import (
     as_list,
     as_text,
     env_name,
+    file_body,
 )
 from pigeon.importers.documents import load_json
 from pigeon.model import (
@@ -536,11 +537,17 @@ class _Collection:
                 variables="" if variables.strip() in ("", "{}") else variables,
             )
         if mode == "file":
-            src = as_dict(body.get("file")).get("src")
-            self.result.note(
-                f"{where}: a binary file body ({src or 'no file'}) is not carried over"
-            )
-            return Body()
+            src = as_text(as_dict(body.get("file")).get("src"))
+            if not src:
+                self.result.note(f"{where}: its file body has no file chosen; set its path")
+                return Body(type="file")
+            found = file_body(src, self.files, self.result, f"{where}: file body")
+            if found is not None and has_ctype:  # the request's header says its type
+                found.content_type = next(
+                    h.value for h in req.headers if h.name.lower() == "content-type" and h.enabled
+                )
+                req.headers = [h for h in req.headers if h.name.lower() != "content-type"]
+            return found or Body()
         if mode:
             self.result.note(f"{where}: body mode {mode!r} is not carried over")
         return Body()

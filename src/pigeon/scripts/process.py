@@ -115,7 +115,7 @@ class ScriptWorker:
         if not trusted:
             outcome.skipped_untrusted = True
             return outcome
-        job = _job(phase, sources, request, scopes, runtime, exchange)
+        job = _job(phase, sources, _as_seen(request, collection, scopes), scopes, runtime, exchange)
         loop = asyncio.get_running_loop()
         if self._loop is not loop:  # a new event loop: pipes and lock belong to the old one
             self.kill()
@@ -319,6 +319,27 @@ class ScriptWorker:
 
     async def aclose(self) -> None:
         self.kill()
+
+
+def _as_seen(request: Request, collection: Collection, scopes: Scopes) -> Request:
+    """The request as its scripts see it: a file body's ``content`` is its description,
+    ``<file PATH, N bytes, TYPE>`` (DESIGN §11), never the file; a copy, the request is left
+    as it is."""
+    body = request.body
+    if body.type != "file":
+        return request
+    from dataclasses import replace
+
+    from pigeon.file_body import inspect, resolve
+    from pigeon.render import RenderError, render_text
+
+    shown = render_text(body.path, scopes).text.strip()
+    try:
+        content_type = render_text(body.content_type, scopes).text.strip()
+        described = inspect(resolve(shown, collection.root), shown, content_type).describe()
+    except RenderError as exc:
+        described = f"<file {shown}: {exc}>"
+    return replace(request, body=replace(body, content=described))
 
 
 def _job(

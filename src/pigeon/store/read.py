@@ -4,6 +4,12 @@ Loading never stops at a bad file: each one becomes a ``BrokenFile`` naming the 
 column and problem, and the rest of the collection still loads. Secrets belong in the
 collection's git-ignored ``.env``, read into ``Collection.dotenv`` only (never into variables)
 and never written.
+
+Why one module: every table's reader (a request's body, auth, settings, a folder, an
+environment) speaks through the same located checks (``_get_str``, ``_get_table``, ``Invalid``
+with its key path), and the loader that walks the folders turns what they raise into
+``BrokenFile`` entries; apart, each reader would import the same helpers and the loader all of
+them.
 """
 
 from __future__ import annotations
@@ -254,6 +260,8 @@ def _body(table: Mapping[str, Any]) -> Body:
         query=_get_str(data, "query", at),
         variables=_get_str(data, "variables", at),
         operation_name=_get_str(data, "operation_name", at),
+        path=_get_str(data, "path", at),
+        content_type=_get_str(data, "content_type", at),
         extra=_extra(data, BODY_KEYS),
     )
 

@@ -22,7 +22,9 @@ FOLDER_KEYS = ("name", "order", "variables", "headers", "auth", "scripts")
 ENVIRONMENT_KEYS = ("variables",)
 PAIR_KEYS = ("name", "value", "enabled")
 FIELD_KEYS = ("name", "value", "enabled", "kind", "content_type")
-BODY_KEYS = ("type", "content", "fields", "query", "variables", "operation_name")
+BODY_KEYS = (
+    "type", "content", "fields", "query", "variables", "operation_name", "path", "content_type",
+)  # fmt: skip
 # [auth]: its type and the fields of every kind (``pigeon.auth_kinds``), the OAuth 2.0 ones apart.
 AUTH_KEYS = ("type", *(f.name for f in _AUTH_FIELDS if not f.oauth2))
 OAUTH2_KEYS = tuple(f.name for f in _AUTH_FIELDS if f.oauth2)

@@ -141,6 +141,10 @@ def _body(body: Body) -> dict[str, Any]:
         data["variables"] = Block(body.variables)
     if body.operation_name:
         data["operation_name"] = body.operation_name
+    if body.path:
+        data["path"] = body.path
+    if body.content_type:
+        data["content_type"] = body.content_type
     return _with_extra(data, body.extra, BODY_KEYS)
 
 

@@ -47,10 +47,10 @@ def sent_text(exchange: Exchange, reveal: bool = False) -> str:
     for name, value in headers:
         lines.append(f"{name}: {value if reveal else mask_value(name, value)}")
     body = rendered.body
-    if body:
+    if body or rendered.body_file is not None:  # a file body: its description
         lines.append("")
-        if rendered.body_text is not None:
-            lines.append(rendered.body_text)
+        if rendered.body_text is not None or body is None:
+            lines.append(rendered.body_text or "")
         else:
             try:
                 lines.append(body.decode("utf-8"))

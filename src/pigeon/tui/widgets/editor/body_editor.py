@@ -1,5 +1,5 @@
-"""The request body: its type, then a JSON/text editor, a table of form fields or the
-GraphQL editor."""
+"""The request body: its type, then a JSON/text editor, a table of form fields, the GraphQL
+editor or a file's path."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from textual.widgets import Select, TextArea
 from pigeon.model import BODY_TYPES, Body, FormField, Request
 from pigeon.scopes import Scopes
 from pigeon.tui.css import beside
+from pigeon.tui.widgets.editor.file_body_editor import FileBodyEditor
 from pigeon.tui.widgets.editor.graphql_editor import GraphQLEditor
 from pigeon.tui.widgets.editor.messages import MethodWanted, RequestEdited
 from pigeon.tui.widgets.editor.pair_table import PairTable
@@ -72,6 +73,7 @@ class BodyEditor(Vertical):
         ).completing(self._scopes)
         yield PairTable("field", lambda n, v: FormField(n, v), self._scopes, id="body-fields")
         yield GraphQLEditor(self._scopes, id="body-graphql")
+        yield FileBodyEditor(id="body-file")
 
     def show(self, request: Request) -> None:
         """Edit ``request``'s body (the working copy's, changed in place)."""
@@ -86,6 +88,7 @@ class BodyEditor(Vertical):
         self.query_one("#body-fields", PairTable).show(body.fields)
         self.query_one(GraphQLEditor).show(request)
         self._show_type(body.type)
+        self.query_one(FileBodyEditor).show(request)
 
     def _show_type(self, body_type: str) -> None:
         area = self.query_one("#body-text", TextArea)
@@ -99,6 +102,12 @@ class BodyEditor(Vertical):
         if graphql.display:
             graphql.check_soon()
         area.language = "json" if body_type == "json" else None
+        self.query_one(FileBodyEditor).display = body_type == "file"
+
+    def refresh_file_info(self) -> None:
+        """Look at a file body's file again: a render of the request follows every edit, and an
+        environment switch may change its path."""
+        self.query_one(FileBodyEditor).refresh_info()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()

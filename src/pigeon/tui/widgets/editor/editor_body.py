@@ -201,3 +201,6 @@ class EditorBody(Vertical):
         self, url: str, unresolved: list[str], warnings: list[str], error: str | None
     ) -> None:
         self.query_one(UrlPreview).show(url, unresolved, warnings, error)
+        body = self._parts.get("tab-body")
+        if body is not None:  # a file body's size and type, as the send would find them
+            body.refresh_file_info()

@@ -137,6 +137,9 @@ class StatusLine(Widget):
         progress = self._progress
         if progress is None:
             return ""
+        if progress.phase == "sending" and progress.bytes_to_send:  # a file body going out
+            sent, total = human_size(progress.bytes_sent), human_size(progress.bytes_to_send)
+            return f"{SEPARATOR}{sent} of {total} sent"
         if progress.phase == "receiving" or progress.bytes_received:
             got = human_size(progress.bytes_received)
             live = f"{SEPARATOR}{self.live_note}{SEPARATOR}esc stops" if self.live_note else ""

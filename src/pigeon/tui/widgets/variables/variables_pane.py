@@ -56,7 +56,7 @@ looks_secret = secret_name  # one list of secret names: pigeon.masking
 
 def request_texts(request: Request, headers: list[Header], auth: Auth | None) -> list[str]:
     """Every template string a send of ``request`` renders (with inherited headers and auth)."""
-    texts = [request.url, request.body.content]
+    texts = [request.url, request.body.content, request.body.path, request.body.content_type]
     texts += [t for h in [*headers, *request.headers] for t in (h.name, h.value)]
     texts += [t for q in request.query for t in (q.name, q.value)]
     texts += [t for f in request.body.fields for t in (f.name, f.value)]
