@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from pigeon.echo import EchoServer
 from pigeon.exchange import Exchange, Progress
 from pigeon.render import RenderedRequest
 from pigeon.send_thread import ThreadedSession
@@ -135,3 +136,22 @@ async def test_a_run_of_fast_sends_never_wakes_the_watchdog(
         assert (await session.send(req(f"{echo_url}/x", timeout=30))).status == 200
     watchdog = session._watchdog
     assert watchdog is not None and watchdog.wakes == 1
+
+
+async def test_a_cancel_between_held_sends_ends_the_next_before_it_sends(
+    session: HeldSession, echo_server: EchoServer
+) -> None:
+    """A ctrl+c that comes while no send holds the loop cancels the run's task (asyncio.run's
+    handler); held sends never wait on the loop, so the next one lets the cancel in."""
+    url = f"{echo_server.url}/x"
+    assert (await session.send(req(url))).status == 200
+    before = echo_server.request_count
+    task = asyncio.current_task()
+    assert task is not None
+    task.cancel()
+    try:
+        with pytest.raises(asyncio.CancelledError):
+            await session.send(req(url))
+    finally:
+        task.uncancel()
+    assert echo_server.request_count == before  # nothing more was sent

@@ -197,6 +197,11 @@ class ThreadedSession(HttpSession):
     ) -> Exchange:
         attempt = _Attempt(rendered, self.max_body_in_memory, progress)
         if hold_loop and self._may_hold(attempt):
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                # Cancelled between two held sends (a ctrl+c while no send held the loop):
+                # sends that never wait would not let the cancel in, so it goes in here.
+                await asyncio.sleep(0)
             if self._send_held(attempt):
                 await asyncio.sleep(0)  # the interrupt cancelled the run's task: it ends here
                 raise asyncio.CancelledError
