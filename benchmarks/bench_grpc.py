@@ -13,6 +13,15 @@ The server (tests/grpc_servers.py's Greeter, grpcio) runs in its own process so 
 not share the client's GIL.
 
 Run: python benchmarks/bench_grpc.py [--requests 1000] [--block 100] [--rounds 5]
+
+``--app-replies N`` measures the app instead (``app_stream``): one server-stream call of N
+replies (the Greeter's ``Flood``, as fast as the server sends) made with the send key in the
+app, headless (``App.run_test``), each reply shown live in the response pane. It reports the
+worst stall of the UI loop from the send key to the call's end drawn (how late a 10 ms timer
+fired, as ``bench_tui_body.py`` measures it) and the process's memory (goals: at most 50 ms
+and 200 MB for 10,000 replies). The call is made twice and the second is the figure: the
+first also opens the channel and asks the server's reflection (grpc itself loads in a thread
+as the request is shown).
 """
 
 from __future__ import annotations
@@ -161,12 +170,98 @@ async def one_round(
     return {name: n / seconds for name, seconds in spent.items()}
 
 
+FLOOD = """\
+name = "Flood"
+type = "grpc"
+url = "grpc://127.0.0.1:{{port}}"
+rpc = "pigeon.test.Greeter/Flood"
+
+[body]
+type = "json"
+content = '{"count": %d}'
+"""
+
+
+async def app_stream(root: Path, replies: int) -> dict[str, float]:
+    """A server-stream call of ``replies`` replies in the app, shown live, made twice: the
+    worst stall of the UI loop from the send key to the end drawn for each (the first call
+    also opens the channel and asks reflection), the time each took, and memory."""
+    from bench_tui_body import TICK, Stalls, peak_rss_mb, rss_mb
+    from tui_support import open_request
+
+    from pigeon.session import Session
+    from pigeon.tui import start_gc
+    from pigeon.tui.app import PigeonApp
+    from pigeon.tui.themes import bundled_theme_dirs
+    from pigeon.tui.widgets.response.grpc_view import GrpcView
+
+    start_gc.pause()  # as ``pigeon`` starts the app: what start-up built is frozen after it
+    app = PigeonApp(Session.open(root), theme_dirs=bundled_theme_dirs(), remember_theme=False)
+    stalls = Stalls()
+    got: dict[str, float] = {}
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_request(pilot, "flood")
+        await pilot.pause(0.3)
+        view = app.screen.query_one(GrpcView)
+        app.set_interval(TICK, stalls.tick)
+        await pilot.pause(0.3)
+        got["idle_rss_mb"] = rss_mb()
+        for phase in ("first", "again"):
+            stalls.worst = 0.0
+            stalls.start()
+            start = time.perf_counter()
+            await pilot.press("ctrl+r")
+            deadline = start + 120
+            while view.live or not view.state_line.startswith(("✔", "✘")):
+                if time.perf_counter() > deadline:
+                    raise SystemExit(f"the call did not end: {view.state_line}")
+                await asyncio.sleep(0.01)
+            await pilot.pause()
+            got[f"{phase}_seconds"] = time.perf_counter() - start
+            stalls.active = False
+            got[f"{phase}_max_stall_ms"] = stalls.worst * 1000
+            line, shown = view.state_line, view.replies.total
+            assert line.startswith("✔ OK") and shown == replies, (line, shown)
+            got["replies"] = shown
+            got["rss_mb"] = rss_mb()
+    got["peak_rss_mb"] = peak_rss_mb()
+    return got
+
+
+def run_app(replies: int) -> None:
+    from grpc_servers import compile_greeter
+
+    sys.path.insert(0, str(ROOT / "tests" / "tui"))
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "server").mkdir()
+        root = folder / "collection"
+        root.mkdir()
+        compile_greeter(folder / "server")
+        with greeter(folder / "server") as port:
+            (root / "collection.toml").write_text(f'name = "bench"\n[variables]\nport = {port}\n')
+            (root / "flood.toml").write_text(FLOOD % replies)
+            got = asyncio.run(app_stream(root, replies))
+    print(
+        f"{got['replies']:,} server-stream replies shown live in the app: worst UI stall"
+        f" {got['again_max_stall_ms']:.1f} ms in {got['again_seconds']:.2f} s (goal: at most"
+        f" 50 ms); the first call, which also asks reflection, {got['first_max_stall_ms']:.1f} ms in"
+        f" {got['first_seconds']:.2f} s; RSS {got['rss_mb']:.0f} MB after, peak"
+        f" {got['peak_rss_mb']:.0f} MB (goal: at most 200 MB; {got['idle_rss_mb']:.0f} MB idle"
+        " before the calls)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=1000)
     parser.add_argument("--block", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--app-replies", type=int, default=0, help="measure the app instead")
     args = parser.parse_args()
+    if args.app_replies:
+        run_app(args.app_replies)
+        return
     from grpc_servers import compile_greeter
 
     with tempfile.TemporaryDirectory() as tmp:

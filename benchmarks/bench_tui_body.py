@@ -3,7 +3,8 @@
 Runs headless (``App.run_test``), each case in its own process so memory figures do not mix:
 
 * ``pigeon``: ``ResponsePane.show_exchange`` of a 5 MB JSON body. Reports the time to the first
-  frame with body lines in it (the raw body), to the first frame of the pretty view, the worst
+  frame with body lines in it (the raw body), to the first frame of the pretty view, to the
+  fold keys answering (the outline in, and the pretty view on screen), the worst
   stall of the UI loop meanwhile (how late a 10 ms timer fired), and memory.
 * ``textarea``: the same JSON pretty-printed and loaded into a ``TextArea`` with JSON
   highlighting on the UI loop, the way a TextArea-based client shows it. Guarded by a 60 s
@@ -117,6 +118,7 @@ async def run_pigeon(body: bytes) -> dict[str, Any]:
     from textual.app import App, ComposeResult
 
     from pigeon.tui.widgets.response.body_view import BodyView
+    from pigeon.tui.widgets.response.folding_view import FoldingBodyView
     from pigeon.tui.widgets.response.response_pane import ResponsePane
 
     class PaneApp(App[None]):
@@ -124,15 +126,26 @@ async def run_pigeon(body: bytes) -> dict[str, Any]:
             yield ResponsePane()
 
     painted: dict[str, float] = {}
+    cpu: dict[str, float] = {}  # the process's CPU time at each moment: what load does not skew
     original = BodyView.render_line
 
     def render_line(self: BodyView, y: int) -> Any:
         strip = original(self, y)
         if self.id == "body-view" and self.phase in ("raw", "pretty") and strip.text.strip():
             painted.setdefault(self.phase, time.perf_counter())
+            cpu.setdefault(self.phase, time.process_time())
         return strip
 
     BodyView.render_line = render_line  # type: ignore[method-assign]
+    outline_ready = FoldingBodyView._outline_ready
+
+    def ready(self: FoldingBodyView, *args: Any) -> None:
+        outline_ready(self, *args)
+        if self.folds is not None:
+            painted.setdefault("foldable", time.perf_counter())
+            cpu.setdefault("foldable", time.process_time())
+
+    FoldingBodyView._outline_ready = ready  # type: ignore[method-assign]
     app = PaneApp()
     stalls = Stalls()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -142,10 +155,11 @@ async def run_pigeon(body: bytes) -> dict[str, Any]:
         idle_rss = rss_mb()
         exchange = make_exchange(body)
         stalls.start()
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         pane.show_exchange(exchange)
         returned = time.perf_counter() - start
         await wait_until(pilot, lambda: "pretty" in painted, GUARD_SECONDS)
+        await wait_until(pilot, lambda: "foldable" in painted, GUARD_SECONDS)
         stalls.active = False
         # Scroll to the end and back: the view keeps up.
         view = pane.body_view
@@ -163,6 +177,9 @@ async def run_pigeon(body: bytes) -> dict[str, Any]:
         "show_exchange_returns_s": returned,
         "first_content_s": painted.get("raw", painted["pretty"]) - start,
         "pretty_s": painted["pretty"] - start,
+        "foldable_s": max(painted["foldable"], painted["pretty"]) - start,
+        "pretty_cpu_s": cpu["pretty"] - cpu_start,
+        "foldable_cpu_s": max(cpu["foldable"], cpu["pretty"]) - cpu_start,
         "max_stall_s": stalls.worst,
         "scroll_end_and_back_s": scroll,
         "lines": lines,
@@ -211,6 +228,7 @@ async def run_textarea(body: bytes) -> dict[str, Any]:
         "show_exchange_returns_s": returned,
         "first_content_s": painted["content"] - start,
         "pretty_s": painted["content"] - start,
+        "foldable_s": None,  # a TextArea does not fold
         "max_stall_s": stalls.worst,
         "lines": lines,
         "idle_rss_mb": idle_rss,
@@ -257,6 +275,9 @@ def main(argv: list[str] | None = None) -> None:
         ("show_exchange returns", "show_exchange_returns_s", "s"),
         ("first frame with body lines", "first_content_s", "s"),
         ("first frame of the pretty view", "pretty_s", "s"),
+        ("pretty view foldable (outline in)", "foldable_s", "s"),
+        ("... CPU time to the pretty view", "pretty_cpu_s", "s"),
+        ("... CPU time to foldable", "foldable_cpu_s", "s"),
         ("worst UI loop stall", "max_stall_s", "s"),
         ("RSS idle (before the body)", "idle_rss_mb", "MB"),
         ("RSS after", "rss_mb", "MB"),
@@ -270,7 +291,15 @@ def main(argv: list[str] | None = None) -> None:
         a = ours.get(key) if ours else None
         b = base.get(key) if base else None
         fa = "—" if a is None else (f"{a:,}" if unit == "" else f"{a:.3f} {unit}")
-        fb = "timeout" if base is None else (f"{b:,}" if unit == "" else f"{b:.3f} {unit}")
+        fb = (
+            "timeout"
+            if base is None
+            else "—"
+            if b is None
+            else f"{b:,}"
+            if unit == ""
+            else f"{b:.3f} {unit}"
+        )
         ratio = f"{b / a:.1f}x" if a and b and unit == "s" else ""
         print(f"{label:34}{fa:>18}{fb:>20}{ratio:>8}")
     if ours:

@@ -29,6 +29,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "pigeon.run",
             "pigeon.reports",
+            "pigeon.report_formats",
             "pigeon.report_merge",
             "pigeon.check",
             "pigeon.importers",

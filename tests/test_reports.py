@@ -205,7 +205,7 @@ def test_report_specs() -> None:
         ("junit", Path("C:/x.xml")),
     ]
     for bad in ("xml:r.xml", "json:", "r.json"):
-        with pytest.raises(ValueError, match="json:PATH or junit:PATH"):
+        with pytest.raises(ValueError, match="expected KIND:PATH"):
             parse_report_specs([bad])
 
 

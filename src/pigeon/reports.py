@@ -1,5 +1,7 @@
-"""Run reports (DESIGN §6): a JSON document and JUnit XML that CI systems read. Both are written
-atomically (a reader never sees half a report).
+"""Run reports (DESIGN §6, §12): a JSON document and JUnit XML that CI systems read, and the
+HTML, Markdown and TAP reports of ``pigeon.report_formats``, all from the same masked entries.
+A report to a file is written atomically (a reader never sees half a report); ``-`` as its
+path writes it to stdout.
 
 JSON (``schema`` 1)::
 
@@ -32,13 +34,17 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from pigeon.errors import UsageError
 from pigeon.files import atomic_writer
 from pigeon.masking import Masker
+from pigeon.report_formats import write_html, write_markdown, write_tap
 
 if TYPE_CHECKING:  # ElementTree is imported when a JUnit report is written
     import xml.etree.ElementTree as ET
@@ -46,7 +52,8 @@ if TYPE_CHECKING:  # ElementTree is imported when a JUnit report is written
     from pigeon.model import Collection
     from pigeon.pipeline import ResultRecord
 
-KINDS = ("json", "junit")
+KINDS = ("json", "junit", "html", "markdown", "tap")
+STDOUT = Path("-")  # a report's path that means stdout
 SKIPPED = "post-response scripts not run (--no-scripts): no assertion checked"
 
 
@@ -99,14 +106,25 @@ def _escape(m: re.Match[str]) -> str:
 
 
 def parse_report_specs(specs: list[str]) -> list[tuple[str, Path]]:
-    """``json:PATH`` / ``junit:PATH`` -> (kind, path); a bad spec raises ``ReportOptionError``."""
+    """``KIND:PATH`` -> (kind, path), ``-`` as the path for stdout; a bad spec, or two reports
+    to stdout (they would run into each other), raises ``ReportOptionError``."""
     out = []
     for spec in specs:
         kind, sep, path = spec.partition(":")
         if not sep or kind not in KINDS or not path:
-            raise ReportOptionError(f"--report {spec!r}: expected json:PATH or junit:PATH")
+            raise ReportOptionError(
+                f"--report {spec!r}: expected KIND:PATH, KIND one of {', '.join(KINDS)} "
+                "('-' as PATH is stdout)"
+            )
         out.append((kind, Path(path)))
+    if sum(path == STDOUT for _, path in out) > 1:
+        raise ReportOptionError("--report: only one report can go to stdout ('-')")
     return out
+
+
+def to_stdout(specs: list[tuple[str, Path]]) -> bool:
+    """Whether a report goes to stdout: the command's own lines then go to stderr."""
+    return any(path == STDOUT for _, path in specs)
 
 
 def check_report_paths(specs: list[tuple[str, Path]]) -> None:
@@ -115,6 +133,8 @@ def check_report_paths(specs: list[tuple[str, Path]]) -> None:
     Creates missing parent directories; raises ``ReportOptionError`` naming the path otherwise.
     """
     for kind, path in specs:
+        if path == STDOUT:
+            continue
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -129,11 +149,41 @@ def check_report_paths(specs: list[tuple[str, Path]]) -> None:
 
 def write_reports(summary: Summary, specs: list[tuple[str, Path]]) -> None:
     for kind, path in specs:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path != STDOUT:
+            path.parent.mkdir(parents=True, exist_ok=True)
         if kind == "json":
             write_json_report(summary, path)
-        else:
+        elif kind == "junit":
             write_junit_report(summary, path)
+        else:
+            with _output(path) as fh:
+                _FORMATS[kind](_json_head(summary), _Entries(summary), fh)
+
+
+@contextmanager
+def _output(path: Path) -> Iterator[TextIO]:
+    """Where a report goes: stdout for ``-`` (flushed at the end), else the file, atomically."""
+    if path == STDOUT:
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    with atomic_writer(path) as fh:
+        yield fh
+
+
+class _Entries:
+    """The JSON report's request entries, masked, made afresh on each pass: a writer that reads
+    them twice never holds them all."""
+
+    def __init__(self, summary: Summary) -> None:
+        self.summary = summary
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        mask = _masker(self.summary)
+        return (_result_json(r, mask) for r in self.summary.results)
+
+
+_FORMATS = {"html": write_html, "markdown": write_markdown, "tap": write_tap}
 
 
 def _masker(summary: Summary) -> Masker:
@@ -219,7 +269,7 @@ def write_json_report(summary: Summary, path: Path) -> None:
     """The JSON report, written one request at a time: a run of any length never holds the
     whole report in memory."""
     mask = _masker(summary)
-    with atomic_writer(path) as fh:
+    with _output(path) as fh:
         fh.write(_json_text(_json_head(summary), "")[:-2] + ',\n  "requests": [')
         for number, r in enumerate(summary.results):
             fh.write(("," if number else "") + "\n    " + _json_text(_result_json(r, mask), "    "))
@@ -321,7 +371,7 @@ def write_junit_report(summary: Summary, path: Path) -> None:
     # The two opening tags as ElementTree writes them, then each case in its place.
     head, _, tail = ET.tostring(root, encoding="unicode").partition("<testsuite ")
     suite_tag = ET.tostring(suite, encoding="unicode").strip().removesuffix(" />")
-    with atomic_writer(path) as fh:
+    with _output(path) as fh:
         fh.write('<?xml version="1.0" encoding="UTF-8"?>\n' + head + suite_tag + ">\n")
         for r in summary.results:
             case = _testcase(r, mask, summary.collection.name)

@@ -17,6 +17,7 @@ widgets ask it for scopes instead of keeping copies.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import dataclasses
 import socket
@@ -535,6 +536,20 @@ class Session:
             max_age_days=self.config.history_max_age_days,
             warn=lambda problem: self.add_log("history", problem, error=True),
         )
+
+    def load_grpc(self) -> None:
+        """Import what a gRPC call or description needs (the pipeline, OAuth 2.0's tokens,
+        grpc, protobuf and Pigeon's calls): blocking, a second or more the first time, so the
+        app runs it in a thread before its first call instead of on its loop. Without the grpc
+        extra it imports what it can: the call then says how to install it."""
+        from pigeon.oauth2 import Tokens  # noqa: F401
+        from pigeon.pipeline import call_grpc  # noqa: F401
+        from pigeon.rpc import exchange  # noqa: F401
+
+        with contextlib.suppress(ImportError):
+            import grpc.aio  # noqa: F401
+            from google.protobuf import descriptor_pool, json_format, message_factory  # noqa: F401
+            from grpc_reflection.v1alpha import reflection_pb2  # noqa: F401
 
     def grpc_channels(self) -> Channels:
         """The collection's gRPC channels and the descriptors found (made on first use)."""

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from pigeon.bodies import build_index, dumps_pretty, pretty_markup
 from pigeon.bodies.folds import Folds
+from pigeon.bodies.json import Nesting
 from pigeon.bodies.outline import (
     Outline,
     build_outline,
@@ -21,6 +22,7 @@ from pigeon.bodies.outline import (
     parse_path,
     script_expression,
 )
+from pigeon.bodies.outline import outline_of as outline_of_nesting
 
 KEYS = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=6)
 SCALARS = st.none() | st.booleans() | st.integers(-1000, 1000) | st.text(max_size=5)
@@ -90,6 +92,29 @@ def test_every_line_has_the_path_of_the_value_it_shows(value: Any) -> None:
         closer = outline.node_closed_at(line)
         assert outline.line_of_path(path) == (outline.opens[closer] if closer >= 0 else line)
         assert parse_path(format_path(path)) == path
+
+
+@settings(max_examples=150, deadline=None)
+@given(VALUES)
+def test_the_nesting_written_with_the_text_is_the_outline_found_in_it(value: Any) -> None:
+    nesting = Nesting()
+    text = dumps_pretty(value, nesting=nesting)
+    assert text == dumps_pretty(value)
+    doc = build_index(text)
+    written, found = outline_of_nesting(doc, nesting), build_outline(doc, "json")
+    for name in ("opens", "closes", "parents", "after", "depths", "closed"):
+        assert list(getattr(written, name)) == list(getattr(found, name)), name
+
+
+def test_a_deep_nesting_keeps_its_depth_in_a_byte() -> None:
+    value: Any = []
+    for _ in range(300):
+        value = [value, 1]
+    nesting = Nesting()
+    doc = build_index(dumps_pretty(value, nesting=nesting))
+    written, found = outline_of_nesting(doc, nesting), build_outline(doc, "json")
+    assert written.depths == found.depths and max(written.depths) == 255
+    assert written.closes == found.closes and written.after == found.after
 
 
 def test_nodes_depths_and_summaries() -> None:

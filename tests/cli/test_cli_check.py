@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from collection_files import write
-from pigeon.check import RULES
+from pigeon.check import RULES, Finding
 from pigeon.cli import main
+from pigeon.cli.check import _github
 from pigeon.store import write_beside
 
 DEMO = Path(__file__).resolve().parents[2] / "collections" / "demo"
@@ -328,3 +329,76 @@ def test_the_columns_of_a_data_file_count_as_defined(tmp_path: Path, capsys) -> 
     assert code == 1 and [f["message"].split()[0] for f in out["findings"]] == ["{{query}}"]
     assert main(["check", str(root), "--data", str(tmp_path / "absent.csv")]) == 2
     assert "absent.csv" in capsys.readouterr().err
+
+
+def _unescape(text: str) -> str:
+    for escaped, char in (("%0D", "\r"), ("%0A", "\n"), ("%3A", ":"), ("%2C", ","), ("%25", "%")):
+        text = text.replace(escaped, char)
+    return text
+
+
+def annotations(text: str) -> list[tuple[str, dict[str, str], str]]:
+    """The workflow commands of GitHub's output, as the runner reads them: one a line."""
+    out = []
+    for line in text.splitlines():
+        if not line.startswith("::"):
+            continue
+        command, _, rest = line[2:].partition(" ")
+        props, sep, message = rest.partition("::")
+        assert sep, line
+        fields = dict(p.split("=", 1) for p in props.split(","))
+        out.append((command, {k: _unescape(v) for k, v in fields.items()}, _unescape(message)))
+    return out
+
+
+def test_github_format_annotates_each_finding_escaped(tmp_path: Path, capsys) -> None:
+    """Each finding is one annotation on its file, line and column; a ``:`` or ``,`` in the
+    path and a line break or ``%`` in the message cannot end a property or start a command."""
+    root = every_rule(tmp_path / "a:b,c")
+    code, expected = findings(capsys, str(root), "--all-envs")
+    assert main(["check", str(root), "--all-envs", "--format", "github"]) == code == 1
+    out = capsys.readouterr().out
+    got = annotations(out)
+    assert len(got) == len(expected["findings"])
+    severity = {"error": "error", "warning": "warning", "info": "notice"}
+    for (command, props, message), f in zip(got, expected["findings"], strict=True):
+        assert command == severity[f["severity"]]
+        assert props == {
+            "file": f["path"],
+            "line": str(f["line"]),
+            "col": str(f["column"]),
+            "title": f"pigeon check: {f['rule']}",
+        }
+        envs = f" [env: {', '.join(f['environments'])}]" if f["environments"] else ""
+        assert message == f["message"] + envs
+    assert f"file={tmp_path}/a%3Ab%2Cc/users/get.toml,line=2,col=31," in out
+    # Text from the collection that would start a command of its own stays in its message.
+    odd = Finding("unresolved", root / "x.toml", 3, 4, "a\r\n::warning::y% 100\x1b[2J")
+    line = _github(odd, root, str(root))
+    assert line.endswith("::a%0D%0A::warning::y%25 100\\x1b[2J") and "\n" not in line
+    assert annotations(line)[0][2] == "a\r\n::warning::y% 100\\x1b[2J"
+
+
+def test_junit_format_is_one_test_case_per_rule(tmp_path: Path, capsys) -> None:
+    import xml.etree.ElementTree as ET
+
+    root = every_rule(tmp_path / "c")
+    write(root, "users/broken.toml", 'name = "B"\nurl = \n')
+    assert main(["check", str(root), "--all-envs", "--format", "junit"]) == 2
+    tree = ET.fromstring(capsys.readouterr().out)
+    (suite,) = tree.findall("testsuite")
+    cases = suite.findall("testcase")
+    assert [c.get("name", "").split(":")[0] for c in cases] == list(RULES)
+    outcome = {c.get("name", "").split(":")[0]: next((el.tag for el in c), "pass") for c in cases}
+    assert outcome["broken-file"] == "error"
+    assert outcome["unresolved"] == outcome["cycle"] == outcome["unused-variable"] == "failure"
+    assert outcome["shadowed"] == "system-out"  # info: shown, never failing
+    assert outcome["grpc-field"] == "pass"
+    for el in (tree, suite):
+        assert el.get("tests") == str(len(RULES))
+        assert el.get("failures") == str(sum(v == "failure" for v in outcome.values()))
+        assert el.get("errors") == "1"
+    unresolved = next(c for c in cases if c.get("name", "").startswith("unresolved"))
+    failure = unresolved.find("failure")
+    assert failure is not None and "{{tokn}}" in (failure.text or "")
+    assert failure.get("message") == "2 finding(s)"

@@ -239,7 +239,7 @@ def test_no_scripts_run_leaves_script_variables_unresolved(col: Path, capsys) ->
 
 def test_bad_report_spec_is_usage_error(col: Path, capsys) -> None:
     code, _, err = run(capsys, str(col), "--report", "xml:out.xml")
-    assert code == 2 and "json:PATH or junit:PATH" in err
+    assert code == 2 and "expected KIND:PATH" in err
 
 
 def test_var_and_env_reach_the_run(tmp_path: Path, capsys, echo_server) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from collection_files import write
 from pigeon.cli import main
-from pigeon.terminal import printable
+from pigeon.terminal import printable, printable_lines
 
 TITLE = "\x1b]0;owned\x07"  # would set the window title
 CLEAR = "\x1b[2J"  # would clear the screen
@@ -20,6 +20,19 @@ def test_printable_shows_every_control_character() -> None:
         "a\\x1b]0;owned\\x07b\\x1b[2J\\x0d\\x0a\\x9b\\x7f\tz"
     )
     assert printable("plain text, ünïcode") == "plain text, ünïcode"
+
+
+@pytest.mark.parametrize("before", ["", "中"])  # Latin-1 text is checked as bytes, other not
+@pytest.mark.parametrize("code", [*range(0x20), *range(0x7F, 0xA1), 0x2028])
+def test_printable_lines_keeps_the_breaks_and_shows_every_other_control(
+    before: str, code: int
+) -> None:
+    text = before + "é" * 5000 + chr(code) + "x\n" + "b" * 10
+    shown = printable_lines(text)
+    if code in (0x09, 0x0A) or code >= 0xA0:
+        assert shown == text
+    else:
+        assert shown == text.replace(chr(code), f"\\x{code:02x}")
 
 
 def test_a_broken_file_with_a_hostile_name_is_named_not_obeyed(

@@ -219,3 +219,28 @@ def test_snapshot_folded_json_120x40(snap_compare) -> None:
         await pilot.press("2", "j", "j", "enter", "j", "j")
 
     assert snap_compare(ResponsePaneApp(make_exchange()), terminal_size=(120, 40), run_before=fold)
+
+
+async def test_a_large_bodys_outline_is_the_one_written_with_its_pretty_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Over the size formatted in a thread, the pretty printer records the nesting as it
+    writes: the folds are ready with the pretty view, the text never scanned again."""
+    from pigeon.tui.widgets.response import folding_view
+
+    def no_scan(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the outline was scanned for")
+
+    monkeypatch.setattr(folding_view, "build_outline", no_scan)
+    body = {"items": [{"id": n, "name": f"user {n}", "tags": ["a", "b"]} for n in range(8000)]}
+    app = BodyApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        view = pilot.app.query_one(FoldingBodyView)
+        view.show_text(json.dumps(body), is_json=True)
+        await wait_for(pilot, lambda: view.phase == "pretty")
+        assert view.folds is not None  # with the pretty view, not after it
+        view.focus()
+        await pilot.press("j", "enter")
+        assert shown(view, 3) == ["{", '  "items": [ … 8,000 items ]', "}"]
+        await pilot.press("2")
+        assert shown(view, 4) == ["{", '  "items": [', "    { … 3 keys },", "    { … 3 keys },"]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from response_pane_app import ResponsePaneApp, make_exchange
+from textual_speedups import _awaiting_paint
 from tui_support import wait_for
 
 from pigeon.send import Exchange, Progress, Timings
@@ -423,3 +424,33 @@ async def test_hostile_markup_is_shown_never_obeyed() -> None:
         assert max(len(view.line_text(n)) for n in range(view.line_count)) < 100  # indent capped
         shown = "".join(view.render_line(y).text for y in range(5))
         assert "\x1b" not in shown and "\x07" not in shown
+
+
+async def test_a_sends_status_is_drawn_at_once_not_with_the_next_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The status line of a send that came back is drawn there and then: waiting for the
+    screen's next frame cost up to 1/60 s between the key and the status."""
+    from pigeon.tui.painted import Painted
+
+    app = ResponsePaneApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = app.query_one(ResponsePane)
+        await pilot.pause()
+        drawn: list[str] = []
+        render = type(pane.status_line).render
+        monkeypatch.setattr(
+            type(pane.status_line),
+            "render",
+            lambda line: (drawn.append(line.plain), render(line))[1],
+        )
+
+        async def no_frame_waited(*args: object) -> None:
+            raise AssertionError("the status waited for the next frame")
+
+        monkeypatch.setattr(Painted, "wait", no_frame_waited)
+        _awaiting_paint.add(pane.status_line)  # what the tests' frames draw (textual_speedups)
+        pane.show_status(make_exchange(status=418, reason="I'm a teapot"))
+        assert not drawn
+        await pane.status_line.painted()
+        assert drawn and drawn[-1].startswith("418 I'm a teapot")

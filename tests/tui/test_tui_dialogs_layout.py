@@ -18,6 +18,7 @@ from pigeon.tui.dialogs.confirm import ConfirmScreen, UnsavedScreen
 from pigeon.tui.dialogs.delete_folder import DeleteFolderScreen
 from pigeon.tui.dialogs.pair_edit import PairEditScreen, PairValue
 from pigeon.tui.dialogs.prompt import PromptScreen
+from pigeon.tui.dialogs.save_new import SaveNewScreen
 from pigeon.tui.dialogs.trust import TrustScreen
 from pigeon.tui.dialogs.variable_edit import VariableEditScreen
 
@@ -31,6 +32,7 @@ def dialogs(root: Path) -> dict[str, ModalScreen]:
         "confirm": ConfirmScreen("Delete request", LONG),
         "unsaved": UnsavedScreen("“Create user”"),
         "prompt": PromptScreen("New request"),
+        "save new": SaveNewScreen("Save request", "", [(str(n), f"folder {n}") for n in range(30)]),
         "pair": PairEditScreen("New header", PairValue("X-Name", "value")),
         "variable": VariableEditScreen("Edit variable", "count", 42, [("collection", "c")]),
         "trust": TrustScreen(str(root), [LONG, "scripts: 3", "files: 9 outside"]),

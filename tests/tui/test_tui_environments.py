@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from textual.widgets import Input
+from textual.widgets import Input, OptionList
 from tui_support import main_screen, make_app, running, wait_for
 
 from pigeon.cli import main
@@ -22,8 +22,18 @@ from pigeon.tui.widgets.variables.variables_pane import VariablesPane
 
 
 async def open_chooser(pilot) -> EnvironmentScreen:
+    """Open the chooser and wait until its list has the keys: pushed is not yet mounted, and
+    a key sent before then goes to the bare screen and is lost."""
     await pilot.press("f4")
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, EnvironmentScreen))
+    await wait_for(
+        pilot,
+        lambda: (
+            isinstance(pilot.app.screen, EnvironmentScreen)
+            and isinstance(pilot.app.focused, OptionList)
+            and pilot.app.focused.screen is pilot.app.screen
+            and pilot.app.focused.highlighted is not None
+        ),
+    )
     return pilot.app.screen
 
 

@@ -1,4 +1,4 @@
-"""SVG snapshots of the main screen (80x24 and 120x40) and the help screen.
+"""SVG snapshots of the main screen (60x20, 80x24 and 120x40) and the help screen.
 
 The demo opens without an echo server and with its ``local`` environment, so no port, path
 or clock reaches the screen. Update with ``pytest --snapshot-update`` after a deliberate
@@ -95,6 +95,33 @@ def test_main_screen_80x24(snap_compare, tmp_path) -> None:
 
 def test_main_screen_120x40(snap_compare, tmp_path) -> None:
     assert snap_compare(demo_app(tmp_path), terminal_size=(120, 40), run_before=open_create_user)
+
+
+async def open_create_user_body(pilot) -> None:
+    """Create user's body, chosen as enter in the tree would (60 columns hide the tree)."""
+    screen = pilot.app.screen
+    tree = screen.query_one(CollectionTree)
+    request = next(
+        n.data
+        for n in tree._all_nodes()
+        if isinstance(n.data, Request) and n.data.id == "users/create-user"
+    )
+    tree.post_message(CollectionTree.RequestChosen(request))
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    screen.query_one("#editor-tabs").active = "tab-body"
+    await pilot.pause()
+    await pilot.pause()
+    screen.query_one("#editor-tabs Tabs").focus()  # no blinking cursor in the picture
+    await pilot.pause()
+
+
+def test_main_screen_60x20(snap_compare, tmp_path) -> None:
+    """A short screen: the tab bars lose their underline, the URL's warnings take one line,
+    the body's editor its border, and the response yields to its first lines."""
+    assert snap_compare(
+        demo_app(tmp_path), terminal_size=(60, 20), run_before=open_create_user_body
+    )
 
 
 def test_help_screen_120x40(snap_compare, tmp_path) -> None:

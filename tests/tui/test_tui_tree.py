@@ -19,7 +19,7 @@ from pigeon.tui.dialogs.confirm import ConfirmScreen, UnsavedScreen
 from pigeon.tui.dialogs.delete_folder import DeleteFolderScreen
 from pigeon.tui.dialogs.trust import TrustScreen
 from pigeon.tui.screens.main import MainScreen
-from pigeon.tui.widgets.collection.collection_tree import CollectionTree
+from pigeon.tui.widgets.collection.collection_tree import CollectionTree, differs_at, fit_name
 from pigeon.tui.widgets.editor.request_editor import RequestEditor
 
 
@@ -360,3 +360,47 @@ async def test_the_move_dialog_starts_on_the_folder_and_keeps_each_path_to_one_l
         assert "…" in shown and shown.endswith("long name")  # cut in the middle, one line
         await pilot.press("up", "enter")  # the folder above it: Users
         await wait_for(pilot, lambda: (collection / "users" / "inner.toml").is_file())
+
+
+def alike_collection(root: Path) -> Path:
+    """A folder of 50 requests whose names share a long start: 25 differ only at their end,
+    25 only in their middle, right after the start they share."""
+    (root / "users").mkdir(parents=True)
+    (root / "collection.toml").write_text('name = "Alike"\n', encoding="utf-8")
+    names = [f"Users operation: delete user number {n}" for n in range(25)]
+    names += [f"Users operation {n:02d} for the whole account" for n in range(25)]
+    for index, name in enumerate(names):
+        (root / "users" / f"op-{index:02d}.toml").write_text(
+            f'name = "{name}"\nmethod = "GET"\nurl = "http://127.0.0.1/{index}"\n',
+            encoding="utf-8",
+        )
+    return root
+
+
+async def test_names_cut_in_the_middle_stay_distinct(tmp_path: Path, echo: EchoServer) -> None:
+    """Names too long for the tree are cut in the middle, keeping where they differ: 50
+    requests sharing a long start read as 50 different lines."""
+    app = make_app(alike_collection(tmp_path / "alike"), echo)
+    async with running(app, size=(80, 60)) as pilot:
+        tree = main_screen(app).query_one(CollectionTree)
+        await pilot.pause()
+        lines = [tree.render_line(y).text.rstrip() for y in range(tree.size.height)]
+        rows = [line for line in lines if "GET" in line]
+        assert len(rows) == 50
+        assert len(set(rows)) == 50, sorted(rows)
+        assert all("…" in row for row in rows)  # cut, not cropped at the pane's edge
+        assert all(len(row) <= tree.scrollable_content_region.width for row in rows)
+        assert lines[1].startswith("├ GET  Users…")  # the start stays too
+
+
+def test_a_long_name_keeps_its_start_and_its_end() -> None:
+    def shown(name: str, width: int, differs_at: int = 0) -> str:
+        pieces = fit_name(name, width, differs_at)
+        return "".join(p if isinstance(p, str) else name[p[0] : p[1]] for p in pieces)
+
+    assert shown("Users operation: delete user", 16) == "Users o…ete user"
+    assert shown("Create user", 11) == "Create user"
+    assert shown("Create user", 10) == "Creat…user"  # no space beside the cut
+    # Alike but in the middle: the part from where it differs, cut short.
+    assert shown("Users operation 07 for the account", 16, 16) == "Users o…07 for…"
+    assert differs_at(["a b", "a c", "x"]) == [2, 2, 0]

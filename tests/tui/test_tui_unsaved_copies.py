@@ -1,14 +1,14 @@
 """Requests with no file of their own: scratch requests (ctrl+n) and entries opened from
-history. Usable and sendable at once, written only when saved (a name asked then), never lost
-without asking, and never leaving a file behind a cancel (B14, B4); the tree shows a method
-change at once (B19)."""
+history. Usable and sendable at once, written only when saved (a name and a folder asked then),
+never lost without asking, and never leaving a file behind a cancel (B14, B4); the tree shows a
+method change at once (B19)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from textual.screen import ModalScreen
-from textual.widgets import Input
+from textual.widgets import Input, OptionList
 from tui_support import main_screen, make_app, open_request, replace_url, running, wait_for
 
 from pigeon.echo import EchoServer
@@ -16,6 +16,7 @@ from pigeon.model import Request
 from pigeon.store import load_collection
 from pigeon.tui.dialogs.confirm import UnsavedScreen
 from pigeon.tui.dialogs.prompt import PromptScreen
+from pigeon.tui.dialogs.save_new import SaveNewScreen
 from pigeon.tui.widgets.collection.collection_tree import CollectionTree
 from pigeon.tui.widgets.collection.history_list import HistoryList
 
@@ -46,10 +47,11 @@ async def modal(pilot, kind: type = ModalScreen) -> ModalScreen:
 
 
 async def answer_prompt(pilot, text: str) -> None:
-    await modal(pilot, PromptScreen)
+    """Name the request being saved; it goes to the folder the dialog starts on."""
+    await modal(pilot, SaveNewScreen)
     pilot.app.screen.query_one(Input).value = text
     await pilot.press("enter")
-    await wait_for(pilot, lambda: not isinstance(pilot.app.screen, PromptScreen))
+    await wait_for(pilot, lambda: not isinstance(pilot.app.screen, SaveNewScreen))
 
 
 def tree_label(app, request_id: str) -> str:
@@ -95,8 +97,8 @@ async def test_saving_a_scratch_request_asks_a_name_and_writes_it(
         await wait_for(pilot, lambda: editor.request is not None and editor.request.path is None)
         await replace_url(pilot, "{{base_url}}/reports")
         await pilot.press("ctrl+s")
-        prompt = await modal(pilot, PromptScreen)
-        assert "in Users" in str(prompt.query_one(".title").render())  # where it goes
+        prompt = await modal(pilot, SaveNewScreen)
+        assert prompt.folder == "users"  # where it goes, unless another is chosen
         await answer_prompt(pilot, "Monthly report")
         path = collection / "users" / "monthly-report.toml"
         await wait_for(pilot, path.is_file)
@@ -109,6 +111,49 @@ async def test_saving_a_scratch_request_asks_a_name_and_writes_it(
         await pilot.pause()
         assert not isinstance(app.screen, ModalScreen)
         assert sorted(p.name for p in (collection / "users").glob("monthly*")) == [path.name]
+
+
+async def test_saving_a_scratch_request_asks_its_folder_too(
+    collection: Path, echo: EchoServer
+) -> None:
+    """The folder list is the move dialog's, one line per path, on the tree's folder first;
+    the request is written in the folder chosen."""
+    from pigeon import store
+
+    col = load_collection(collection)
+    long_name = "Administration of accounts and every permission they hold"
+    store.create_folder(col, col.find_folder("users"), long_name)
+    app = make_app(collection, echo)
+    async with running(app, "users/list-users") as pilot:  # the tree's cursor is in users/
+        await pilot.press("ctrl+n")
+        editor = main_screen(app).editor
+        await wait_for(pilot, lambda: editor.request is not None and editor.request.path is None)
+        await replace_url(pilot, "{{base_url}}/audit")
+        await pilot.press("ctrl+s")
+        dialog = await modal(pilot, SaveNewScreen)
+        await pilot.pause()
+        options = dialog.query_one(OptionList)
+        paths = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert paths == [
+            "(top level)",
+            "Auth",
+            "Users",
+            f"Users / {long_name}",
+            "Auth styles",
+            "Bodies",
+            "Responses",
+        ]
+        assert options.highlighted == 2 and dialog.folder == "users"
+        assert options.virtual_size.height == len(paths)  # one line per path, cut in the middle
+        await pilot.press(*"Audit", "tab", "up")  # to the folder list, one up: Auth
+        assert dialog.folder == "auth"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not isinstance(app.screen, SaveNewScreen))
+        path = collection / "auth" / "audit.toml"
+        await wait_for(pilot, path.is_file)
+        assert editor.saved is not None and editor.saved.path == path
+        assert not (collection / "users" / "audit.toml").exists()
+        assert "Audit" in tree_label(app, "auth/audit")
 
 
 async def test_closing_a_scratch_request_with_changes_asks(
@@ -130,7 +175,7 @@ async def test_closing_a_scratch_request_with_changes_asks(
         await pilot.press("ctrl+q")
         await modal(pilot, UnsavedScreen)
         await pilot.press("s")  # save asks a name; escape there goes back to editing
-        await modal(pilot, PromptScreen)
+        await modal(pilot, SaveNewScreen)
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, ModalScreen))
         assert app.is_running and files(collection) == before

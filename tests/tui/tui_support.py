@@ -85,9 +85,14 @@ async def settle(pilot: Pilot) -> None:
 
 
 async def press_and_settle(pilot: Pilot, *keys: str) -> None:
-    """Press ``keys`` and wait until what they started has finished and is on screen."""
+    """Press ``keys`` and wait until what they started has finished and is on screen.
+    ``pilot.press`` waits for the process to look idle, which a loaded machine makes it look
+    before the keys have reached their bindings: wait for the app to have handled them, so a
+    send they start is among the workers waited for."""
     await pilot.press(*keys)
     await pilot.pause()
+    app = pilot.app
+    await wait_for(pilot, lambda: not getattr(app, "keys_pending", False))
     await settle(pilot)
 
 

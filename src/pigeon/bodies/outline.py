@@ -21,6 +21,7 @@ from operator import methodcaller
 from typing import Literal
 
 from pigeon.bodies.cancel import Cancelled, Stopped, never
+from pigeon.bodies.json import Nesting
 from pigeon.bodies.lines import LineIndex
 
 OutlineKind = Literal["json", "markup"]
@@ -229,6 +230,13 @@ def build_outline(doc: LineIndex, kind: OutlineKind, cancelled: Cancelled = neve
     if kind == "json":
         return _json_outline(doc, cancelled)
     return _markup_outline(doc, cancelled)
+
+
+def outline_of(doc: LineIndex, nesting: Nesting) -> Outline:
+    """The outline of ``doc``, pretty JSON whose nesting ``dumps_pretty`` recorded as it wrote
+    it: what :func:`build_outline` finds, without scanning the text again."""
+    n = nesting
+    return Outline(doc, "json", n.opens, n.closes, n.parents, n.after, n.depths, n.closed)
 
 
 def _json_outline(doc: LineIndex, cancelled: Cancelled) -> Outline:

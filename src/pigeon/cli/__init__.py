@@ -12,6 +12,7 @@ is quick.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -39,8 +40,9 @@ __all__ = [
 
 COMMANDS = (
     "new", "render", "run", "check", "report", "import", "export", "echo", "auth",
-    "graphql-schema", "grpc-describe",
+    "graphql-schema", "grpc-describe", "completion", "man",
 )  # fmt: skip
+COMPLETE = "__complete"  # hidden: what the completion scripts ask for a collection's names
 
 
 # -- shared option parsing ------------------------------------------------------------------
@@ -93,11 +95,12 @@ def _app_parser() -> argparse.ArgumentParser:
         prog="pigeon",
         description="A keyboard-driven HTTP API client for the terminal.",
         epilog="commands: new, render, run, check, report, import, export, echo, auth, graphql-schema, "
-        "grpc-describe (pigeon COMMAND --help)",
+        "grpc-describe, completion, man (pigeon COMMAND --help)",
     )
     app.add_argument("collection", nargs="?", help="collection directory (default: the demo)")
     app.add_argument("--env", metavar="NAME", help="environment to select on start")
     app.add_argument("--version", action="store_true", help="print the version and exit")
+    _add_color(app)
     return app
 
 
@@ -141,8 +144,9 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         dest="reports",
         action="append",
         default=[],
-        metavar="json:PATH|junit:PATH",
-        help="write a report (repeatable)",
+        metavar="KIND:PATH",
+        help="write a report: KIND is json, junit, html, markdown or tap; '-' as PATH is "
+        "stdout, and the run's own lines then go to stderr (repeatable)",
     )
     run.add_argument(
         "--cookies",
@@ -186,9 +190,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         help="run the K-th of N slices, by whole top-level folders (for a CI matrix; merge "
         "the JSON reports with 'pigeon report merge')",
     )
-    color = run.add_mutually_exclusive_group()
-    color.add_argument("--color", dest="color", action="store_true", default=None)
-    color.add_argument("--no-color", dest="color", action="store_false")
+    run.add_argument("--no-color", dest="color", action="store_const", const="never")
 
     chk = argparse.ArgumentParser(
         prog="pigeon check",
@@ -204,7 +206,13 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         "--env", metavar="NAME", help="environment to check (default: the collection's)"
     )
     envs.add_argument("--all-envs", action="store_true", help="check against every environment")
-    chk.add_argument("--format", choices=("text", "json"), default="text")
+    chk.add_argument(
+        "--format",
+        choices=("text", "json", "github", "junit"),
+        default="text",
+        help="text (default); json for tools; github: GitHub Actions annotations on the files; "
+        "junit: one test case per rule",
+    )
     chk.add_argument(
         "--data",
         metavar="ROWS.csv|ROWS.json|ROWS.jsonl",
@@ -223,8 +231,9 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         dest="reports",
         action="append",
         default=[],
-        metavar="json:PATH|junit:PATH",
-        help="write the merged report (repeatable)",
+        metavar="KIND:PATH",
+        help="write the merged report: KIND is json, junit, html, markdown or tap; '-' as "
+        "PATH is stdout (repeatable)",
     )
 
     imp = argparse.ArgumentParser(
@@ -283,7 +292,21 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     )
     _add_common(describe, scripts=False)
     describe.add_argument("--format", choices=("text", "json"), default="text")
-    return {
+    completion = argparse.ArgumentParser(
+        prog="pigeon completion",
+        description="Print a shell completion script: commands, options, collection "
+        "directories, a collection's requests and folders, its environments.",
+        epilog="bash: pigeon completion bash > ~/.local/share/bash-completion/completions/pigeon; "
+        'zsh: pigeon completion zsh > "${fpath[1]}/_pigeon"; '
+        "fish: pigeon completion fish > ~/.config/fish/completions/pigeon.fish",
+    )
+    completion.add_argument("shell", choices=("bash", "zsh", "fish"))
+    man = argparse.ArgumentParser(
+        prog="pigeon man",
+        description="Print the manual page, pigeon(1), in roff: "
+        "pigeon man | man -l -, or save it as man1/pigeon.1.",
+    )
+    parsers = {
         "app": app,
         "new": new,
         "render": render,
@@ -296,7 +319,26 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         "auth": auth,
         "graphql-schema": schema,
         "grpc-describe": describe,
+        "completion": completion,
+        "man": man,
     }
+    for name, parser in parsers.items():
+        if name != "app":  # the app's parser has its own
+            _add_color(parser)
+    return parsers
+
+
+def _add_color(p: argparse.ArgumentParser) -> None:
+    """``--color``, on every command: what ``pigeon.terminal.use_color`` decides by."""
+    p.add_argument(
+        "--color",
+        nargs="?",
+        const="always",
+        default=None,
+        choices=("auto", "always", "never"),
+        help="colour the output: auto (default: on a terminal, unless NO_COLOR is set), "
+        "always or never",
+    )
 
 
 # -- commands -------------------------------------------------------------------------------
@@ -340,17 +382,18 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from pigeon.report_merge import merge
-    from pigeon.reports import check_report_paths, parse_report_specs, write_reports
+    from pigeon.reports import check_report_paths, parse_report_specs, to_stdout, write_reports
 
     specs = parse_report_specs(args.reports)
     if not specs:
-        raise UsageError("report merge: say where with --report json:PATH and/or junit:PATH")
+        raise UsageError("report merge: say where with --report KIND:PATH (json, junit, ...)")
     check_report_paths(specs)
     summary = merge([Path(p) for p in args.inputs])
     write_reports(summary, specs)
     print(
         f"merged {len(args.inputs)} reports: {len(summary.results)} requests, "
-        f"{summary.passed} passed, {summary.failed} failed"
+        f"{summary.passed} passed, {summary.failed} failed",
+        file=sys.stderr if to_stdout(specs) else sys.stdout,
     )
     return summary.exit_code
 
@@ -396,12 +439,39 @@ def cmd_echo(args: argparse.Namespace) -> int:
     return echo_main(["--host", args.host, "--port", str(args.port)])
 
 
+def cmd_completion(args: argparse.Namespace) -> int:
+    from pigeon.cli.shell import completion_script
+
+    sys.stdout.write(completion_script(build_parser(), args.shell))
+    return EXIT_OK
+
+
+def cmd_man(args: argparse.Namespace) -> int:
+    from pigeon.cli.shell import man_page
+
+    sys.stdout.write(man_page(build_parser()))
+    return EXIT_OK
+
+
+def _complete(argv: list[str]) -> int:
+    """``pigeon __complete requests|envs DIR``: one name a line, for the completion scripts."""
+    from pigeon.cli.shell import candidates
+
+    if len(argv) != 2 or argv[0] not in ("requests", "envs"):
+        return EXIT_USAGE
+    for name in candidates(argv[0], Path(argv[1])):
+        print(name)
+    return EXIT_OK
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     if args.version:
         from pigeon import __version__
 
         print(f"pigeon {__version__}")
         return EXIT_OK
+    if args.color == "never":  # Textual draws without colour where NO_COLOR is set
+        os.environ["NO_COLOR"] = "1"
     from pigeon.tui import start_gc
 
     start_gc.pause()  # until the first frame is out (see pigeon/tui/start_gc.py)
@@ -423,11 +493,15 @@ HANDLERS = {
     "auth": cmd_auth,
     "graphql-schema": cmd_graphql_schema,
     "grpc-describe": cmd_grpc_describe,
+    "completion": cmd_completion,
+    "man": cmd_man,
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == COMPLETE:
+        return _complete(argv[1:])
     command = argv[0] if argv and argv[0] in COMMANDS else "app"
     rest = argv[1:] if command != "app" else argv
     parser = _app_parser() if command == "app" else build_parser()[command]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import os
 import sys
 import time
 from pathlib import Path
@@ -23,11 +22,11 @@ from pigeon.cli.stderr import say, warn
 from pigeon.config import AppConfig, ConfigError
 from pigeon.errors import EXIT_FAILED, SendFailure, UsageError
 from pigeon.pipeline import ResultRecord, RunContext, RunHistory
-from pigeon.reports import check_report_paths, parse_report_specs, write_reports
+from pigeon.reports import check_report_paths, parse_report_specs, to_stdout, write_reports
 from pigeon.rows import DataRows, parse_types
 from pigeon.run import RunSummary, check_broken, folders, run_collection, select, shard
 from pigeon.send_thread import ThreadedSession
-from pigeon.terminal import printable
+from pigeon.terminal import printable, use_color
 
 
 def _count(n: int, noun: str) -> str:
@@ -44,9 +43,7 @@ class Console:
     def __init__(self, out: TextIO, color: bool | None = None, width: int = 0) -> None:
         self.out = out
         self.width = min(width, 40)  # request ids are padded to this, so statuses line up
-        if color is None:  # https://no-color.org: a set, non-empty NO_COLOR turns it off
-            color = out.isatty() and not os.environ.get("NO_COLOR")
-        self.color = color
+        self.color = use_color(None, out) if color is None else color
 
     def _c(self, text: str, code: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
@@ -181,7 +178,9 @@ def cli_run(args: argparse.Namespace) -> int:
     else:
         label = max((len(lab) + 3 for lab, _ in iterations or []), default=0)
     width = max((len(r.id or r.name) + label for _, r in chosen), default=0)
-    console = Console(sys.stdout, getattr(args, "color", None), width)
+    # A report on stdout is the output; the run's lines then go to stderr, never into it.
+    out = sys.stderr if to_stdout(specs) else sys.stdout
+    console = Console(out, use_color(getattr(args, "color", None), out), width)
 
     done: list[ResultRecord] = []
 

@@ -227,6 +227,7 @@ class GrpcCall:
             pass
         except asyncio.CancelledError:
             call.cancel()
+            self._finish(1, "cancelled")  # ended here: its status never comes
             raise
         await self._end(call)
 

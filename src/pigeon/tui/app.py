@@ -283,6 +283,8 @@ class PigeonApp(KeysInOrder):
         from pigeon.tui.widgets.collection.collection_tree import CollectionTree
         from pigeon.tui.widgets.editor.body_editor import BodyEditor
         from pigeon.tui.widgets.editor.graphql_editor import GraphQLEditor
+        from pigeon.tui.widgets.editor.grpc_message_editor import GrpcMessageEditor
+        from pigeon.tui.widgets.editor.grpc_rpc_picker import GrpcRpcPicker
         from pigeon.tui.widgets.editor.pair_table import PairTable
         from pigeon.tui.widgets.editor.request_variables import RequestVariables
         from pigeon.tui.widgets.editor.url_bar import UrlInput
@@ -290,6 +292,7 @@ class PigeonApp(KeysInOrder):
         from pigeon.tui.widgets.response.body_view import BodyView
         from pigeon.tui.widgets.response.events_panel import EventsPanel
         from pigeon.tui.widgets.response.folding_view import FoldingBodyView
+        from pigeon.tui.widgets.response.grpc_view import GrpcView
         from pigeon.tui.widgets.response.response_pane import ResponsePane
         from pigeon.tui.widgets.response.websocket_view import MessageComposer, WebSocketView
         from pigeon.tui.widgets.variables.variables_pane import VariablesPane
@@ -302,6 +305,8 @@ class PigeonApp(KeysInOrder):
             ("Headers, query and form tables", PairTable),
             ("Body", BodyEditor),
             ("GraphQL body", GraphQLEditor),
+            ("gRPC method (RPC tab)", GrpcRpcPicker),
+            ("gRPC message and stream messages", GrpcMessageEditor),
             ("Request variables", RequestVariables),
             ("Variables pane", VariablesPane),
             ("Response", ResponsePane),
@@ -309,6 +314,7 @@ class PigeonApp(KeysInOrder):
             ("Response body view", BodyView),
             ("WebSocket (ctrl+r connects and closes)", WebSocketView),
             ("WebSocket message", MessageComposer),
+            ("gRPC call (ctrl+r calls and stops, as does esc)", GrpcView),
             ("Response body tree (JSON, HTML, XML)", FoldingBodyView),
             ("Response events (text/event-stream)", EventsPanel),
             ("Lists: the tree, tables, history, variables, a body (vim-style)", VimMoves),

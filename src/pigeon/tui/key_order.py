@@ -6,11 +6,15 @@ once the key has bubbled back up to the app: a burst is read whole first, so in 
 ``length(items)`` + enter every key after ``f`` went to the body view (``s`` saved the body)
 instead of the filter bar ``f`` opens. ``KeysInOrder`` holds each key back until the one
 before it has been handled all the way up, focus moves included.
+
+A key whose marker is lost (a widget on its way removed) stops holding the next ones after
+``HOLD_CHECKS`` checks of the app's loop, never after a span of wall time: on a loaded machine
+the process may not run for half a second, and a clock would then let the next key go to the
+widget the key before it was about to leave.
 """
 
 from __future__ import annotations
 
-import time
 from collections import deque
 
 from textual import events
@@ -20,8 +24,8 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 
-HOLD_LIMIT = 0.5  # seconds: a key whose trip never ends stops holding the next ones
 CHECK_EVERY = 0.02  # seconds: how often a held burst looks for a trip cut short
+HOLD_CHECKS = 25  # checks (half a second, when the app runs): a trip that never ends
 
 
 class KeyPassed(Message):
@@ -41,7 +45,8 @@ class KeysInOrder(App[int]):
         self._held: deque[events.Event] = deque()
         self._in_flight = 0  # the number of the key on its way, 0 when none
         self._key_number = 0
-        self._trip: tuple[Widget, Screen[object], float] | None = None  # where, and since
+        self._trip: tuple[Widget, Screen[object]] | None = None  # where the key went
+        self._checks = 0  # the checks made since the key went
         self._watch: Timer | None = None
 
     async def on_event(self, event: events.Event) -> None:
@@ -52,6 +57,11 @@ class KeysInOrder(App[int]):
             self._held.append(event)
             return
         await self._pass(event)
+
+    @property
+    def keys_pending(self) -> bool:
+        """Whether a key is still on its way to the app or held back behind one."""
+        return bool(self._in_flight or self._held)
 
     def before_passing(self, event: events.Event) -> events.Event:
         """The event as the focused widget is to get it (an app may change a paste)."""
@@ -64,7 +74,7 @@ class KeysInOrder(App[int]):
         self._key_number += 1
         if target.post_message(KeyPassed(self._key_number)):
             self._in_flight = self._key_number
-            self._trip = (target, screen, time.monotonic())
+            self._trip, self._checks = (target, screen), 0
             if self._watch is None:
                 self._watch = self.set_interval(CHECK_EVERY, self._check_trip)
             else:
@@ -78,15 +88,13 @@ class KeysInOrder(App[int]):
 
     async def _check_trip(self) -> None:
         """A marker is lost with the widgets it was passing through (a dialog closed by the
-        key): the next key goes as soon as that shows, or after ``HOLD_LIMIT``."""
+        key): the next key goes as soon as that shows, or after ``HOLD_CHECKS`` checks. The
+        timer skips the ticks the process missed, so a check is made only when it runs."""
         if self._trip is None:
             return
-        target, screen, since = self._trip
-        if (
-            not target.is_attached
-            or self.screen is not screen
-            or time.monotonic() - since > HOLD_LIMIT
-        ):
+        target, screen = self._trip
+        self._checks += 1
+        if not target.is_attached or self.screen is not screen or self._checks > HOLD_CHECKS:
             await self._release(self._in_flight)
 
     async def _release(self, number: int) -> None:

@@ -28,3 +28,14 @@ class Painted:
             if not painted.done():
                 painted.set_result(None)
         self._waiting.clear()
+
+
+def draw_now(widget: Widget) -> None:
+    """Draw ``widget`` on the terminal now, alone, instead of with the screen's next frame (up
+    to 1/60 s later); unless the screen is to be laid out again first or is not drawing
+    (another screen on top, the start-up batch)."""
+    screen = widget.screen
+    if screen.is_current and not screen._layout_required and not widget.app._batch_count:
+        widget.refresh()
+        screen._compositor.update_widgets({widget})
+        screen._compositor_refresh()

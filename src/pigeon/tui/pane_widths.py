@@ -2,8 +2,9 @@
 
 The centre keeps ``CENTRE_MIN`` columns whenever the screen has them: the side panes start at
 their preferred widths and narrow, in proportion, down to their minimums; below that they start
-hidden. The user's resizing changes the preferred widths, within the same bounds. Pure
-arithmetic on column counts, so it is tested without the app.
+hidden. The tree prefers a fifth of a wide screen (up to ``TREE_MAX``), so long names show
+whole where there is room. The user's resizing changes the preferred widths, within the same
+bounds. Pure arithmetic on column counts, so it is tested without the app.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 CENTRE_MIN = 60  # status lines, error messages and hints fit; at 120 columns the editor's tabs too
-TREE_MIN, TREE_WIDTH = 18, 26
+TREE_MIN, TREE_WIDTH, TREE_MAX = 18, 26, 36
 VARS_MIN, VARS_WIDTH = 24, 26
 VARS_FROM = 110  # the variables pane starts shown from this width (the tree from 78: it fits)
 STEP = 4  # columns a resize key moves a pane's edge
@@ -21,12 +22,25 @@ Side = Literal["tree", "vars"]
 MINIMUM: dict[Side, int] = {"tree": TREE_MIN, "vars": VARS_MIN}
 
 
+def tree_width(total: int) -> int:
+    """The tree's preferred width on a screen ``total`` columns wide, until the user resizes
+    it: ``TREE_WIDTH``, or a fifth of a wider screen, up to ``TREE_MAX``."""
+    return max(TREE_WIDTH, min(TREE_MAX, total // 5))
+
+
 @dataclass
 class PaneWidths:
-    """The preferred widths of the tree and the variables pane (the user's, once resized)."""
+    """The preferred widths of the tree and the variables pane (the user's, once resized;
+    ``None``: the tree's follows the screen's width, ``tree_width``)."""
 
-    tree: int = TREE_WIDTH
+    tree: int | None = None
     vars: int = VARS_WIDTH
+
+    def preferred(self, side: Side, total: int) -> int:
+        """The width ``side`` wants on a screen ``total`` columns wide."""
+        if side == "tree":
+            return tree_width(total) if self.tree is None else self.tree
+        return self.vars
 
     @staticmethod
     def shown_at_start(total: int) -> tuple[bool, bool]:
@@ -44,7 +58,7 @@ class PaneWidths:
         minimum: a pane the user shows on a very small screen takes from the centre)."""
         sides: tuple[Side, Side] = ("tree", "vars")
         wants: dict[Side, int] = {
-            side: getattr(self, side) for side, on in zip(sides, shown, strict=True) if on
+            side: self.preferred(side, total) for side, on in zip(sides, shown, strict=True) if on
         }
         excess = sum(wants.values()) - (total - CENTRE_MIN)
         if excess <= 0:

@@ -1,4 +1,5 @@
-"""Pick one of a list (environment, destination folder, body type...)."""
+"""Pick one of a list (environment, destination folder, body type...), and the collection's
+folders as such a list."""
 
 from __future__ import annotations
 
@@ -12,7 +13,27 @@ from textual.containers import Vertical
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
+from pigeon.model import Folder, Request
 from pigeon.tui.dialogs.form_modal import Dialog
+
+TOP_LEVEL = "(top level)"
+
+
+def folder_choices(items: list[Folder | Request], leave_out: str = "") -> list[tuple[str, str]]:
+    """Every folder among ``items``, at any depth, as ``(id, path)``: the top level first
+    (id ``""``), then each folder's path from the top (``Users / Admin``). ``leave_out``: the
+    id of a folder left out with everything inside it (a folder is never moved into itself)."""
+    folders: list[tuple[str, str]] = [("", TOP_LEVEL)]
+
+    def visit(items: list[Folder | Request], above: str) -> None:
+        for item in items:
+            if isinstance(item, Folder) and item.id != leave_out:
+                path = f"{above} / {item.name}" if above else item.name
+                folders.append((item.id, path))
+                visit(item.items, path)
+
+    visit(items, "")
+    return folders
 
 
 def cut_middle(text: str, width: int) -> str:

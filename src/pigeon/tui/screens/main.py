@@ -51,8 +51,7 @@ if TYPE_CHECKING:
     from pigeon.tui.widgets.collection.history_pane import HistoryPane
     from pigeon.tui.widgets.disk_watch import DiskWatch
     from pigeon.tui.widgets.response.events_panel import EventsPanel
-    from pigeon.tui.widgets.response.response_pane import ResponsePane
-    from pigeon.tui.widgets.response.websocket_view import WebSocketView
+    from pigeon.tui.widgets.response.response_pane import KindView, ResponsePane
 
 WRITER_MOMENT = 0.005  # seconds the first frame's writing is given before the rest is built
 PENDING_AFTER = 0.05  # seconds before a send in flight replaces the last response
@@ -70,6 +69,7 @@ class MainScreen(Screen[None]):
     help_subgroups = staticmethod(help_subgroups)  # tui/screens/main_keys.py
 
     FOLLOW_DISK = True  # watch the collection's directory and follow what changes there
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]  # under 24 rows: main.tcss
 
     def __init__(self, session: Session) -> None:
         super().__init__()
@@ -150,6 +150,7 @@ class MainScreen(Screen[None]):
         await self._write_first_frame()
         if not self.is_attached:  # the app quit as soon as the screen showed
             return
+        self.collection_pane.fill_tree()  # the rows below the first screen
         self._refresh_variables()
         await self.editor.build_body()
         if not self.is_attached:
@@ -248,7 +249,7 @@ class MainScreen(Screen[None]):
         from rich.markup import escape
 
         pane.border_title = f"Response: {escape(tab.label.name)}" if tab else "Response"
-        if pane.view_for(tab.request if tab else Request(name="")) is not None:
+        if pane.view_for(tab.request if tab else Request(name=""), tab) is not None:
             return  # its kind's own view shows it
         show_tab_response(pane, tab)  # the tabs show its responses
         if tab is not None and tab.shown[0] == "clear" and not tab.origin and tab.request.id:
@@ -291,7 +292,7 @@ class MainScreen(Screen[None]):
     def action_keep_tab(self) -> None:
         self.open_requests.keep()
 
-    def _response_for(self, request: Request) -> WebSocketView | None:
+    def _response_for(self, request: Request) -> KindView | None:
         """The view the response pane picks for ``request``'s kind (``None``: its tabs)."""
         return self.response_pane.view_for(request) if self.response_pane is not None else None
 
@@ -359,7 +360,7 @@ class MainScreen(Screen[None]):
             return
         view = self._response_for(editor.request)
         if view is not None:
-            view.toggle(editor.request, self._ensure_trust)  # connect or close
+            tab.sends += view.toggle(editor.request, self._ensure_trust) or []  # esc stops
             return
         self._start_send(tab, editor.request)
 
@@ -538,18 +539,18 @@ class MainScreen(Screen[None]):
         self.collection_pane.record(record)
 
     def on_web_socket_view_finished(self) -> None:
-        """A connection ended, recorded in the history by the pipeline."""
+        """A connection (or a gRPC call) ended, recorded in the history by the pipeline."""
         self.collection_pane.reload_history()
 
+    on_grpc_view_finished = on_web_socket_view_finished
+
     async def action_toggle_history(self) -> None:
-        """Switch the left pane between the collection tree and the history (showing the pane
-        if it was hidden)."""
+        """Switch the left pane between tree and history (showing the pane if it was hidden)."""
         if not await self.collection_pane.toggle_history():
             self.action_toggle_side("tree")
 
     def on_history_pane_open_requested(self, event: HistoryPane.OpenRequested) -> None:
-        """Load the entry as an unsaved copy in the editor (ctrl+r re-sends it) and show its
-        stored exchange."""
+        """Open the entry as an unsaved copy (ctrl+r re-sends it), with its stored exchange."""
         sent_from = event.exchange.request.request_id
         self.open_requests.open_copy(event.request, sent_from, event.exchange)
         if event.refused:

@@ -121,7 +121,10 @@ class CollectionPane(Pane):
     def on_mount(self) -> None:
         self.border_title = "Collection"
         self.border_subtitle = TREE_HINT
-        self.reload()
+        self.environment_label.show(self.session.environment)
+        # The rows on screen first; the screen has the rest added once its first frame is out.
+        rows = self.app.size.height
+        self.collection_tree.show_collection(self.session.collection, first_rows=rows)
         broken = self.session.collection.broken
         if broken:
             self.notify(
@@ -168,6 +171,10 @@ class CollectionPane(Pane):
     async def painted(self) -> None:
         """Once the tree has been drawn (the first frame waits for it)."""
         await self.collection_tree.painted()
+
+    def fill_tree(self) -> None:
+        """Add the tree's rows that start-up left out of the first frame."""
+        self.collection_tree.fill()
 
     # -- history ------------------------------------------------------------------------------
 
@@ -487,21 +494,12 @@ class CollectionPane(Pane):
         self.app.push_screen(ConfirmScreen("Delete request", message, yes="Delete"), answered)
 
     def _move(self, item: Folder | Request | None) -> None:
-        from pigeon.tui.dialogs.choose import ChooseScreen
+        from pigeon.tui.dialogs.choose import ChooseScreen, folder_choices
 
         if not isinstance(item, (Folder, Request)):
             self.notify("Choose a request or folder to move.", severity="warning")
             return
-        folders: list[tuple[str, str]] = [("", "(top level)")]
-
-        def visit(items: list[Folder | Request], above: str) -> None:
-            for it in items:
-                if isinstance(it, Folder) and it.id != item.id:  # never into itself
-                    path = f"{above} / {it.name}" if above else it.name
-                    folders.append((it.id, path))
-                    visit(it.items, path)
-
-        visit(self.session.collection.items, "")
+        folders = folder_choices(self.session.collection.items, leave_out=item.id)
         # The folder holding it, by id: the tree's item may be an older copy of the model's.
         here = item.id.rpartition("/")[0]
 

@@ -3,14 +3,22 @@
 The tree only shows and reports: it posts one message class per choice or command
 (``RequestChosen``, ``BrokenChosen``, ``RenameRequested``...) and the collection pane that
 holds it does the file work through the store.
+
+A name too long for the pane is cut in the middle, not at the end: requests named alike
+("Users operation: create user", "Users operation: delete user") read "Users o…ate user" and
+"Users o…ete user", never the same "Users operation…" fifty times (``fit_name``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import ClassVar
 
+from rich.cells import cell_len, get_character_cell_size
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Region
@@ -29,6 +37,60 @@ from pigeon.tui.vim_keys import HalfPages, vim_bindings
 from pigeon.tui.widgets.find_rows import FindInTree
 
 NodeData = Folder | Request | BrokenFile | None
+Piece = tuple[int, int] | str  # a range of a name's characters kept, or "…"
+
+
+def _chars_in(text: str, cells: int) -> int:
+    """How many of ``text``'s first characters fit in ``cells`` cells."""
+    used = 0
+    for index, char in enumerate(text):
+        used += get_character_cell_size(char)
+        if used > cells:
+            return index
+    return len(text)
+
+
+def fit_name(name: str, width: int, differs_at: int = 0) -> list[Piece]:
+    """How ``name`` shows in ``width`` cells: the ranges of its characters kept, with ``…``
+    between them. Whole when it fits; else its start, ``…`` and its end, the end the longer
+    ("Users o…ete user"): names that share a start differ at their end. When that would hide
+    where the name first differs from its closest sibling's (``differs_at``, an index), the
+    part from there shows instead, cut short with a ``…`` of its own."""
+    if cell_len(name) <= width:
+        return [(0, len(name))]
+    if width < 3:
+        return [(0, _chars_in(name, width))]
+    head = _chars_in(name, (width - 1) // 2)
+    room = width - 1 - cell_len(name[:head])  # for what follows the "…"
+    tail = len(name) - _chars_in(name[::-1], room)
+    if differs_at < head or tail <= differs_at:
+        if name[tail : tail + 1] == " " and tail != differs_at and cell_len(name[head]) == 1:
+            head, tail = head + 1, tail + 1  # "Creat…user", not "Crea… user"
+        elif name[head - 1] == " " and head > 1:  # "API key…the query", not "API key …he query"
+            head -= 1
+            if name[tail - 1] != " " and cell_len(name[tail - 1]) == 1:
+                tail -= 1
+        return [(0, head), "…", (tail, len(name))]
+    start = max(head, differs_at - 1)  # a character before the difference, to read it by
+    if name[start] == " " and start < differs_at:
+        start += 1
+    end = start + _chars_in(name[start:], room - 1)
+    while end > start + 1 and name[end - 1] == " ":
+        end -= 1
+    return [(0, head), "…", (start, end), "…"]
+
+
+def differs_at(names: list[str]) -> list[int]:
+    """For each name, the index of its first character that differs from every other name's
+    (the longest start it shares with another, a neighbour once they are sorted)."""
+    order = sorted(range(len(names)), key=names.__getitem__)
+    shared = [0] * len(names)
+    for before, after in zip(order, order[1:], strict=False):
+        a, b = names[before], names[after]
+        common = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
+        length = min(len(a), len(b)) if common is None else common
+        shared[before], shared[after] = max(shared[before], length), max(shared[after], length)
+    return shared
 
 
 class CollectionTree(FindInTree, HalfPages, Tree[NodeData]):
@@ -96,6 +158,7 @@ class CollectionTree(FindInTree, HalfPages, Tree[NodeData]):
         self._dirty: set[Path] = set()
         self._methods: dict[Path, str] = {}  # the method of a request being edited, unsaved
         self._painted = Painted()
+        self._differs: dict[int, int] = {}  # a node's id -> where its name differs (differs_at)
 
     async def painted(self, timeout: float = 1.0) -> None:
         """Return once the tree has been drawn as it is now (at most ``timeout`` seconds)."""
@@ -106,11 +169,52 @@ class CollectionTree(FindInTree, HalfPages, Tree[NodeData]):
         self._painted.resolve()  # the frame being drawn holds the tree as it is now
         return lines
 
+    def render_label(self, node: TreeNode[NodeData], base_style: Style, style: Style) -> Text:
+        """The node's label, its name cut in the middle when the line is too narrow."""
+        label = super().render_label(node, base_style, style)
+        item = node.data
+        depth, parent = 0, node.parent
+        while parent is not None and parent is not self.root:
+            depth, parent = depth + 1, parent.parent
+        width = self.scrollable_content_region.width - depth * self.guide_depth
+        if label.cell_len <= width or not isinstance(item, (Folder, Request)) or width < 1:
+            return label
+        name = printable(item.name)
+        end = len(label) - (2 if item.path is not None and item.path in self._dirty else 0)
+        start = end - len(name)
+        if label.plain[start:end] != name:  # not the label it was built from: leave it
+            return label
+        room = cell_len(name) - (label.cell_len - width)
+        pieces = fit_name(name, room, self._differs_at(node))
+        fitted = label[:start]
+        for piece in pieces:
+            if isinstance(piece, str):
+                mark = label[start : start + 1]  # the name's style, the cursor's included
+                mark.plain = piece
+                fitted.append_text(mark)
+            else:
+                fitted.append_text(label[start + piece[0] : start + piece[1]])
+        fitted.append_text(label[end:])
+        return fitted
+
+    def _differs_at(self, node: TreeNode[NodeData]) -> int:
+        """Where ``node``'s name first differs from its siblings' (worked out per folder)."""
+        if node.id not in self._differs and node.parent is not None:
+            siblings = [n for n in node.parent.children if isinstance(n.data, (Folder, Request))]
+            names = [printable(n.data.name) for n in siblings]  # type: ignore[union-attr]
+            for sibling, at in zip(siblings, differs_at(names), strict=True):
+                self._differs[sibling.id] = at
+        return self._differs.get(node.id, 0)
+
     # -- building -----------------------------------------------------------------------------
 
-    def show_collection(self, collection: Collection, select: Path | None = None) -> None:
+    def show_collection(
+        self, collection: Collection, select: Path | None = None, first_rows: int = 0
+    ) -> None:
         """Rebuild from the model, keeping expanded folders, and highlight ``select`` (a
-        request's file or a folder's directory; the folders holding it are opened)."""
+        request's file or a folder's directory; the folders holding it are opened).
+        ``first_rows``: add about that many rows now and the rest on ``fill`` (start-up draws
+        the rows on screen first: 500 requests added 66 ms before the first frame)."""
         expanded = {
             n.data.path for n in self._all_nodes() if isinstance(n.data, Folder) and n.is_expanded
         }
@@ -118,6 +222,7 @@ class CollectionTree(FindInTree, HalfPages, Tree[NodeData]):
             expanded.update(select.parents)
         first_build = not self.root.children
         self.clear()
+        self._differs.clear()
         self.root.label = Text(printable(collection.name))
         target: TreeNode[NodeData] | None = None
         # A broken file shows in its own folder, where its name falls (or its order entry).
@@ -130,7 +235,8 @@ class CollectionTree(FindInTree, HalfPages, Tree[NodeData]):
             items: list[Folder | Request],
             directory: Path | None,
             order: list[str],
-        ) -> None:
+        ) -> Iterator[None]:
+            """Add the rows of ``items`` under ``parent``, one at a time."""
             nonlocal target
             entries: list[Folder | Request | BrokenFile] = list(items)
             broken_here = broken_in.pop(directory, []) if directory is not None else []
@@ -153,21 +259,43 @@ class CollectionTree(FindInTree, HalfPages, Tree[NodeData]):
                     )
                     if select is not None and item.path == select:
                         target = node
-                    add(node, item.items, item.path, item.order)
+                    yield
+                    yield from add(node, item.items, item.path, item.order)
+                    continue
                 else:
                     leaf = parent.add_leaf(self._label(item), data=item)
                     if select is not None and item.path == select:
                         target = leaf
+                yield
 
-        add(self.root, collection.items, collection.root, collection.order)
-        for left in broken_in.values():  # in no folder shown (an environment's file)
-            for broken in left:
-                self.root.add_leaf(self._broken_label(broken, collection.root), data=broken)
+        def rows() -> Iterator[None]:
+            yield from add(self.root, collection.items, collection.root, collection.order)
+            for left in broken_in.values():  # in no folder shown (an environment's file)
+                for broken in left:
+                    self.root.add_leaf(self._broken_label(broken, collection.root), data=broken)
+                    yield
+
+        self._rest = rows()
+        if first_rows and select is None:
+            for _ in islice(self._rest, first_rows):
+                pass
+            return
+        self.fill()
         if target is not None:
             node = target
             self.call_after_refresh(self.move_cursor, node)
 
+    _rest: Iterator[None] | None = None  # the rows ``show_collection`` left for ``fill``
+
+    def fill(self) -> None:
+        """Add the rows ``show_collection`` left for later, if any."""
+        rest, self._rest = self._rest, None
+        if rest is not None:
+            for _ in rest:
+                pass
+
     def _all_nodes(self) -> list[TreeNode[NodeData]]:
+        self.fill()  # every row, even right after start-up
         out: list[TreeNode[NodeData]] = []
         todo = list(self.root.children)
         while todo:
@@ -181,7 +309,7 @@ class CollectionTree(FindInTree, HalfPages, Tree[NodeData]):
             return Text(printable(item.name), style="bold")
         method = (self._methods.get(item.path, item.method) if item.path else item.method) or "GET"
         kind = item.kind
-        method = "WS" if kind == "websocket" else "GRPC" if kind == "grpc" else method.upper()
+        method = "WS" if kind == "websocket" else "gRPC" if kind == "grpc" else method.upper()
         colour = method_colour(self.app.current_theme, method)
         badge = (method[:4] if method != "DELETE" else "DEL").ljust(4)
         text = Text.assemble((badge, f"bold {colour}"), " ", printable(item.name))
@@ -234,6 +362,7 @@ class CollectionTree(FindInTree, HalfPages, Tree[NodeData]):
         for node in self._all_nodes():
             if isinstance(node.data, Request) and node.data.path == request.path:
                 node.data = request
+                self._differs.clear()  # its name may have changed
                 node.set_label(self._label(request))
 
     @property

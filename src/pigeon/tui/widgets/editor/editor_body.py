@@ -65,6 +65,31 @@ def _docs(_: _Scopes) -> Widget:
     return DescriptionEditor(id="docs")
 
 
+def _grpc_rpc(_: _Scopes) -> Widget:
+    from pigeon.tui.widgets.editor.grpc_rpc_picker import GrpcRpcPicker
+
+    return GrpcRpcPicker(id="grpc-rpc-picker")
+
+
+def _grpc_message(scopes: _Scopes) -> Widget:
+    from pigeon.tui.widgets.editor.grpc_message_editor import GrpcMessageEditor
+
+    return GrpcMessageEditor(scopes, id="grpc-message-editor")
+
+
+def _grpc_stream(scopes: _Scopes) -> Widget:
+    from pigeon.tui.widgets.editor.grpc_message_editor import GrpcMessageEditor
+
+    return GrpcMessageEditor(scopes, stream=True, id="grpc-stream-editor")
+
+
+# A gRPC request's own tabs (its metadata is the Headers tab's, its message is not a body).
+_GRPC_TABS: dict[str, tuple[str, Callable[[_Scopes], Widget], Callable[[Request], Any]]] = {
+    "tab-rpc": ("RPC", _grpc_rpc, lambda work: work),
+    "tab-message": ("Message", _grpc_message, lambda work: work),
+    "tab-messages": ("Messages", _grpc_stream, lambda work: work),
+}
+
 # Tab id -> (title, the part's factory, what of the request the part shows).
 _LAZY_TABS: dict[str, tuple[str, Callable[[_Scopes], Widget], Callable[[Request], Any]]] = {
     "tab-body": ("Body", _body, lambda work: work),
@@ -74,6 +99,7 @@ _LAZY_TABS: dict[str, tuple[str, Callable[[_Scopes], Widget], Callable[[Request]
     "tab-settings": ("Settings", _settings, lambda work: work.settings),
     "tab-docs": ("Docs", _docs, lambda work: work),
 }
+_PARTS = {**_GRPC_TABS, **_LAZY_TABS}
 
 
 class LazyTabPane(TabPane):
@@ -96,7 +122,9 @@ class EditorBody(Vertical):
     def compose(self) -> ComposeResult:
         yield UrlBar(self._scopes, id="url-bar")
         yield UrlPreview(id="url-preview")
-        with TabbedContent(id="editor-tabs"):
+        with TabbedContent(id="editor-tabs", initial="tab-headers"):
+            for pane_id, (title, _, _) in _GRPC_TABS.items():  # shown for a gRPC request
+                yield LazyTabPane(title, id=pane_id)
             with TabPane("Headers", id="tab-headers"):
                 yield PairTable("header", lambda n, v: Header(n, v), self._scopes, id="headers")
             with TabPane("Query", id="tab-query"):
@@ -106,16 +134,16 @@ class EditorBody(Vertical):
 
     async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         pane_id = event.pane.id or ""
-        if pane_id not in _LAZY_TABS or pane_id in self._parts:
+        if pane_id not in _PARTS or pane_id in self._parts:
             return
-        _, make, _ = _LAZY_TABS[pane_id]
+        _, make, _ = _PARTS[pane_id]
         part = self._parts[pane_id] = make(self._scopes)
         await event.pane.mount(part)
         if self._work is not None:
             self._show_part(pane_id, self._work)
 
     def _show_part(self, pane_id: str, work: Request) -> None:
-        self._parts[pane_id].show(_LAZY_TABS[pane_id][2](work))
+        self._parts[pane_id].show(_PARTS[pane_id][2](work))
 
     def show(self, work: Request) -> None:
         """Edit ``work`` (changed in place by every part)."""
@@ -134,17 +162,25 @@ class EditorBody(Vertical):
         if self._work is not None:
             self._show_kind(self._work)  # a ws:// URL makes it a WebSocket
 
-    def _show_kind(self, work: Request) -> None:
-        """A WebSocket has no method and no body: its messages are in the response pane."""
-        websocket = work.kind == "websocket"
-        self.query_one(UrlBar).show_websocket(websocket)
+    def on_mount(self) -> None:
         tabs = self.query_one(TabbedContent)
-        if websocket:
-            if tabs.active == "tab-body":
-                tabs.active = "tab-headers"
-            tabs.hide_tab("tab-body")
-        else:
-            tabs.show_tab("tab-body")
+        for pane_id in _GRPC_TABS:
+            tabs.hide_tab(pane_id)
+
+    def _show_kind(self, work: Request) -> None:
+        """A WebSocket has no method and no body: its messages are in the response pane. A
+        gRPC call has a method (RPC), metadata (the headers), a message and stream messages,
+        and no query."""
+        websocket, grpc = work.kind == "websocket", work.kind == "grpc"
+        self.query_one(UrlBar).show_websocket(websocket or grpc, "gRPC" if grpc else "WS")
+        tabs = self.query_one(TabbedContent)
+        hidden = {"tab-body"} if websocket else {"tab-body", "tab-query"} if grpc else set()
+        hidden |= set() if grpc else set(_GRPC_TABS)
+        if tabs.active in hidden:
+            tabs.active = "tab-rpc" if grpc else "tab-headers"
+        for pane_id in ("tab-body", "tab-query", *_GRPC_TABS):
+            if tabs.get_tab(pane_id).has_class("-hidden") != (pane_id in hidden):  # changes only
+                (tabs.hide_tab if pane_id in hidden else tabs.show_tab)(pane_id)
 
     def on_query_table_url_rewritten(self, event: QueryTable.UrlRewritten) -> None:
         """A URL parameter was edited in the Query tab: the URL bar shows the new URL."""
@@ -178,19 +214,26 @@ class EditorBody(Vertical):
         """Tab labels say how much each part holds, so an empty tab need not be opened."""
         tabs = self.query_one(TabbedContent)
         counts = {
-            "tab-headers": ("Headers", sum(h.enabled for h in work.headers)),
+            "tab-headers": (
+                "Metadata" if work.kind == "grpc" else "Headers",
+                sum(h.enabled for h in work.headers),
+            ),
+            "tab-messages": ("Messages", len(work.messages)),
             "tab-query": ("Query", sum(q.enabled for q in work.query) + len(url_params(work.url))),
             "tab-vars": ("Vars", len(work.variables)),
         }
-        for pane_id, (title, count) in counts.items():
-            tabs.get_tab(pane_id).label = f"{title} {count}" if count else title
+        labels = {pane_id: f"{title} {n}" if n else title for pane_id, (title, n) in counts.items()}
         body = work.body.type if work.body.type != "none" else ""
-        tabs.get_tab("tab-body").label = f"Body {body}" if body else "Body"
+        labels["tab-body"] = f"Body {body}" if body else "Body"
         scripts = sum(
             bool(x.strip()) for x in (work.scripts.pre_request, work.scripts.post_response)
         )
-        tabs.get_tab("tab-scripts").label = f"Scripts {scripts}" if scripts else "Scripts"
-        tabs.get_tab("tab-docs").label = "Docs 1" if work.description.strip() else "Docs"
+        labels["tab-scripts"] = f"Scripts {scripts}" if scripts else "Scripts"
+        labels["tab-docs"] = "Docs 1" if work.description.strip() else "Docs"
+        for pane_id, label in labels.items():
+            tab = tabs.get_tab(pane_id)
+            if tab.label_text != label:  # a new label lays the tabs out again: not every key
+                tab.label = label
 
     def show_variables(self, variables: dict[str, Any]) -> None:
         part = self._parts.get("tab-vars")

@@ -13,9 +13,10 @@ from textual.widgets import TextArea
 
 from pigeon.scopes import Scopes
 from pigeon.tui.placeholder_suggester import complete_script_name, suggest
+from pigeon.tui.widgets.editor.fast_text_area import FastTextArea
 
 
-class PlaceholderTextArea(TextArea):
+class PlaceholderTextArea(FastTextArea):
     BINDINGS = [
         Binding("tab", "complete", "Complete", show=False, id="text.complete"),
     ]

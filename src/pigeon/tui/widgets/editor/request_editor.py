@@ -26,10 +26,14 @@ from pigeon.tui.css import beside
 from pigeon.tui.widgets.editor.messages import RequestEdited
 
 if TYPE_CHECKING:  # the URL bar is built with the editor's body, after the first frame
+    from textual.timer import Timer
+
     from pigeon.tui.widgets.editor.url_bar import UrlBar
 
 SCRATCH = "scratch"
 FROM_HISTORY = "from history"
+LARGE_BODY = 100_000  # characters of body from which the preview waits for a pause in typing
+TYPING_PAUSE = 0.25  # seconds without an edit after which a large request's preview follows
 
 
 class RequestEditor(Vertical):
@@ -58,6 +62,7 @@ class RequestEditor(Vertical):
         self.dirty = False
         self.origin = ""  # "": a request of the collection; SCRATCH or FROM_HISTORY: no file yet
         self.last_preview: Preview | None = None
+        self._settle: Timer | None = None  # a large request's preview, after a pause in typing
 
     def compose(self) -> ComposeResult:
         yield Static("", id="editor-empty")
@@ -84,6 +89,7 @@ class RequestEditor(Vertical):
 
     def show_message(self, text: str | Text) -> None:
         """No request to edit: show why (nothing chosen, or a broken file's error)."""
+        self._stop_settling()
         self.request = self.saved = None
         self.dirty = False
         self.origin = ""
@@ -116,6 +122,7 @@ class RequestEditor(Vertical):
         if not self._body_ready:  # still being mounted: right after start-up
             self.call_after_refresh(self._resume_later, work, saved, origin, dirty, part)
             return
+        self._stop_settling()
         another = self.saved is None or self.saved.id != saved.id
         self.saved = saved
         self.request = work
@@ -237,8 +244,26 @@ class RequestEditor(Vertical):
         self.dirty = self.origin == FROM_HISTORY or self.request != self.saved
         self._update_title()
         self.body.show_counts(self.request)
-        self.refresh_preview()
+        if len(self.request.body.content) < LARGE_BODY:
+            self.refresh_preview()
+        elif self._settle is None:  # the preview renders the whole body: not on every key
+            self._settle = self.set_timer(TYPING_PAUSE, self._settled)
+        else:
+            self._settle.reset()
         self.post_message(self.Changed(self.request, self.dirty))
+
+    def _stop_settling(self) -> None:
+        """Another request is shown: its own preview replaces the one waited for."""
+        if self._settle is not None:
+            self._settle.stop()
+            self._settle = None
+
+    def _settled(self) -> None:
+        """Typing paused in a large request: the preview follows, then what reads it."""
+        self._settle = None
+        if self.request is not None:
+            self.refresh_preview()
+            self.post_message(self.Changed(self.request, self.dirty))
 
     def refresh_preview(self) -> None:
         """Re-render the URL (after an edit, an environment switch, a script)."""

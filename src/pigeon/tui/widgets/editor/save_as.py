@@ -1,7 +1,8 @@
 """Saving the request in the editor, wherever it came from: a request of the collection is
 saved to its file; a scratch request (ctrl+n) or a copy opened from history has no file yet,
-so its save asks a name and writes a new file in the tree's highlighted folder, or, for a copy
-whose request still exists, first says it would replace that file (``SaveCopyScreen``).
+so its save asks a name and a folder (the tree's highlighted one first, ``SaveNewScreen``) and
+writes a new file there, or, for a copy whose request still exists, first says it would
+replace that file (``SaveCopyScreen``).
 
 Every path ends in ``then`` only once the request is saved, so "save, then switch away or
 quit" never goes on after a save that was cancelled or refused.
@@ -26,7 +27,8 @@ Then = Callable[[], object]
 
 class SaveAs:
     """The save behind ctrl+s and the unsaved-changes dialog's Save, for the request in
-    ``editor``. ``folder_for_new`` is where a new file goes (the tree's highlighted folder);
+    ``editor``. ``folder_for_new`` is where a new file goes unless the user picks another
+    (the tree's highlighted folder);
     ``adopted`` is told of a new file made; ``save_file`` saves a request that has a file
     (``False`` when it was refused)."""
 
@@ -80,16 +82,24 @@ class SaveAs:
             return str(request.path)
 
     def _ask_name(self, then: Then | None) -> None:
-        """Ask a name, write the request as a new file in the highlighted folder."""
+        """Ask a name and a folder (the tree's highlighted one first), write the request as a
+        new file there."""
         from pigeon import store
-        from pigeon.tui.dialogs.prompt import PromptScreen
+        from pigeon.tui.dialogs.choose import folder_choices
+        from pigeon.tui.dialogs.save_new import SaveNewScreen
 
-        folder = self.folder_for_new()
+        collection = self.session.collection
+        highlighted = self.folder_for_new()
         request = self.editor.request
         assert request is not None
 
-        def named(name: str | None) -> None:
-            if not name or self.editor.request is not request:
+        def named(answer: tuple[str, str] | None) -> None:
+            if answer is None or self.editor.request is not request:
+                return
+            name, folder_id = answer
+            folder = self.session.collection.find_folder(folder_id) if folder_id else None
+            if folder_id and folder is None:  # the disk changed while the dialog was open
+                self.editor.notify("Not saved: that folder is gone.", severity="error")
                 return
             unsaved = copy.deepcopy(request)
             unsaved.name = name
@@ -103,11 +113,10 @@ class SaveAs:
             if then is not None:
                 then()
 
-        where = f" in {folder.name}" if folder is not None else ""
         default = request.name if self.editor.origin != SCRATCH else ""
-        self.editor.app.push_screen(
-            PromptScreen(f"Save request{where}", default, placeholder="List users"), named
-        )
+        folders = folder_choices(collection.items)
+        here = highlighted.id if highlighted is not None else ""
+        self.editor.app.push_screen(SaveNewScreen("Save request", default, folders, here), named)
 
     def _replace(self, original: Request, then: Then | None) -> None:
         """Write the copy over the file of the request it was sent from."""

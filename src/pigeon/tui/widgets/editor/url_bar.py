@@ -110,10 +110,14 @@ class UrlBar(Horizontal):
         self._method = method
         self.call_after_refresh(self._show_start)
 
-    def show_websocket(self, websocket: bool) -> None:
-        """A WebSocket shows ``WS`` where an HTTP request's method selector is."""
+    def show_websocket(self, websocket: bool, badge: str = "WS") -> None:
+        """A WebSocket shows ``WS`` where an HTTP request's method selector is (a gRPC call
+        ``gRPC``: ``badge``)."""
         self.query_one("#method", Select).display = not websocket
-        self.query_one("#method-ws", Label).display = websocket
+        label = self.query_one("#method-ws", Label)
+        label.display = websocket
+        if websocket and str(label.content) != badge:
+            label.update(badge)
 
     def _show_start(self) -> None:
         """Show the start of the URL (the host) until it is edited."""

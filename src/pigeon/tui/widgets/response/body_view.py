@@ -34,6 +34,7 @@ from textual.worker import get_current_worker
 
 from pigeon import bodies
 from pigeon.bodies import EMPTY_INDEX, LineIndex, Matches, Stopped
+from pigeon.bodies.json import Nesting
 from pigeon.bodies.lines import extend_index
 from pigeon.tui.css import beside
 from pigeon.tui.vim_keys import HalfPages, vim_bindings
@@ -291,16 +292,17 @@ class BodyView(HalfPages, ScrollView, can_focus=True):
             self._from_thread(self._set_doc, raw, "raw" if is_json else "text", generation)
             if not is_json or cancelled():
                 return
+            nesting = Nesting()  # the outline, written with the text: no second scan
             try:
                 with _gc_paused():
-                    pretty = bodies.pretty_json(text, cancelled)
+                    pretty = bodies.pretty_json(text, cancelled, nesting)
             except (ValueError, RecursionError):
                 self._from_thread(self._set_doc, raw, "text", generation)
                 return
             if cancelled():
                 return
             doc = bodies.build_index(pretty, cell_len, cancelled)
-            self._from_thread(self._set_doc, doc, "pretty", generation)
+            self._from_thread(self._set_doc, doc, "pretty", generation, nesting)
         except Stopped:
             return
 
@@ -324,7 +326,9 @@ class BodyView(HalfPages, ScrollView, can_focus=True):
         with contextlib.suppress(RuntimeError):
             self.app.call_from_thread(callback, *args)
 
-    def _set_doc(self, doc: LineIndex, phase: Phase, generation: int) -> None:
+    def _set_doc(
+        self, doc: LineIndex, phase: Phase, generation: int, nesting: Nesting | None = None
+    ) -> None:
         if generation != self._generation:
             return
         if self.phase == "filtered" and self._unfiltered is not None:
@@ -333,9 +337,11 @@ class BodyView(HalfPages, ScrollView, can_focus=True):
             if phase == "text":
                 self._is_json = False
             return
-        self._show_doc(doc, phase)
+        self._show_doc(doc, phase, nesting)
 
-    def _show_doc(self, doc: LineIndex, phase: Phase) -> None:
+    def _show_doc(self, doc: LineIndex, phase: Phase, nesting: Nesting | None = None) -> None:
+        """Show ``doc`` (``nesting``: pretty JSON's, as written; a view that folds takes it as
+        its outline)."""
         # Raw JSON turning pretty keeps the reader's place, unless the raw body was one long
         # line (minified), whose place means nothing in the pretty view.
         swapping = self.phase == "raw" and phase in ("pretty", "text") and len(self._doc) > 1
@@ -347,7 +353,9 @@ class BodyView(HalfPages, ScrollView, can_focus=True):
         self.virtual_size = Size(doc.width, len(doc))
         if not swapping:
             y = self.max_scroll_y if self._end_on_load and phase != "message" else 0
-            self.scroll_to(0, y, animate=False, immediate=True, force=bool(y))
+            # Forced: until a layout gives it a scroll bar (it held one line a moment ago),
+            # a view scrolls only so, and a body followed to its end as it arrived stayed there.
+            self.scroll_to(0, y, animate=False, immediate=True, force=True)
         if phase != "message":
             self._end_on_load = False
         self.phase = phase

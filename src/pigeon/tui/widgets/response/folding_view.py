@@ -25,11 +25,13 @@ from textual.worker import get_current_worker
 
 from pigeon.bodies import LineIndex, MarkupKind, Stopped
 from pigeon.bodies.folds import Folds
+from pigeon.bodies.json import Nesting
 from pigeon.bodies.outline import (
     Outline,
     OutlineKind,
     build_outline,
     format_path,
+    outline_of,
     parse_path,
     script_expression,
 )
@@ -125,12 +127,12 @@ class FoldingBodyView(BodyView):
         self.workers.cancel_group(self, "body-outline")
         return super()._start(text, is_json=is_json)
 
-    def _show_doc(self, doc: LineIndex, phase: Phase) -> None:
+    def _show_doc(self, doc: LineIndex, phase: Phase, nesting: Nesting | None = None) -> None:
         # The folds of the document going away are kept: clearing a filter brings them back.
         kept, self._kept = self._kept, self._folds
         self._folds = None
         self.workers.cancel_group(self, "body-outline")
-        super()._show_doc(doc, phase)
+        super()._show_doc(doc, phase, nesting)
         self.cursor_line = min(self._line_at(self.scroll_offset.y), max(len(doc) - 1, 0))
         if kept is not None and kept.outline.doc is doc:
             self._folds = kept
@@ -139,6 +141,9 @@ class FoldingBodyView(BodyView):
         self._post_cursor()
         kind = self._outline_kind(phase)
         if kind is None or not len(doc):
+            return
+        if kind == "json" and nesting is not None:  # written with the text
+            self._outline_ready(outline_of(doc, nesting), doc)
             return
         if len(doc.text) <= SYNC_LIMIT:
             self._outline_ready(build_outline(doc, kind), doc)

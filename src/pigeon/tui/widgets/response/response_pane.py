@@ -9,7 +9,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, cast
 
 from textual import work
 from textual.app import ComposeResult
@@ -35,14 +35,27 @@ from pigeon.tui.widgets.response.memory import LARGE_BODY, give_back
 from pigeon.tui.widgets.response.status_line import StatusLine
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
     from textual.widget import Widget
+    from textual.worker import Worker
 
     from pigeon.exchange import Exchange, Progress
     from pigeon.model import Request
+    from pigeon.tui.widgets.response.grpc_view import GrpcView
     from pigeon.tui.widgets.response.image_view import ImageView
     from pigeon.tui.widgets.response.websocket_view import WebSocketView
 
 State = Literal["empty", "pending", "done", "error", "cancelled"]
+
+
+class KindView(Protocol):
+    """What a request kind's own view does for the send key: connect or call, or close or
+    stop; the workers it returns are the tab's sends (``escape`` cancels them)."""
+
+    def toggle(
+        self, request: Request, trusted: Callable[[Request], Awaitable[bool]]
+    ) -> list[Worker[Any]] | None: ...
 
 
 def write_body(exchange: Exchange, dest: Path) -> None:
@@ -145,16 +158,27 @@ class ResponsePane(Vertical):
 
     # -- the view a request's kind picks -------------------------------------------------------
 
-    def view_for(self, request: Request) -> WebSocketView | None:
+    def view_for(self, request: Request, tab: Any = None) -> KindView | None:
         """The view ``VIEWS`` gives ``request``'s kind, shown instead of the tabs (made on
-        first use), or ``None``: the tabs show its responses."""
+        first use), or ``None``: the tabs show its responses. ``tab`` (a ``RequestTab``) is
+        the request's tab, whose last exchange a view may show."""
         show = VIEWS.get(request.kind)
-        view = show(self, request) if show is not None else None
+        view = show(self, request, tab) if show is not None else None
         for kind in KINDS_WITH_VIEWS:
             self.set_class(view is not None and kind == request.kind, f"-{kind}")
-        return cast("WebSocketView | None", view)
+        return cast("KindView | None", view)
 
-    def _websocket_view(self, request: Request) -> WebSocketView:
+    def _grpc_view(self, request: Request, tab: Any = None) -> GrpcView:
+        from pigeon.tui.widgets.response.grpc_view import GrpcView
+
+        view = next(iter(self.query(GrpcView).results(GrpcView)), None)
+        if view is None:
+            view = GrpcView(id="grpc")
+            self.mount(view)
+        view.load(request, getattr(tab, "last_exchange", None))
+        return view
+
+    def _websocket_view(self, request: Request, tab: Any = None) -> WebSocketView:
         from pigeon.tui.widgets.response.websocket_view import WebSocketView
 
         view = next(iter(self.query(WebSocketView).results(WebSocketView)), None)
@@ -624,12 +648,13 @@ class ResponsePane(Vertical):
 # What shows a response: by the request's kind (``model.Request.kind``; a kind not here shows
 # the tabs), then by the body's (``bodies.classify_body``). A new protocol or body view is a
 # row here and a method of the pane.
-VIEWS: dict[str, Callable[[ResponsePane, Any], Widget | None]] = {
+VIEWS: dict[str, Callable[..., Widget | None]] = {
     "websocket": ResponsePane._websocket_view,
+    "grpc": ResponsePane._grpc_view,
     "empty": ResponsePane._show_empty,
     "image": ResponsePane._show_image_body,
     "binary": ResponsePane._show_binary,
     "json": ResponsePane._show_text,
     "text": ResponsePane._show_text,
 }
-KINDS_WITH_VIEWS = ("websocket",)  # the request kinds among VIEWS' keys
+KINDS_WITH_VIEWS = ("websocket", "grpc")  # the request kinds among VIEWS' keys

@@ -3,6 +3,7 @@ failed send; a spinner with the elapsed time while a request is in flight."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING, ClassVar, Literal
 
@@ -16,13 +17,14 @@ from pigeon.bodies import human_size
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.format import duration, status_kind, status_parts
-from pigeon.tui.painted import Painted
+from pigeon.tui.painted import Painted, draw_now
 
 if TYPE_CHECKING:
     from pigeon.exchange import Exchange, Progress
 
 State = Literal["empty", "pending", "done", "error", "cancelled"]
 
+WRITER_MOMENT = 0.002  # seconds the line drawn at once is given to reach the terminal
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 SEPARATOR = " · "
 
@@ -61,8 +63,14 @@ class StatusLine(Widget):
         self._painted = Painted()
 
     async def painted(self, timeout: float = 0.1) -> None:
-        """Return once the line has been drawn as it is now (at most ``timeout`` seconds)."""
-        await self._painted.wait(self, timeout)
+        """Draw the line now and return once it is drawn (at most ``timeout`` seconds): a
+        send's status is what a person waits for, it does not wait for the next frame."""
+        drawn = self._drawn
+        draw_now(self)
+        if self._drawn == drawn:  # not drawn yet: with the next frame
+            await self._painted.wait(self, timeout)
+        else:  # Textual's writer thread needs the GIL to write it out: a moment for it
+            await asyncio.sleep(WRITER_MOMENT)
 
     # -- updates ------------------------------------------------------------------------------
 
@@ -156,7 +164,10 @@ class StatusLine(Widget):
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"status-line--{name}", partial=True)
 
+    _drawn = 0  # how many times the line was drawn
+
     def render(self) -> Text:
+        self._drawn += 1
         self._painted.resolve()  # the frame being drawn holds the line as it is now
         return self._text()
 
