@@ -14,10 +14,14 @@ without the network.
 
 Whole processes (``--processes`` rounds): ``pigeon run`` of the same collection, as a user
 runs it (untrusted, so the trust check renders every request first), against a Python process
-running the bare sync loop, interleaved; start-up, imports and loading included.
+running the bare sync loop, interleaved; start-up, imports and loading included. The same is
+then measured at ``--big`` requests (default 10,000; ``--big-processes`` rounds, fewer since
+each takes longer), against a bare loop of as many, in the same run.
 
 Run: python benchmarks/bench_run.py [--requests 1000] [--rounds 7] [--processes 5]
-     [--server process|thread]
+     [--big 10000] [--big-processes 3] [--server process|thread]
+
+``--rounds 0`` skips the in-process rounds, ``--big 0`` the second size.
 
 ``--server process`` (default) runs the echo server in its own process so it does not share
 the client's GIL; ``--server thread`` runs it in a thread of this process, which adds the
@@ -30,6 +34,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -116,15 +121,16 @@ async def one_round(
     """Requests per second of each side, interleaved folder by folder.
 
     ``pigeon``: ``run_collection``. ``send``: ``ThreadedSession.send`` of an already rendered
-    request (the send layer alone); ``async send``: the app's ``HttpSession.send``.
+    request, holding the loop as a one-lane run does (the send layer alone); ``async send``: the app's ``HttpSession.send``.
     ``httpx``: a bare sync client; ``async httpx``: a bare async one. pigeon/send splits
     Pigeon's overhead into building the request and sending it.
     """
     collection = load_collection(root)
     assert not collection.broken, collection.broken
-    # As `pigeon run` does: scopes reused, sends on the sync client in a worker thread.
-    ctx = RunContext(collection, reuse_scopes=True, http=ThreadedSession())
-    session = ThreadedSession()
+    # As `pigeon run` with one lane does: scopes reused, sends on the sync client on the
+    # loop's own thread.
+    ctx = RunContext(collection, reuse_scopes=True, http=ThreadedSession(alone=True))
+    session = ThreadedSession(alone=True)
     async_session = HttpSession()
     sync_client = httpx.Client(http2=True)
     chain, request = collection.walk()[0]
@@ -142,7 +148,7 @@ async def one_round(
 
     async def send_block(folder: str, k: int, client: httpx.AsyncClient) -> None:
         for _ in range(k):
-            exchange = await session.send(rendered)
+            exchange = await session.send(rendered, hold_loop=True)
             assert exchange.status == 200, exchange.error
 
     async def async_send_block(folder: str, k: int, client: httpx.AsyncClient) -> None:
@@ -230,9 +236,13 @@ with httpx.Client() as client:
 """
 
 
-def process_rounds(root: Path, base_url: str, n: int, rounds: int) -> dict[str, list[float]]:
-    """Seconds of whole processes: `pigeon run` of the collection and a bare sync loop of as
-    many GETs, interleaved (who goes first alternates)."""
+def process_rounds(
+    root: Path, base_url: str, n: int, rounds: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Seconds of whole processes, wall-clock and CPU (user + system): `pigeon run` of the
+    collection and a bare sync loop of as many GETs, interleaved (who goes first alternates).
+    On a shared machine the CPU seconds say what each side costs when the wall-clock ones
+    mostly say how long it waited for a core."""
     commands = {
         "pigeon run": [sys.executable, "-m", "pigeon", "run", str(root), "--no-color"],
         "bare loop": [sys.executable, "-c", BARE_SCRIPT, f"{base_url}/users/7?name=Ada", str(n)],
@@ -244,13 +254,17 @@ def process_rounds(root: Path, base_url: str, n: int, rounds: int) -> dict[str, 
     for command in commands.values():
         subprocess.run(command, stdout=subprocess.DEVNULL, check=True, env=env)
     spent: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
     names = list(commands)
     for i in range(rounds):
         for name in names[i % 2 :] + names[: i % 2]:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             subprocess.run(commands[name], stdout=subprocess.DEVNULL, check=True, env=env)
             spent[name].append(time.perf_counter() - start)
-    return spent
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return spent, cpu
 
 
 def line(label: str, values: list[float], unit: str = "req/s", fmt: str = ".0f") -> str:
@@ -260,28 +274,73 @@ def line(label: str, values: list[float], unit: str = "req/s", fmt: str = ".0f")
     )
 
 
+def print_processes(procs: tuple[dict[str, list[float]], dict[str, list[float]]], n: int) -> None:
+    spent, cpu = procs
+    run, loop = spent["pigeon run"], spent["bare loop"]
+    proc_ratios = [r / b for r, b in zip(run, loop, strict=True)]
+    cpu_ratios = [r / b for r, b in zip(cpu["pigeon run"], cpu["bare loop"], strict=True)]
+    print(f"whole processes, {len(run)} interleaved rounds ({n} GETs each)")
+    print(line("pigeon run <collection>", run, "s", ".3f"))
+    print(line("python bare sync loop", loop, "s", ".3f"))
+    print(
+        f"  time pigeon / bare    : {statistics.median(proc_ratios):8.3f}x (median of per-round "
+        f"ratios: {', '.join(f'{x:.2f}' for x in proc_ratios)}; goal <= 1.3x, then 1.15x)"
+    )
+    print(line("  cpu, pigeon run", cpu["pigeon run"], "s", ".3f"))
+    print(line("  cpu, bare loop", cpu["bare loop"], "s", ".3f"))
+    print(
+        f"  cpu pigeon / bare     : {statistics.median(cpu_ratios):8.3f}x (median of per-round "
+        f"ratios: {', '.join(f'{x:.2f}' for x in cpu_ratios)})"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--requests", type=int, default=1000)
-    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--rounds", type=int, default=7, help="in-process rounds (0: none)")
     ap.add_argument("--processes", type=int, default=5, help="rounds of whole processes")
+    ap.add_argument("--big", type=int, default=10_000, help="the second size (0: none)")
+    ap.add_argument("--big-processes", type=int, default=3, help="its rounds")
     ap.add_argument("--block", type=int, default=50)
     ap.add_argument("--server", choices=("process", "thread"), default="process")
     args = ap.parse_args()
     rates: dict[str, list[float]] = {}
     with echo_server(args.server) as base_url, tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
+        root = Path(tmp) / "small"
+        root.mkdir()
         folders = make_collection(root, base_url, args.requests, args.block)
-        asyncio.run(one_round(root, folders[:2], base_url, args.block, 0))  # warm up
+        if args.rounds:
+            asyncio.run(one_round(root, folders[:2], base_url, args.block, 0))  # warm up
         for i in range(args.rounds):
             for name, rate in asyncio.run(
                 one_round(root, folders, base_url, args.block, i)
             ).items():
                 rates.setdefault(name, []).append(rate)
-        build_us = asyncio.run(build_cost(root))
-        trusted_us = asyncio.run(build_cost(root, trusted=True))
-        needs_us = needs_cost(root)
+        if args.rounds:
+            build_us = asyncio.run(build_cost(root))
+            trusted_us = asyncio.run(build_cost(root, trusted=True))
+            needs_us = needs_cost(root)
         procs = process_rounds(root, base_url, args.requests, args.processes)
+        big_procs = None
+        if args.big:
+            big = Path(tmp) / "big"
+            big.mkdir()
+            make_collection(big, base_url, args.big, args.block)
+            big_procs = process_rounds(big, base_url, args.big, args.big_processes)
+    if args.rounds:
+        print_rounds(args, rates, build_us, trusted_us, needs_us)
+    print_processes(procs, args.requests)
+    if big_procs is not None:
+        print_processes(big_procs, args.big)
+
+
+def print_rounds(
+    args: argparse.Namespace,
+    rates: dict[str, list[float]],
+    build_us: float,
+    trusted_us: float,
+    needs_us: float,
+) -> None:
     pigeon, send, bare = rates["pigeon"], rates["send"], rates["httpx"]
     ratios = [b / p for p, b in zip(pigeon, bare, strict=True)]
     ratio = statistics.median(ratios)
@@ -305,15 +364,6 @@ def main() -> None:
     print(f"  building one request  : {build_us:7.1f} us (scopes, render, result; no network)")
     print(f"    trusted (no gate)   : {trusted_us:7.1f} us (ratio {build_us / trusted_us:.2f})")
     print(f"  trust check (needs)   : {needs_us:7.1f} us per request, once before a run")
-    run, loop = procs["pigeon run"], procs["bare loop"]
-    proc_ratios = [r / b for r, b in zip(run, loop, strict=True)]
-    print(f"whole processes, {args.processes} interleaved rounds ({args.requests} GETs each)")
-    print(line("pigeon run <collection>", run, "s", ".3f"))
-    print(line("python bare sync loop", loop, "s", ".3f"))
-    print(
-        f"  time pigeon / bare    : {statistics.median(proc_ratios):8.3f}x (median of per-round "
-        f"ratios: {', '.join(f'{x:.2f}' for x in proc_ratios)}; goal <= 1.3x, then 1.15x)"
-    )
 
 
 if __name__ == "__main__":

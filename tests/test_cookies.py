@@ -243,21 +243,22 @@ def test_one_rule_for_a_servers_cookie_and_a_typed_one() -> None:
     assert [c.name for c in jar] == ["ok"]
 
 
-@pytest.mark.parametrize("threaded", [False, True], ids=["app", "run"])
+@pytest.mark.parametrize("kind", ["app", "run", "held"])
 async def test_a_cookie_that_is_not_ascii_is_dropped_by_name_and_breaks_nothing(
-    threaded: bool,
+    kind: str,
 ) -> None:
     """``Set-Cookie: 名前=値`` once made every later request to its host unsendable."""
     from pigeon.send import HttpSession
     from pigeon.send_thread import ThreadedSession
     from servers import slow_server
     from test_send import req
+    from test_send_held import HeldSession
 
     answer = (
         "HTTP/1.1 200 OK\r\nSet-Cookie: 名前=値; Path=/\r\nSet-Cookie: tab=a\tb\r\n"
         "Set-Cookie: ok=1; Path=/\r\nContent-Length: 0\r\n\r\n"
     ).encode()
-    session_type = ThreadedSession if threaded else HttpSession
+    session_type = {"app": HttpSession, "run": ThreadedSession, "held": HeldSession}[kind]
     with slow_server(lambda: [answer], interval=0) as server:
         async with session_type() as session:
             first = await session.send(req(f"{server.url}/set"))

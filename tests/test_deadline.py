@@ -38,6 +38,7 @@ from servers import (
     unanswered_port,
 )
 from test_send import req
+from test_send_held import HeldSession
 
 # Each case waits out a real deadline on the clock (a second or two): slow by design.
 pytestmark = pytest.mark.slow
@@ -48,9 +49,10 @@ DEADLINE = 1.0
 MARGIN = 2.0
 
 
-@pytest.fixture(params=[HttpSession, ThreadedSession])
+@pytest.fixture(params=[HttpSession, ThreadedSession, HeldSession])
 async def session(request: pytest.FixtureRequest) -> AsyncIterator[HttpSession]:
-    """The app's async session, and `pigeon run`'s sync client in a worker thread."""
+    """The app's async session, and `pigeon run`'s sync client in a worker thread and on the
+    loop's own thread (one lane)."""
     async with request.param() as s:
         yield s
 

@@ -22,6 +22,7 @@ from pigeon.send import Exchange, HttpSession
 from pigeon.send_thread import ThreadedSession
 from render_support import render_alone
 from servers import HopServer, hop_server, server_tls_context
+from test_send_held import HeldSession
 
 BASIC = "Basic " + base64.b64encode(b"ada:pw").decode()
 
@@ -57,12 +58,13 @@ CASES = {
 }
 
 
-@pytest.fixture(autouse=True, params=["async", "threaded"])
+@pytest.fixture(autouse=True, params=["async", "threaded", "held"])
 def session_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Every case on the app's async session and on `pigeon run`'s sync client in a worker
-    thread: the tests' ``HttpSession`` is that session."""
-    if request.param == "threaded":
-        monkeypatch.setattr(sys.modules[__name__], "HttpSession", ThreadedSession)
+    """Every case on the app's async session and on `pigeon run`'s sync client, in a worker
+    thread and on the loop's own thread: the tests' ``HttpSession`` is that session."""
+    if request.param != "async":
+        kind = ThreadedSession if request.param == "threaded" else HeldSession
+        monkeypatch.setattr(sys.modules[__name__], "HttpSession", kind)
     return request.param
 
 

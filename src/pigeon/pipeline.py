@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pigeon.config import DEFAULT_SCRIPT_MEMORY_MB
 from pigeon.exchange import status_class
 from pigeon.model import Collection, Folder, Request
 from pigeon.render import RenderedRequest, RenderError, render_request
@@ -29,16 +30,17 @@ from pigeon.scripts import (
     has_scripts,
 )
 from pigeon.scripts.outcome import Reported, ReportedError
-from pigeon.scripts.process import DEFAULT_MEMORY_MB, ScriptWorker
 from pigeon.secrets import Vault
 from pigeon.trust import HOW, Gate
 
 if TYPE_CHECKING:  # send is imported on the first send: `pigeon render` never loads httpx
+    # and the script worker on the first script that runs
     from pigeon.event_scripts import EventScripts
     from pigeon.exchange import Exchange, Progress
     from pigeon.oauth2 import Tokens
     from pigeon.rpc.call import Described, GrpcCall
     from pigeon.rpc.channels import Channels
+    from pigeon.scripts.process import ScriptWorker
     from pigeon.send import HttpSession
     from pigeon.websocket import WebSocketLink
 
@@ -82,7 +84,7 @@ class RunContext:
     # The worker that runs the scripts, started on first need; the app's Session passes its
     # own, which outlives each send. ``script_memory_mb`` limits one made here.
     scripts: ScriptWorker | None = None
-    script_memory_mb: float = DEFAULT_MEMORY_MB
+    script_memory_mb: float = DEFAULT_SCRIPT_MEMORY_MB
     # Reuse Scopes (and so their render caches) while the files cannot change, as in
     # `pigeon run`: one per request, or one per folder chain for the requests that define no
     # variables of their own. The app edits variables in place, so it leaves this off.
@@ -144,6 +146,8 @@ class RunContext:
 
     def script_worker(self) -> ScriptWorker:
         if self.scripts is None:
+            from pigeon.scripts.process import ScriptWorker
+
             self.scripts = ScriptWorker(self.collection.root, self.script_memory_mb)
         return self.scripts
 
@@ -249,11 +253,12 @@ class RequestResult(Outcome):
     def id(self) -> str:
         return self.request.id or self.request.name
 
-    def record(self) -> ResultRecord:
+    def record(self, *, seq: int = 0, label: str = "") -> ResultRecord:
         """What a run keeps once the request is done: status, timing, size, outcome. Its
         scripts have seen the body and nothing later reads it, so a run of any length holds
         the same small record per request, never bodies, headers or the rendered request;
-        the exchange's spooled body file is removed."""
+        the exchange's spooled body file is removed. ``seq`` is its place in the whole run,
+        ``label`` the iteration it belongs to (``create-user [row 3]``)."""
         ex, rendered = self.exchange, self.rendered
         if ex is not None:
             ex.discard()
@@ -264,7 +269,7 @@ class RequestResult(Outcome):
 
             log = [Masker(rendered.secrets).text(line) for line in log]
         return ResultRecord(
-            id=self.id,
+            id=f"{self.id} [{label}]" if label else self.id,
             name=self.request.name,
             folder=self.chain[-1].id if self.chain else None,
             method=rendered.method if rendered else _method(self.request),
@@ -283,6 +288,7 @@ class RequestResult(Outcome):
             strict_failure=self.strict_failure,
             scripts_skipped=tuple(self.scripts_skipped),
             duration_ms=self.duration_ms,
+            seq=seq,
             frames=self.frames,
         )
 
@@ -388,6 +394,8 @@ async def _send_from_script(
         raise RuntimeError(f"pigeon.send: {path}: a request cannot send itself")
     if ctx.send_depth >= MAX_SEND_DEPTH:
         raise RuntimeError(f"pigeon.send: more than {MAX_SEND_DEPTH} sends deep")
+    from pigeon.scripts.process import ScriptWorker
+
     worker = ScriptWorker(ctx.collection.root, ctx.script_memory_mb)
     child = RunContext(
         ctx.collection,
@@ -754,8 +762,12 @@ async def _http(
         hears = per_event is not None
         session = ctx.session()
 
+        # Nothing else needs the loop while the request is out, unless a script waits on it
+        # (``pigeon.send``, whose phase has a time limit to keep) or a stream is watched.
+        hold = ctx.send_depth == 0 and not request.stream.declared
+
         async def send(rendered: RenderedRequest) -> Exchange:
-            return await session.send(rendered, progress)
+            return await session.send(rendered, progress, hold_loop=hold)
 
         if rendered.oauth2 is None:
             exchange = await send(rendered)

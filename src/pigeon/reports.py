@@ -35,7 +35,6 @@ import json
 import os
 import re
 import sys
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -47,7 +46,9 @@ from pigeon.files import atomic_writer
 from pigeon.masking import Masker
 from pigeon.report_formats import write_html, write_markdown, write_tap
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # ElementTree is imported when a JUnit report is written
+    import xml.etree.ElementTree as ET
+
     from pigeon.model import Collection
     from pigeon.pipeline import ResultRecord
 
@@ -291,6 +292,8 @@ def _counts(summary: Summary) -> dict[str, str]:
 
 
 def _testcase(r: ResultRecord, mask: Masker, suite_name: str) -> ET.Element:
+    import xml.etree.ElementTree as ET
+
     case = ET.Element(
         "testcase",
         classname=r.folder or suite_name,
@@ -322,6 +325,8 @@ def _testcase(r: ResultRecord, mask: Masker, suite_name: str) -> ET.Element:
 
 
 def _suites(summary: Summary) -> tuple[ET.Element, ET.Element]:
+    import xml.etree.ElementTree as ET
+
     counts = _counts(summary)
     root = ET.Element("testsuites", {"name": "pigeon run", **counts})
     suite = ET.SubElement(
@@ -358,6 +363,8 @@ def _error_type(r: ResultRecord) -> str:
 
 def write_junit_report(summary: Summary, path: Path) -> None:
     """The JUnit report, written one test case at a time, as ``junit_tree`` lays it out."""
+    import xml.etree.ElementTree as ET
+
     mask = _masker(summary)
     root, suite = _suites(summary)
     ET.indent(root)

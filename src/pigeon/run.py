@@ -9,7 +9,6 @@ and the console, reports and options are the command line's (``pigeon.cli.run``)
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import difflib
 import heapq
 import time
@@ -269,11 +268,8 @@ async def run_collection(
         c: RunContext, chain: list[Folder], request: Request, number: int, label: str
     ) -> bool:
         """Send one request and keep its record; False once the run must stop (--bail)."""
-        record = (await execute(c, chain, request)).record()
-        changes: dict[str, Any] = {"seq": number * total + order[id(request)]}
-        if label:
-            changes["id"] = f"{record.id} [{label}]"
-        record = dataclasses.replace(record, **changes)
+        result = await execute(c, chain, request)
+        record = result.record(seq=number * total + order[id(request)], label=label)
         summary.results.append(record)
         if on_result is not None:
             on_result(record)

@@ -163,6 +163,21 @@ _TRACED = frozenset(
     }
 )
 
+# httpcore's event names ("http11.send_request_headers.started") to the step they name when
+# it is one of ``_TRACED``, else None: learned once each, so the other events cost a lookup.
+_STEP_OF: dict[str, str | None] = {}
+
+
+def traced_step(event: str) -> str | None:
+    """The step of a trace event that matters here, ``None`` for the others."""
+    try:
+        return _STEP_OF[event]
+    except KeyError:
+        step: str | None = event[event.find(".") + 1 :]
+        _STEP_OF[event] = step = step if step in _TRACED else None
+        return step
+
+
 # Where a send is, for the message of a timeout: set from these trace events and by the loop
 # over the hops (``HttpSession._exchange``).
 _STAGES = {
@@ -196,6 +211,7 @@ class _Attempt:
         self.error: str | None = None
         self.error_kind: ErrorKind | None = None
         self.stage = "connecting"  # connecting, tls, sending, waiting, redirect, receiving
+        self.deadline: float | None = None  # time.monotonic()'s, on httpx's sync client
         # Timing marks from httpcore's trace extension.
         self.connect_ms: float | None = None
         self.tls_ms: float | None = None
@@ -209,9 +225,11 @@ class _Attempt:
 
     def on_trace(self, event: str, info: dict[str, Any]) -> None:
         """httpcore calls this about ten times a request: only a few events matter here."""
-        step = event[event.find(".") + 1 :]  # "http11.send_request_headers.started" -> ...
-        if step not in _TRACED:
-            return
+        step = traced_step(event)
+        if step is not None:
+            self.on_step(step)
+
+    def on_step(self, step: str) -> None:
         now = time.perf_counter()
         self.stage = _STAGES.get(step, self.stage)
         if step == "send_request_headers.started":
@@ -513,11 +531,19 @@ class HttpSession:
     ) -> None:
         await self.aclose()
 
-    async def send(self, rendered: RenderedRequest, progress: Progress | None = None) -> Exchange:
+    async def send(
+        self,
+        rendered: RenderedRequest,
+        progress: Progress | None = None,
+        *,
+        hold_loop: bool = False,
+    ) -> Exchange:
         """Send and return the Exchange; transport failures are recorded, not raised.
 
         If the awaiting task is cancelled, the response is closed, any spooled file removed,
-        and CancelledError propagates.
+        and CancelledError propagates. ``hold_loop``: the caller has nothing else for the event
+        loop to do until this send is over, so a session that sends faster by holding it may
+        (``ThreadedSession``); this one never does.
         """
         return await self._run(_Attempt(rendered, self.max_body_in_memory, progress))
 

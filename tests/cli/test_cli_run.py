@@ -548,24 +548,24 @@ def test_max_body_in_memory_mb_sets_the_run_sessions_cap(
     import os
 
     from pigeon.history import list_entries
-    from pigeon.send import HttpSession
+    from pigeon.send_thread import ThreadedSession
 
     user_config("max_body_in_memory_mb = 0.0009765625\n")  # 1024 bytes
     root = tmp_path / "c"
     write(root, "collection.toml", 'name = "x"\n')
     write(root, "big.toml", f'name = "big"\nurl = "{echo_url}/bytes/50000"\n')
     seen = []  # what each exchange held when it came back from the send
-    real_send = HttpSession.send
+    real_send = ThreadedSession.send
 
-    async def send(self: HttpSession, rendered, progress=None):
-        exchange = await real_send(self, rendered, progress)
+    async def send(self: ThreadedSession, rendered, progress=None, *, hold_loop=False):
+        exchange = await real_send(self, rendered, progress, hold_loop=hold_loop)
         with exchange.open_body() as fh:
             whole = fh.read()
         spooled = exchange.body_path is not None and os.path.getsize(exchange.body_path)
         seen.append((exchange, exchange.truncated, exchange.body, spooled, whole))
         return exchange
 
-    monkeypatch.setattr(HttpSession, "send", send)
+    monkeypatch.setattr(ThreadedSession, "send", send)
     code, out, err = run(capsys, str(root), "--history")
     assert code == 0, out + err
     [(exchange, truncated, body, spooled, whole)] = seen

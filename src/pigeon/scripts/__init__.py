@@ -18,29 +18,41 @@ The package, one module per question:
 * ``worker``: that process's loop; ``channel``: the pipe between the two.
 
 This module is the face: ``from pigeon.scripts import run_scripts`` and every other name
-below stay importable from here. ``ScriptWorker`` is imported on first use, so the worker
-process, which imports this package, does not load asyncio.
+below stay importable from here. What runs scripts (``api``, ``runner``, ``ScriptWorker``)
+is imported on first use: the worker process, which imports this package, does not load
+asyncio, and a run whose scripts do not run (none, or not trusted) loads only which scripts
+there are and what they did.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING
 
-from pigeon.scripts.api import EnvView, PigeonAPI, ResponseHeaders, ScriptResponse
 from pigeon.scripts.outcome import AssertionFailure, LogLine, ScriptError, ScriptOutcome
-from pigeon.scripts.runner import run_scripts
 from pigeon.scripts.sources import PHASES, Phase, ScriptSource, has_scripts, script_sources
 
 if TYPE_CHECKING:
+    from pigeon.scripts.api import EnvView, PigeonAPI, ResponseHeaders, ScriptResponse
     from pigeon.scripts.process import ScriptWorker
+    from pigeon.scripts.runner import run_scripts
+
+# The names imported on first use, and the module each comes from.
+_LATER = {
+    "EnvView": "api",
+    "PigeonAPI": "api",
+    "ResponseHeaders": "api",
+    "ScriptResponse": "api",
+    "run_scripts": "runner",
+    "ScriptWorker": "process",
+}
 
 
 def __getattr__(name: str) -> object:
-    if name == "ScriptWorker":
-        from pigeon.scripts.process import ScriptWorker
-
-        return ScriptWorker
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = _LATER.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"pigeon.scripts.{module}"), name)
 
 
 __all__ = [
