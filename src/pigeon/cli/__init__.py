@@ -20,6 +20,7 @@ from pigeon import importers
 from pigeon.cli.stderr import run_command
 from pigeon.errors import EXIT_FAILED, EXIT_OK, EXIT_UNRESOLVED, EXIT_USAGE, UsageError
 from pigeon.errors import SendFailure as Failure
+from pigeon.exporters import KINDS as EXPORT_KINDS
 from pigeon.terminal import printable
 
 __all__ = [
@@ -242,7 +243,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     )
 
     exp = argparse.ArgumentParser(prog="pigeon export", description="Export a rendered request.")
-    exp.add_argument("kind", choices=("curl", "grpcurl"))
+    exp.add_argument("kind", choices=tuple(EXPORT_KINDS))
     exp.add_argument("collection")
     exp.add_argument("request")
     _add_common(exp)

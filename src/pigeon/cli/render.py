@@ -27,6 +27,7 @@ from pigeon.auth_kinds import KINDS
 from pigeon.cli.collection import load, trusted
 from pigeon.cli.stderr import say, warn
 from pigeon.errors import EXIT_OK, SendFailure, UnresolvedError, UsageError
+from pigeon.exporters import exporter
 from pigeon.exporters.curl import as_sent, to_curl
 from pigeon.model import BrokenFile, Collection, Folder, Request, normalize_ref
 from pigeon.pipeline import RequestResult, RunContext, build
@@ -310,7 +311,8 @@ def export_grpcurl(prepared: Prepared) -> str:
 
 
 def cli_export(args: argparse.Namespace) -> int:
-    """`pigeon export curl`: print the command; unresolved placeholders are named on stderr
+    """`pigeon export KIND`: print the command or program (``KIND`` one of
+    ``pigeon.exporters.KINDS``); unresolved placeholders are named on stderr
     (the command would send them as written), and with ``--strict`` nothing is printed and
     the exit code is 3. It carries the cookies of the environment's saved jar (the app's,
     ``pigeon run --cookies keep``'s) that a send would."""
@@ -334,11 +336,14 @@ def cli_export(args: argparse.Namespace) -> int:
     problems = _unresolved(rendered)
     if problems and args.strict:
         raise UnresolvedError(f"unresolved placeholders: {problems}")
-    print(for_terminal(to_curl(rendered), sys.stdout))
+    print(for_terminal(exporter(args.kind)(rendered), sys.stdout))
     if problems:
         warn(f"unresolved placeholders, sent as written: {problems}")
     flow = rendered.flow_auth
-    if flow is not None and not KINDS[flow.type].curl(flow):
+    if flow is not None and args.kind != "curl":
+        warn(f"{flow.type} auth is applied as the request is sent: the program says how to add "
+             "it, unless it does itself")  # fmt: skip
+    elif flow is not None and not KINDS[flow.type].curl(flow):
         warn(f"{flow.type} auth signs each request as it is sent: curl has no way to, and the "
              "command carries no signature")  # fmt: skip
     return EXIT_OK

@@ -1,0 +1,183 @@
+"""Each export kind's program, run by its own runtime against a recording loopback server,
+delivers what Pigeon's own send delivers to the same server: the request line (method and
+target bytes), the request's headers and the body bytes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+
+from pigeon.exporters import KINDS, REQUEST_KINDS, exporter
+from pigeon.file_body import FileBody
+from pigeon.model import Settings
+from pigeon.render import RenderedRequest
+from pigeon.send import HttpSession
+from servers import recording_server
+
+# The tools that percent-encode the characters Pigeon sends as written in a URL ({ }).
+REENCODE = ("httpie", "wget", "python-requests")
+
+BIN = str(Path(sys.executable).parent)
+PATH = BIN + os.pathsep + os.environ.get("PATH", "")
+
+
+def _has_module(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
+
+
+def _shell(text: str, tmp: Path) -> list[str]:
+    return ["sh", "-c", text]
+
+
+def _python(text: str, tmp: Path) -> list[str]:
+    return [sys.executable, "-c", text]
+
+
+def _node(text: str, tmp: Path) -> list[str]:
+    return ["node", "-e", text]
+
+
+def _go(text: str, tmp: Path) -> list[str]:
+    (tmp / "main.go").write_text(text)
+    return ["go", "run", str(tmp / "main.go")]
+
+
+def _pwsh(text: str, tmp: Path) -> list[str]:
+    (tmp / "send.ps1").write_text(text)
+    return ["pwsh", "-NoProfile", "-NonInteractive", "-File", str(tmp / "send.ps1")]
+
+
+RUNNERS: dict[str, tuple[Callable[[str, Path], list[str]], bool]] = {
+    "curl": (_shell, shutil.which("curl") is not None),
+    "httpie": (_shell, shutil.which("http", path=PATH) is not None),
+    "wget": (_shell, shutil.which("wget") is not None),
+    "python": (_python, _has_module("httpx")),
+    "python-requests": (_python, _has_module("requests")),
+}
+
+# Every byte a header value can carry (no CR, LF or NUL, no leading space; Pigeon sends text
+# as UTF-8), with
+# what a shell or a string literal would act on.
+HEADER = "".join(chr(c) for c in range(0x21, 0x100) if c != 0x7F) + "\t$(id) `id` '\" \\"
+BODY = bytes(range(256)) + b"$(id) `id` '\" \\ %s"
+
+
+def _shapes(base: str, tmp: Path) -> dict[str, RenderedRequest]:
+    upload = tmp / "upload.bin"
+    upload.write_bytes(BODY)
+    no_redirects = Settings(follow_redirects=False)
+    return {
+        "get": RenderedRequest(method="GET", url=base + "/users?q=caf%C3%A9&sort=-date&e="),
+        "query-to-encode": RenderedRequest(method="GET", url=base + "/s?q=a b&x=[1]{2}"),
+        "json": RenderedRequest(
+            method="POST", url=base + "/items", body=b'{"name": "Zo\xc3\xab", "n": 1}',
+            headers=[("Content-Type", "application/json"), ("Authorization", "Bearer t.k")],
+        ),
+        "form": RenderedRequest(
+            method="PUT", url=base + "/form", body=b"a=1&b=two+words&c=%24%28id%29",
+            headers=[("Content-Type", "application/x-www-form-urlencoded")],
+            settings=no_redirects,
+        ),
+        "multipart": RenderedRequest(
+            method="POST", url=base + "/up",
+            body=b'--XyZ\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--XyZ--\r\n',
+            headers=[("Content-Type", "multipart/form-data; boundary=XyZ")],
+        ),
+        "every-byte-header": RenderedRequest(
+            method="DELETE", url=base + "/h", headers=[("X-Every", HEADER), ("X-Two", "2")],
+        ),
+        "every-byte-body": RenderedRequest(
+            method="PATCH", url=base + "/b", body=BODY,
+            headers=[("Content-Type", "application/octet-stream")],
+        ),
+        "text-body-no-type": RenderedRequest(method="POST", url=base + "/t", body=b"it's $HOME"),
+        "file-body": RenderedRequest(
+            method="PUT", url=base + "/file",
+            headers=[("Content-Type", "application/octet-stream")],
+            body_file=FileBody(upload, str(upload), len(BODY), "application/octet-stream"),
+        ),
+        "custom-method": RenderedRequest(method="PURGE", url=base + "/cache"),
+    }  # fmt: skip
+
+
+def _parse(raw: bytes) -> tuple[bytes, list[tuple[bytes, bytes]], bytes]:
+    head, _, body = raw.partition(b"\r\n\r\n")
+    line, *rest = head.split(b"\r\n")
+    headers = []
+    for h in rest:
+        name, _, value = h.partition(b":")
+        headers.append((name.strip().lower(), value.strip(b" \t")))
+    return line, headers, body
+
+
+def _pigeon_sends(rendered: RenderedRequest) -> None:
+    async def send() -> None:
+        async with HttpSession(trust_env=False) as session:
+            exchange = await session.send(rendered)
+        assert exchange.error is None, exchange.error
+
+    asyncio.run(send())
+
+
+def test_every_request_kind_has_a_runner() -> None:
+    assert set(REQUEST_KINDS) == set(RUNNERS)
+    assert list(KINDS)[0] == "curl"
+
+
+SHAPE_NAMES = [
+    "get", "query-to-encode", "json", "form", "multipart", "every-byte-header",
+    "every-byte-body", "text-body-no-type", "file-body", "custom-method",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("shape", SHAPE_NAMES)
+@pytest.mark.parametrize("kind", list(RUNNERS))
+def test_the_exported_program_sends_what_pigeon_sends(
+    kind: str, shape: str, tmp_path: Path
+) -> None:
+    runner, present = RUNNERS[kind]
+    if not present:
+        pytest.skip(f"no runtime for {kind} here")
+    with recording_server() as server:
+        rendered = _shapes(server.url, tmp_path)[shape]
+        program = exporter(kind)(rendered)
+        proc = subprocess.run(
+            runner(program, tmp_path),
+            capture_output=True,
+            timeout=60,
+            check=False,
+            env={**os.environ, "PATH": PATH},
+            stdin=subprocess.DEVNULL,
+        )
+        assert proc.returncode == 0, (program, proc.stderr.decode(errors="replace"))
+        _pigeon_sends(rendered)
+        assert len(server.requests) == 2, program
+        by_program, by_pigeon = (_parse(raw) for raw in server.requests)
+    if kind in REENCODE and shape == "query-to-encode":
+        # These tools percent-encode { } themselves; the target means the same.
+        assert unquote(by_program[0].decode()) == unquote(by_pigeon[0].decode())
+        assert by_program[0] != by_pigeon[0]
+    else:
+        assert by_program[0] == by_pigeon[0], program  # method and target, byte for byte
+    assert by_program[2] == by_pigeon[2], program  # the body
+    for name, _ in rendered.headers:
+        key = name.lower().encode()
+        got = [v for n, v in by_program[1] if n == key]
+        want = [v for n, v in by_pigeon[1] if n == key]
+        assert got == want, (name, program)
+    if kind == "wget" and shape == "text-body-no-type":  # its own type, as its comment says
+        assert (b"content-type", b"application/x-www-form-urlencoded") in by_program[1]
+        assert "form Content-Type" in program
+    elif rendered.body is not None or rendered.body_file is not None:
+        types = [v for n, v in by_program[1] if n == b"content-type"]
+        assert types == [v for n, v in by_pigeon[1] if n == b"content-type"], program
