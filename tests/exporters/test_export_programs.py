@@ -5,6 +5,7 @@ target bytes), the request's headers and the body bytes."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ from urllib.parse import unquote
 import pytest
 
 from pigeon.exporters import KINDS, REQUEST_KINDS, exporter
+from pigeon.exporters.common import as_sent
 from pigeon.file_body import FileBody
 from pigeon.model import Settings
 from pigeon.render import RenderedRequest
@@ -63,6 +65,9 @@ RUNNERS: dict[str, tuple[Callable[[str, Path], list[str]], bool]] = {
     "wget": (_shell, shutil.which("wget") is not None),
     "python": (_python, _has_module("httpx")),
     "python-requests": (_python, _has_module("requests")),
+    "javascript": (_node, shutil.which("node") is not None),
+    "go": (_go, shutil.which("go") is not None),
+    "powershell": (_pwsh, shutil.which("pwsh") is not None),
 }
 
 # Every byte a header value can carry (no CR, LF or NUL, no leading space; Pigeon sends text
@@ -181,3 +186,82 @@ def test_the_exported_program_sends_what_pigeon_sends(
     elif rendered.body is not None or rendered.body_file is not None:
         types = [v for n, v in by_program[1] if n == b"content-type"]
         assert types == [v for n, v in by_pigeon[1] if n == b"content-type"], program
+
+
+# -- quoting: every byte, and what a shell or a literal would act on ----------------------
+
+TRICKY = "".join(chr(c) for c in range(1, 0x100)) + "$(id) `id` '' \" \\ \u2018x\u2019 %s ${x}"
+
+
+def test_go_and_powershell_literals_hold_every_byte() -> None:
+    """Decoded by their languages' rules here, where neither runtime may be installed."""
+    import re
+
+    from pigeon.exporters.go import go_string
+    from pigeon.exporters.powershell import ps_string
+
+    literal = go_string(TRICKY)
+    assert literal.isascii() and literal.isprintable()
+    inner = literal[1:-1]
+    assert not re.search(r'(?<!\\)(\\\\)*"', inner)  # no quote left unescaped
+    decoded = re.sub(
+        r'\\(x[0-9a-f]{2}|["\\])',
+        lambda m: chr(int(m[1][1:], 16)) if m[1][0] == "x" else m[1],
+        inner,
+    ).encode("latin-1")
+    assert decoded == TRICKY.encode("utf-8")
+    ps = ps_string(TRICKY)
+    body = ps[1:-1]
+    # Every quote PowerShell reads as the end of the string comes in a doubled pair.
+    assert re.fullmatch(r"(?:[^'\u2018-\u201b]|(['\u2018-\u201b])\1)*", body)
+    assert re.sub(r"(['\u2018-\u201b])\1", r"\1", body) == TRICKY
+
+
+def test_python_and_shell_words_hold_every_byte(tmp_path: Path) -> None:
+    import ast
+
+    rendered = RenderedRequest(
+        method="POST", url="-x http://127.0.0.1:1/$(id)", headers=[("X-T", TRICKY)],
+        body=TRICKY.encode(), settings=Settings(timeout=1),
+    )  # fmt: skip
+    for kind in ("python", "python-requests"):
+        program = exporter(kind)(rendered)
+        tree = ast.parse(program)
+        values = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)]
+        assert TRICKY.encode() in values or TRICKY in values, kind
+    from pigeon.exporters.httpie import httpie_argv
+    from pigeon.exporters.wget import wget_argv
+
+    url = as_sent(rendered.url)
+    assert url.startswith("-x")
+    for words in (httpie_argv(rendered), wget_argv(rendered)):
+        flat = [w for group in words for w in group]
+        assert url in flat[flat.index("--") :]  # after "--": never an option
+    for kind in ("httpie", "wget"):
+        program = exporter(kind)(rendered)
+        # Run with the tools replaced by one that prints its arguments: nothing is expanded.
+        fake = tmp_path / ("http" if kind == "httpie" else "wget")
+        fake.write_text('#!/bin/sh\nfor a in "$@"; do printf "%s\\0" "$a"; done\n')
+        fake.chmod(0o755)
+        out = subprocess.run(
+            ["sh", "-c", program], capture_output=True, check=True,
+            env={**os.environ, "PATH": f"{tmp_path}{os.pathsep}/usr/bin:/bin"},
+        ).stdout  # fmt: skip
+        words = out.split(b"\0")[:-1]
+        header = f"X-T:{TRICKY}" if kind == "httpie" else f"--header=X-T: {TRICKY}"
+        assert header.encode() in words
+        assert url.encode() in words
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_javascript_literals_hold_every_byte() -> None:
+    rendered = RenderedRequest(method="POST", url="http://127.0.0.1:1/", headers=[("X-T", TRICKY)],
+                               body=TRICKY.encode())  # fmt: skip
+    program = exporter("javascript")(rendered)
+    probe = program.split("fetch(url", 1)[0] + (
+        'process.stdout.write(JSON.stringify([headers[0][1], body.toString("latin1")]));'
+    )
+    out = subprocess.run(["node", "-e", probe], capture_output=True, check=True).stdout
+    header, body = json.loads(out)
+    assert header.encode("latin-1") == TRICKY.encode("utf-8")
+    assert body.encode("latin-1") == TRICKY.encode("utf-8")

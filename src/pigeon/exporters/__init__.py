@@ -18,6 +18,9 @@ KINDS: dict[str, str] = {
     "wget": "pigeon.exporters.wget:to_wget",
     "python": "pigeon.exporters.python:to_httpx",
     "python-requests": "pigeon.exporters.python:to_requests",
+    "javascript": "pigeon.exporters.javascript:to_fetch",
+    "go": "pigeon.exporters.go:to_go",
+    "powershell": "pigeon.exporters.powershell:to_powershell",
     "grpcurl": "pigeon.exporters.grpcurl:to_grpcurl",
 }
 """Every kind ``pigeon export`` takes for one request, in the order the app offers them.
