@@ -13,6 +13,7 @@ import json
 from typing import Any
 from urllib.parse import quote_plus
 
+from pigeon.auth_kinds import POSTMAN
 from pigeon.model import Auth, Body, Collection, Folder, Header, Request
 
 SCHEMA = "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"
@@ -33,31 +34,14 @@ def _pairs(values: dict[str, str]) -> list[dict[str, Any]]:
 def _auth(auth: Auth | None, where: str, notes: list[str]) -> dict[str, Any] | None:
     if auth is None:
         return None  # inherit: Postman's default too
-    kind = auth.type
-    if kind == "none":
-        return {"type": "noauth"}
-    if kind == "basic":
-        return {"type": "basic", "basic": _pairs({"username": auth.username,
-                                                  "password": auth.password})}  # fmt: skip
-    if kind == "bearer":
-        return {"type": "bearer", "bearer": _pairs({"token": auth.token})}
-    if kind == "api_key":
-        params = {"key": auth.key, "value": auth.value, "in": auth.location}
-        return {"type": "apikey", "apikey": _pairs(params)}
-    if kind == "digest":
-        return {"type": "digest", "digest": _pairs({"username": auth.username,
-                                                    "password": auth.password})}  # fmt: skip
-    if kind == "ntlm":
-        params = {"username": auth.username, "password": auth.password, "domain": auth.domain}
-        return {"type": "ntlm", "ntlm": _pairs(params)}
-    if kind == "aws_sigv4":
-        params = {"accessKey": auth.access_key, "secretKey": auth.secret_key,
-                  "region": auth.region, "service": auth.service}  # fmt: skip
-        if auth.session_token:
-            params["sessionToken"] = auth.session_token
-        return {"type": "awsv4", "awsv4": _pairs(params)}
-    notes.append(f"{where}: {kind} auth is not written (set it in Postman)")
-    return None
+    if auth.type not in POSTMAN:
+        notes.append(f"{where}: {auth.type} auth is not written (set it in Postman)")
+        return None
+    kind, fields = POSTMAN[auth.type]
+    params = {key: getattr(auth, name) for key, name in fields.items()}
+    if "sessionToken" in params and not params["sessionToken"]:
+        del params["sessionToken"]
+    return {"type": kind, kind: _pairs(params)} if params else {"type": kind}
 
 
 def _variables(values: dict[str, Any]) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pigeon.auth_kinds import KINDS
 from pigeon.exporters.common import as_sent, body_bytes, body_path, flow_note, text_or_none
 
 
@@ -37,7 +38,7 @@ def _body_line(rendered: Any) -> str | None:
 def _digest(rendered: Any, module: str) -> tuple[str | None, str | None]:
     """The auth argument for digest, which both libraries answer themselves; else a note."""
     flow = getattr(rendered, "flow_auth", None)
-    if flow is not None and flow.type == "digest":
+    if flow is not None and "--digest" in KINDS[flow.type].curl(flow):
         name = "httpx.DigestAuth" if module == "httpx" else "requests.auth.HTTPDigestAuth"
         return f"{name}({flow.username!r}, {flow.password!r})", None
     return None, flow_note(rendered)
