@@ -265,3 +265,27 @@ def test_javascript_literals_hold_every_byte() -> None:
     header, body = json.loads(out)
     assert header.encode("latin-1") == TRICKY.encode("utf-8")
     assert body.encode("latin-1") == TRICKY.encode("utf-8")
+
+
+@pytest.mark.parametrize("kind", ["python", "python-requests"])
+def test_the_python_programs_answer_a_digest_challenge_themselves(
+    kind: str, tmp_path: Path
+) -> None:
+    from pigeon.auth_kinds import Auth
+    from pigeon.model import Request
+    from render_support import render_alone
+    from servers import digest_server
+
+    if not RUNNERS[kind][1]:
+        pytest.skip(f"no runtime for {kind} here")
+    with digest_server("ada", "s3cret 'x'") as server:
+        request = Request(name="d", method="GET", url=server.url + "/private?a=1")
+        request.auth = Auth(type="digest", username="ada", password="s3cret 'x'")
+        rendered = render_alone(request, tmp_path)
+        program = exporter(kind)(rendered)
+        proc = subprocess.run(
+            [sys.executable, "-c", program], capture_output=True, timeout=60, check=False
+        )
+        assert proc.returncode == 0, proc.stderr
+    assert server.verdicts == [False, True]  # the challenge, then the right answer
+    assert "auth is applied as the request is sent" not in program
