@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 import pytest
@@ -289,3 +290,52 @@ def test_the_python_programs_answer_a_digest_challenge_themselves(
         assert proc.returncode == 0, proc.stderr
     assert server.verdicts == [False, True]  # the challenge, then the right answer
     assert "auth is applied as the request is sent" not in program
+
+
+# -- TLS and redirects, as the tool can say them ----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ca() -> Any:
+    import trustme
+
+    return trustme.CA()
+
+
+@pytest.mark.parametrize("case", ["verify-off", "ca-bundle", "no-redirects"])
+@pytest.mark.parametrize("kind", list(RUNNERS))
+def test_the_exported_program_keeps_tls_and_redirect_settings(
+    kind: str, case: str, ca: Any, tmp_path: Path
+) -> None:
+    from pigeon.transport import TransportSpec
+    from servers import hop_server, server_tls_context
+
+    runner, present = RUNNERS[kind]
+    if not present:
+        pytest.skip(f"no runtime for {kind} here")
+    bundle = tmp_path / "ca.pem"
+    ca.cert_pem.write_to_path(str(bundle))
+    env = {**os.environ, "PATH": PATH}
+    for name in ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"):
+        env.pop(name, None)
+    with hop_server(server_tls_context(ca)) as server:
+        rendered = RenderedRequest(method="GET", url=server.url + "/go/1?k=v")
+        if case == "verify-off":
+            rendered.settings = Settings(verify_tls=False)
+        elif case == "ca-bundle":
+            rendered.transport = TransportSpec(ca_bundle=str(bundle))
+            if kind == "javascript":  # as the program's comment says to run it
+                env["NODE_EXTRA_CA_CERTS"] = str(bundle)
+        else:
+            rendered.settings = Settings(verify_tls=False, follow_redirects=False)
+        program = exporter(kind)(rendered)
+        proc = subprocess.run(
+            runner(program, tmp_path), capture_output=True, timeout=60, check=False, env=env,
+            stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        paths = [path for path, _ in server.seen]
+    if case == "no-redirects":
+        assert paths == ["/go/1?k=v"], program  # wget then exits non-zero: no matter
+    else:
+        assert proc.returncode == 0, (program, proc.stderr.decode(errors="replace"))
+        assert paths == ["/go/1?k=v", "/landed?k=v"], program
