@@ -163,3 +163,36 @@ def test_a_request_kind_needs_a_request_and_a_collection_kind_takes_none(
     assert main(["export", "python", str(collection)]) == 2
     assert main(["export", "har", str(collection), "form"]) == 2
     capsys.readouterr()
+
+
+def test_a_har_body_that_is_not_text_is_base64() -> None:
+    import base64
+
+    from pigeon.exporters.har import to_har
+    from pigeon.render import RenderedRequest
+
+    data = bytes(range(256))
+    rendered = RenderedRequest(method="PUT", url="https://x.test/b", body=data,
+                               headers=[("Content-Type", "application/octet-stream")])  # fmt: skip
+    post = to_har([rendered])["log"]["entries"][0]["request"]["postData"]
+    assert post["encoding"] == "base64"
+    assert base64.b64decode(post["text"]) == data
+
+
+def test_export_prints_each_kind_of_program_for_a_request(
+    collection: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    firsts = {"python": "import httpx", "python-requests": "import requests",
+              "go": "package main", "httpie": "http", "wget": "wget",
+              "javascript": "const url", "powershell": "$headers"}  # fmt: skip
+    import base64
+
+    encoded = base64.b64encode('{"name": "Zoë", "page": 2}'.encode()).decode()
+    for kind, first in firsts.items():
+        assert main(["export", kind, str(collection), "users/create"]) == 0, kind
+        out, _ = capsys.readouterr()
+        assert out.startswith(first), (kind, out)
+        assert "https://api.example.test/users" in out  # rendered, no placeholder left
+        body = '{"name": "Zoë", "page": 2}'
+        forms = (body, json.dumps(body)[1:-1], repr(body)[1:-1], encoded, '{\\"name\\": \\"Zo')
+        assert any(form in out for form in forms), (kind, out)  # the body, in some form
