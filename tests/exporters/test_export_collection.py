@@ -80,6 +80,15 @@ value = "1 2"
 name = "b"
 value = "x&y"
 """,
+    "upload.toml": """name = "Upload"
+method = "PUT"
+url = "{{base}}/upload"
+[body]
+type = "file"
+path = "fixtures/data.bin"
+content_type = "application/x-thing"
+""",
+    "fixtures/data.bin": "bytes\x00",
     "text.toml": """name = "Text"
 method = "PATCH"
 url = "{{base}}/text"
@@ -105,7 +114,9 @@ def collection(tmp_path: Path) -> Path:
 def _key(root: Path, ref: str) -> tuple:
     r = render_written(root, ref, environment=None)
     headers = sorted((n.lower(), v) for n, v in r.headers)
-    return r.method, r.url, headers, r.body
+    file = r.body_file
+    sent = None if file is None else (file.path.resolve(), file.content_type)
+    return r.method, r.url, headers, r.body, sent
 
 
 def test_a_postman_export_imports_back_to_the_same_requests(
@@ -116,7 +127,7 @@ def test_a_postman_export_imports_back_to_the_same_requests(
     doc = json.loads(out)
     assert doc["info"]["schema"].endswith("/v2.1.0/collection.json")
     items = {i["name"]: i for i in doc["item"]}
-    assert sorted(items) == ["Form", "Text", "Users"]
+    assert sorted(items) == ["Fixtures", "Form", "Text", "Upload", "Users"]  # folders too
     assert [i["name"] for i in items["Users"]["item"]] == ["Create", "Key", "List"]
     exported = tmp_path / "shop.postman_collection.json"
     exported.write_text(out)

@@ -1,6 +1,6 @@
 """A whole collection as a Postman v2.1 collection (`pigeon export postman DIR`, DESIGN §6,
 §12): folders as item groups, variables, auth, headers, query and bodies, placeholders kept as
-written (``{{name}}`` means the same in Postman).
+written (``{{name}}`` means the same in Postman), a file a body names made absolute.
 
 Postman has no folder or collection headers: each request carries the ones it inherits, in
 the order a render puts them. Scripts, environments and what Postman has no place for are not
@@ -10,6 +10,7 @@ written; :func:`to_postman` returns a note for each.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote_plus
 
@@ -52,7 +53,15 @@ def _variables(values: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _body(request: Request, where: str, notes: list[str]) -> dict[str, Any] | None:
+def _on_disk(path: str, root: Path) -> str:
+    """A file a body names, absolute (Postman reads a file body's ``src`` from where it runs);
+    one with a placeholder stays as written."""
+    if "{{" in path or not path:
+        return path
+    return str((root / path).expanduser()) if not Path(path).is_absolute() else path
+
+
+def _body(request: Request, root: Path, where: str, notes: list[str]) -> dict[str, Any] | None:
     body: Body = request.body
     if body.type == "json":
         return {"mode": "raw", "raw": body.content, "options": {"raw": {"language": "json"}}}
@@ -69,7 +78,7 @@ def _body(request: Request, where: str, notes: list[str]) -> dict[str, Any] | No
         for f in body.fields:
             item: dict[str, Any] = {"key": f.name, "disabled": not f.enabled}
             if f.kind == "file":
-                item.update(type="file", src=f.value)
+                item.update(type="file", src=_on_disk(f.value, root))
             else:
                 item.update(type="text", value=f.value)
             if f.content_type:
@@ -80,7 +89,7 @@ def _body(request: Request, where: str, notes: list[str]) -> dict[str, Any] | No
         return {"mode": "graphql",
                 "graphql": {"query": body.query, "variables": body.variables or "{}"}}  # fmt: skip
     if body.type == "file":
-        return {"mode": "file", "file": {"src": body.path}}
+        return {"mode": "file", "file": {"src": _on_disk(body.path, root)}}
     if body.type != "none":
         notes.append(f"{where}: a {body.type} body is not written")
     return None
@@ -93,7 +102,9 @@ def _merged(outer: list[Header], inner: list[Header]) -> list[Header]:
     return [*(h for h in outer if h.name.strip().lower() not in names), *inner]
 
 
-def _request(request: Request, inherited: list[Header], notes: list[str]) -> dict[str, Any]:
+def _request(
+    request: Request, inherited: list[Header], root: Path, notes: list[str]
+) -> dict[str, Any]:
     where = request.id or request.name
     if request.type != "http":
         notes.append(f"{where}: a {request.type} request is written as its URL only")
@@ -112,7 +123,7 @@ def _request(request: Request, inherited: list[Header], notes: list[str]) -> dic
         "header": [{"key": h.name, "value": h.value, "disabled": not h.enabled} for h in headers],
         "url": url,
     }
-    body = _body(request, where, notes)
+    body = _body(request, root, where, notes)
     if body is not None:
         raw["body"] = body
     auth = _auth(request.auth, where, notes)
@@ -140,16 +151,16 @@ def _enabled(headers: list[Header]) -> list[Header]:
 
 
 def _items(
-    items: list[Folder | Request], inherited: list[Header], notes: list[str]
+    items: list[Folder | Request], inherited: list[Header], root: Path, notes: list[str]
 ) -> list[dict[str, Any]]:
     out = []
     for item in items:
         if isinstance(item, Request):
-            out.append(_request(item, inherited, notes))
+            out.append(_request(item, inherited, root, notes))
             continue
         group: dict[str, Any] = {
             "name": item.name,
-            "item": _items(item.items, _enabled(_merged(inherited, item.headers)), notes),
+            "item": _items(item.items, _enabled(_merged(inherited, item.headers)), root, notes),
         }
         auth = _auth(item.auth, f"folder {item.id or item.name}", notes)
         if auth is not None:
@@ -167,7 +178,7 @@ def to_postman(collection: Collection) -> tuple[dict[str, Any], list[str]]:
     notes: list[str] = []
     doc: dict[str, Any] = {
         "info": {"name": collection.name, "schema": SCHEMA},
-        "item": _items(collection.items, _enabled(collection.headers), notes),
+        "item": _items(collection.items, _enabled(collection.headers), collection.root, notes),
     }
     auth = _auth(collection.auth, "the collection", notes)
     if auth is not None:
