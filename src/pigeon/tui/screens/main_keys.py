@@ -127,7 +127,7 @@ MAIN_KEYS: list[BindingType] = [
         "Copy as…",
         id="copy_curl",
         show=False,
-        tooltip="Copy the request as a command or program: curl, httpie, wget, python, ...",
+        tooltip="Copy the request as curl, Python...",
     ),
     Binding(
         "f6",
