@@ -729,6 +729,19 @@ KINDS: dict[str, AuthKind] = {k.name: k for k in _ORDER}
 AUTH_TYPES = tuple(KINDS)
 # The editor's choice for no ``[auth]`` of its own (``Request.auth is None``).
 INHERIT = "inherit"
+# How a Postman v2.1 collection writes each kind it has (`pigeon export postman`): its type
+# and each parameter's ``Auth`` field. A kind not here is not written.
+POSTMAN: dict[str, tuple[str, dict[str, str]]] = {
+    NONE.name: ("noauth", {}),
+    BASIC.name: ("basic", {"username": "username", "password": "password"}),
+    BEARER.name: ("bearer", {"token": "token"}),
+    API_KEY.name: ("apikey", {"key": "key", "value": "value", "in": "location"}),
+    DIGEST.name: ("digest", {"username": "username", "password": "password"}),
+    NTLM.name: ("ntlm", {"username": "username", "password": "password", "domain": "domain"}),
+    AWS_SIGV4.name: ("awsv4", {"accessKey": "access_key", "secretKey": "secret_key",
+                               "region": "region", "service": "service",
+                               "sessionToken": "session_token"}),
+}  # fmt: skip
 
 
 def kind_of(auth: Auth) -> AuthKind:

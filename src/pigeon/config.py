@@ -206,6 +206,7 @@ class AppConfig:
     max_body_in_memory_mb: float = DEFAULT_MAX_BODY_IN_MEMORY_MB
     script_memory_mb: float = DEFAULT_SCRIPT_MEMORY_MB
     images: str = "auto"
+    export_kind: str = "curl"  # the kind f3 offers first: the one last copied
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys, kept on save
     path: Path | None = field(default=None, compare=False)
     problems: list[str] = field(default_factory=list, compare=False)
@@ -269,6 +270,7 @@ _FIELDS = (
     "max_body_in_memory_mb",
     "script_memory_mb",
     "images",
+    "export_kind",
 )
 _SCALARS = tuple(name for name in _FIELDS if name != "keys")
 
@@ -291,6 +293,7 @@ def _settings(cfg: AppConfig) -> dict[str, Any]:
         "max_body_in_memory_mb": cfg.max_body_in_memory_mb,
         "script_memory_mb": cfg.script_memory_mb,
         "images": cfg.images,
+        "export_kind": cfg.export_kind,
         "extra": dict(cfg.extra),
     }
 
@@ -356,6 +359,12 @@ def _apply(cfg: AppConfig, data: Mapping[str, Any], text: str, file: Path) -> No
         else:
             choices = ", ".join(f'"{name}"' for name in IMAGE_SETTINGS)
             problem("images", f"images must be one of {choices}, not {images!r}")
+    export_kind = data.get("export_kind")
+    if export_kind is not None:
+        if isinstance(export_kind, str) and export_kind.strip():
+            cfg.export_kind = export_kind.strip()
+        else:
+            problem("export_kind", 'export_kind must be an export kind such as "curl"')
     keys = data.get("keys")
     if keys is not None:
         if isinstance(keys, dict):

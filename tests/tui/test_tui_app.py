@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Input, OptionList
 from tui_support import (
     DEMO,
     main_screen,
@@ -19,9 +19,11 @@ from tui_support import (
 )
 
 from pigeon.echo import EchoServer
+from pigeon.exporters import REQUEST_KINDS
 from pigeon.model import Request
 from pigeon.session import Session
 from pigeon.tui.app import PigeonApp
+from pigeon.tui.screens.export_kind import ExportKindScreen
 from pigeon.tui.screens.help import HelpScreen
 from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.themes import bundled_theme_dirs
@@ -264,8 +266,36 @@ async def test_copy_as_curl(app: PigeonApp, echo: EchoServer) -> None:
     async with running(app, "users/list-users") as pilot:
         await pilot.press("f3")
         await pilot.pause()
+        assert isinstance(app.screen, ExportKindScreen)  # curl first, nothing chosen yet
+        await pilot.press("enter")
+        await pilot.pause()
         assert app.clipboard.startswith("curl")
         assert f"{echo.url}/users" in app.clipboard
+
+
+async def test_f3_offers_every_kind_and_remembers_the_last_one(
+    app: PigeonApp, echo: EchoServer
+) -> None:
+    async with running(app, "users/list-users") as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        kinds = app.screen.query_one(OptionList)
+        assert [kinds.get_option_at_index(i).id for i in range(kinds.option_count)] == list(
+            REQUEST_KINDS
+        )
+        await pilot.press("down", "down", "down", "enter")  # curl, httpie, wget, python
+        await pilot.pause()
+        assert app.clipboard.startswith("import httpx")
+        assert f"{echo.url}/users" in app.clipboard
+        assert "export_kind = \"python\"" in app.config.file.read_text()
+        app.copy_to_clipboard("")
+        await pilot.press("f3")
+        await pilot.pause()
+        assert app.screen.query_one(OptionList).highlighted == REQUEST_KINDS.index("python")
+        await pilot.press("escape")  # nothing copied
+        await pilot.pause()
+        assert not isinstance(app.screen, ExportKindScreen)
+        assert app.clipboard == ""
 
 
 async def test_quit_from_the_help_screen(app: PigeonApp) -> None:

@@ -153,4 +153,6 @@ async def test_copy_as_curl_carries_the_jars_cookies(tmp_path: Path, echo: EchoS
         await open_request(pilot, "get")
         await pilot.press("f3")
         await pilot.pause()
+        await pilot.press("enter")  # curl, highlighted first
+        await pilot.pause()
         assert "-H 'Cookie: a=1'" in app.clipboard

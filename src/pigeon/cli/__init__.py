@@ -21,6 +21,8 @@ from pigeon import importers
 from pigeon.cli.stderr import run_command
 from pigeon.errors import EXIT_FAILED, EXIT_OK, EXIT_UNRESOLVED, EXIT_USAGE, UsageError
 from pigeon.errors import SendFailure as Failure
+from pigeon.exporters import COLLECTION_KINDS as EXPORT_COLLECTION_KINDS
+from pigeon.exporters import KINDS as EXPORT_KINDS
 from pigeon.terminal import printable
 
 __all__ = [
@@ -255,10 +257,14 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         help="read files the source names outside its own directory (default: refuse, noted)",
     )
 
-    exp = argparse.ArgumentParser(prog="pigeon export", description="Export a rendered request.")
-    exp.add_argument("kind", choices=("curl", "grpcurl"))
+    exp = argparse.ArgumentParser(
+        prog="pigeon export",
+        description="Export a rendered request as a command or program that sends it, or a "
+        "whole collection (postman, har).",
+    )
+    exp.add_argument("kind", choices=(*EXPORT_KINDS, *EXPORT_COLLECTION_KINDS))
     exp.add_argument("collection")
-    exp.add_argument("request")
+    exp.add_argument("request", nargs="?", help="the request (not for postman and har)")
     _add_common(exp)
     exp.add_argument(
         "--strict", action="store_true", help="exit 3 on unresolved placeholders, printing nothing"

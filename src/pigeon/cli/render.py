@@ -27,6 +27,7 @@ from pigeon.auth_kinds import KINDS
 from pigeon.cli.collection import load, trusted
 from pigeon.cli.stderr import say, warn
 from pigeon.errors import EXIT_OK, SendFailure, UnresolvedError, UsageError
+from pigeon.exporters import COLLECTION_KINDS, exporter
 from pigeon.exporters.curl import as_sent, to_curl
 from pigeon.model import BrokenFile, Collection, Folder, Request, normalize_ref
 from pigeon.pipeline import RequestResult, RunContext, build
@@ -319,10 +320,16 @@ def export_grpcurl(prepared: Prepared) -> str:
 
 
 def cli_export(args: argparse.Namespace) -> int:
-    """`pigeon export curl`: print the command; unresolved placeholders are named on stderr
+    """`pigeon export KIND`: print the command or program (``KIND`` one of
+    ``pigeon.exporters.KINDS``); unresolved placeholders are named on stderr
     (the command would send them as written), and with ``--strict`` nothing is printed and
     the exit code is 3. It carries the cookies of the environment's saved jar (the app's,
-    ``pigeon run --cookies keep``'s) that a send would."""
+    ``pigeon run --cookies keep``'s) that a send would. ``postman`` and ``har`` export the
+    whole collection (:func:`export_collection`)."""
+    if args.kind in COLLECTION_KINDS:
+        return export_collection(args)
+    if args.request is None:
+        raise UsageError(f"pigeon export {args.kind} needs a request")
     prepared = prepared_from_args(args)
     if args.kind == "grpcurl":
         problems = _unresolved(prepared.rendered)
@@ -343,11 +350,61 @@ def cli_export(args: argparse.Namespace) -> int:
     problems = _unresolved(rendered)
     if problems and args.strict:
         raise UnresolvedError(f"unresolved placeholders: {problems}")
-    print(for_terminal(to_curl(rendered), sys.stdout))
+    print(for_terminal(exporter(args.kind)(rendered), sys.stdout))
     if problems:
         warn(f"unresolved placeholders, sent as written: {problems}")
     flow = rendered.flow_auth
-    if flow is not None and not KINDS[flow.type].curl(flow):
+    if flow is not None and args.kind != "curl":
+        warn(f"{flow.type} auth is applied as the request is sent: the program says how to add "
+             "it, unless it does itself")  # fmt: skip
+    elif flow is not None and not KINDS[flow.type].curl(flow):
         warn(f"{flow.type} auth signs each request as it is sent: curl has no way to, and the "
              "command carries no signature")  # fmt: skip
     return EXIT_OK
+
+
+def export_collection(args: argparse.Namespace) -> int:
+    """`pigeon export postman|har DIR`: the collection as a Postman v2.1 collection (its
+    templates as written) or a HAR 1.2 log of every HTTP request rendered (with ``--env``,
+    the pre-request scripts of a trusted collection run); what is left out is named on
+    stderr, and with ``--strict`` an unresolved placeholder prints nothing and exits 3."""
+    if args.request is not None:
+        raise UsageError(f"pigeon export {args.kind} exports the whole collection: no request")
+    collection = load(Path(args.collection))
+    if args.kind == "postman":
+        from pigeon.exporters.postman import to_postman
+
+        doc, notes = to_postman(collection)
+        print(json.dumps(doc, ensure_ascii=False, indent=2))
+        for note in notes:
+            warn(note)
+        return EXIT_OK
+    from pigeon.exporters.har import to_har
+
+    rendered: list[RenderedRequest] = []
+    problems: list[str] = []
+    for _, request in collection.walk():
+        if request.type != "http" or request.url.lower().startswith(("ws", "grpc")):
+            warn(f"{request.id}: a {request.type} request is not in a HAR log")
+            continue
+        try:
+            prepared = prepared_from_args(_with_request(args, request.id))
+        except SendFailure as exc:
+            warn(f"{request.id}: left out: {exc}")
+            continue
+        unresolved = _unresolved(prepared.rendered)
+        if unresolved:
+            problems.append(f"{request.id}: {unresolved}")
+        rendered.append(prepared.rendered)
+    if problems and args.strict:
+        raise UnresolvedError(f"unresolved placeholders: {'; '.join(problems)}")
+    print(json.dumps(to_har(rendered), ensure_ascii=False, indent=2))
+    for problem in problems:
+        warn(f"unresolved placeholders, sent as written: {problem}")
+    return EXIT_OK
+
+
+def _with_request(args: argparse.Namespace, ref: str) -> argparse.Namespace:
+    copy = argparse.Namespace(**vars(args))
+    copy.request = ref
+    return copy

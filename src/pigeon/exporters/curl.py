@@ -21,28 +21,11 @@ from typing import Any
 import httpx
 
 from pigeon.auth_kinds import KINDS
+from pigeon.exporters.shell import printf as _printf
+from pigeon.exporters.shell import safe_text_body as _text_body
 
 # Pigeon's default timeout: curl has none, so only other values are written as --max-time.
 from pigeon.model import DEFAULT_TIMEOUT
-
-
-def _text_body(rendered: Any) -> str | None:
-    """The body as a command-line argument, or ``None`` when it must go through stdin."""
-    body: bytes | None = rendered.body
-    if body is None:
-        return None
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    # A control character (CR, ESC...) is exact inside quotes but not safe to paste into a
-    # terminal, so such a body goes through printf and stdin too.
-    return None if any(_unsafe(ch) for ch in text) else text
-
-
-def _unsafe(ch: str) -> bool:
-    code = ord(ch)
-    return (code < 0x20 and ch not in "\t\n\r") or 0x7F <= code < 0xA0
 
 
 def curl_stdin(rendered: Any) -> bytes | None:
@@ -143,20 +126,6 @@ _FLAGS = (
 
 def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
-
-
-def _printf(data: bytes) -> str:
-    """A ``printf`` command that writes exactly ``data`` (octal escapes, POSIX printf). A
-    leading ``-`` is escaped too: a format starting with one (a multipart body's ``--boundary``)
-    would be read as an option."""
-    out = []
-    for i, b in enumerate(data):
-        c = chr(b)
-        if 0x20 <= b < 0x7F and c not in "'\\%" and not (i == 0 and c == "-"):
-            out.append(c)
-        else:
-            out.append(f"\\{b:03o}")
-    return "printf '" + "".join(out) + "'"
 
 
 def to_curl(rendered: Any, multiline: bool = False) -> str:

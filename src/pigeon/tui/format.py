@@ -64,6 +64,13 @@ def curl_command(rendered: Any) -> str:  # an Exchange's request: the app never 
     return to_curl(rendered)
 
 
+def export_text(kind: str, rendered: Any) -> str:
+    """The request as ``kind`` (one of ``pigeon.exporters.REQUEST_KINDS``) writes it."""
+    from pigeon.exporters import exporter
+
+    return exporter(kind)(rendered)
+
+
 def suggested_filename(url: str, content_type: str, disposition: str | None = None) -> str:
     """A file name to offer when saving a body: Content-Disposition, the URL's last part, or
     ``response`` with an extension from the content type."""

@@ -634,16 +634,36 @@ class MainScreen(Screen[None]):
         editor = self.editor
         if editor.request is None:
             return
-        try:
-            from pigeon.tui.format import curl_command
-
+        try:  # what cannot be rendered says so before the choice
             rendered = self.session.render(editor.request, leaving=True)
-            command = curl_command(self.session.with_jar_cookies(rendered))  # as a send goes
+            rendered = self.session.with_jar_cookies(rendered)  # as a send goes
         except Exception as exc:
             self.notify(f"Cannot export: {exc}", severity="error")
             return
-        self.app.copy_to_clipboard(command)
-        self.notify("Copied the request as a curl command.")
+        from pigeon.tui.screens.export_kind import ExportKindScreen
+
+        config = self.session.config
+
+        def copy(kind: str | None) -> None:
+            if kind is None:
+                return
+            from pigeon.tui.format import export_text
+
+            try:
+                text = export_text(kind, rendered)
+            except Exception as exc:
+                self.notify(f"Cannot export: {exc}", severity="error")
+                return
+            self.app.copy_to_clipboard(text)
+            self.notify(f"Copied the request as {kind}.")
+            if config.export_kind != kind:
+                config.export_kind = kind
+                try:
+                    config.save()
+                except Exception as exc:  # the copy is done; only the choice is not kept
+                    self.notify(f"Cannot save the config: {exc}", severity="warning")
+
+        self.app.push_screen(ExportKindScreen(config.export_kind), copy)
 
     def clear_runtime(self) -> None:
         """Forget every variable scripts have set (the palette's command)."""

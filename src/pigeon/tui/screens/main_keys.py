@@ -124,10 +124,10 @@ MAIN_KEYS: list[BindingType] = [
     Binding(
         "f3",
         "copy_curl",
-        "Copy as curl",
+        "Copy as…",
         id="copy_curl",
         show=False,
-        tooltip="Copy the request as a curl command",
+        tooltip="Copy the request as curl, Python...",
     ),
     Binding(
         "f6",
