@@ -262,7 +262,12 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         description="Export a rendered request as a command or program that sends it, or a "
         "whole collection (postman, har).",
     )
-    exp.add_argument("kind", choices=(*EXPORT_KINDS, *EXPORT_COLLECTION_KINDS))
+    exp.add_argument(
+        "kind",
+        metavar="KIND",
+        choices=(*EXPORT_KINDS, *EXPORT_COLLECTION_KINDS),
+        help="one of " + ", ".join((*EXPORT_KINDS, *EXPORT_COLLECTION_KINDS)),
+    )
     exp.add_argument("collection")
     exp.add_argument("request", nargs="?", help="the request (not for postman and har)")
     _add_common(exp)

@@ -3,6 +3,8 @@ so f3 then enter copies the same kind again."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -12,6 +14,12 @@ from textual.widgets.option_list import Option
 
 from pigeon.exporters import REQUEST_KINDS
 from pigeon.tui.css import beside
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from pigeon.session import Session
+    from pigeon.tui.widgets.editor.request_editor import RequestEditor
 
 
 class ExportKindScreen(ModalScreen[str | None]):
@@ -40,3 +48,38 @@ class ExportKindScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def export_request(screen: Screen[None], editor: RequestEditor, session: Session) -> None:
+    """Render the open request as a send would go (what cannot be rendered says so before
+    the choice), offer the kinds, copy the chosen one and remember it in the config."""
+    if editor.request is None:
+        return
+    try:
+        rendered = session.render(editor.request, leaving=True)
+        rendered = session.with_jar_cookies(rendered)  # as a send goes
+    except Exception as exc:
+        screen.notify(f"Cannot export: {exc}", severity="error")
+        return
+    config = session.config
+
+    def copy(kind: str | None) -> None:
+        if kind is None:
+            return
+        from pigeon.tui.format import export_text
+
+        try:
+            text = export_text(kind, rendered)
+        except Exception as exc:
+            screen.notify(f"Cannot export: {exc}", severity="error")
+            return
+        screen.app.copy_to_clipboard(text)
+        screen.notify(f"Copied the request as {kind}.")
+        if config.export_kind != kind:
+            config.export_kind = kind
+            try:
+                config.save()
+            except Exception as exc:  # the copy is done; only the choice is not kept
+                screen.notify(f"Cannot save the config: {exc}", severity="warning")
+
+    screen.app.push_screen(ExportKindScreen(config.export_kind), copy)

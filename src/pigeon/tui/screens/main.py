@@ -631,39 +631,10 @@ class MainScreen(Screen[None]):
         self.app.push_screen(CookiesScreen(self.session))
 
     def action_copy_curl(self) -> None:
-        editor = self.editor
-        if editor.request is None:
-            return
-        try:  # what cannot be rendered says so before the choice
-            rendered = self.session.render(editor.request, leaving=True)
-            rendered = self.session.with_jar_cookies(rendered)  # as a send goes
-        except Exception as exc:
-            self.notify(f"Cannot export: {exc}", severity="error")
-            return
-        from pigeon.tui.screens.export_kind import ExportKindScreen
+        """f3: the request copied as the kind chosen (tui/screens/export_kind.py)."""
+        from pigeon.tui.screens.export_kind import export_request
 
-        config = self.session.config
-
-        def copy(kind: str | None) -> None:
-            if kind is None:
-                return
-            from pigeon.tui.format import export_text
-
-            try:
-                text = export_text(kind, rendered)
-            except Exception as exc:
-                self.notify(f"Cannot export: {exc}", severity="error")
-                return
-            self.app.copy_to_clipboard(text)
-            self.notify(f"Copied the request as {kind}.")
-            if config.export_kind != kind:
-                config.export_kind = kind
-                try:
-                    config.save()
-                except Exception as exc:  # the copy is done; only the choice is not kept
-                    self.notify(f"Cannot save the config: {exc}", severity="warning")
-
-        self.app.push_screen(ExportKindScreen(config.export_kind), copy)
+        export_request(self, self.editor, self.session)
 
     def clear_runtime(self) -> None:
         """Forget every variable scripts have set (the palette's command)."""
