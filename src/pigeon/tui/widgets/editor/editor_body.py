@@ -163,7 +163,10 @@ class EditorBody(Vertical):
             self._show_kind(self._work)  # a ws:// URL makes it a WebSocket
 
     def on_mount(self) -> None:
-        tabs = self.query_one(TabbedContent)
+        found = self.query(TabbedContent)
+        if not found:  # the app quit before the tabs were mounted
+            return
+        tabs = found.first()
         for pane_id in _GRPC_TABS:
             tabs.hide_tab(pane_id)
 
