@@ -6,47 +6,29 @@ where the app checks and completes queries (DESIGN §6, §7). ``--sdl`` prints i
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pigeon.cli.collection import load, trusted
-from pigeon.cli.render import locate
+from pigeon.cli.one_request import with_one_request
 from pigeon.errors import EXIT_OK, SendFailure
 from pigeon.terminal import for_terminal, printable
+
+if TYPE_CHECKING:
+    from pigeon.model import Folder, Request
+    from pigeon.pipeline import RunContext
 
 
 def cli_graphql_schema(args: argparse.Namespace) -> int:
     from pigeon.gql.cache import SchemaError
     from pigeon.gql.introspect import Fetched, fetch_schema
-    from pigeon.pipeline import RunContext
-    from pigeon.scopes import RuntimeVars
 
-    collection = load(Path(args.collection))
-    chain, request = locate(collection, args.request)
-    is_trusted = trusted(
-        collection,
-        [(chain, request)],
-        trust=args.trust,
-        env=args.env,
-        cli_vars=args.vars,
-        no_scripts=True,
-        phases=(),
-    )
-    ctx = RunContext(
-        collection, args.env, RuntimeVars(), args.vars, trusted=is_trusted, allow_scripts=False
-    )
-
-    async def go() -> Fetched:
+    async def fetch(ctx: RunContext, chain: list[Folder], request: Request) -> Fetched:
         try:
             return await fetch_schema(ctx, chain, request)
-        finally:
-            await ctx.aclose()
+        except SchemaError as exc:
+            raise SendFailure(f"{request.id}: no schema: {exc}") from None
 
-    try:
-        fetched = asyncio.run(go())
-    except SchemaError as exc:
-        raise SendFailure(f"{request.id}: no schema: {exc}") from None
+    request, fetched = with_one_request(args, fetch)
     if args.sdl:
         from graphql import print_schema
 

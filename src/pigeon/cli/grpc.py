@@ -7,54 +7,35 @@ grpcurl` of a gRPC request are ``cli/render.py``'s.)
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pigeon.cli.collection import load, trusted
+from pigeon.cli.one_request import with_one_request
 from pigeon.cli.stderr import warn
-from pigeon.errors import EXIT_OK, SendFailure, UsageError
+from pigeon.errors import EXIT_OK, SendFailure
 from pigeon.terminal import for_terminal, printable
+
+if TYPE_CHECKING:
+    from pigeon.model import Folder, Request
+    from pigeon.pipeline import RunContext
 
 
 def cli_grpc_describe(args: argparse.Namespace) -> int:
     """`pigeon grpc-describe DIR REQUEST`: what the request reaches, described; the method's
     kind and input fields when it names one. Reflection's answers are cached in
     ``.pigeon/grpc/``, where `pigeon check` reads them."""
-    from pigeon.cli.render import locate
-    from pigeon.pipeline import RunContext, describe_grpc
+    from pigeon.pipeline import describe_grpc
     from pigeon.rpc import GrpcError
     from pigeon.rpc.call import Described
-    from pigeon.scopes import RuntimeVars
 
-    collection = load(Path(args.collection))
-    chain, request = locate(collection, args.request)
-    if request.kind != "grpc":
-        raise UsageError(f'{request.id}: not a gRPC request (type = "grpc" or a grpc:// URL)')
-    is_trusted = trusted(
-        collection,
-        [(chain, request)],
-        trust=args.trust,
-        env=args.env,
-        cli_vars=args.vars,
-        no_scripts=True,
-        phases=(),
-    )
-    ctx = RunContext(
-        collection, args.env, RuntimeVars(), args.vars, trusted=is_trusted, allow_scripts=False
-    )
-
-    async def go() -> Described:
+    async def describe(ctx: RunContext, chain: list[Folder], request: Request) -> Described:
         try:
             return await describe_grpc(ctx, chain, request)
-        finally:
-            await ctx.aclose()
+        except GrpcError as exc:
+            raise SendFailure(f"{request.id}: {exc}") from None
 
-    try:
-        described = asyncio.run(go())
-    except GrpcError as exc:
-        raise SendFailure(f"{request.id}: {exc}") from None
+    request, described = with_one_request(args, describe, kind="grpc")
     if args.format == "json":
         print(json.dumps(described.__dict__, ensure_ascii=False))
         return EXIT_OK
