@@ -20,7 +20,7 @@ from pigeon.config import TrustStore
 from pigeon.pipeline import RunContext, execute
 from pigeon.scopes import RuntimeVars
 from pigeon.store import load_collection
-from pigeon.trust import Gate, Need, Refused, needs, summary
+from pigeon.trust import HOW, Gate, Need, Refused, needs, summary
 from servers import RecordingServer, recording_server
 
 SECRET = "s3cret-from-the-environment"
@@ -579,3 +579,106 @@ def test_the_filesystem_root_holds_everything() -> None:
 
     assert _within("/etc/passwd", "/") and _within("/", "/")
     assert _within("/a/b", "/a") and not _within("/ab", "/a")
+
+
+def test_a_secret_source_is_refused_saying_what_it_would_do_and_recorded_once(
+    lone: World,
+) -> None:
+    from pigeon.model import SecretSource
+
+    collection = load_collection(lone.root)
+    command = SecretSource("tok", "command", argv=("op", "read", "x"), origin="collection.toml")
+    ring = SecretSource("ring", "keyring", service="svc", account="me", origin="dev.toml")
+    asked = SecretSource("otp", "prompt", label="Code", origin="globals.toml")
+    gate = Gate(collection)
+    said = {
+        command: "needs trust: runs secret tok (command: op read x, collection.toml) (" + HOW + ")",
+        ring: "needs trust: reads the keychain for secret ring (keyring: svc/me, dev.toml) ("
+        + HOW
+        + ")",
+        asked: "needs trust: asks for secret otp (prompt, globals.toml) (" + HOW + ")",
+    }
+    for source, message in said.items():
+        with pytest.raises(Refused) as refused:
+            gate.secret(source)
+        assert str(refused.value) == message
+    assert gate.secrets == [] and gate.found == []  # enforcing: nothing recorded
+    recording = Gate(collection, record=True)
+    for _ in range(2):
+        assert recording.secret(command) is False and recording.secret(ring) is False
+    assert recording.secrets == [command, ring]
+    assert recording.found == [
+        ("secret", "command: op read x", said[command][len("needs trust: ") : -len(HOW) - 3]),
+        ("secret", "keyring: svc/me", said[ring][len("needs trust: ") : -len(HOW) - 3]),
+    ]
+
+
+def test_a_global_variable_is_refused_naming_globals_toml(
+    lone: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = lone.outside / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    write(config, "pigeon/globals.toml", '[variables]\nhost = "example.org"\n')
+    url_req(lone, "r.toml", "{{host}}")
+    collection = load_collection(lone.root)
+    path = collection.globals.path
+    assert path is not None
+    with pytest.raises(Refused, match=f"^needs trust: reads host from {path}, outside the"):
+        Gate(collection).global_variable("host")
+    gate = Gate(collection, record=True)
+    assert gate.global_variable("host") is False
+    assert gate.found == [("global", "host", f"reads host from {path}, outside the collection")]
+    found = needs(collection, collection.walk())
+    assert [(n.kind, n.what) for n in found] == [("global", "host")]
+    assert summary(found) == ["global variables: host"]
+
+
+def test_a_global_environment_under_the_collections_own_is_a_file_need(
+    lone: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = lone.outside / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    write(config, "pigeon/environments/dev.toml", '[variables]\nk = "global"\n')
+    write(lone.root, "environments/dev.toml", '[variables]\nk = "own"\n')
+    url_req(lone, "r.toml", "")
+    collection = load_collection(lone.root)
+    chain, request = collection.walk()[0]
+    shared = os.path.realpath(config / "pigeon/environments/dev.toml")
+    gate = Gate(collection, record=True)
+    gate.sources(chain, request, "dev")
+    assert [what for _, what, _ in gate.found] == [shared]
+    gate = Gate(collection, record=True)
+    gate.sources(chain, request, None)  # no environment chosen: neither file is read
+    assert gate.found == []
+    gate = Gate(collection, record=True)
+    gate.sources(chain, request, "other")
+    assert gate.found == []
+
+
+def test_summary_names_secrets_and_global_variables() -> None:
+    found = [
+        Need("a", "global", "host", "t"),
+        Need("a", "secret", "command: op read x", "t"),
+        Need("b", "secret", "command: op read x", "t"),
+    ]
+    lines = summary(found)
+    assert "secrets: command: op read x" in lines and "global variables: host" in lines
+    assert len(lines) == 2
+
+
+def test_needs_lists_a_grpc_requests_protos_outside_the_collection(lone: World) -> None:
+    write(lone.outside, "protos/api.proto", 'syntax = "proto3";\n')
+    write(lone.root, "collection.toml", 'name = "c"\n')
+    write(
+        lone.root,
+        "call.toml",
+        'name = "Call"\ntype = "grpc"\nurl = "grpc://127.0.0.1:9"\nrpc = "a.S/M"\n'
+        'protos = ["../outside/protos/api.proto"]\nimport_paths = ["../outside/protos"]\n',
+    )
+    collection = load_collection(lone.root)
+    found = needs(collection, collection.walk())
+    proto = os.path.realpath(lone.outside / "protos/api.proto")
+    folder = os.path.realpath(lone.outside / "protos")
+    assert [(n.kind, n.what) for n in found] == [("file", proto), ("file", folder)]
+    assert found[0].thing == f"protos reads {proto}, outside the collection"
+    assert found[1].thing == f"import_paths reads {folder}, outside the collection"
