@@ -539,3 +539,148 @@ def test_unknown_environment_keeps_its_key_error_arguments(tmp_path: Path) -> No
         build_scopes(Collection(name="c", root=tmp_path), [], None, "prod", environ={})
     assert caught.value.args == ("prod",)
     assert repr(MISSING) == "MISSING"
+
+
+# -- secrets and globals (DESIGN §11) ----------------------------------------------------------
+
+
+def _secret_world(tmp_path: Path) -> tuple[Collection, Any]:
+    """A collection whose every layer can hold a secret, with globals and a global
+    environment of the collection's environment's name."""
+    from pigeon.model import Globals, SecretSource
+
+    def source(name: str, origin: str) -> SecretSource:
+        return SecretSource(name, "prompt", label=name, origin=origin)
+
+    glob = Globals(
+        path=tmp_path / "globals.toml",
+        variables={"g": "global", "shared": "from globals", "top": "globals"},
+        secrets={"gs": source("gs", "globals.toml")},
+        environments={
+            "dev": Environment("dev", {"e": "global env", "genv": "only global"}, is_global=True),
+        },
+    )
+    collection = Collection(
+        name="c",
+        root=tmp_path,
+        variables={"shared": "from collection", "cs": "plain"},
+        secrets={"cs": source("cs", "collection.toml")},
+        environments={
+            "dev": Environment("dev", {"e": "own env"}, {"es": source("es", "dev.toml")})
+        },
+        globals=glob,
+    )
+    return collection, source
+
+
+def test_globals_lie_under_the_collection_and_a_global_environment_under_its_namesake(
+    tmp_path: Path,
+) -> None:
+    collection, _ = _secret_world(tmp_path)
+    scopes = build_scopes(collection, environment="dev", cli_vars={"top": "cli"})
+    assert scopes.get("g") == "global"
+    assert scopes.get("shared") == "from collection"
+    assert scopes.get("e") == "own env" and scopes.get("genv") == "only global"
+    assert scopes.get("top") == "cli"
+    labels = [(layer.scope, layer.label) for layer in scopes.layers]
+    assert labels == [
+        ("collection", "globals"),
+        ("collection", "globals"),
+        ("collection", "collection"),
+        ("collection", "collection"),
+        ("environment", "global environment dev"),
+        ("environment", "environment dev"),
+        ("environment", "environment dev"),
+        ("cli", "command line --var"),
+    ]
+    explained = scopes.explain()
+    assert [(d.scope, d.label, d.value) for d in explained["e"]] == [
+        ("environment", "environment dev", "own env"),
+        ("environment", "global environment dev", "global env"),
+    ]
+    assert [d.label for d in explained["shared"]] == ["collection", "globals"]
+    # A secret is explained by its source, never by a value.
+    (secret, plain) = explained["cs"]
+    assert secret.label == "collection" and secret.value.origin == "collection.toml"
+    assert plain.label == "collection" and plain.value == "plain"
+    assert list(explained) == sorted(explained, key=str.lower)
+
+
+def test_no_environment_and_an_unknown_default_leave_the_global_one_out(tmp_path: Path) -> None:
+    collection, _ = _secret_world(tmp_path)
+    assert build_scopes(collection, environment="").get("genv") is MISSING
+    collection.default_environment = "gone"
+    assert build_scopes(collection).get("genv") is MISSING  # a default that went: none
+    with pytest.raises(UnknownEnvironment):
+        build_scopes(collection, environment="gone")
+
+
+def test_a_secret_is_read_through_the_vault_on_first_use_and_is_masked_where_it_wins(
+    tmp_path: Path,
+) -> None:
+    from pigeon.secrets import Vault
+    from pigeon.values import MASK
+
+    collection, source = _secret_world(tmp_path)
+    asked: list[str] = []
+
+    def ask(src: Any) -> str:
+        asked.append(src.name)
+        return f"value of {src.name}"
+
+    vault = Vault(ask)
+    scopes = build_scopes(collection, environment="dev", vault=vault)
+    assert asked == []  # nothing read before a render asks
+    assert scopes.get("es") == "value of es" and asked == ["es"]
+    assert scopes.get("cs") == "value of cs"  # the secret sits above the plain variable
+    assert scopes.get("es") == "value of es" and asked == ["es", "cs"]  # read once
+    assert scopes.secret("es") and scopes.secret("cs") and scopes.secret("gs")
+    assert not scopes.secret("shared") and not scopes.secret("e")
+    assert sorted(scopes.secret_values()) == ["value of cs", "value of es"]
+    peeking = build_scopes(collection, environment="dev", vault=vault.peek())
+    assert peeking.get("cs") == "value of cs" and peeking.get("gs") == MASK
+    unread = build_scopes(collection, environment="dev")  # no vault: defined, never read
+    assert unread.get("gs") == MASK and unread.secret_values() == []
+    assert asked == ["es", "cs"]
+    layer = next(x.variables for x in scopes.layers if "es" in x.variables)
+    assert "es" in layer and "nope" not in layer and list(layer) == ["es"] and len(layer) == 1
+    assert layer.known() == {"es": "value of es"}
+
+
+def test_a_plain_variable_above_a_secret_of_its_name_is_no_secret(tmp_path: Path) -> None:
+    collection, _ = _secret_world(tmp_path)
+    request = Request(name="r", variables={"cs": "plain again"})
+    scopes = build_scopes(collection, request=request, runtime=RuntimeVars())
+    assert scopes.get("cs") == "plain again" and not scopes.secret("cs")
+
+
+def test_behind_a_gate_globals_and_secrets_are_asked_of_it_first(tmp_path: Path) -> None:
+    collection, _ = _secret_world(tmp_path)
+
+    class Recording:
+        def __init__(self) -> None:
+            self.asked: list[str] = []
+
+        def env(self, name: str, dotenv: Any) -> None:
+            return None
+
+        def file(self, path: Path, what: str) -> None:
+            return None
+
+        def secret(self, source: Any) -> bool:
+            self.asked.append(f"secret {source.name}")
+            return False
+
+        def global_variable(self, name: str) -> bool:
+            self.asked.append(f"global {name}")
+            return name == "g"
+
+    gate = Recording()
+    scopes = build_scopes(collection, environment="dev", gate=gate)  # type: ignore[arg-type]
+    assert scopes.get("g") == "global" and scopes.get("top") == ""  # refused: read as empty
+    assert scopes.get("es") == "" and scopes.get("gs") == ""
+    assert gate.asked == ["global g", "global top", "secret es", "secret gs"]
+    layer = next(x.variables for x in scopes.layers if "top" in x.variables)
+    assert "g" in layer and "nope" not in layer and len(layer) == 3 and "top" in list(layer)
+    assert [d.value for d in scopes.explain()["g"]] == ["global"]  # explained, not read
+    assert gate.asked == ["global g", "global top", "secret es", "secret gs"]
