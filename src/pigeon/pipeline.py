@@ -253,6 +253,12 @@ class RequestResult(Outcome):
     def id(self) -> str:
         return self.request.id or self.request.name
 
+    def heard(self, outcome: ScriptOutcome) -> None:
+        """Take in what a post-response script run said: its output, errors and failures."""
+        self.log += outcome.output
+        self.script_errors += outcome.errors
+        self.assertion_failures += outcome.assertion_failures
+
     def record(self, *, seq: int = 0, label: str = "") -> ResultRecord:
         """What a run keeps once the request is done: status, timing, size, outcome. Its
         scripts have seen the body and nothing later reads it, so a run of any length holds
@@ -507,9 +513,7 @@ class Connection:
             exchange_of(link),
             ws or self.serve,
         )
-        result.log += outcome.output
-        result.script_errors += outcome.errors
-        result.assertion_failures += outcome.assertion_failures
+        result.heard(outcome)
         self.flush_log()
         return outcome
 
@@ -733,9 +737,7 @@ def _watch_stream(
 
 def _heard(result: RequestResult, outcomes: list[ScriptOutcome], missed: int) -> None:
     for outcome in outcomes:
-        result.log += outcome.output
-        result.script_errors += outcome.errors
-        result.assertion_failures += outcome.assertion_failures
+        result.heard(outcome)
     if missed:
         result.log.append(
             f"post-response scripts did not run for {missed} events: they came faster than "
@@ -807,9 +809,7 @@ async def _http(
             post = _scripts_run(ctx, chain, request, "post_response", result)
         if post:
             outcome = await _scripts(ctx, "post_response", chain, request, scopes, exchange)
-            result.log += outcome.output
-            result.script_errors += outcome.errors
-            result.assertion_failures += outcome.assertion_failures
+            result.heard(outcome)
     finally:
         if per_event is not None:  # cancelled, or a failure before the send ended
             per_event.cancel()
@@ -874,9 +874,7 @@ class Call:
         outcome = await _scripts(
             ctx, "post_response", self.chain, self.request, scopes, exchange_of(call), self.serve
         )
-        result.log += outcome.output
-        result.script_errors += outcome.errors
-        result.assertion_failures += outcome.assertion_failures
+        result.heard(outcome)
         self._flush(outcome)
         return outcome
 
