@@ -712,3 +712,68 @@ def socks5_proxy() -> Iterator[ProxyServer]:
     with _Acceptor(serve) as acceptor:
         proxy = ProxyServer(acceptor, "socks5")
         yield proxy
+
+
+class LoginServer:
+    """Tokens by user: ``POST /login`` with ``{"user": NAME}`` answers a new token for NAME;
+    ``GET /whoami`` answers 200 when its ``Authorization: Bearer`` token was given to the
+    user its ``X-User`` header names, else 403. ``calls`` keeps each ``(user, token)``."""
+
+    def __init__(self, httpd: http.server.ThreadingHTTPServer) -> None:
+        self.url = f"http://{HOST}:{httpd.server_address[1]}"
+        self.issued: dict[str, str] = {}  # token -> user
+        self.calls: list[tuple[str, str]] = []
+        self.lock = threading.Lock()
+        self._count = itertools.count(1)
+
+
+class _LoginHandler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def _reply(self, status: int, data: dict) -> None:
+        reply = json.dumps(data).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+    def do_POST(self) -> None:
+        server: LoginServer = self.server.login  # type: ignore[attr-defined]
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        user = json.loads(body or b"{}").get("user")
+        if self.path != "/login" or not isinstance(user, str):
+            return self._reply(400, {"error": "POST /login with {\"user\": NAME}"})
+        with server.lock:
+            token = f"tok-{next(server._count)}"
+            server.issued[token] = user
+        self._reply(200, {"token": token})
+
+    def do_GET(self) -> None:
+        server: LoginServer = self.server.login  # type: ignore[attr-defined]
+        token = self.headers.get("Authorization", "").removeprefix("Bearer ")
+        user = self.headers.get("X-User", "")
+        with server.lock:
+            server.calls.append((user, token))
+            good = self.path == "/whoami" and server.issued.get(token) == user
+        self._reply(200 if good else 403, {"user": user, "ok": good})
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+@contextlib.contextmanager
+def login_server() -> Iterator[LoginServer]:
+    httpd = http.server.ThreadingHTTPServer((HOST, 0), _LoginHandler)
+    httpd.daemon_threads = True
+    server = LoginServer(httpd)
+    httpd.login = server  # type: ignore[attr-defined]
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.daemon = True
+    thread.start()
+    try:
+        yield server
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
