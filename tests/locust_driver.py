@@ -3,7 +3,8 @@ and prints its stats as JSON: the tests start it as a child, so gevent's monkey-
 never reaches the pytest process.
 
 ``python locust_driver.py LOCUSTFILE USERS REQUESTS [SECONDS]``: USERS users spawned at
-once, stopped once REQUESTS requests are reported (or SECONDS pass, a safety net).
+once, stopped once REQUESTS requests are reported, a user fails with an error, or SECONDS
+pass (a safety net).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ def main() -> None:
             done.set()
 
     env.events.request.add_listener(on_request)
+    env.events.user_error.add_listener(lambda **kwargs: done.set())  # a user could not start
     runner.start(users, spawn_rate=users)
     done.wait(seconds)
     runner.quit()

@@ -123,6 +123,36 @@ def test_each_request_is_a_locust_entry_named_by_its_path_and_a_failed_assertion
     assert "refused" in errors["GET down"][0].lower() or "connect" in errors["GET down"][0]
 
 
+def test_a_host_takes_every_request_there_and_a_weighted_mix_sends_by_weight(
+    tmp_path: Path, echo: str
+) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    root = collection(tmp_path / "c", f"http://127.0.0.1:{closed}")  # nothing there
+    path = locustfile(
+        tmp_path / "lf.py",
+        root,
+        f'trust = True\nhost = {echo!r}\nrequests = {{"users/get": 2, "users/bad": 0}}',
+    )
+    out = drive(path, users=2, requests=20)
+    assert list(out["stats"]) == ["GET users/get"]  # a weight of 0 is never picked
+    assert out["stats"]["GET users/get"]["failures"] == 0, out["errors"]
+
+
+def test_the_exported_locustfile_runs(
+    tmp_path: Path, echo: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = collection(tmp_path / "c", echo)
+    assert main(["export", "locust", str(root), "users/get", "--trust"]) == 0
+    text = capsys.readouterr().out.replace("between(1, 3)", "between(0, 0)")
+    path = tmp_path / "locustfile.py"
+    path.write_text(text)
+    out = drive(path, users=2, requests=10)
+    assert out["stats"]["GET users/get"]["requests"] >= 10
+    assert out["stats"]["GET users/get"]["failures"] == 0, out["errors"]
+
+
 def test_each_user_keeps_its_own_login_token_and_data_row(tmp_path: Path, echo: str) -> None:
     """Two users log in as the two rows of the data file; each one's later requests send the
     token its own login's script set (a shared token would be refused for the other user)."""
@@ -162,7 +192,7 @@ def test_an_untrusted_collection_whose_scripts_need_trust_sends_nothing(
     root = collection(tmp_path / "c", echo)
     path = locustfile(tmp_path / "lf.py", root, 'requests = ["users/get"]')
     done = subprocess.run(
-        [sys.executable, str(DRIVER), str(path), "1", "1", "3"],
+        [sys.executable, str(DRIVER), str(path), "1", "1"],
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
@@ -182,7 +212,8 @@ def free_port() -> int:
 @pytest.mark.slow
 def test_locust_master_and_two_workers_aggregate_pigeon_users(tmp_path: Path, echo: str) -> None:
     root = collection(tmp_path / "c", echo)
-    path = locustfile(tmp_path / "lf.py", root, 'trust = True\nrequests = ["users/get"]')
+    write(root, "ping.toml", 'name = "ping"\nurl = "{{echo}}/ping"\n')  # no script to start
+    path = locustfile(tmp_path / "lf.py", root, 'requests = ["ping"]')
     port = free_port()
     locust = [sys.executable, "-m", "locust", "-f", str(path)]
     workers = [
@@ -231,10 +262,10 @@ def test_locust_master_and_two_workers_aggregate_pigeon_users(tmp_path: Path, ec
     assert "2 workers" in master.stderr or "(2 total)" in master.stderr, master.stderr[-3000:]
     with open(tmp_path / "run_stats.csv", newline="") as fh:
         rows = {row["Name"]: row for row in csv.DictReader(fh)}
-    assert rows["users/get"]["Type"] == "GET"
-    assert int(rows["users/get"]["Request Count"]) > 0
-    assert rows["users/get"]["Failure Count"] == "0"
-    assert rows["Aggregated"]["Request Count"] == rows["users/get"]["Request Count"]
+    assert rows["ping"]["Type"] == "GET"
+    assert int(rows["ping"]["Request Count"]) > 0
+    assert rows["ping"]["Failure Count"] == "0"
+    assert rows["Aggregated"]["Request Count"] == rows["ping"]["Request Count"]
 
 
 def test_export_locust_prints_a_locustfile_with_the_selection(
