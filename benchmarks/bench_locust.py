@@ -2,7 +2,7 @@
 against a plain Locust ``HttpUser`` sending the same GET to the same loopback server.
 
 Each side runs in a child process of its own (Locust's local runner, ``--users`` users, no
-wait) for ``--seconds`` after a warm-up, and reports the requests it completed per second of
+wait) for ``--seconds`` after a warm-up (five requests a user, then two seconds), and reports the requests it completed per second of
 its own CPU time (its script workers' included), so a busy machine slows neither side's
 figure much; the echo server runs in another process. Rounds interleave the sides (the side that goes first rotates) and the
 figures are the medians. Three sides: ``HttpUser`` (Locust's requests-based client),
@@ -57,6 +57,9 @@ else:
 env = Environment(user_classes=[Side])
 runner = env.create_local_runner()
 runner.start(users, spawn_rate=users)
+started = time.monotonic()  # warm: every user going (its script worker started), then more
+while env.stats.total.num_requests < 5 * users and time.monotonic() - started < 60:
+    gevent.sleep(0.1)
 gevent.sleep(warm)
 def cpu():
     # this process's CPU seconds and its live children's (the script workers)
