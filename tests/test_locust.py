@@ -186,7 +186,7 @@ def test_each_user_fetches_its_own_oauth_token_once(tmp_path: Path, echo: str) -
     assert not (root / ".pigeon").exists()  # the tokens stayed in the users' memory
 
 
-def test_an_untrusted_collection_whose_scripts_need_trust_sends_nothing(
+def test_an_untrusted_collection_sends_nothing_unless_its_scripts_are_off(
     tmp_path: Path, echo: str
 ) -> None:
     root = collection(tmp_path / "c", echo)
@@ -201,6 +201,10 @@ def test_an_untrusted_collection_whose_scripts_need_trust_sends_nothing(
     assert out["stats"] == {}
     assert "is not trusted" in out["user_errors"][0]
     assert "users/get" in out["user_errors"][0]
+    # users/bad's assertion would fail it: without scripts it is sent, and passes
+    path = locustfile(tmp_path / "lf.py", root, 'scripts = False\nrequests = ["users/bad"]')
+    out = drive(path, users=1, requests=3)
+    assert out["stats"]["GET users/bad"]["failures"] == 0, out["errors"]
 
 
 def free_port() -> int:
@@ -316,6 +320,19 @@ def test_export_locust_names_what_needs_trust_and_how_to_install_locust(
     assert out.err.strip().splitlines()[-1] == (
         "pigeon: warning: Locust is not installed: pip install 'pigeon-http[load]'"
     )
+
+
+def test_export_locust_writes_variables_and_no_scripts(
+    tmp_path: Path, echo: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = collection(tmp_path / "c", echo)
+    argv = ["export", "locust", str(root), "users/get", "--no-scripts", "--var", "n:=[1, true]"]
+    assert main(argv) == 0
+    out = capsys.readouterr()
+    assert "needs trust" not in out.err  # its only need was its script
+    assert "    variables = {'n': [1, True]}  # as --var\n" in out.out
+    assert "    scripts = False  # no script runs, as with --no-scripts\n" in out.out
+    ast.parse(out.out)
 
 
 def test_export_locust_refuses_an_unknown_name_and_other_kinds_refuse_more_names(

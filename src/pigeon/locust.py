@@ -54,6 +54,7 @@ from pigeon.pipeline import RequestResult, RunContext, execute
 from pigeon.render import RenderedRequest
 from pigeon.rows import read_rows
 from pigeon.run import check_broken, select
+from pigeon.scripts.sources import PHASES
 from pigeon.send_thread import ThreadedSession
 from pigeon.store import load_collection
 from pigeon.trust import TrustStore, needs
@@ -192,9 +193,12 @@ def _plan(cls: type[PigeonUser]) -> _Plan:
     everything = [*first, *ordered, *(item for chosen, _ in weighted for item in chosen)]
     trusted = cls.trust or TrustStore().is_trusted(collection.root)
     if not trusted:
-        found = {str(need) for need in needs(collection, everything, env)}
+        phases = PHASES if cls.scripts else ()
+        given = dict(cls.variables)
+        found = {str(n) for n in needs(collection, everything, env, phases=phases, cli_vars=given)}
         for row in rows:
-            found |= {str(need) for need in needs(collection, everything, env, cli_vars=row)}
+            vars_ = {**row, **given}
+            found |= {str(n) for n in needs(collection, everything, env, phases=(), cli_vars=vars_)}
         if found:
             listed = "; ".join(sorted(found))
             raise UsageError(
@@ -214,7 +218,8 @@ class PigeonUser(User):
     each iteration sends one, picked by weight. ``setup`` is sent once per user, first.
     ``data`` is a CSV or JSON file as ``pigeon run --data`` takes; ``data_per`` says whether
     a user keeps one row (``"user"``) or takes the next row each iteration (``"iteration"``).
-    ``variables`` are ``--var``s. ``host`` (Locust's ``--host``) sends every request there.
+    ``variables`` are ``--var``s; ``scripts = False`` is ``--no-scripts``. ``host`` (Locust's
+    ``--host``) sends every request there.
     """
 
     abstract = True
@@ -225,6 +230,7 @@ class PigeonUser(User):
     data: ClassVar[str | None] = None
     data_per: ClassVar[str] = "user"
     trust: ClassVar[bool] = False
+    scripts: ClassVar[bool] = True  # False: no script runs, as with --no-scripts
     variables: ClassVar[Mapping[str, Any]] = {}
     host: str | None = None
     script_timeout: ClassVar[float | None] = 30.0
@@ -245,6 +251,7 @@ class PigeonUser(User):
             environment=cls.environment,
             cli_vars=self._vars(plan.row() if cls.data_per == "user" else {}),
             trusted=plan.trusted,
+            allow_scripts=cls.scripts,
             reuse_scopes=True,
             http=_Session(self.host),
             oauth2=tokens,

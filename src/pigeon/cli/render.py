@@ -417,6 +417,7 @@ def export_locust(args: argparse.Namespace) -> int:
     (the users would refuse to start); without Locust installed, one line says how to add it."""
     from pigeon.exporters.locust import INSTALL, locust_installed, to_locustfile
     from pigeon.run import check_broken, select
+    from pigeon.scripts.sources import PHASES
     from pigeon.trust import TrustStore, needs
 
     selection = [args.request, *args.more] if args.request is not None else []
@@ -436,11 +437,14 @@ def export_locust(args: argparse.Namespace) -> int:
             environment=args.env,
             data=args.data,
             trust=bool(args.trust),
+            scripts=not args.no_scripts,
+            variables=args.vars,
         ),
         end="",
     )
     if not args.trust and not TrustStore().is_trusted(collection.root):
-        found = needs(collection, chosen, args.env)
+        phases = () if args.no_scripts else PHASES
+        found = needs(collection, chosen, args.env, phases=phases, cli_vars=args.vars)
         for need in found:
             say(f"needs trust: {need}")
         if found:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from pigeon.model import Folder, Request
 
@@ -47,10 +49,13 @@ def to_locustfile(
     environment: str | None = None,
     data: str | None = None,
     trust: bool = False,
+    scripts: bool = True,
+    variables: Mapping[str, Any] | None = None,
 ) -> str:
     """The locustfile: ``collection`` as the command line named it, ``selection`` the names
     given (none: the whole collection), ``chosen`` the requests they select (for the weighted
-    alternative, one line per request)."""
+    alternative, one line per request); ``variables`` are the ``--var``s, ``scripts`` false
+    ``--no-scripts``."""
     lines = [
         f'"""Load test of {_q(name)} with Locust, written by `pigeon export locust`.',
         "",
@@ -73,8 +78,12 @@ def to_locustfile(
             f"    data = {_q(data)}",
             '    data_per = "user"  # each user keeps one row; "iteration": the next row each time',
         ]
+    if variables:
+        lines.append(f"    variables = {dict(variables)!r}  # as --var")
     if trust:
         lines.append("    trust = True  # the collection's scripts run, as with --trust")
+    if not scripts:
+        lines.append("    scripts = False  # no script runs, as with --no-scripts")
     lines += [
         "    # Each iteration sends these in order, runtime variables carried along (a login's",
         "    # token is the one this user's next requests send), each a Locust entry by path.",
