@@ -6,20 +6,20 @@ The conventions the pages follow (docs/guide/contributing.md says the same for t
 - A fenced block with ``title="PATH"`` is a file, written at PATH when the page gets there
   (a later block with the same PATH replaces it). PATH is relative to the directory the page's
   commands run in, which is also ``~``: ``my-api/users/get.toml`` is a request of the
-  collection ``my-api``, ``~/.config/pigeon/config.toml`` the user's config. Every ```` ```toml ````
-  block has a title; each is parsed with tomllib, then its collection is loaded by Pigeon's own
-  loader with neither a broken file nor an unknown key, and its requests are rendered. Other titled blocks
-  (``.http``, ``.json``, ``.yaml``) are the sources the commands read.
-- In ```` ```sh ```` blocks every line is a command, in ```` ```console ```` blocks the lines
-  starting ``$ ``. A ``pigeon`` command runs in-process (``pigeon.cli.main``) and must exit 0,
-  or N when its comment says ``exits N``. One whose comment says ``not run: why``, one sent to
-  the background (``pigeon echo &``: this test's echo server stands in), and one that opens
-  the app are only parsed, by the parser ``pigeon`` itself uses. Any other program is not run
-  and must be on the allow-list below, with the reason.
+  collection ``my-api``, ``~/.config/pigeon/config.toml`` the user's config. Every TOML block
+  has a title; each is parsed with tomllib, then its collection is loaded by Pigeon's own
+  loader with neither a broken file nor an unknown key, and its requests are rendered. Other
+  titled blocks (``.http``, ``.json``, ``.yaml``) are the sources the commands read.
+- In ``sh`` blocks every line is a command, in ``console`` blocks the lines starting ``$ ``.
+  A ``pigeon`` command runs in-process (``pigeon.cli.main``) and must exit 0, or N when its
+  comment says ``exits N``. One whose comment says ``not run: why``, one sent to the
+  background (``pigeon echo &``: this test's echo server stands in), and one that opens the
+  app are only parsed, by the parser ``pigeon`` itself uses. Any other program is not run and
+  must be on the allow-list below, with the reason.
 - ``https://api.example.com`` and ``http://127.0.0.1:8787`` (where ``pigeon echo`` listens, as
   the demo's ``local`` environment says) are the loopback echo server of the tests, in every
   file written and every command run; ``collections/demo`` is the bundled demo collection.
-- The ``run:`` steps of ```` ```yaml ```` blocks (CI recipes) are parsed as commands.
+- The ``run:`` steps of ``yaml`` blocks (CI recipes) are parsed as commands, never run.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from pigeon.echo import EchoServer
 ROOT = Path(__file__).parents[1]
 GUIDE = ROOT / "docs" / "guide"
 PAGES = [*sorted(GUIDE.glob("*.md")), ROOT / "README.md"]
-DEMO = ROOT / "src" / "pigeon" / "demo"
+DEMO = ROOT / "collections" / "demo"
 EXAMPLE_HOSTS = ("https://api.example.com", "http://127.0.0.1:8787")
 
 # Programs the guide names that a test cannot run, and why.
