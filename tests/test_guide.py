@@ -202,6 +202,10 @@ def run_command(command: Command, block: Block, capsys: pytest.CaptureFixture[st
     name = os.path.basename(command.argv[0])
     if name != "pigeon":
         assert name in ALLOWED, f"{where}: {shlex.join(command.argv)}: not on the allow-list"
+        # a pigeon command another program runs (uv tool run pigeon check ...): parsed
+        nested = [i for i, a in enumerate(command.argv) if os.path.basename(a) == "pigeon"]
+        if nested:
+            check_parses(command.argv[nested[0] + 1 :], where)
         return
     argv = [os.path.expanduser(a) if a.startswith("~") else a for a in command.argv[1:]]
     check_parses(argv, where)
