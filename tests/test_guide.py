@@ -294,3 +294,21 @@ def test_the_readme_keeps_the_set_up_commands() -> None:
     )
     assert f"```sh\n{app}\n```" in readme and f"```sh\n{tests}\n```" in readme
     assert tests in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_the_command_line_synopsis_is_the_parser() -> None:
+    """The Command line page's synopsis names every command, and each option it gives a
+    command is one that command takes."""
+    synopsis = next(b.text for b in blocks(GUIDE / "cli.md") if b.lang == "text")
+    parsers = build_parser()
+    named: set[str] = set()
+    command = "app"
+    for line in synopsis.splitlines():
+        head = re.match(r"pigeon (\S+)", line)
+        if head:
+            command = head.group(1) if head.group(1) in COMMANDS else "app"
+            named.add(command)
+        options = {o for a in parsers[command]._actions for o in a.option_strings}
+        for option in re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", line.split("# ")[0]):
+            assert option in options, (command, option)
+    assert named == {"app", *COMMANDS}
