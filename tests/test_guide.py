@@ -92,6 +92,7 @@ class Command:
     argv: list[str]
     expect: int | None  # None: parsed, not run
     background: bool
+    stdout: str | None = None  # the file ``> FILE`` names
 
 
 def command_lines(block: Block) -> list[str]:
@@ -104,8 +105,8 @@ def command_lines(block: Block) -> list[str]:
 
 
 def commands(line: str) -> list[Command]:
-    """The simple commands of one shell line (``&&``, ``;`` and ``|`` separate them; ``> FILE``
-    is dropped: output is not kept), with what the line's comment expects of them."""
+    """The simple commands of one shell line (``&&``, ``;`` and ``|`` separate them), with where
+    their output goes (``> FILE``) and what the line's comment expects of them."""
     exits = EXITS.search(line)
     expect: int | None = int(exits.group(1)) if exits else 0
     if NOT_RUN.search(line):
@@ -114,21 +115,24 @@ def commands(line: str) -> list[Command]:
     lexer.whitespace_split = True
     out: list[Command] = []
     argv: list[str] = []
+    stdout: str | None = None
     tokens = list(lexer)
     i = 0
     while i < len(tokens):
         token = tokens[i]
         if token in ("&&", "||", ";", "|", "&"):
             if argv:
-                out.append(Command(argv, expect, token == "&"))
-            argv = []
+                out.append(Command(argv, expect, token == "&", stdout))
+            argv, stdout = [], None
         elif token in (">", ">>", "<"):
-            i += 1  # the file a redirection names
+            i += 1
+            if token != "<" and i < len(tokens):
+                stdout = tokens[i]
         else:
             argv.append(token)
         i += 1
     if argv:
-        out.append(Command(argv, expect, False))
+        out.append(Command(argv, expect, False, stdout))
     return out
 
 
@@ -216,6 +220,10 @@ def run_command(command: Command, block: Block, capsys: pytest.CaptureFixture[st
     code = main(argv)
     out, err = capsys.readouterr()
     assert code == command.expect, f"{where}: pigeon {shlex.join(argv)} exits {code}\n{out}\n{err}"
+    if command.stdout and "$" not in command.stdout:  # not "${fpath[1]}/_pigeon"
+        target = Path(os.path.expanduser(command.stdout))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(out, encoding="utf-8")
 
 
 def yaml_runs(node: object) -> Iterator[str]:
