@@ -320,3 +320,19 @@ def test_the_command_line_synopsis_is_the_parser() -> None:
         for option in re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", line.split("# ")[0]):
             assert option in options, (command, option)
     assert named == {"app", *COMMANDS}
+
+
+def test_the_shell_lines_are_read_as_a_shell_reads_them() -> None:
+    """What the page test runs: commands split at ``&&`` and ``;``, ``&`` marking one sent to
+    the background, ``> FILE`` its output, the comment's ``exits N`` or ``not run:``, and in a
+    console block only the ``$`` lines."""
+    line = "pigeon echo & pigeon new 'a b' && pigeon export postman x > out.json  # exits 2"
+    assert commands(line) == [
+        Command(["pigeon", "echo"], 2, True),
+        Command(["pigeon", "new", "a b"], 2, False),
+        Command(["pigeon", "export", "postman", "x"], 2, False, "out.json"),
+    ]
+    assert commands("pigeon check '#1'") == [Command(["pigeon", "check", "#1"], 0, False)]
+    assert commands("pigeon auth d r  # not run: a person signs in")[0].expect is None
+    block = Block(ROOT, 1, "console", None, "$ pigeon run d \\\n  --trust\nok: 1 passed\n")
+    assert [line.split() for line in command_lines(block)] == [["pigeon", "run", "d", "--trust"]]
