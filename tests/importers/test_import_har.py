@@ -1,0 +1,118 @@
+"""HAR 1.2 recordings: one request per entry, named by method and path, a folder per host; the
+browser's own headers and cookies dropped with one note; repeats kept; responses ignored."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pigeon.importers import ImportFailed, run_import
+from pigeon.importers.har import parse_har
+from pigeon.store import load_collection
+from render_support import render_written
+
+SHOP = Path(__file__).parents[1] / "data" / "har" / "shop.har"
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> tuple[Path, list[str]]:
+    into = tmp_path / "rec"
+    _, notes = run_import("har", str(SHOP), into)
+    return into, notes
+
+
+def test_entries_become_requests_by_host_with_repeats_kept(shop: tuple[Path, list[str]]) -> None:
+    root, _ = shop
+    col = load_collection(root)
+    assert not col.broken
+    assert [(r.id, r.name) for r in col.requests()] == [
+        ("api-shop-example-test/get-v1-products", "GET /v1/products"),
+        ("api-shop-example-test/post-v1-cart-items", "POST /v1/cart/items"),
+        ("api-shop-example-test/post-v1-cart-items-2", "POST /v1/cart/items"),
+        ("api-shop-example-test/put-v1-me-avatar", "PUT /v1/me/avatar"),
+        ("api-shop-example-test/patch-v1-orders-7-note", "PATCH /v1/orders/7/note"),
+        ("shop-example-test/post-login", "POST /login"),
+    ]
+    first = render_written(root, "api-shop-example-test/post-v1-cart-items")
+    second = render_written(root, "api-shop-example-test/post-v1-cart-items-2")
+    assert json.loads(first.body_text or "") == {"sku": "sh-42", "qty": 1}
+    assert json.loads(second.body_text or "") == {"sku": "sh-43", "qty": 2}
+    assert first.headers == [("Origin", "https://shop.example.test"),
+                             ("Content-Type", "application/json")]  # fmt: skip
+
+
+def test_browser_headers_and_cookies_are_dropped_with_one_note(
+    shop: tuple[Path, list[str]],
+) -> None:
+    root, notes = shop
+    r = render_written(root, "api-shop-example-test/get-v1-products")
+    assert r.url == "https://api.shop.example.test/v1/products?category=shoes&page=2"
+    names = [name.lower() for name, _ in r.headers]
+    assert names == ["accept", "accept-language", "authorization", "x-request-id"]
+    assert r.header("authorization") == "Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig"  # from .env
+    (dropped,) = [n for n in notes if n.startswith("browser-only headers and cookies dropped")]
+    for name in (":authority", ":path", "cookie", "sec-ch-ua", "user-agent", "accept-encoding",
+                 "host", "content-length", "connection", "recorded cookies"):  # fmt: skip
+        assert name in dropped
+    text = "\n".join(p.read_text() for p in root.rglob("*.toml"))
+    assert "eyJhbGciOiJIUzI1NiJ9" not in text and "k-live-9981" not in text
+    assert "AUTHORIZATION=eyJhbGciOiJIUzI1NiJ9.e30.sig" in (root / ".env").read_text()
+
+
+def test_form_multipart_and_text_bodies(shop: tuple[Path, list[str]]) -> None:
+    root, notes = shop
+    r = render_written(root, "shop-example-test/post-login")
+    assert r.body_text == "user=ada&remember=on"
+    col = load_collection(root)
+    avatar = col.find("api-shop-example-test/put-v1-me-avatar")
+    assert avatar is not None
+    assert [(f.name, f.kind, f.value, f.enabled) for f in avatar[1].body.fields] == [
+        ("caption", "text", "me", True), ("file", "file", "avatar.png", False),
+    ]  # fmt: skip
+    assert not [h for h in avatar[1].headers if h.name.lower() == "content-type"]  # its boundary
+    assert any("file part file (avatar.png) is not in the recording" in n for n in notes)
+    note = render_written(root, "api-shop-example-test/patch-v1-orders-7-note")
+    assert note.body_text == "<note>leave at door</note>"
+    assert note.header("content-type") == "application/xml"
+    assert note.header("x-api-key") == "k-live-9981"
+
+
+def test_not_har_and_broken_json_are_refused_in_one_line(tmp_path: Path) -> None:
+    for name, text, expected in (
+        ("a.har", '{"log": {}}', "not a HAR file"),
+        ("b.har", '{"log": {"entries": [', "not JSON"),
+        ("c.har", "[]", "not a HAR file"),
+    ):
+        (tmp_path / name).write_text(text)
+        with pytest.raises(ImportFailed) as exc:
+            run_import("har", str(tmp_path / name), tmp_path / "out")
+        assert expected in str(exc.value) and name in str(exc.value)
+        assert "\n" not in str(exc.value)
+
+
+def test_hostile_entries_never_crash_or_smuggle_headers() -> None:
+    entries = [
+        {"request": {"method": "GET", "url": "http://x.test/a", "headers": [
+            {"name": "X-Evil", "value": "1\r\nInjected: yes"},
+            {"name": "Bad Name", "value": "v"},
+            {"name": "X-Fine", "value": "ok"}]}},
+        {"request": {"method": "GET"}},
+        {"request": "not an object"},
+        "not an entry",
+        {"request": {"method": "GET", "url": "http://x.test/" + "a/" * 500,
+                     "postData": {"mimeType": "application/json", "text": "{not json"}}},
+        {"request": {"method": "POST", "url": "http://[::1/bad",
+                     "postData": {"mimeType": "application/octet-stream", "text": "AAEC",
+                                  "encoding": "base64"}}},
+    ]  # fmt: skip
+    result = parse_har(json.dumps({"log": {"version": "1.2", "entries": entries}}))
+    reqs = [r for _, r in result.requests]
+    assert [(h.name, h.value) for h in reqs[0].headers] == [("X-Fine", "ok")]
+    assert len(reqs) == 3
+    assert len(reqs[1].name) < 80 and reqs[1].body.type == "text"  # not JSON: sent as text
+    assert reqs[2].body.type == "none"
+    notes = "\n".join(result.notes)
+    assert "entry 2: no request URL; skipped" in notes
+    assert "its body is not text in the recording" in notes
