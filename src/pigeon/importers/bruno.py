@@ -211,7 +211,7 @@ class _Bruno:
             self.walked += 1
             if self.walked > MAX_FILES:
                 self.result.note(f"more than {MAX_FILES} files: the rest are not read")
-                return
+                break
             p = Path(entry.path)
             if entry.name.startswith(".") or entry.name in _SKIPPED_DIRS:
                 continue
