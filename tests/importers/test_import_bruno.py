@@ -126,7 +126,7 @@ def test_scripts_tests_and_assertions_are_text_never_run(shop: tuple[Path, list[
     assert listed is not None and "res.status: eq 200" in listed[1].description
     assert listed[1].description.startswith("Paged list of users.")
     joined = "\n".join(notes)
-    assert "Users/Create user: Bruno pre-request script (JavaScript) is not run" in joined
+    assert "Users/Create user: Bruno's pre-request script (JavaScript): not run by Pigeon" in joined
     assert "Users/Create user: variable team is switched off in Bruno; dropped" in joined
     assert "Users/List users: Bruno assertions are not run by Pigeon" in joined
 

@@ -116,3 +116,23 @@ def test_hostile_entries_never_crash_or_smuggle_headers() -> None:
     notes = "\n".join(result.notes)
     assert "entry 2: no request URL; skipped" in notes
     assert "its body is not text in the recording" in notes
+
+
+@pytest.mark.parametrize("kind", ["har", "insomnia"])
+def test_huge_and_deep_sources_are_refused_naming_the_file(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pigeon.importers import documents
+
+    big = tmp_path / f"big.{kind}"
+    big.write_text('{"log": {"entries": []}, "pad": "' + "x" * 2000 + '"}')
+    monkeypatch.setattr(documents, "DOCUMENT_LIMIT", 1000)
+    with pytest.raises(ImportFailed) as exc:
+        run_import(kind, str(big), tmp_path / "out")
+    assert f"big.{kind}" in str(exc.value) and "limit; not imported" in str(exc.value)
+    monkeypatch.undo()
+    deep = tmp_path / f"deep.{kind}"
+    deep.write_text('{"log": {"entries": ' + "[" * 3000 + "]" * 3000 + "}}")
+    with pytest.raises(ImportFailed, match=f"deep.{kind}:1:.*nest more than"):
+        run_import(kind, str(deep), tmp_path / "out")
+    assert not (tmp_path / "out").exists()

@@ -350,7 +350,7 @@ class _Bruno:
                 parts.append(f"Bruno {label} (JavaScript, not run by Pigeon):\n```{lang}\n"
                              f"{by[name].text}\n```")  # fmt: skip
                 self.result.note(
-                    f"{where}: Bruno {label} (JavaScript) is not run by Pigeon; its text is kept "
+                    f"{where}: Bruno's {label} (JavaScript): not run by Pigeon; its text is kept "
                     "in the description"
                 )
         for name, label in (
