@@ -272,14 +272,21 @@ def test_huge_bad_and_deep_files_are_skipped_with_a_note(
     assert "deep" not in {r.name for _, r in result.requests}
 
 
-def test_the_file_count_is_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_file_count_and_the_bytes_read_are_capped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = _minimal(tmp_path / "col")
     for n in range(20):
         (root / f"r{n:02}.bru").write_text(f"get {{\n  url: http://x.test/{n}\n}}\n")
     monkeypatch.setattr(bruno_module, "MAX_FILES", 10)
     result = parse_bruno(root)
-    assert len(result.requests) < 10
+    assert 0 < len(result.requests) < 10
     assert "more than 10 files: the rest are not read" in result.notes
+    monkeypatch.setattr(bruno_module, "MAX_FILES", 100)
+    monkeypatch.setattr(bruno_module, "TOTAL_LIMIT", 200)
+    result = parse_bruno(root)
+    assert 0 < len(result.requests) < 10
+    assert "the files add up to over 200 bytes: the rest are not read" in result.notes
 
 
 def test_bad_bruno_json_and_no_requests_fail_in_one_line_naming_the_file(tmp_path: Path) -> None:
@@ -316,3 +323,18 @@ def test_process_env_becomes_env_and_a_bruno_dotenv_is_named(tmp_path: Path) -> 
     assert req.query[0].value == "{{$env.KEY}}"
     assert any("Bruno's .env is not copied" in n for n in result.notes)
     assert os.path.exists(root / ".env")
+
+
+def test_names_that_would_leave_the_collection_stay_inside(tmp_path: Path) -> None:
+    root = _minimal(tmp_path / "col")
+    (root / "sub").mkdir()
+    (root / "sub" / "folder.bru").write_text("meta {\n  name: ../../../escape\n}\n")
+    (root / "sub" / "r.bru").write_text(
+        "meta {\n  name: ../../etc/passwd\n}\n\nget {\n  url: http://x.test/\n}\n"
+    )
+    into = tmp_path / "out" / "inner"
+    written, _ = run_import("bruno", str(root), into)
+    assert all(p.resolve().is_relative_to(into.resolve()) for p in written)
+    assert not (tmp_path / "escape").exists() and not (tmp_path / "etc").exists()
+    names = sorted(r.name for r in load_collection(into).requests())
+    assert names == ["../../etc/passwd", "ok"]

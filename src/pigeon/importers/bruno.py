@@ -11,7 +11,7 @@ a note, never run. Secret-looking values go to the collection's ``.env``; an env
 
 Reading stays inside the collection's directory: a link out of it is not followed, a file over
 ``BRU_LIMIT`` is not read, at most ``MAX_FILES`` files and ``MAX_DEPTH`` folders deep are
-walked, each noted when met.
+walked, and at most ``TOTAL_LIMIT`` bytes read in all, each noted when met.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from pigeon.model import (
 )
 
 BRU_LIMIT = 2_000_000  # bytes of one .bru file
+TOTAL_LIMIT = 50_000_000  # bytes of all the files read, so many large files cannot add up
 MAX_FILES = 5_000  # files and folders walked in one collection
 MAX_DEPTH = 32  # folders deep
 METHODS = ("get", "post", "put", "patch", "delete", "options", "head", "connect", "trace")
@@ -98,6 +99,7 @@ class _Bruno:
         self.files = LocalFiles(root, allow_outside)
         self.result = ImportResult(name=root.name)
         self.walked = 0
+        self.read_bytes = 0
         self._folder_paths: set[str] = set()
 
     # -- files --
@@ -108,9 +110,16 @@ class _Bruno:
         if self.files.allowed(file, self.result) is None:
             return None
         try:
-            text = read_capped(file, BRU_LIMIT).decode("utf-8-sig")
+            data = read_capped(file, BRU_LIMIT)
+            text = data.decode("utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
             self.result.note(f"{rel}: cannot read ({exc}); skipped")
+            return None
+        self.read_bytes += len(data)
+        if self.read_bytes > TOTAL_LIMIT:
+            self.result.note(
+                f"the files add up to over {TOTAL_LIMIT:,} bytes: the rest are not read"
+            )
             return None
         try:
             return parse_bru(text)
