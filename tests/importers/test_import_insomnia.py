@@ -250,3 +250,38 @@ def test_a_file_body_outside_the_export_is_left_off(tmp_path: Path) -> None:
     assert any("/etc/hostname is outside" in n for n in result.notes)
     allowed = parse_insomnia(json.dumps(data), tmp_path / "x.json", allow_outside=True)
     assert allowed.requests[0][1].body.path == "/etc/hostname"
+
+
+def test_a_design_document_brings_its_requests_and_global_environments_their_values(
+    tmp_path: Path,
+) -> None:
+    spec = tmp_path / "design.yaml"
+    spec.write_text(
+        "type: spec.insomnia.rest/5.0\nname: Airline\nmeta: {id: wrk_1}\n"
+        "collection:\n  - url: '{{ _.base_url }}/auth/token'\n    name: Get token\n"
+        "    meta: {id: req_1, sortKey: -1}\n    method: GET\n"
+        "environments:\n  name: Base\n  data: {base_url: 'https://air.example.test'}\n"
+        "spec:\n  contents: {openapi: 3.0.4, info: {title: Airline, version: '1'}, paths: {}}\n"
+    )
+    result = parse_insomnia(spec.read_text(), spec)
+    assert [(f, r.name, r.url) for f, r in result.requests] == [
+        ("", "Get token", "{{base_url}}/auth/token")
+    ]
+    assert result.variables == {"base_url": "https://air.example.test"}
+    assert any("OpenAPI spec is not imported" in n for n in result.notes)
+
+    globals_ = tmp_path / "globals.yaml"
+    globals_.write_text(
+        "type: environment.insomnia.rest/5.0\nname: Globals\n"
+        "environments:\n  name: Shared\n  data: {region: eu, host: a.test}\n"
+        "  subEnvironments:\n    - name: US\n      data: {region: us}\n"
+    )
+    envs = parse_insomnia(globals_.read_text(), globals_).environments
+    assert [(e.name, e.variables) for e in envs] == [
+        ("Shared", {"region": "eu", "host": "a.test"}),
+        ("US", {"region": "us", "host": "a.test"}),
+    ]
+    mock = tmp_path / "mock.yaml"
+    mock.write_text("type: mock.insomnia.rest/5.0\nname: m\nurl: http://x\n")
+    with pytest.raises(ImportFailed, match="mock.yaml: an Insomnia mock file has no requests"):
+        run_import("insomnia", str(mock), tmp_path / "out")

@@ -108,12 +108,25 @@ def parse_insomnia(
     if kind.startswith(V5_COLLECTION):
         return _Insomnia(files).v5(data)
     if kind.startswith("spec.insomnia.rest/"):
-        raise ImportFailed(
-            "an Insomnia design document: import its OpenAPI spec with pigeon import openapi",
-            path,
-        )
+        if not as_list(data.get("collection")):
+            raise ImportFailed(
+                "an Insomnia design document with no requests: import its OpenAPI spec with "
+                "pigeon import openapi",
+                path,
+            )
+        result = _Insomnia(files).v5(data)
+        if data.get("spec"):
+            result.note(
+                "the design document's OpenAPI spec is not imported (pigeon import openapi "
+                "reads it); its requests are"
+            )
+        return result
+    if kind.startswith("environment.insomnia.rest/"):
+        return _Insomnia(files).global_environments(data)
     raise ImportFailed(
-        "not an Insomnia export (no _type: export, and no type: collection.insomnia.rest/5.0)",
+        "not an Insomnia export (no _type: export, and no type: collection.insomnia.rest/5.0)"
+        if not kind
+        else f"an Insomnia {kind.split('.')[0]} file has no requests to import",
         path,
     )
 
@@ -215,12 +228,30 @@ class _Insomnia:
                 "the cookie jar is not imported (Pigeon keeps the cookies a server sets)"
             )
         self._items(as_list(data.get("collection")), "")
-        base = as_dict(data.get("environments"))
-        if base:
-            self._base(base)
+        envs = data.get("environments")
+        bases = [e for e in (envs if isinstance(envs, list) else [envs]) if isinstance(e, dict)]
+        for n, base in enumerate(bases):
+            if n == 0:
+                self._base(base)
+            else:  # a list of environments (an early v5): the first is the base
+                self._environment(base)
             for sub in as_list(base.get("subEnvironments")):
                 if isinstance(sub, dict):
                     self._environment(sub)
+        return self.result
+
+    def global_environments(self, data: dict[str, Any]) -> ImportResult:
+        """Global environments (``environment.insomnia.rest/5.0``): each one, and each of its sub
+        environments over it, a Pigeon environment (there is no collection to hold a base)."""
+        envs = data.get("environments")
+        for base in (
+            e for e in (envs if isinstance(envs, list) else [envs]) if isinstance(e, dict)
+        ):
+            self._environment(base)
+            for sub in as_list(base.get("subEnvironments")):
+                if isinstance(sub, dict):
+                    merged = {**as_dict(base.get("data")), **as_dict(sub.get("data"))}
+                    self._environment({**sub, "data": merged})
         return self.result
 
     # -- walking --
