@@ -338,3 +338,28 @@ def test_names_that_would_leave_the_collection_stay_inside(tmp_path: Path) -> No
     assert not (tmp_path / "escape").exists() and not (tmp_path / "etc").exists()
     names = sorted(r.name for r in load_collection(into).requests())
     assert names == ["../../etc/passwd", "ok"]
+
+
+def test_older_bru_blocks_and_local_variables(tmp_path: Path) -> None:
+    root = _minimal(tmp_path / "col")
+    (root / "old.bru").write_text(
+        "meta {\n  name: old\n  seq: 1\n}\n\npost {\n  url: http://x.test/a?x=1\n}\n\n"
+        "query {\n  x: 1\n  ~y: 2\n}\n\nheaders {\n  X-Tight:tight\n}\n\n"
+        "vars:pre-request {\n  @local: 1\n}\n\n"
+        'body {\n  {"old": true}\n}\n\n'
+        "auth:oauth2 {\n  grant_type: client_credentials\n  access_token_url: http://x.test/t\n"
+        "  credentials_placement: basic_auth_header\n}\n"
+    )
+    (req,) = [r for _, r in parse_bruno(root).requests if r.name == "old"]
+    assert req.url == "http://x.test/a"
+    assert [(q.name, q.value, q.enabled) for q in req.query] == [
+        ("x", "1", True),
+        ("y", "2", False),
+    ]
+    assert [(h.name, h.value) for h in req.headers] == [("X-Tight", "tight")]
+    assert req.variables == {"local": "1"}
+    assert (req.body.type, json.loads(req.body.content)) == ("json", {"old": True})
+    products = parse_bruno(SHOP / "products.bru").requests[0][1]
+    assert (
+        products.auth is not None and products.auth.oauth2.client_auth == "body"
+    )  # Bruno's default

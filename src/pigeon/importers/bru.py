@@ -30,16 +30,18 @@ from dataclasses import dataclass, field
 
 # Blocks whose content is text, not key: value lines.
 TEXT_BLOCKS = frozenset({
-    "body:json", "body:text", "body:xml", "body:sparql", "body:graphql", "body:graphql:vars",
-    "script:pre-request", "script:post-response", "tests", "docs",
+    "body", "body:json", "body:text", "body:xml", "body:sparql", "body:graphql",
+    "body:graphql:vars", "script:pre-request", "script:post-response", "tests", "docs",
 })  # fmt: skip
 DICT_BLOCKS = re.compile(
-    r"^(meta|get|post|put|patch|delete|options|head|connect|trace|http|params:query|params:path"
+    r"^(meta|get|post|put|patch|delete|options|head|connect|trace|http|query|params:query"
+    r"|params:path"
     r"|headers|auth|auth:[\w-]+|body:form-urlencoded|body:multipart-form|body:file|vars"
     r"|vars:pre-request|vars:post-response|assert|settings)$"
 )
 _OPEN = re.compile(r"^([A-Za-z][\w:.-]*)\s*([{\[])\s*$")
-_PAIR = re.compile(r"^(~?)([^:]+?)\s*:(?:\s(.*)|)$")
+_PAIR = re.compile(r"^(~?)([^\s:]+)[ \t]*:[ \t]*(.*)$")
+_ASSERT_PAIR = re.compile(r"^(~?)([^:]+?)[ \t]*:[ \t]*(.*)$")  # an assertion's key may hold spaces
 MAX_BLOCKS = 200
 
 
@@ -107,7 +109,7 @@ def parse_bru(text: str) -> list[Block]:
             block.is_text = True
             block.text = "\n".join(_dedent(ln) for ln in body).strip("\n")
         else:
-            block.pairs = _pairs(body, i + 2)
+            block.pairs = _pairs(body, i + 2, _ASSERT_PAIR if name == "assert" else _PAIR)
         blocks.append(block)
         i = end + 1
     return blocks
@@ -117,7 +119,7 @@ def _dedent(line: str) -> str:
     return line[2:] if line.startswith("  ") else line.lstrip(" ")
 
 
-def _pairs(body: list[str], first: int) -> list[Pair]:
+def _pairs(body: list[str], first: int, pattern: re.Pattern[str]) -> list[Pair]:
     out: list[Pair] = []
     j = 0
     while j < len(body):
@@ -125,7 +127,7 @@ def _pairs(body: list[str], first: int) -> list[Pair]:
         if not raw.strip():
             j += 1
             continue
-        m = _PAIR.match(raw.strip())
+        m = pattern.match(raw.strip())
         if m is None:
             raise BruError(f"expected key: value, found {raw.strip()[:40]!r}", first + j)
         off, key, value = m.group(1), m.group(2).strip(), (m.group(3) or "").strip()

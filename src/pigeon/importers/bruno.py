@@ -306,7 +306,8 @@ class _Bruno:
         req = Request(name=name, method=method_block.name.upper())
         self._url(method_block.get("url"), by, req, where)
         req.headers = self._headers(by.get("headers"), where)
-        req.body = self._body(method_block.get("body", "none"), by, req, where)
+        mode = method_block.get("body") or ("json" if "body" in by else "none")
+        req.body = self._body(mode, by, req, where)
         req.auth = self._auth(method_block.get("auth"), by, where)
         req.variables.update(self._vars(by.get("vars:pre-request"), where))
         req.description = self._texts(by, where)
@@ -314,12 +315,11 @@ class _Bruno:
 
     def _url(self, url: str, by: dict[str, Block], req: Request, where: str) -> None:
         url = convert(url.strip())
-        if "params:query" in by:  # Bruno writes the query both in the URL and in the block
+        query = by.get("params:query") or by.get("query")  # "query": Bruno's older name
+        if query is not None:  # Bruno writes the query both in the URL and in the block
             base, hash_, fragment = url.partition("#")
             url = base.partition("?")[0] + hash_ + fragment
-            req.query = [
-                QueryParam(p.key, convert(p.value), p.enabled) for p in by["params:query"].pairs
-            ]
+            req.query = [QueryParam(p.key, convert(p.value), p.enabled) for p in query.pairs]
         else:
             url, req.query = split_query(url)
         for p in by["params:path"].pairs if "params:path" in by else []:
@@ -343,7 +343,7 @@ class _Bruno:
             if not p.enabled:
                 self.result.note(f"{where}: variable {p.key} is switched off in Bruno; dropped")
                 continue
-            out[p.key] = convert(p.value)
+            out[p.key.removeprefix("@")] = convert(p.value)  # @name: Bruno's request-local
         return out
 
     def _texts(self, by: dict[str, Block], where: str) -> str:
@@ -380,15 +380,15 @@ class _Bruno:
         for block in by.values():
             if block.is_text and block.name not in ("docs", "script:pre-request",
                                                     "script:post-response", "tests") \
-                    and not block.name.startswith("body:"):  # fmt: skip
+                    and not block.name.startswith("body"):  # fmt: skip
                 self.result.note(f"{where}: Bruno block {block.name} is not carried over")
         return "\n\n".join(parts)
 
     def _body(self, mode: str, by: dict[str, Block], req: Request, where: str) -> Body:
         if mode in ("", "none"):
             return Body()
-        if mode == "json":
-            return Body(type="json", content=convert(_text(by, "body:json")))
+        if mode == "json":  # "body": the older name of body:json
+            return Body(type="json", content=convert(_text(by, "body:json") or _text(by, "body")))
         if mode in ("text", "xml", "sparql"):
             if mode in _RAW_TYPES and not any(
                 h.name.lower() == "content-type" for h in req.headers
@@ -537,7 +537,10 @@ class _Bruno:
                 client_secret=self._secret(block, "client_secret", "client_secret", where),
                 scope=get("scope"),
                 redirect_uri=get("callback_url"),
-                client_auth="body" if get("credentials_placement") == "body" else "basic",
+                # Bruno sends the client's credentials in the body unless told otherwise
+                client_auth="basic"
+                if get("credentials_placement") == "basic_auth_header"
+                else "body",
                 header_prefix=prefix,
             ),
         )
