@@ -41,9 +41,10 @@ def test_bru_blocks_pairs_text_lists_and_multiline_values() -> None:
         'body:json {\n  {\n    "a": "}"\n  }\n}\n\n'
         "docs {\n  '''\n  long\n    text\n  '''\n}\n\n"
         "settings {\n  note: '''\n    line one\n    line two\n  '''\n}\n\n"
-        "vars:secret [\n  token,\n  ~old\n]\n"
+        "vars:secret [\n  token,\n  ~old\n]\n\nvars:secret [a, b c]\n\nvars:secret []\n"
     )
-    meta, headers, body, docs, settings, secret = blocks
+    meta, headers, body, docs, settings, secret, inline, empty = blocks
+    assert [p.key for p in inline.pairs] == ["a", "b", "c"] and empty.pairs == []
     assert meta.get("name") == "Get: user" and meta.get("seq") == "2"
     assert [(p.key, p.value, p.enabled) for p in headers.pairs] == [
         ("Accept", "*/*", True), ("X-Off", "1", False), ("X-Empty", "", True),
@@ -60,7 +61,9 @@ def test_bru_blocks_pairs_text_lists_and_multiline_values() -> None:
         ("meta {\n  name: x\n", 1, "block meta is not closed"),
         ("meta {\n  name: x\n}\nstray text\n", 4, "expected a block"),
         ("headers {\n  no colon here\n}\n", 2, "expected key: value"),
-        ("vars:secret [\n  a b\n]\n", 2, "expected a name"),
+        ("vars:secret [\n  a;b\n]\n", 2, "expected a name"),
+        ("vars:secret [\n  a\n", 1, "list vars:secret is not closed"),
+        ("meta { name: x }\n", 1, "text after meta {"),
         ("meta {\n  v: '''\n  never closed\n}\n", 2, "not closed by '''"),
         ("x {\n}\n" * 201, 401, "more than 200 blocks"),
     ],

@@ -39,7 +39,7 @@ DICT_BLOCKS = re.compile(
     r"|headers|auth|auth:[\w-]+|body:form-urlencoded|body:multipart-form|body:file|vars"
     r"|vars:pre-request|vars:post-response|assert|settings)$"
 )
-_OPEN = re.compile(r"^([A-Za-z][\w:.-]*)\s*([{\[])\s*$")
+_OPEN = re.compile(r"^([A-Za-z][\w:.-]*)\s*([{\[])\s*(.*?)\s*$")
 _PAIR = re.compile(r"^(~?)([^\s:]+)[ \t]*:[ \t]*(.*)$")
 _ASSERT_PAIR = re.compile(r"^(~?)([^:]+?)[ \t]*:[ \t]*(.*)$")  # an assertion's key may hold spaces
 MAX_BLOCKS = 200
@@ -94,18 +94,31 @@ def parse_bru(text: str) -> list[Block]:
             )
         if len(blocks) >= MAX_BLOCKS:
             raise BruError(f"more than {MAX_BLOCKS} blocks", i + 1)
-        name, bracket = m.group(1), m.group(2)
+        name, bracket, rest = m.group(1), m.group(2), m.group(3)
         block = Block(name, i + 1)
-        close = "}" if bracket == "{" else "]"
+        if bracket == "[":  # a list: names up to a "]", on the same line or a later one
+            end = i
+            while end < len(lines) and not (rest if end == i else lines[end]).rstrip().endswith(
+                "]"
+            ):
+                end += 1
+            if end == len(lines):
+                raise BruError(f"list {name} is not closed (no ])", i + 1)
+            items = [rest, *lines[i + 1 : end + 1]] if end > i else [rest]
+            items[-1] = items[-1].rstrip()[:-1]
+            block.pairs = _list(items, i + 1)
+            blocks.append(block)
+            i = end + 1
+            continue
+        if rest:
+            raise BruError(f"text after {name} {{ on its line", i + 1)
         end = i + 1
-        while end < len(lines) and lines[end].rstrip() != close:
+        while end < len(lines) and lines[end].rstrip() != "}":
             end += 1
         if end == len(lines):
-            raise BruError(f"block {name} is not closed (no {close} at the start of a line)", i + 1)
+            raise BruError(f"block {name} is not closed (no }} at the start of a line)", i + 1)
         body = lines[i + 1 : end]
-        if bracket == "[":
-            block.pairs = _list(body, i + 2)
-        elif name in TEXT_BLOCKS or not DICT_BLOCKS.match(name):
+        if name in TEXT_BLOCKS or not DICT_BLOCKS.match(name):
             block.is_text = True
             block.text = "\n".join(_dedent(ln) for ln in body).strip("\n")
         else:
@@ -149,7 +162,7 @@ def _pairs(body: list[str], first: int, pattern: re.Pattern[str]) -> list[Pair]:
 def _list(body: list[str], first: int) -> list[Pair]:
     out = []
     for j, raw in enumerate(body):
-        for item in raw.split(","):
+        for item in re.split(r"[,\s]+", raw):  # Bruno separates names by commas or spaces
             item = item.strip()
             if not item:
                 continue
