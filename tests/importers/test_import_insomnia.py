@@ -285,3 +285,23 @@ def test_a_design_document_brings_its_requests_and_global_environments_their_val
     mock.write_text("type: mock.insomnia.rest/5.0\nname: m\nurl: http://x\n")
     with pytest.raises(ImportFailed, match="mock.yaml: an Insomnia mock file has no requests"):
         run_import("insomnia", str(mock), tmp_path / "out")
+
+
+def test_sibling_folders_of_one_name_keep_their_own_settings(tmp_path: Path) -> None:
+    resources = [{"_id": "wrk", "_type": "workspace", "name": "w"}]
+    for n, token in ((1, "{{a}}"), (2, "{{b}}")):
+        resources += [
+            {"_id": f"f{n}", "_type": "request_group", "parentId": "wrk", "name": "Users",
+             "metaSortKey": n, "authentication": {"type": "bearer", "token": token}},
+            {"_id": f"r{n}", "_type": "request", "parentId": f"f{n}", "name": "List",
+             "method": "GET", "url": "http://x.test/"},
+        ]  # fmt: skip
+    result = parse_insomnia(json.dumps({"_type": "export", "__export_format": 4,
+                                        "resources": resources}))  # fmt: skip
+    assert [f for f, _ in result.requests] == ["Users", "Users (2)"]
+    assert [(f.id, f.auth.token if f.auth else "") for f in result.folders] == [
+        ("Users", "{{a}}"), ("Users (2)", "{{b}}"),
+    ]  # fmt: skip
+    assert "folder Users: another folder has the same name; imported as 'Users (2)'" in (
+        result.notes
+    )

@@ -32,6 +32,7 @@ from pigeon.importers.common import (
     clean_header,
     env_name,
     file_body,
+    folder_path,
     safe_name,
     set_aside,
     split_query,
@@ -253,12 +254,7 @@ class _Bruno:
 
     def _folder(self, directory: Path, parent: str, name: str, depth: int) -> None:
         name = safe_name(name, directory.name)
-        path = _where(parent, name)
-        n = 2
-        while path in self._folder_paths:
-            path = _where(parent, f"{name} ({n})")
-            n += 1
-        self._folder_paths.add(path)
+        path = folder_path(self._folder_paths, parent, name, self.result)
         where = f"folder {path}"
         settings = Folder(name=path.rsplit("/", 1)[-1], id=path)
         file = directory / "folder.bru"

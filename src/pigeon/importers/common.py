@@ -76,12 +76,13 @@ class ImportResult:
             self.notes.append(message)
 
     def extend(self, other: ImportResult) -> None:
-        """Add another result's requests, folders, variables and notes to this one."""
+        """Add another result's requests, folders, variables, secrets and notes to this one."""
         self.requests.extend(other.requests)
         self.folders.extend(other.folders)
         for key, value in other.variables.items():
             self.variables.setdefault(key, value)
         self.environments.extend(other.environments)
+        self.secrets.extend(s for s in other.secrets if s not in self.secrets)
         for n in other.notes:
             self.note(n)
 
@@ -199,6 +200,24 @@ def safe_name(name: str, fallback: str, folder: bool = True) -> str:
     separator of folder paths)."""
     cleaned = " ".join(_CONTROL.sub(" ", name.replace("\t", " ")).split())
     return (cleaned.replace("/", "-") if folder else cleaned).strip() or fallback
+
+
+def folder_path(taken: set[str], parent: str, name: str, result: ImportResult) -> str:
+    """The path of folder ``name`` under ``parent``, one no other folder has: two sibling
+    folders of one name (another tool allows that) would otherwise merge, one's settings given
+    to the other's requests. The new name is noted; the path is added to ``taken``."""
+    path = f"{parent}/{name}" if parent else name
+    n = 2
+    while path in taken:
+        path = f"{parent}/{name} ({n})" if parent else f"{name} ({n})"
+        n += 1
+    if n > 2:
+        result.note(
+            f"folder {path.rsplit('/', 1)[0] + '/' if parent else ''}{name}: another folder has "
+            f"the same name; imported as {path.rsplit('/', 1)[-1]!r}"
+        )
+    taken.add(path)
+    return path
 
 
 # -- reading other tools' documents ----------------------------------------------------------

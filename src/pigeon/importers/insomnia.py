@@ -34,6 +34,7 @@ from pigeon.importers.common import (
     as_text,
     clean_header,
     file_body,
+    folder_path,
     safe_name,
     set_aside,
     split_query,
@@ -273,17 +274,7 @@ class _Insomnia:
             self.result.requests.append((folder, self._request(item, name, where)))
 
     def _folder(self, item: dict[str, Any], parent: str, name: str) -> None:
-        path = f"{parent}/{name}" if parent else name
-        n = 2
-        while path in self._folder_paths:
-            path = f"{parent}/{name} ({n})" if parent else f"{name} ({n})"
-            n += 1
-        if n > 2:
-            self.result.note(
-                f"folder {name!r}: another folder has the same name; imported as "
-                f"{path.rsplit('/', 1)[-1]!r}"
-            )
-        self._folder_paths.add(path)
+        path = folder_path(self._folder_paths, parent, name, self.result)
         where = f"folder {path}"
         settings = Folder(name=path.rsplit("/", 1)[-1], id=path)
         settings.variables = self._values(as_dict(item.get("environment")), where, "")
