@@ -50,15 +50,17 @@ def test_browser_headers_and_cookies_are_dropped_with_one_note(
     r = render_written(root, "api-shop-example-test/get-v1-products")
     assert r.url == "https://api.shop.example.test/v1/products?category=shoes&page=2"
     names = [name.lower() for name, _ in r.headers]
-    assert names == ["accept", "accept-language", "authorization", "x-request-id"]
+    assert names == ["accept", "accept-language", "x-request-id", "authorization"]
     assert r.header("authorization") == "Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig"  # from .env
+    auth = load_collection(root).find("api-shop-example-test/get-v1-products")[1].auth  # type: ignore[index]
+    assert auth is not None and (auth.type, auth.token) == ("bearer", "{{$env.BEARER_TOKEN}}")
     (dropped,) = [n for n in notes if n.startswith("browser-only headers and cookies dropped")]
     for name in (":authority", ":path", "cookie", "sec-ch-ua", "user-agent", "accept-encoding",
                  "host", "content-length", "connection", "recorded cookies"):  # fmt: skip
         assert name in dropped
     text = "\n".join(p.read_text() for p in root.rglob("*.toml"))
     assert "eyJhbGciOiJIUzI1NiJ9" not in text and "k-live-9981" not in text
-    assert "AUTHORIZATION=eyJhbGciOiJIUzI1NiJ9.e30.sig" in (root / ".env").read_text()
+    assert "BEARER_TOKEN=eyJhbGciOiJIUzI1NiJ9.e30.sig" in (root / ".env").read_text()
 
 
 def test_form_multipart_and_text_bodies(shop: tuple[Path, list[str]]) -> None:
@@ -136,3 +138,27 @@ def test_huge_and_deep_sources_are_refused_naming_the_file(
     with pytest.raises(ImportFailed, match=f"deep.{kind}:1:.*nest more than"):
         run_import(kind, str(deep), tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_recorded_authorization_becomes_auth_with_its_secret_set_aside() -> None:
+    import base64
+
+    basic = base64.b64encode(b"ada:pa:ss").decode()
+    entries = [
+        {"request": {"method": "GET", "url": f"http://x.test/{n}", "headers": [h]}}
+        for n, h in enumerate([
+            {"name": "Authorization", "value": f"Basic {basic}"},
+            {"name": "Authorization", "value": "Basic !!not-base64"},
+            {"name": "Authorization", "value": "Token abc123"},
+        ])
+    ]  # fmt: skip
+    result = parse_har(json.dumps({"log": {"entries": entries}}))
+    first, second, third = (r for _, r in result.requests)
+    assert first.auth is not None and (first.auth.type, first.auth.username) == ("basic", "ada")
+    assert first.auth.password == "{{$env.BASIC_PASSWORD}}" and first.headers == []
+    assert second.auth is None and second.headers[0].value == "Basic {{$env.AUTHORIZATION}}"
+    assert third.auth is None and third.headers[0].value == "Token {{$env.AUTHORIZATION_2}}"
+    assert [(s.name, s.value) for s in result.secrets] == [
+        ("BASIC_PASSWORD", "pa:ss"), ("AUTHORIZATION", "!!not-base64"),
+        ("AUTHORIZATION_2", "abc123"),
+    ]  # fmt: skip

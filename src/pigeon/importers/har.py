@@ -4,12 +4,14 @@ Pigeon request, named by its method and path, in a folder per host. Responses ar
 A browser adds headers of its own (``Cookie``, ``Host``, ``User-Agent``, ``sec-*``, HTTP/2's
 ``:authority``...) that Pigeon sets itself or that only mean something to a browser: they are
 dropped, with one note naming them all. Two entries that are the same request stay two
-requests (``name-2.toml``): a recording's repeats are kept. A credential header
-(``Authorization``, an API key) goes to the collection's ``.env``, never into TOML.
+requests (``name-2.toml``): a recording's repeats are kept. An ``Authorization: Bearer`` or
+``Basic`` header becomes the request's auth; its secret, and any other credential header (an
+API key), goes to the collection's ``.env``, never into TOML.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from pathlib import Path
@@ -29,7 +31,7 @@ from pigeon.importers.common import (
 )
 from pigeon.importers.documents import load_json
 from pigeon.masking import secret_name
-from pigeon.model import Body, FormField, Header, Request
+from pigeon.model import Auth, Body, FormField, Header, Request
 
 # What a browser or HTTP/2 adds that a request Pigeon sends must not carry over.
 _BROWSER_HEADERS = {
@@ -104,6 +106,10 @@ def _request(
         if hname.startswith(":") or low in _BROWSER_HEADERS or _SEC_HEADER.match(hname):
             dropped[low] = dropped.get(low, 0) + 1
             continue
+        if low == "authorization" and req.auth is None:
+            req.auth = _auth(value, where, result)
+            if req.auth is not None:
+                continue
         if secret_name(hname) and value:
             scheme, space, rest = value.partition(" ")
             if low in ("authorization", "proxy-authorization") and space and rest:
@@ -115,6 +121,24 @@ def _request(
             req.headers.append(header)
     req.body = _body(as_dict(raw.get("postData")), req, where, result)
     return host, req
+
+
+def _auth(value: str, where: str, result: ImportResult) -> Auth | None:
+    """A recorded ``Authorization: Bearer`` or ``Basic`` header as the request's auth (its
+    secret set aside for ``.env``); ``None`` for another scheme, kept as a header."""
+    scheme, _, cred = value.strip().partition(" ")
+    cred = cred.strip()
+    if scheme.lower() == "bearer" and cred and " " not in cred:
+        return Auth(type="bearer", token=set_aside(result, "bearer_token", cred, where, where))
+    if scheme.lower() == "basic" and cred:
+        try:
+            user, colon, password = base64.b64decode(cred, validate=True).decode().partition(":")
+        except (ValueError, UnicodeDecodeError):
+            return None
+        if colon:
+            password = set_aside(result, "basic_password", password, where, where)
+            return Auth(type="basic", username=user, password=password)
+    return None
 
 
 def _drop_content_type(req: Request, mime: str) -> None:
