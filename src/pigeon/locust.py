@@ -21,16 +21,17 @@ How it sends, and why: Locust runs each user in a gevent greenlet over monkey-pa
 while the pipeline is asyncio (its scripts talk to a worker process over pipes, OAuth tokens
 come from httpx's async client). asyncio keeps "the running loop" per OS thread, which the
 greenlets share, so a loop per user cannot work: the second user to run its loop while the
-first waits on a socket finds a loop already running. Here one event loop serves the
-process, in a greenlet of its own; a user hands it each request (``run_coroutine_threadsafe``)
-and waits cooperatively. The send itself runs on httpx's sync client in the user's own
-send greenlet (``send_thread.ThreadedSession``, whose worker thread is a greenlet once gevent
-has patched ``threading``), so many requests are out at once while the loop only renders and
-runs scripts. A variant that drove a scriptless request's coroutine in the user's greenlet,
-never touching the loop, measured within the noise of this one (about 5%), so every request
-takes the one path. Locust's own clients were not used: they would skip Pigeon's send (the
-whole-exchange deadline, auth flows, redirect rules, timings). The cost against a plain
-``HttpUser`` is measured by ``benchmarks/bench_locust.py``.
+first waits on a socket finds a loop already running (``RuntimeError``). So one event loop
+serves the process, in a greenlet of its own, for the requests that need it (a script, an
+OAuth 2.0 token, a stream, a WebSocket or gRPC call): a user hands it the request
+(``run_coroutine_threadsafe``) and waits cooperatively, while the send runs on httpx's sync
+client in the session's send greenlet (``send_thread.ThreadedSession``, whose worker thread
+is a greenlet once gevent has patched ``threading``). A request with none of those never
+waits on the loop: its pipeline coroutine runs to its end in the user's own greenlet, the send
+held there as ``pigeon run``'s one lane holds it. Measured with ``benchmarks/bench_locust.py``
+(10 users, requests per CPU second), the direct way made 1,001 a second against 731 through
+the loop, and a plain ``HttpUser`` 1,434. Locust's own clients were not used: they would skip
+Pigeon's send (the whole-exchange deadline, auth flows, redirect rules, timings).
 """
 
 from __future__ import annotations
@@ -47,16 +48,18 @@ from urllib.parse import urlsplit, urlunsplit
 import gevent
 from locust import User, task
 
+from pigeon.auth_kinds import KINDS, AuthKind
 from pigeon.errors import UsageError
 from pigeon.exchange import Exchange, Progress
 from pigeon.model import Collection, Folder, Request
 from pigeon.oauth2 import Tokens
 from pigeon.oauth2.cache import Token, TokenCache
 from pigeon.pipeline import RequestResult, RunContext, execute
-from pigeon.render import RenderedRequest
+from pigeon.render import RenderedRequest, effective_auth
 from pigeon.rows import read_rows
 from pigeon.run import check_broken, select
-from pigeon.scripts.sources import PHASES
+from pigeon.scripts.sources import PHASES, has_scripts
+from pigeon.send import _Attempt  # a held send's attempt, as send_thread makes it
 from pigeon.send_thread import ThreadedSession
 from pigeon.store import load_collection
 from pigeon.trust import TrustStore, needs
@@ -111,11 +114,14 @@ class _MemoryCache(TokenCache):
 
 class _Session(ThreadedSession):
     """A user's HTTP session: with a host given (``--host``, or the class's ``host``), each
-    URL's scheme and authority are that host's, its path under the host's path."""
+    URL's scheme and authority are that host's, its path under the host's path. ``direct``:
+    the send runs where it is called, in the user's greenlet, its deadline kept by a
+    watchdog (``ThreadedSession``'s held send), never waiting on the loop."""
 
     def __init__(self, host: str | None) -> None:
         super().__init__()
         self.host = host.rstrip("/") if host else None
+        self.direct = False
 
     async def send(
         self,
@@ -126,6 +132,10 @@ class _Session(ThreadedSession):
     ) -> Exchange:
         if self.host:
             rendered = dataclasses.replace(rendered, url=rebase(rendered.url, self.host))
+        if self.direct:
+            attempt = _Attempt(rendered, self.max_body_in_memory, progress)
+            self._send_held(attempt)
+            return attempt.exchange()
         return await super().send(rendered, progress)  # never holding the shared loop
 
 
@@ -153,6 +163,24 @@ class _Plan:
     rows: list[dict[str, Any]]
     next_row: int = 0
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+    direct: dict[int, bool] = dataclasses.field(default_factory=dict)  # by id(request)
+
+    def is_direct(self, chain: list[Folder], request: Request, scripts: bool) -> bool:
+        """Whether the request's pipeline never waits on the loop: an HTTP request, no
+        stream, no script that runs, no OAuth 2.0 token to fetch, a URL that is not a
+        WebSocket's or gRPC's. Judged once per request."""
+        known = self.direct.get(id(request))
+        if known is None:
+            auth = effective_auth(self.collection, chain, request)
+            kind = KINDS.get(auth.type) if auth is not None else None
+            known = self.direct[id(request)] = (
+                request.kind == "http"
+                and not request.stream.declared
+                and not request.url.lower().startswith(("ws", "grpc"))
+                and not (self.trusted and scripts and has_scripts(self.collection, chain, request))
+                and (kind is None or type(kind).token_auth is AuthKind.token_auth)
+            )
+        return known
 
     def row(self) -> dict[str, Any]:
         """The next data row, round the file again after its last (none: no variables)."""
@@ -286,10 +314,34 @@ class PigeonUser(User):
             self.send(chain, request)
 
     def send(self, chain: list[Folder], request: Request) -> RequestResult:
-        """Send one request through the pipeline and report it to Locust."""
-        result = self._loop.run(execute(self.ctx, chain, request))
+        """Send one request through the pipeline and report it to Locust: in this greenlet
+        when nothing on its way waits on the loop (``_Plan.is_direct``), else on the loop."""
+        result = None
+        if self.plan.is_direct(chain, request, type(self).scripts):
+            result = self._direct(chain, request)
+        if result is None:
+            result = self._loop.run(execute(self.ctx, chain, request))
         report(self.environment, result)
         return result
+
+    def _direct(self, chain: list[Folder], request: Request) -> RequestResult | None:
+        """The pipeline's coroutine run to its end here, where it never waits; ``None`` (and
+        the request never judged direct again) if it did wait after all (a URL that rendered
+        to a WebSocket's), before anything was sent."""
+        session = self.ctx.http
+        assert isinstance(session, _Session)
+        coro = execute(self.ctx, chain, request)
+        session.direct = True
+        try:
+            coro.send(None)
+        except StopIteration as done:
+            result: RequestResult = done.value
+            return result
+        finally:
+            session.direct = False
+        coro.close()
+        self.plan.direct[id(request)] = False
+        return None
 
 
 def report(environment: Any, result: RequestResult) -> None:
