@@ -24,6 +24,7 @@ from oauth_server import oauth_server
 from pigeon.cli import main
 from pigeon.echo import EchoServer
 from servers import login_server
+from ws_servers import ws_server
 
 DRIVER = Path(__file__).parent / "locust_driver.py"
 TIMEOUT = 60  # seconds a child may take before the test fails (they take a few)
@@ -138,6 +139,23 @@ def test_a_host_takes_every_request_there_and_a_weighted_mix_sends_by_weight(
     out = drive(path, users=2, requests=20)
     assert list(out["stats"]) == ["GET users/get"]  # a weight of 0 is never picked
     assert out["stats"]["GET users/get"]["failures"] == 0, out["errors"]
+
+
+def test_a_url_that_renders_to_a_websocket_is_sent_as_one(tmp_path: Path, echo: str) -> None:
+    """Judged from its file, a request with no script goes out in the user's greenlet; one
+    whose URL turns out a WebSocket's waits on the loop after all, and is sent from there."""
+    with ws_server() as base:
+        root = collection(tmp_path / "c", echo)
+        write(
+            root,
+            "chat.toml",
+            f'name = "chat"\nurl = "{{{{ws}}}}/echo"\nreplies = 1\n\n[variables]\nws = "{base}"\n'
+            '\n[[messages]]\nname = "hello"\nbody = "hello"\n',
+        )
+        path = locustfile(tmp_path / "lf.py", root, 'requests = ["chat"]')
+        out = drive(path, users=2, requests=6)
+    assert list(out["stats"]) == ["GET chat"]
+    assert out["stats"]["GET chat"]["failures"] == 0, out["errors"]
 
 
 def test_the_exported_locustfile_runs(

@@ -326,8 +326,8 @@ class PigeonUser(User):
 
     def _direct(self, chain: list[Folder], request: Request) -> RequestResult | None:
         """The pipeline's coroutine run to its end here, where it never waits; ``None`` (and
-        the request never judged direct again) if it did wait after all (a URL that rendered
-        to a WebSocket's), before anything was sent."""
+        the request never judged direct again) if it wanted the loop after all (a URL that
+        rendered to a WebSocket's asks for it as it connects, before anything is sent)."""
         session = self.ctx.http
         assert isinstance(session, _Session)
         coro = execute(self.ctx, chain, request)
@@ -337,9 +337,12 @@ class PigeonUser(User):
         except StopIteration as done:
             result: RequestResult = done.value
             return result
+        except RuntimeError as exc:  # asyncio's "no running event loop", as it connects
+            if "event loop" not in str(exc):
+                raise
         finally:
             session.direct = False
-        coro.close()
+        coro.close()  # (when it waited instead)
         self.plan.direct[id(request)] = False
         return None
 
