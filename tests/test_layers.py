@@ -31,6 +31,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.reports",
             "pigeon.report_formats",
             "pigeon.report_merge",
+            "pigeon.shards",
             "pigeon.check",
             "pigeon.importers",
             "pigeon.exporters",

@@ -117,7 +117,8 @@ def _frames(value: Any) -> tuple[int, int] | None:
     return sent, received
 
 
-def _read(path: Path) -> dict[str, Any]:
+def read_report(path: Path) -> dict[str, Any]:
+    """A ``pigeon run`` JSON report, its shape checked; anything else is one line naming it."""
     try:
         data = json.loads(read_capped(path, MAX_REPORT_BYTES))
     except OSError as exc:
@@ -146,7 +147,7 @@ def merge(paths: list[Path]) -> RunSummary:
     """The run the shards' reports add up to."""
     if not paths:
         raise UsageError("report merge: name the shards' JSON reports")
-    reports = [_read(p) for p in paths]
+    reports = [read_report(p) for p in paths]
     names = {r["collection"] for r in reports}
     if len(names) != 1:
         raise UsageError(

@@ -186,28 +186,34 @@ def _broken_matters(
 
 
 def shard(
-    selected: list[tuple[list[Folder], Request]], index: int, count: int
+    selected: list[tuple[list[Folder], Request]],
+    index: int,
+    count: int,
+    weight: Callable[[Request], float] | None = None,
 ) -> list[tuple[list[Folder], Request]]:
     """Shard ``index`` (1-based) of ``count``: whole top-level folders (requests chain within
     a folder, so one is never split; the top-level requests together count as one), dealt
-    out largest first to the shard with the fewest requests so far, ties to the lower shard.
-    Deterministic: the same collection and selection always give the same slices, and the
-    shards together hold every selected request exactly once, in collection order."""
+    out heaviest first to the least loaded shard so far, ties to the lower shard. A unit
+    weighs its requests' count, or with ``weight`` (``--shard-by durations``: an earlier
+    run's times) their sum. Deterministic: the same collection, selection and weights always
+    give the same slices, and the shards together hold every selected request exactly once,
+    in collection order."""
     if not 1 <= index <= count:
         raise UsageError(f"--shard {index}/{count}: expected K/N with 1 <= K <= N")
     # The work is the units', whatever ``count`` is: a shard no unit has reached yet has the
-    # least load (a unit holds a request at least), so the next unit goes to the lowest of
-    # them while any is left; after that, the least loaded comes off a heap.
-    loads: list[tuple[int, int]] = []  # (load, shard) of the shards that hold a unit
+    # least load, so the next unit goes to the lowest of them while any is left (unless a
+    # lower shard's units weigh nothing); after that, the least loaded comes off a heap.
+    loads: list[tuple[float, int]] = []  # (load, shard) of the shards that hold a unit
     fresh = 0  # the shards from here on hold nothing yet
     mine: list[int] = []
     units = folders(selected)
-    for n in sorted(range(len(units)), key=lambda n: -len(units[n])):  # stable: ties in order
-        if fresh < count:
-            load, target, fresh = 0, fresh, fresh + 1
+    sizes = [sum(map(weight, (r for _, r in u))) if weight else len(u) for u in units]
+    for n in sorted(range(len(units)), key=lambda n: -sizes[n]):  # stable: ties in order
+        if fresh < count and not (loads and loads[0][0] <= 0):
+            load, target, fresh = 0.0, fresh, fresh + 1
         else:
             load, target = heapq.heappop(loads)
-        heapq.heappush(loads, (load + len(units[n]), target))
+        heapq.heappush(loads, (load + sizes[n], target))
         if target == index - 1:
             mine.append(n)
     return [item for n in sorted(mine) for item in units[n]]
