@@ -51,6 +51,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "services",
         (
             "pigeon.history",
+            "pigeon.excerpts",
             "pigeon.scripts",
             "pigeon.send",
             "pigeon.send_thread",

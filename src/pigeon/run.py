@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pigeon.errors import (
     EXIT_FAILED,
@@ -28,6 +28,9 @@ from pigeon.errors import (
 from pigeon.model import BrokenFile, Collection, Folder, Request, normalize_ref
 from pigeon.pipeline import RequestResult, ResultRecord, RunContext, RunHistory, build, execute
 from pigeon.scopes import RuntimeVars, UnknownEnvironment
+
+if TYPE_CHECKING:
+    from pigeon.excerpts import Excerpts
 
 __all__ = [
     "EXIT_FAILED",
@@ -241,6 +244,7 @@ async def run_collection(
     iterations: Iterable[tuple[str, Mapping[str, Any]]] | None = None,
     positions: Mapping[int, int] | None = None,
     lanes: Sequence[RunContext] = (),
+    excerpts: Excerpts | None = None,
 ) -> RunSummary:
     """Send the selected requests one after another, sharing runtime variables.
 
@@ -256,6 +260,7 @@ async def run_collection(
     ``lanes`` (more contexts like ``ctx``, each with its own HTTP session and script
     worker) run top-level folders at the same time (`--parallel`): each folder's requests
     in order, with runtime variables of its own; the results come back in collection order.
+    ``excerpts``: where each request's masked request and response go, for the reports.
     """
     contexts = [ctx, *lanes]
     for c in contexts:
@@ -275,7 +280,8 @@ async def run_collection(
     ) -> bool:
         """Send one request and keep its record; False once the run must stop (--bail)."""
         result = await execute(c, chain, request)
-        record = result.record(seq=number * total + order[id(request)], label=label)
+        seq = number * total + order[id(request)]
+        record = result.record(seq=seq, label=label, excerpts=excerpts)
         summary.results.append(record)
         if on_result is not None:
             on_result(record)

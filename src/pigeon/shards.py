@@ -28,7 +28,6 @@ from pathlib import Path
 
 from pigeon.errors import UsageError
 from pigeon.model import Request
-from pigeon.report_merge import read_report
 
 # (CI, index variable, total variable, what the first index is)
 CI_VARIABLES = (
@@ -99,6 +98,8 @@ def parse_shard_by(text: str) -> Path:
 def durations(path: Path) -> dict[str, float]:
     """What an earlier run's JSON report says each request took (ms), by request id; a request
     run once per data row or iteration counts their sum."""
+    from pigeon.report_merge import read_report  # only a run balanced by durations reads one
+
     report = read_report(path)
     out: dict[str, float] = {}
     for entry in report["requests"]:

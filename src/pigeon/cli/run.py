@@ -24,7 +24,13 @@ from pigeon.cli.stderr import say, warn
 from pigeon.config import AppConfig, ConfigError
 from pigeon.errors import EXIT_FAILED, SendFailure, UsageError
 from pigeon.pipeline import ResultRecord, RunContext, RunHistory
-from pigeon.reports import check_report_paths, parse_report_specs, to_stdout, write_reports
+from pigeon.reports import (
+    check_report_paths,
+    parse_report_specs,
+    shows_exchanges,
+    to_stdout,
+    write_reports,
+)
 from pigeon.rows import DataRows, parse_types
 from pigeon.run import RunSummary, check_broken, folders, run_collection, select, shard
 from pigeon.send_thread import ThreadedSession
@@ -193,6 +199,13 @@ def cli_run(args: argparse.Namespace) -> int:
     console = Console(out, use_color(getattr(args, "color", None), out), width)
 
     done: list[ResultRecord] = []
+    # Headers and bodies for the reports, masked, on disk while the run goes (only when asked;
+    # the temporary file goes with the last record that points into it).
+    excerpts = None
+    if shows_exchanges(specs):
+        from pigeon.excerpts import Excerpts
+
+        excerpts = Excerpts(collection.dotenv.values())
 
     def on_result(result: ResultRecord) -> None:
         done.append(result)
@@ -217,6 +230,7 @@ def cli_run(args: argparse.Namespace) -> int:
                 iterations=iterations,
                 positions=positions,
                 lanes=lanes,
+                excerpts=excerpts,
             )
         finally:
             if keep_cookies:
