@@ -380,6 +380,10 @@ def _tamper(report: dict, how: str) -> None:
         entry["frames"] = {"sent": "x", "received": 1}
     elif how == "log":
         entry["log"] = [1]
+    elif how == "exchange":
+        entry["exchange"] = {"request": {"method": "GET", "url": "/", "headers": [["a"]]}}
+    elif how == "exchange body":
+        entry["exchange"]["request"]["body"] = {"size": "1", "text": "", "more": 0}
     elif how == "collection":
         report["collection"] = ["a"]
     elif how == "totals":
@@ -389,7 +393,19 @@ def _tamper(report: dict, how: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "how", ["entry", "status", "no id", "frames", "log", "collection", "totals", "requests"]
+    "how",
+    [
+        "entry",
+        "status",
+        "no id",
+        "frames",
+        "log",
+        "exchange",
+        "exchange body",
+        "collection",
+        "totals",
+        "requests",
+    ],
 )
 def test_merging_a_tampered_report_is_one_line_naming_it(tmp_path: Path, how: str, capsys) -> None:
     root = sharded_collection(tmp_path / "c", "http://127.0.0.1:9")
