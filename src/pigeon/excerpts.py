@@ -144,7 +144,9 @@ def _body(stored: Data | None, size: int | None = None) -> Data | None:
     """A history body (``{"encoding", "data", "truncated", "size"}``) as an excerpt's."""
     if stored is None:
         return None
-    whole = size if isinstance(size, int) else stored["size"]
+    # The body's whole size as received (``size``; a gRPC call's replies are kept as JSON,
+    # which may be longer), or what is kept of it when that is more.
+    whole = max(size, stored["size"]) if isinstance(size, int) else stored["size"]
     if stored["encoding"] != "utf-8":
         return {"size": whole, "text": None, "more": whole}
     shown = min(whole, CAP) if stored["truncated"] else whole

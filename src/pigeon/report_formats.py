@@ -113,8 +113,9 @@ def _body_text(body: Entry) -> str:
 def _message(first: str, headers: list[list[str]], body: Entry | None) -> str:
     """A request or response as HTTP writes it: its first line, headers, a blank line, body."""
     lines = [first, *(f"{name}: {value}" for name, value in headers)]
-    if body is not None and (body["size"] or body.get("file") is not None):
-        lines += ["", _body_text(body)]
+    binary = body is not None and body["text"] is None and body["size"] > 0
+    if body is not None and (body["text"] or body.get("file") or binary):
+        lines += ["", _body_text(body)]  # an empty body: none
     return "\n".join(lines)
 
 
