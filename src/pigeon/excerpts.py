@@ -88,7 +88,8 @@ class Excerpts:
         """Keep an excerpt already made (a shard report's, read back by a merge)."""
         line = json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode("ascii")
         fh = self._open()
-        fh.seek(self._end)
+        if fh.tell() != self._end:  # a read moved it (a seek where it is would flush each write)
+            fh.seek(self._end)
         fh.write(line)
         at, self._end = self._end, self._end + len(line)
         return Excerpt(self, at, len(line))
