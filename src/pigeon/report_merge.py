@@ -160,16 +160,17 @@ def merge(paths: list[Path], excerpts: Excerpts | None = None) -> RunSummary:
     (a spool of its own when none is given)."""
     if not paths:
         raise UsageError("report merge: name the shards' JSON reports")
-    reports = [read_report(p) for p in paths]
+    spool = excerpts if excerpts is not None else Excerpts()
+    reports, records = [], []
+    for path in paths:  # one report's entries in memory at a time: their exchanges are spooled
+        report = read_report(path)
+        records += _records(path, report, spool)
+        reports.append({**report, "requests": None})
     names = {r["collection"] for r in reports}
     if len(names) != 1:
         raise UsageError(
             f"report merge: reports of different collections ({', '.join(sorted(names))})"
         )
-    spool = excerpts if excerpts is not None else Excerpts()
-    records = [
-        record for p, r in zip(paths, reports, strict=True) for record in _records(p, r, spool)
-    ]
     seqs = [r.seq for r in records]
     if len(set(seqs)) != len(seqs):
         raise UsageError("report merge: two reports hold the same request (the same shard twice?)")

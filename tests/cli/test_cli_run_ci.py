@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from collection_files import write
+from junit_schema import junit_problems
 from pigeon.cli import main
 from pigeon.run import select, shard
 from pigeon.store import load_collection
@@ -340,6 +341,7 @@ def test_merged_shard_reports_equal_the_unsharded_report(
     ]
     starts = [json.loads(Path(p).read_text())["started_at"] for p in parts]
     assert merged["started_at"] == min(starts)  # the merged run started with its first shard
+    assert junit_problems(merged_junit) == []  # as Jenkins' JUnit XSD describes it
     suite = ET.parse(merged_junit).getroot().find("testsuite")
     assert suite is not None and suite.get("timestamp") == min(starts).removesuffix("+00:00")
     cases = ET.parse(merged_junit).getroot().findall(".//testcase")
