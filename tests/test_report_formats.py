@@ -398,3 +398,4 @@ def test_a_merged_report_without_exchanges_says_only_what_it_has(
     text = page.read_text(encoding="utf-8")
     assert text.count("<details>") == 3 and "<h4>Request and response</h4>" in text
     assert "<h4>Request</h4>" not in text and "-&gt; 200 OK" in text
+    assert text.count("headers and bodies: not in the report this one was made from") == 3

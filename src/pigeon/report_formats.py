@@ -126,6 +126,8 @@ def exchange_blocks(entry: Entry) -> list[tuple[str, str]]:
     exchange = entry.get("exchange")
     lines = exchange_lines(entry)
     if not exchange:
+        if entry["url"] is not None:  # built, sent, but merged from a report that lacks them
+            lines.append("(headers and bodies: not in the report this one was made from)")
         return [("Request and response", "\n".join(lines))]
     request, response = exchange["request"], exchange["response"]
     blocks = [

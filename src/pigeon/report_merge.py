@@ -4,8 +4,8 @@ Each shard's JSON report holds, per request, its place in the whole run (``seq``
 JUnit report needs; merged, the requests are back in the order one unsharded run would have
 given, and the totals and exit code are those of that run (times are the shards' sum). Each
 request's ``exchange`` (its masked headers and bodies) goes into a spool as it is read, so the
-merged HTML and Markdown reports show them as one run's would; a report written without them
-gives reports that say they are absent.
+merged HTML and Markdown reports show them as one run's would; those merged from a report
+written without them say so where they would be.
 """
 
 from __future__ import annotations
