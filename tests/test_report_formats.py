@@ -15,7 +15,7 @@ from tap.parser import Parser
 
 from collection_files import write
 from pigeon.cli import main
-from pigeon.excerpts import CAP, Excerpts
+from pigeon.excerpts import CAP, Excerpts, checked
 from pigeon.pipeline import RunContext
 from pigeon.report_formats import MARKDOWN_CAP
 from pigeon.reports import write_reports
@@ -399,3 +399,16 @@ def test_a_merged_report_without_exchanges_says_only_what_it_has(
     assert text.count("<details>") == 3 and "<h4>Request and response</h4>" in text
     assert "<h4>Request</h4>" not in text and "-&gt; 200 OK" in text
     assert text.count("headers and bodies: not in the report this one was made from") == 3
+
+
+def test_the_spool_reads_back_what_it_kept_between_writes(collection: Path) -> None:
+    """Reads and writes interleave (a merge reads none back until the end; a test may), and
+    an excerpt read back from a report is taken as it was written."""
+    summary = run(collection)
+    kept = [r.excerpt.read() for r in summary.results if r.excerpt is not None]
+    assert len(kept) == 3 and all(checked(k) == k for k in kept)
+    with Excerpts() as spool:
+        first, second = spool.add(kept[0]), spool.add(kept[1])
+        assert first.read() == kept[0]
+        third = spool.add(kept[2])  # after a read: written at the end, not over the second
+        assert [e.read() for e in (first, second, third)] == kept
