@@ -82,7 +82,10 @@ class Excerpts:
             elif body["more"]:
                 body["more"] = max(0, len(sent) - CAP)
             body["size"] = len(sent)
-        return self.add(data)
+        try:
+            return self.add(data)
+        except OSError:  # no room for the spool: the reports go without it, the run goes on
+            return None
 
     def add(self, data: Data) -> Excerpt:
         """Keep an excerpt already made (a shard report's, read back by a merge)."""
