@@ -253,8 +253,13 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     imp = argparse.ArgumentParser(
         prog="pigeon import", description="Import requests from another tool."
     )
-    imp.add_argument("kind", choices=importers.KINDS)
-    imp.add_argument("source", help="a file, '-' for stdin, or (curl) the command itself")
+    imp.add_argument(
+        "kind", metavar="KIND", choices=importers.KINDS, help="one of " + ", ".join(importers.KINDS)
+    )
+    imp.add_argument(
+        "source",
+        help="a file, a directory (posting, bruno), '-' for stdin, or (curl) the command itself",
+    )
     imp.add_argument(
         "--into", metavar="COLLECTION_DIR", help="collection to write into (default: .)"
     )
