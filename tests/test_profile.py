@@ -90,6 +90,9 @@ def test_the_histogram_buckets_every_latency_once() -> None:
     buckets = histogram(latencies, 3)
     assert [b.count for b in buckets] == [3, 0, 2]
     assert buckets[0].low == 1.0 and buckets[-1].high == 10.0
+    widths = [b.high - b.low for b in buckets]
+    assert widths[0] < widths[1] < widths[2]  # each wider than the last: the tail is spread
+    assert [b.count for b in histogram((0.0, 1.0, 2.0), 2)] == [1, 2]  # from 0: equal widths
     assert [b.count for b in histogram((4.0, 4.0, 4.0), 10)] == [3]  # all equal: one bar
     assert histogram((), 10) == []
     assert bar(10, 10, 8) == "█" * 8 and bar(1, 10, 8) == "▊"  # 6.4 eighths
@@ -122,7 +125,7 @@ def test_the_report_fits_its_width(width: int) -> None:
     counts = [int(line.rsplit(" ", 1)[1]) for line in bars]
     assert sum(counts) == 50
     longest = max(bars, key=lambda line: line.count("█"))
-    assert longest.rstrip().endswith(" 45")  # the first bucket holds 12, 15.5 and 22 ms
+    assert longest.rstrip().endswith(" 35")  # 12 and 15.5 ms: 22 ms has a bar of its own
 
 
 def test_a_stopped_profile_says_so_and_names_its_errors() -> None:

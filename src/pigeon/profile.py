@@ -12,6 +12,7 @@ results draws the same picture every time.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import math
 import time
 from collections.abc import Awaitable, Callable
@@ -235,18 +236,25 @@ class Bucket:
 
 
 def histogram(ordered: tuple[float, ...] | list[float], buckets: int) -> list[Bucket]:
-    """``ordered`` (sorted) in at most ``buckets`` buckets of equal width from the least to the
-    greatest value; one bucket when they are all equal."""
+    """``ordered`` (sorted) in at most ``buckets`` buckets from the least to the greatest value,
+    each as many times wider than the last (latencies have long tails: a few slow sends must
+    not squeeze all the others into one bar); of equal width when the least is 0, one bucket
+    when they are all equal."""
     if not ordered:
         return []
     low, high = ordered[0], ordered[-1]
     if high <= low or buckets <= 1:
         return [Bucket(low, high, len(ordered))]
-    width = (high - low) / buckets
+    if low > 0:
+        ratio = high / low
+        edges = [low * ratio ** (i / buckets) for i in range(buckets + 1)]
+    else:
+        edges = [low + (high - low) * i / buckets for i in range(buckets + 1)]
+    edges[-1] = high
     counts = [0] * buckets
     for value in ordered:
-        counts[min(buckets - 1, int((value - low) / width))] += 1
-    return [Bucket(low + i * width, low + (i + 1) * width, n) for i, n in enumerate(counts)]
+        counts[min(buckets - 1, bisect.bisect_right(edges, value) - 1)] += 1
+    return [Bucket(edges[i], edges[i + 1], n) for i, n in enumerate(counts)]
 
 
 def bar(count: int, most: int, width: int) -> str:
