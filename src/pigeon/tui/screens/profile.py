@@ -152,7 +152,7 @@ class ProfileScreen(ModalScreen[None]):
         finally:
             self.running = None
             self.refresh_bindings()
-        self._progress("Stopped: the sends in flight were cancelled" if stats.stopped else "")
+        self._progress("")  # the result says it all, "Stopped" included
         self._show(stats)
 
     # -- while it runs ------------------------------------------------------------------------
