@@ -5,12 +5,13 @@ running profile (what finished is shown, marked stopped) and closes the screen a
 from __future__ import annotations
 
 from textual.widgets import Input, Label
-from tui_support import main_screen, running, wait_for
+from tui_support import main_screen, replace_url, running, wait_for
 
 from pigeon.tui.keys import palette_actions
 from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.screens.profile import ProfileScreen
 from pigeon.tui.widgets.profile_report import ProfileReport
+from servers import silent_server
 
 
 async def open_profile(pilot) -> ProfileScreen:
@@ -48,20 +49,31 @@ async def test_alt_p_profiles_the_open_request_and_escape_closes(app) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
 
 
-async def test_escape_stops_a_running_profile_then_closes(app) -> None:
-    async with running(app, "responses/slow") as pilot:  # each answer takes 2 s
-        screen = await open_profile(pilot)
-        await ask(pilot, "10", "2")
-        await wait_for(pilot, lambda: screen.running is not None and screen.running.started == 2)
-        await pilot.press("escape")
-        report = screen.query_one(ProfileReport)
-        await wait_for(pilot, lambda: report.stats is not None)
-        stats = report.stats
-        assert stats is not None and stats.stopped and stats.done < 10
-        assert screen.running is None and app.screen is screen  # the first escape only stops
-        assert str(report.render()).startswith(f"Stopped: {stats.done} of 10 sent")
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
+async def test_keys_work_while_it_runs_and_escape_stops_it_then_closes(app) -> None:
+    """Against a server that never answers, the sends are in flight until escape: the keys
+    are heard meanwhile, the first escape cancels the sends and shows that none finished,
+    the second closes."""
+    with silent_server() as url:
+        async with running(app, "users/list-users") as pilot:
+            await replace_url(pilot, f"{url}/x")
+            screen = await open_profile(pilot)
+            await ask(pilot, "10", "2")
+            await wait_for(
+                pilot, lambda: screen.running is not None and screen.running.started == 2
+            )
+            at_once = screen.query_one("#profile-at-once", Input)
+            await pilot.press("backspace")  # typed while the profile runs
+            await wait_for(pilot, lambda: at_once.value == "")
+            assert screen.running is not None and screen.running.samples.done == 0
+            await pilot.press("escape")
+            report = screen.query_one(ProfileReport)
+            await wait_for(pilot, lambda: report.stats is not None)
+            stats = report.stats
+            assert stats is not None and stats.stopped and stats.done == 0
+            assert screen.running is None and app.screen is screen  # the first escape stops
+            assert str(report.render()).startswith("Stopped: 0 of 10 sent")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
 
 
 async def test_counts_out_of_bounds_are_refused_in_the_screen(app) -> None:
