@@ -729,6 +729,7 @@ class CountingServer:
         self.in_flight = 0
         self.most_in_flight = 0
         self.paths: list[str] = []
+        self.clients: set[tuple[str, int]] = set()  # the connections requests came on
         self.bytes_sent = 0  # status lines, headers and bodies, as written
         self.lock = threading.Lock()
 
@@ -756,6 +757,7 @@ class _CountingHandler(http.server.BaseHTTPRequestHandler):
             server.in_flight += 1
             server.most_in_flight = max(server.most_in_flight, server.in_flight)
             server.paths.append(self.path)
+            server.clients.add(self.client_address)
         try:
             status, body = self.server.answer(number)  # type: ignore[attr-defined]
         except Exception as exc:  # a broken barrier: the client sees it as a 500

@@ -160,6 +160,24 @@ async def test_sends_really_go_c_at_once(tmp_path: Path) -> None:
     assert stats.done == 12 and len(stats.latencies) == 12 and stats.errors == ()
 
 
+async def test_sends_at_once_keep_their_connections(tmp_path: Path) -> None:
+    """32 at once, three rounds: each lane's connection is kept for its next send, so a
+    latency is the request's, not a new connection's (httpx keeps 20 idle by default)."""
+    barrier = threading.Barrier(32, timeout=10)
+
+    def answer(number: int) -> tuple[int, bytes]:
+        barrier.wait()
+        return 200, b"ok"
+
+    with counting_server(answer) as server:
+        session = open_collection(tmp_path / "c", f'url = "{server.url}/x"\n')
+        profile = await session.profile(only_request(session), True, sends=96, at_once=32)
+        stats = await profile.run()
+        await session.close()
+    assert stats.errors == () and server.most_in_flight == 32
+    assert len(server.clients) == 32
+
+
 async def test_errors_are_grouped_and_the_bytes_summed(tmp_path: Path) -> None:
     statuses = [200, 500, 404, 200, 503, 200, 200, 500]
 
