@@ -273,3 +273,16 @@ pigeon.setVar("after", 1)
     assert stats.errors == ()
     assert server.paths == ["/11", "/12", "/13"]  # the copy carried on; "after" never set
     assert session.runtime.as_dict() == {"n": 10}  # no post-response "after", n as it was
+
+
+async def test_a_request_that_cannot_go_out_is_counted_as_not_sent(tmp_path: Path) -> None:
+    """Untrusted, a read of the environment is refused at each send: no latency, one kind."""
+    with counting_server(lambda number: (200, b"ok")) as server:
+        url = f'url = "{server.url}/{{{{$env.HOME}}}}"\n'
+        session = open_collection(tmp_path / "c", url)
+        profile = await session.profile(only_request(session), False, sends=3, at_once=2)
+        stats = await profile.run()
+        await session.close()
+    assert server.seen == 0 and stats.done == 3 and stats.latencies == ()
+    [error] = stats.errors
+    assert (error.kind, error.count) == ("not sent", 3) and "needs trust" in error.example
