@@ -1,6 +1,6 @@
 """What one opened collection holds for the life of the app (DESIGN §1, §9), and what it does:
-render, send, connect and call (gRPC) through the pipeline, record history, trust. No Textual
-here, so it is the core's one front-end-neutral "open collection" object, and the app's only
+render, send, profile, connect and call (gRPC) through the pipeline, record history, trust.
+No Textual here, so it is the core's one front-end-neutral "open collection" object, and the app's only
 door to how a request goes out (the app imports none of ``render``, ``pipeline``, ``send``,
 ``scripts``, ``trust``, ``websocket`` or ``rpc``'s calls: ``tests/test_layers.py``).
 
