@@ -1,8 +1,8 @@
 """What one opened collection holds for the life of the app (DESIGN §1, §9), and what it does:
 render, send, profile, connect and call (gRPC) through the pipeline, record history, trust.
-No Textual here, so it is the core's one front-end-neutral "open collection" object, and the app's only
-door to how a request goes out (the app imports none of ``render``, ``pipeline``, ``send``,
-``scripts``, ``trust``, ``websocket`` or ``rpc``'s calls: ``tests/test_layers.py``).
+No Textual here, so it is the core's one front-end-neutral "open collection" object, and the
+app's only door to how a request goes out (the app imports none of ``render``, ``pipeline``,
+``send``, ``scripts``, ``trust``, ``websocket`` or ``rpc``'s calls: ``tests/test_layers.py``).
 
 Why one module: every verb the app has for a request is here, each a few lines over the
 pipeline, so that a view finds them all in one place and none of them in a widget.
