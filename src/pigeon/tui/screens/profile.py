@@ -138,20 +138,18 @@ class ProfileScreen(ModalScreen[None]):
         from pigeon.tui.dialogs.trust import ensure_trust
 
         self._progress(f"Starting {sends:,} sends, {at_once} at once…")
-        trusted = await ensure_trust(self.app, self.session, self.request)
         try:
+            trusted = await ensure_trust(self.app, self.session, self.request)
             profile = await self.session.profile(self.request, trusted, sends, at_once)
-        except Exception as exc:
+        except Exception as exc:  # a secret that could not be read, a trust store unwritable
             self._progress(f"Not started: {exc}", error=True)
             return
         self.running = profile
         self._show(None)
-        self.refresh_bindings()
         try:
             stats = await profile.run(self._heard)
         finally:
             self.running = None
-            self.refresh_bindings()
         self._progress("")  # the result says it all, "Stopped" included
         self._show(stats)
 
