@@ -90,3 +90,13 @@ async def test_the_palette_offers_profile_request(app) -> None:
         screen = main_screen(pilot.app)
         titles = [a.title for a in palette_actions([screen, app], app.help_groups(), {})]
         assert any(t.startswith("Profile request…") for t in titles)
+
+
+async def test_a_websocket_url_is_not_profiled(app) -> None:
+    async with running(app, "users/list-users") as pilot:
+        await replace_url(pilot, "ws://127.0.0.1:9/chat")
+        await pilot.press("alt+p")
+        await wait_for(
+            pilot, lambda: any("HTTP requests only" in n.message for n in app._notifications)
+        )
+        assert isinstance(app.screen, MainScreen)
