@@ -67,6 +67,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.websocket",
             "pigeon.websocket_exchange",
             "pigeon.rpc",
+            "pigeon.profile",
         ),
     ),
     (
