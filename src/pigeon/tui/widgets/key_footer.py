@@ -26,6 +26,8 @@ from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from textual.app import ComposeResult
     from textual.css.styles import StylesBase
     from textual.screen import Screen
@@ -42,7 +44,7 @@ class Key(NamedTuple):
     enabled: bool
 
 
-def _stacked(layers: list[StylesBase]) -> Style:
+def _stacked(layers: Sequence[StylesBase]) -> Style:
     """``DOMNode.rich_style`` over ``layers`` (outermost first): each background over the
     ones below, the innermost colour, the text styles added up."""
     background = Color(0, 0, 0, 0)
