@@ -240,6 +240,7 @@ class KeyFooter(Footer):
         super().__init__(compact=compact)
         self.line = KeyLine()
         self._palette: Key | None = None  # the palette key composed
+        self._update_due = False  # an update of the keys is to come after the next frame
 
     @property
     def shown(self) -> list[Key]:
@@ -250,8 +251,11 @@ class KeyFooter(Footer):
         self._bindings_ready = True
         if not screen.app.app_focus:
             return
-        if self.is_attached and screen is self.screen:
-            self._update_keys()
+        if self.is_attached and screen is self.screen and not self._update_due:
+            # After the frame (a send's status line goes out first), once for any number
+            # of changes meanwhile: a send starting and ending says so several times.
+            self._update_due = True
+            self.call_after_refresh(self._update_keys)
 
     def compose(self) -> ComposeResult:
         # The keys are known now (the app's and the screen's at least): the line is in the
@@ -272,6 +276,7 @@ class KeyFooter(Footer):
             )
 
     def _update_keys(self) -> None:
+        self._update_due = False
         if not self.is_attached:
             return
         keys, palette = self._keys_shown()
