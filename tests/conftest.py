@@ -31,13 +31,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Collect the run's garbage now, and freeze what is left, so the five full collections
-    pytest makes as it unconfigures walk nothing. Under ``-n`` those came after the worker had
-    reported its end, and the controller gives a worker 5 s to exit before it sends the worker
-    a SIGINT: on a loaded 2-core machine they took longer, and the interrupt landed in
-    Hypothesis' garbage-collector callback, which printed a KeyboardInterrupt traceback at the
-    end of a passing run."""
-    gc.collect()
+    """Freeze what the run leaves, garbage and all, so the five full collections pytest makes
+    as it unconfigures walk nothing. Under ``-n`` those came after the worker had reported its
+    end, and the controller gives a worker 5 s to exit before it sends the worker a SIGINT: on
+    a loaded 2-core machine they took longer, and the interrupt landed in Hypothesis'
+    garbage-collector callback, which printed a KeyboardInterrupt traceback at the end of a
+    passing run. Collecting the garbage first cost a worker seconds at the end of its run, for
+    memory the process gives back as it exits (what those collections would find unraisable
+    was only warned of after the run's summary)."""
     gc.freeze()
 
 

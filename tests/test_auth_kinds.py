@@ -7,6 +7,7 @@ is declared in the table, and a new kind plugs in with its class alone."""
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -41,12 +42,13 @@ def core_files() -> list[Path]:
     return [p for p in sorted(PACKAGE.rglob("*.py")) if "importers" not in p.parts]
 
 
-def string_constants(source: str) -> set[str]:
-    return {
+@cache  # each name's case reads the same modules: each is parsed once a process
+def string_constants(source: str) -> frozenset[str]:
+    return frozenset(
         node.value
         for node in ast.walk(ast.parse(source))
         if isinstance(node, ast.Constant) and isinstance(node.value, str)
-    }
+    )
 
 
 def modules_naming(word: str, files: list[Path], root: Path = PACKAGE) -> list[str]:

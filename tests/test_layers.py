@@ -9,6 +9,7 @@ until it is placed.
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import pigeon
@@ -135,6 +136,7 @@ def imports_of(name: str, source: str, is_package: bool, known: set[str]) -> set
     return {m for m in found if m in known and m != name}
 
 
+@cache  # three checks walk the same graph: the package is parsed once a process
 def graph() -> dict[str, set[str]]:
     mods = modules()
     known = set(mods)
