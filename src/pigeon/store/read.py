@@ -584,7 +584,8 @@ def _load_items(
             and entry.name not in (COLLECTION_FILE, FOLDER_FILE)
         ):
             try:
-                build = partial(_request, default_name=title_from_stem(path.stem))
+                stem = entry.name[: -len(".toml")]  # the name ends so, checked above
+                build = partial(_request, default_name=title_from_stem(stem))
                 request: Request = _load(col, path, REQUEST, build)
             except LoadError as exc:
                 col.broken.append(exc.as_broken())
