@@ -173,6 +173,7 @@ class Gate:
 _PATH_FIELDS = tuple(f for f in AUTH_FIELDS if f.path)
 _NO_TRANSPORT = Transport()
 _PLAIN = frozenset({bool, int, float, type(None)})
+_CONTAINERS = frozenset({dict, list, tuple})
 _FIELDS: dict[type, Callable[[Any], tuple[Any, ...]]] = {}  # a model class's fields, read at once
 
 
@@ -213,7 +214,9 @@ def _any_env(values: Iterable[Any]) -> bool:
         if cls is str:
             if "env." in value:
                 return True
-        elif cls not in _PLAIN and _may_name_env(value):
+        elif cls in _PLAIN or (cls in _CONTAINERS and not value):
+            continue  # most tables a model object holds (``extra``) are empty
+        elif _may_name_env(value):
             return True
     return False
 
