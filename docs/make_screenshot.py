@@ -1,4 +1,5 @@
-"""Write docs/screenshot.svg: the demo at 120x40 after sending "List users".
+"""Write docs/guide/screenshot.svg, shown by README.md and the guide: the demo at 120x40 after
+sending "List users".
 
     python docs/make_screenshot.py
 
@@ -17,7 +18,7 @@ from pigeon.tui.app import PigeonApp, open_session
 from pigeon.tui.widgets.collection.collection_tree import CollectionTree
 from pigeon.tui.widgets.response.response_pane import ResponsePane
 
-OUT = Path(__file__).with_name("screenshot.svg")
+OUT = Path(__file__).parent / "guide" / "screenshot.svg"
 
 
 async def main() -> None:

@@ -183,17 +183,16 @@ def test_a_new_header_kind_is_its_class_and_its_entry(monkeypatch: pytest.Monkey
 
 
 def test_readmes_auth_examples_name_every_kind_and_only_known_keys(tmp_path: Path) -> None:
-    """Each ``[auth]`` example of README's auth section loads with no unknown key, and every
+    """Each ``[auth]`` example of the guide's auth page loads with no unknown key, and every
     kind has one."""
     import re
     import tomllib
 
     from pigeon.store import load_collection
 
-    readme = (PACKAGE.parents[1] / "README.md").read_text(encoding="utf-8")
-    start = readme.index("## Auth, certificates")
-    section = readme[start : readme.index("\n## ", start + 1)]
-    blocks = re.findall(r"```toml\n(\[auth\].*?)```", section, re.S)
+    page = (PACKAGE.parents[1] / "docs" / "guide" / "auth.md").read_text(encoding="utf-8")
+    section = page[: page.index("\n## OAuth 2.0")]
+    blocks = re.findall(r"```toml[^\n]*\n(\[auth\].*?)```", section, re.S)
     (tmp_path / "collection.toml").write_text('name = "c"\n', encoding="utf-8")
     types = set()
     for i, block in enumerate(blocks):

@@ -31,6 +31,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.reports",
             "pigeon.report_formats",
             "pigeon.report_merge",
+            "pigeon.shards",
             "pigeon.check",
             "pigeon.importers",
             "pigeon.exporters",
@@ -50,6 +51,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "services",
         (
             "pigeon.history",
+            "pigeon.excerpts",
             "pigeon.scripts",
             "pigeon.send",
             "pigeon.send_thread",
@@ -65,6 +67,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.websocket",
             "pigeon.websocket_exchange",
             "pigeon.rpc",
+            "pigeon.profile",
         ),
     ),
     (

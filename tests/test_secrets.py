@@ -345,10 +345,9 @@ def test_check_knows_secrets_and_global_environments_without_reading_them(
     assert not marker.exists()
 
 
-def test_the_readmes_secrets_load(tmp_path: Path) -> None:
-    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Secrets\n", 1)[1]
-    block = section.split("```toml\n", 1)[1].split("```", 1)[0]
+def test_the_guides_secrets_load(tmp_path: Path) -> None:
+    page = (Path(__file__).parents[1] / "docs" / "guide" / "secrets.md").read_text(encoding="utf-8")
+    block = page.split("```toml", 1)[1].split("\n", 1)[1].split("```", 1)[0]
     write(tmp_path, "collection.toml", block)
     col = load_collection(tmp_path)
     assert not col.broken and not col.warnings

@@ -741,7 +741,17 @@ POSTMAN: dict[str, tuple[str, dict[str, str]]] = {
     AWS_SIGV4.name: ("awsv4", {"accessKey": "access_key", "secretKey": "secret_key",
                                "region": "region", "service": "service",
                                "sessionToken": "session_token"}),
+    OAUTH1.name: ("oauth1", {"consumerKey": "consumer_key", "consumerSecret": "consumer_secret",
+                             "token": "token", "tokenSecret": "token_secret",
+                             "signatureMethod": "signature_method", "realm": "realm",
+                             "callback": "callback", "verifier": "verifier",
+                             "addParamsToHeader": "placement"}),
+    HAWK.name: ("hawk", {"authId": "hawk_id", "authKey": "hawk_key", "algorithm": "hawk_algorithm",
+                         "extraData": "hawk_ext", "app": "hawk_app", "delegation": "hawk_dlg",
+                         "includePayloadHash": "hawk_payload"}),
 }  # fmt: skip
+# Postman's yes-or-no keys among those, and the Pigeon value that is its "yes".
+POSTMAN_FLAGS = {"addParamsToHeader": "header", "includePayloadHash": "hash"}
 
 
 def kind_of(auth: Auth) -> AuthKind:

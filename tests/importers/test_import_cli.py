@@ -4,7 +4,7 @@ imports back to the same request, notes go to stderr, and importing again change
 
 Each expectation is written by hand from the sample in tests/data: the method, URL, headers
 and body that the tool (curl, Postman, REST Client, Posting, an OpenAPI client such as
-Swagger UI) sends for it, leaving out the headers every client adds by itself (Host,
+Swagger UI, Insomnia, the browser a HAR recorded, Bruno) sends for it, leaving out the headers every client adds by itself (Host,
 User-Agent, Accept: */*, Content-Length).
 """
 
@@ -137,6 +137,35 @@ CASES = [
         None,
         options=["--env", "local", "--var", "apiKeyQuery=k-1"],
     ),
+    # Insomnia, Development environment: the folder's bearer auth with the environment's token
+    # (set aside in .env), the folder's header and variable; the disabled `debug` not sent.
+    Case(
+        "insomnia", DATA / "insomnia" / "shop-v4.json", "users/list-users",
+        "GET", "http://127.0.0.1:8000/v1/users?page=1&size=20",
+        [("X-Team", "growth"), ("Accept", "application/json"),
+         ("Authorization", "Bearer dev-t0ken-123")],
+        None,
+        options=["--env", "development"],
+    ),
+    # A HAR entry as the browser sent it, less what the browser adds by itself (cookies,
+    # sec-*, user-agent, HTTP/2's pseudo-headers, accept-encoding).
+    Case(
+        "har", DATA / "har" / "shop.har", "api-shop-example-test/get-v1-products",
+        "GET", "https://api.shop.example.test/v1/products?category=shoes&page=2",
+        [("accept", "application/json"), ("accept-language", "en-GB,en;q=0.9"),
+         ("Authorization", "Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig"), ("x-request-id", "r-1")],
+        None,
+    ),
+    # Bruno, Development environment: the collection's header, the request's API key; the
+    # disabled `limit` field is not sent.
+    Case(
+        "bruno", DATA / "bruno" / "shop", "orders/search-orders",
+        "POST", "http://127.0.0.1:8000/v1/orders/search",
+        [("X-Client", "pigeon-import"), ("X-Api-Key", "k-live-9981"),
+         ("Content-Type", "application/x-www-form-urlencoded")],
+        "q=shoes",
+        options=["--env", "development"],
+    ),
 ]  # fmt: skip
 
 # For each format: its sample and one note its import must print on stderr.
@@ -149,6 +178,9 @@ SAMPLES = {
     "http": (DATA / "http" / "api.http", "a response handler script (JavaScript)"),
     "posting": (DATA / "posting" / "shop", "digest auth is not supported by Pigeon"),
     "openapi": (DATA / "openapi" / "petstore.yaml", "file field 'file'"),
+    "insomnia": (DATA / "insomnia" / "shop-v4.json", "the cookie jar is not imported"),
+    "har": (DATA / "har" / "shop.har", "browser-only headers and cookies dropped"),
+    "bruno": (DATA / "bruno" / "shop", "Bruno's wsse auth is not supported by Pigeon"),
 }
 
 

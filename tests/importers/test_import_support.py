@@ -13,8 +13,8 @@ def test_an_unknown_kind_is_a_clear_value_error(tmp_path: Path) -> None:
 
     from pigeon.importers import ImportFailed, run_import
 
-    with pytest.raises(ImportFailed, match="unknown import kind 'har'") as exc:
-        run_import("har", "x", tmp_path)
+    with pytest.raises(ImportFailed, match="unknown import kind 'soapui'") as exc:
+        run_import("soapui", "x", tmp_path)
     assert isinstance(exc.value, ValueError)
     assert list(tmp_path.iterdir()) == []
 

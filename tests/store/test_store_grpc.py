@@ -111,11 +111,9 @@ def test_an_unknown_key_beside_the_grpc_keys_is_kept_and_reported(tmp_path: Path
     assert "rcp = 1" in path.read_text(encoding="utf-8")
 
 
-def test_every_toml_example_of_the_readmes_grpc_section_is_a_grpc_request() -> None:
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    start = readme.index("## gRPC requests")
-    section = readme[start : readme.index("\n## ", start + 1)]
-    blocks = section.split("```toml\n")[1:]
+def test_every_toml_example_of_the_guides_grpc_page_is_a_grpc_request() -> None:
+    page = (Path(__file__).parents[2] / "docs" / "guide" / "grpc.md").read_text(encoding="utf-8")
+    blocks = [b.split("\n", 1)[1] for b in page.split("```toml")[1:]]
     assert len(blocks) == 4  # one per method kind
     for block in blocks:
         request = request_from_toml(block.split("```")[0])

@@ -193,9 +193,16 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     )
     run.add_argument(
         "--shard",
-        metavar="K/N",
+        metavar="K/N|auto",
         help="run the K-th of N slices, by whole top-level folders (for a CI matrix; merge "
-        "the JSON reports with 'pigeon report merge')",
+        "the JSON reports with 'pigeon report merge'); auto reads PIGEON_SHARD=K/N, or "
+        "GitLab's, CircleCI's or Buildkite's parallel job variables",
+    )
+    run.add_argument(
+        "--shard-by",
+        metavar="durations:REPORT.json",
+        help="balance the shards by the times of an earlier run's JSON report (a request "
+        "it lacks weighs its median)",
     )
     run.add_argument("--no-color", dest="color", action="store_const", const="never")
 
@@ -246,8 +253,13 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     imp = argparse.ArgumentParser(
         prog="pigeon import", description="Import requests from another tool."
     )
-    imp.add_argument("kind", choices=importers.KINDS)
-    imp.add_argument("source", help="a file, '-' for stdin, or (curl) the command itself")
+    imp.add_argument(
+        "kind", metavar="KIND", choices=importers.KINDS, help="one of " + ", ".join(importers.KINDS)
+    )
+    imp.add_argument(
+        "source",
+        help="a file, a directory (posting, bruno), '-' for stdin, or (curl) the command itself",
+    )
     imp.add_argument(
         "--into", metavar="COLLECTION_DIR", help="collection to write into (default: .)"
     )

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote_plus
 
-from pigeon.auth_kinds import POSTMAN
+from pigeon.auth_kinds import POSTMAN, POSTMAN_FLAGS
 from pigeon.model import Auth, Body, Collection, Folder, Header, Request
 
 SCHEMA = "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"
@@ -28,7 +28,7 @@ def _encoded(text: str) -> str:
     return text if "{{" in text else quote_plus(text, safe="")
 
 
-def _pairs(values: dict[str, str]) -> list[dict[str, Any]]:
+def _pairs(values: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"key": k, "value": v, "type": "string"} for k, v in values.items()]
 
 
@@ -40,6 +40,13 @@ def _auth(auth: Auth | None, where: str, notes: list[str]) -> dict[str, Any] | N
         return None
     kind, fields = POSTMAN[auth.type]
     params = {key: getattr(auth, name) for key, name in fields.items()}
+    if params.get("addParamsToHeader") == "body":
+        notes.append(f"{where}: OAuth 1.0a's parameters in the body are written as in the query")
+    if "consumerKey" in params and (auth.private_key or auth.private_key_file):
+        notes.append(f"{where}: OAuth 1.0a's private key is not written (set it in Postman)")
+    for key, yes in POSTMAN_FLAGS.items():
+        if key in params:
+            params[key] = params[key] == yes
     if "sessionToken" in params and not params["sessionToken"]:
         del params["sessionToken"]
     return {"type": kind, kind: _pairs(params)} if params else {"type": kind}

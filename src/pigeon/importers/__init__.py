@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from pigeon.importers.common import ImportFailed, ImportResult, Secret, write_dotenv
     from pigeon.importers.write import sanitize, write_import
 
-KINDS = ("curl", "postman", "openapi", "http", "posting", "grpcurl")
+KINDS = ("curl", "postman", "openapi", "http", "posting", "insomnia", "har", "bruno", "grpcurl")
 """Every kind ``pigeon import`` takes, the one list of them: the command line's choices read it.
 Nothing heavy is imported to reach it, so the command line starts as fast without it."""
 
@@ -53,7 +53,7 @@ def _read_source(source: str, kind: str) -> tuple[str, Path | None]:
         path = Path(source).expanduser()
         if path.is_file():
             return read_document(path), path
-        if path.is_dir() and kind == "posting":
+        if path.is_dir() and kind in ("posting", "bruno"):
             return "", path
         if kind not in ("curl", "grpcurl") and not source.lstrip().startswith(("{", "[")):
             raise ImportFailed(f"{source}: no such file")
@@ -90,6 +90,20 @@ def parse(kind: str, source: str, allow_outside: bool = False) -> ImportResult:
         from pigeon.importers.openapi import parse_openapi
 
         return parse_openapi(text, path)
+    if kind == "insomnia":
+        from pigeon.importers.insomnia import parse_insomnia
+
+        return parse_insomnia(text, path, allow_outside)
+    if kind == "har":
+        from pigeon.importers.har import parse_har
+
+        return parse_har(text, path)
+    if kind == "bruno":
+        from pigeon.importers.bruno import parse_bruno
+
+        if path is None:
+            raise ImportFailed("bruno: give a collection directory (the one with bruno.json)")
+        return parse_bruno(path, allow_outside)
     from pigeon.importers.posting import parse_posting
 
     if path is None:

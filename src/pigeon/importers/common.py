@@ -68,18 +68,21 @@ class ImportResult:
     description: str = ""
     # Client certificates for collection.toml's [[certificates]] (host, cert, key, password).
     certificates: list[dict[str, str]] = field(default_factory=list)
+    # Secret values set aside for the collection's .env (``write_dotenv``), never in TOML.
+    secrets: list[Secret] = field(default_factory=list)
 
     def note(self, message: str) -> None:
         if message not in self.notes:
             self.notes.append(message)
 
     def extend(self, other: ImportResult) -> None:
-        """Add another result's requests, folders, variables and notes to this one."""
+        """Add another result's requests, folders, variables, secrets and notes to this one."""
         self.requests.extend(other.requests)
         self.folders.extend(other.folders)
         for key, value in other.variables.items():
             self.variables.setdefault(key, value)
         self.environments.extend(other.environments)
+        self.secrets.extend(s for s in other.secrets if s not in self.secrets)
         for n in other.notes:
             self.note(n)
 
@@ -148,6 +151,73 @@ class Secret:
     value: str
     source: str  # the Posting file it came from
     note: str  # what the import says of it until the value is written to .env
+
+
+def set_aside(result: ImportResult, hint: str, value: str, source: str, where: str) -> str:
+    """A secret-looking value (a password, a token) kept out of the TOML files: it is set
+    aside for the collection's ``.env`` and ``{{$env.NAME}}`` is written in its place. A
+    value that is empty or holds a placeholder is already not a secret on disk: it is
+    returned as it is. One value keeps one name; another value under that name gets
+    ``NAME_2``."""
+    if not value or "{{" in value:
+        return value
+    base = env_name(hint)
+    n = 1
+    while True:
+        name = base if n == 1 else f"{base}_{n}"
+        same = next((s for s in result.secrets if s.name == name), None)
+        if same is None or same.value == value:
+            break
+        n += 1
+    if same is None:
+        note = (
+            f"{where}: a secret written as {{{{$env.{name}}}}}: put {name}=... in the "
+            "collection's .env"
+        )
+        result.secrets.append(Secret(name, value, source, note))
+        result.note(note)
+    return "{{$env." + name + "}}"
+
+
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def clean_header(
+    name: str, value: str, enabled: bool, where: str, result: ImportResult
+) -> Header | None:
+    """A header Pigeon can send, or ``None`` and a note: a name that is not a token, or a
+    value with a line break or another control character (a header smuggled in), is dropped."""
+    name = name.strip()
+    if not _HEADER_NAME.fullmatch(name) or _CONTROL.search(value):
+        result.note(f"{where}: header {name!r} has characters a header cannot hold; dropped")
+        return None
+    return Header(name, value, enabled=enabled)
+
+
+def safe_name(name: str, fallback: str, folder: bool = True) -> str:
+    """A display name with no control characters and, for a ``folder`` name, no ``/`` (the
+    separator of folder paths)."""
+    cleaned = " ".join(_CONTROL.sub(" ", name.replace("\t", " ")).split())
+    return (cleaned.replace("/", "-") if folder else cleaned).strip() or fallback
+
+
+def folder_path(taken: set[str], parent: str, name: str, result: ImportResult) -> str:
+    """The path of folder ``name`` under ``parent``, one no other folder has: two sibling
+    folders of one name (another tool allows that) would otherwise merge, one's settings given
+    to the other's requests. The new name is noted; the path is added to ``taken``."""
+    path = f"{parent}/{name}" if parent else name
+    n = 2
+    while path in taken:
+        path = f"{parent}/{name} ({n})" if parent else f"{name} ({n})"
+        n += 1
+    if n > 2:
+        result.note(
+            f"folder {path.rsplit('/', 1)[0] + '/' if parent else ''}{name}: another folder has "
+            f"the same name; imported as {path.rsplit('/', 1)[-1]!r}"
+        )
+    taken.add(path)
+    return path
 
 
 # -- reading other tools' documents ----------------------------------------------------------

@@ -709,18 +709,22 @@ class _Collection:
     def _awsv4(self, params: dict[str, Any], where: str) -> Auth:
         """AWS SigV4; the secret key and session token are read from ``.env``, never written
         into the collection's files."""
+        secret, session = as_text(params.get("secretKey")), as_text(params.get("sessionToken"))
         auth = Auth(
             type="aws_sigv4",
             access_key=as_text(params.get("accessKey")) or "{{aws_access_key}}",
-            secret_key="{{$env.AWS_SECRET_ACCESS_KEY}}",
+            secret_key=secret if "{{" in secret else "{{$env.AWS_SECRET_ACCESS_KEY}}",
             region=as_text(params.get("region")) or "us-east-1",
             service=as_text(params.get("service")) or "{{aws_service}}",
         )
-        self.result.note(
-            f"{where}: AWS SigV4's secret key is read from $env.AWS_SECRET_ACCESS_KEY: put it "
-            "in .env" + (" (the exported one is not written)" if params.get("secretKey") else "")
-        )
-        if params.get("sessionToken"):
+        if "{{" not in secret:  # a placeholder is no secret on disk: it is kept as written
+            self.result.note(
+                f"{where}: AWS SigV4's secret key is read from $env.AWS_SECRET_ACCESS_KEY: put "
+                "it in .env" + (" (the exported one is not written)" if secret else "")
+            )
+        if "{{" in session:
+            auth.session_token = session
+        elif session:
             auth.session_token = "{{$env.AWS_SESSION_TOKEN}}"
             self.result.note(f"{where}: its session token is read from $env.AWS_SESSION_TOKEN")
         for name, variable in (("accessKey", "aws_access_key"), ("service", "aws_service")):
