@@ -285,3 +285,39 @@ def test_the_reports_say_when_the_run_started(mixed: Path, tmp_path: Path) -> No
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert report["started_at"] == "2024-01-02T03:04:05+00:00"
     assert report["finished_at"] > report["started_at"]
+
+
+PROBE = """
+import json, sys
+from pigeon.cli import main
+code = main(["run", *sys.argv[1:], "--no-color"])
+print(json.dumps([code, sorted(sys.modules)]))
+"""
+
+
+def test_a_run_loads_the_writers_of_the_reports_it_writes_only(
+    tmp_path: Path, echo_url: str
+) -> None:
+    import subprocess
+    import sys
+
+    write(tmp_path / "c", "collection.toml", 'name = "plain"\n')
+    write(tmp_path / "c", "get.toml", f'url = "{echo_url}/get"\n')
+
+    def loaded(*argv: str) -> set[str]:
+        out = subprocess.run(
+            [sys.executable, "-c", PROBE, str(tmp_path / "c"), *argv],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        ).stdout
+        code, modules = json.loads(out.splitlines()[-1])
+        assert code == 0
+        return set(modules)
+
+    plain = loaded()
+    assert "pigeon.report_formats" not in plain and "yaml" not in plain
+    tap = loaded("--report", f"tap:{tmp_path / 'out.tap'}")
+    assert {"pigeon.report_formats", "yaml"} <= tap
+    assert (tmp_path / "out.tap").read_text().startswith("TAP version 14")

@@ -17,6 +17,7 @@ import pytest
 from collection_files import write
 from pigeon.cli import main
 from pigeon.config import TrustStore
+from pigeon.model import Request
 from pigeon.pipeline import RunContext, execute
 from pigeon.scopes import RuntimeVars
 from pigeon.store import load_collection
@@ -682,3 +683,105 @@ def test_needs_lists_a_grpc_requests_protos_outside_the_collection(lone: World) 
     assert [(n.kind, n.what) for n in found] == [("file", proto), ("file", folder)]
     assert found[0].thing == f"protos reads {proto}, outside the collection"
     assert found[1].thing == f"import_paths reads {folder}, outside the collection"
+
+
+# Beside CASES, what else a render asks the gate for: each must keep ``needs`` rendering.
+ASKING: dict[str, Callable[[World], object]] = {
+    "a secret of the collection": lambda w: (
+        write(w.root, "collection.toml", '[secrets]\ntok = { command = ["op", "read"] }\n'),
+        url_req(w, "r.toml", "{{tok}}"),
+    ),
+    "a secret of the environment": lambda w: (
+        write(w.root, "collection.toml", 'default_environment = "dev"\n'),
+        write(w.root, "environments/dev.toml", '[secrets]\ntok = { prompt = "?" }\n'),
+        url_req(w, "r.toml", "{{tok}}"),
+    ),
+    "a CA bundle outside": lambda w: (
+        write(w.root, "collection.toml", '[settings]\nca_bundle = "../outside/id_rsa"\n'),
+        url_req(w, "r.toml", ""),
+    ),
+    "an environment's CA bundle outside": lambda w: (
+        write(w.root, "collection.toml", 'default_environment = "dev"\n'),
+        write(w.root, "environments/dev.toml", '[settings]\nca_bundle = "../outside/id_rsa"\n'),
+        url_req(w, "r.toml", ""),
+    ),
+    "a key file outside": lambda w: url_req(
+        w,
+        "r.toml",
+        "",
+        '[auth]\ntype = "jwt"\njwt_algorithm = "HS256"\nprivate_key_file = "../outside/id_rsa"\n',
+    ),
+    "a folder's key file outside": lambda w: (
+        write(
+            w.root,
+            "f/folder.toml",
+            '[auth]\ntype = "jwt"\njwt_algorithm = "HS256"\nprivate_key_file = "../../outside/k"\n',
+        ),
+        url_req(w, "f/r.toml", ""),
+    ),
+    "a file body outside": lambda w: url_req(
+        w, "r.toml", "", '[body]\ntype = "file"\npath = "../outside/id_rsa"\n'
+    ),
+    "$env in a folder's header": lambda w: (
+        write(
+            w.root, "f/folder.toml", '[[headers]]\nname = "K"\nvalue = "{{$env.PIGEON_SECRET}}"\n'
+        ),
+        url_req(w, "f/r.toml", ""),
+    ),
+    "$env in a collection header": lambda w: (
+        write(w.root, "collection.toml", '[[headers]]\nname = "K"\nvalue = "{{$env.X}}"\n'),
+        url_req(w, "r.toml", ""),
+    ),
+    "$env in an escaped TOML string": lambda w: url_req(w, "r.toml", "{{$\\u0065nv.X}}"),
+}
+
+
+@pytest.mark.parametrize(
+    "name", [n for n in CASES if "script" not in n and "links" not in n] + list(ASKING)
+)
+def test_needs_skips_no_render_that_asks_for_something(
+    name: str, lone: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Requests that cannot ask the gate anything are not rendered by ``needs``; told apart
+    # without rendering, each of these must still be rendered, and so find what it finds
+    # when every request is.
+    import pigeon.trust as trust
+
+    make = CASES[name].make if name in CASES else ASKING[name]
+    make(lone)
+    collection = load_collection(lone.root)
+    assert not collection.broken, collection.broken
+    found = needs(collection, collection.walk())
+    monkeypatch.setattr(trust._Quiet, "__call__", lambda self, chain, request: False)
+    assert found and found == needs(collection, collection.walk())
+
+
+def test_needs_renders_only_the_requests_that_could_ask_for_something(
+    lone: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pigeon.trust as trust
+
+    rendered: list[str] = []
+
+    def render(collection: object, chain: object, request: Request, scopes: object) -> None:
+        rendered.append(request.id)
+
+    monkeypatch.setattr(trust, "render_request", render)
+    write(
+        lone.root,
+        "collection.toml",
+        'default_environment = "dev"\n[variables]\nu = { id = 7, name = "Ada" }\n'
+        '[[headers]]\nname = "X-Key"\nvalue = "{{key}}"\n[auth]\ntype = "bearer"\ntoken = "t"\n',
+    )
+    write(lone.root, "environments/dev.toml", '[variables]\nkey = "k-1"\nenvironment = "dev"\n')
+    write(lone.root, "f/folder.toml", '[variables]\nfolder = "f"\n')
+    body = '[body]\ntype = "json"\ncontent = \'{"id": {{u.id}}}\'\n'
+    url_req(lone, "f/plain.toml", "users/{{u.id}}?n={{u.name}}", body)
+    url_req(lone, "f/asks.toml", "{{x}}", '[variables]\nx = "{{$env.HOME}}"\n')
+    url_req(lone, "form.toml", "", '[body]\ntype = "multipart"\n')
+    collection = load_collection(lone.root)
+    assert needs(collection, collection.walk()) == []
+    assert rendered == ["f/asks", "form"]
+    rendered.clear()
+    needs(collection, collection.walk(), cli_vars={"y": ["{{process.env.HOME}}"]})
+    assert rendered == ["f/asks", "f/plain", "form"]

@@ -37,7 +37,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -46,7 +46,6 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 from pigeon.errors import UsageError
 from pigeon.files import atomic_writer
 from pigeon.masking import Masker
-from pigeon.report_formats import write_html, write_markdown, write_tap
 
 if TYPE_CHECKING:  # ElementTree is imported when a JUnit report is written
     import xml.etree.ElementTree as ET
@@ -167,8 +166,9 @@ def write_reports(summary: Summary, specs: list[tuple[str, Path]]) -> None:
         elif kind == "junit":
             write_junit_report(summary, path)
         else:
+            write = _formats()[kind]
             with _output(path) as fh:
-                _FORMATS[kind](_json_head(summary), _Entries(summary), fh)
+                write(_json_head(summary), _Entries(summary), fh)
 
 
 @contextmanager
@@ -194,7 +194,12 @@ class _Entries:
         return (_result_json(r, mask) for r in self.summary.results)
 
 
-_FORMATS = {"html": write_html, "markdown": write_markdown, "tap": write_tap}
+def _formats() -> dict[str, Callable[[dict[str, Any], Iterable[dict[str, Any]], TextIO], None]]:
+    """The writers of the other kinds, imported when a run asks for one: a run without
+    reports loads neither them nor YAML (the TAP report's)."""
+    from pigeon.report_formats import write_html, write_markdown, write_tap
+
+    return {"html": write_html, "markdown": write_markdown, "tap": write_tap}
 
 
 def _masker(summary: Summary) -> Masker:

@@ -22,15 +22,18 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from datetime import date, time
+from operator import attrgetter
+from pathlib import Path, PurePath
 from typing import Any
 
+from pigeon.auth_kinds import FIELDS as AUTH_FIELDS
 from pigeon.config import TrustStore
 from pigeon.errors import RenderError
-from pigeon.model import Collection, Folder, Request, SecretSource
-from pigeon.render import render_request
+from pigeon.model import Auth, Collection, Folder, Request, SecretSource, Transport
+from pigeon.render import effective_auth, render_request
 from pigeon.scopes import build_scopes
 from pigeon.scripts.sources import PHASES, script_sources
 from pigeon.store.schema import COLLECTION_FILE, DOTENV_FILE, FOLDER_FILE
@@ -167,6 +170,120 @@ class Gate:
                 self._refuse("file", real, f"{rel} is loaded from {real}, outside the collection")
 
 
+_PATH_FIELDS = tuple(f for f in AUTH_FIELDS if f.path)
+_NO_TRANSPORT = Transport()
+_PLAIN = frozenset({bool, int, float, type(None)})
+_CONTAINERS = frozenset({dict, list, tuple})
+_FIELDS: dict[type, Callable[[Any], tuple[Any, ...]]] = {}  # a model class's fields, read at once
+
+
+def _may_name_env(value: Any) -> bool:
+    """Whether any text in ``value`` (a string, a table, a list, a model object and all it
+    holds) could hold a ``{{$env.NAME}}`` or ``{{process.env.NAME}}`` placeholder: both have
+    ``env.`` in them. What this walk does not know counts as a yes."""
+    cls = value.__class__
+    if cls is str:
+        return "env." in value
+    if cls is dict:
+        return _any_env(value.keys()) or _any_env(value.values())
+    if cls is list or cls is tuple:
+        return _any_env(value)
+    fields = _FIELDS.get(cls)
+    if fields is None and hasattr(cls, "__dataclass_fields__"):
+        fields = _FIELDS[cls] = _reader(tuple(cls.__dataclass_fields__))
+    if fields is not None:
+        return _any_env(fields(value))
+    if cls in _PLAIN:
+        return False
+    if isinstance(value, str):
+        return "env." in value
+    return not isinstance(value, (int, float, PurePath, date, time))
+
+
+def _reader(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """What reads the fields ``names`` of an object, as a tuple."""
+    if len(names) > 1:
+        return attrgetter(*names)
+    return lambda value: tuple(getattr(value, name) for name in names)
+
+
+def _any_env(values: Iterable[Any]) -> bool:
+    """``_may_name_env`` of any of ``values``; strings and numbers, the most of them, at once."""
+    for value in values:
+        cls = value.__class__
+        if cls is str:
+            if "env." in value:
+                return True
+        elif cls in _PLAIN or (cls in _CONTAINERS and not value):
+            continue  # most tables a model object holds (``extra``) are empty
+        elif _may_name_env(value):
+            return True
+    return False
+
+
+def _reads_file(auth: Auth | None) -> bool:
+    """Whether an auth names a file it reads (a signing key)."""
+    return auth is not None and any(f.get(auth) for f in _PATH_FIELDS)
+
+
+class _Quiet:
+    """Which requests render without asking the gate anything, told without rendering them:
+    before a run of thousands, rendering each one a second time costs more than sending it.
+
+    A render asks the gate for a secret or a global variable (only when a scope holds one),
+    for ``$env`` (only through a placeholder that names it, in some text the request or its
+    scopes hold), or before it reads a file (a multipart or file body, an auth's key file,
+    the certificates and CA bundle of the transport settings). A request clear of all of
+    these is quiet; any doubt renders it."""
+
+    def __init__(
+        self, collection: Collection, environment: str | None, cli_vars: Mapping[str, Any] | None
+    ) -> None:
+        self.collection = collection
+        self.scopes = self._scopes_quiet(collection, environment, cli_vars)
+        self._folders: dict[int, tuple[Folder, bool]] = {}
+
+    @staticmethod
+    def _scopes_quiet(
+        collection: Collection, environment: str | None, cli_vars: Mapping[str, Any] | None
+    ) -> bool:
+        glob = collection.globals
+        if glob.variables or glob.secrets or collection.secrets:
+            return False
+        if collection.transport != _NO_TRANSPORT or _reads_file(collection.auth):
+            return False
+        held: list[Any] = [collection.variables, collection.headers, collection.auth, cli_vars]
+        name = collection.default_environment if environment is None else environment
+        if name:
+            env = collection.environments.get(name)
+            if env is None:
+                return False  # the render says what is wrong with it
+            for each in (env, glob.environments.get(name)):
+                if each is not None:
+                    if each.secrets or each.transport != _NO_TRANSPORT:
+                        return False
+                    held.append(each.variables)
+        return not _may_name_env(held)
+
+    def _folder(self, folder: Folder) -> bool:
+        hit = self._folders.get(id(folder))
+        if hit is None or hit[0] is not folder:
+            quiet = not _reads_file(folder.auth) and not _may_name_env(
+                (folder.variables, folder.headers, folder.auth)
+            )
+            hit = self._folders[id(folder)] = (folder, quiet)
+        return hit[1]
+
+    def __call__(self, chain: list[Folder], request: Request) -> bool:
+        return (
+            self.scopes
+            and request.body.type not in ("multipart", "file")
+            and all(map(self._folder, chain))
+            and not _reads_file(effective_auth(self.collection, chain, request))
+            and not _may_name_env(request)
+        )
+
+
 def needs(
     collection: Collection,
     selection: Iterable[tuple[list[Folder], Request]],
@@ -179,10 +296,12 @@ def needs(
 
     Each request is rendered with a recording ``Gate`` (no file is read, nothing is sent), so
     a ``$env`` reached through any chain of variables is found exactly as a send would reach
-    it. ``phases`` are the script phases that would run (none for ``--no-scripts``).
+    it. ``phases`` are the script phases that would run (none for ``--no-scripts``). A
+    request that could not ask for anything while it renders (``_Quiet``) is not rendered.
     """
     out: list[Need] = []
     gate = Gate(collection, record=True)
+    quiet = _Quiet(collection, environment, cli_vars)
     for chain, request in selection:
         rid = request.id or request.name
         for phase in phases:
@@ -192,11 +311,12 @@ def needs(
         gate.sources(chain, request, environment)
         # A request that cannot render (a bad header, an unknown environment) is never sent
         # either; what it reads up to there is listed.
-        with contextlib.suppress(Exception):
-            scopes = build_scopes(
-                collection, chain, request, environment, cli_vars=cli_vars, gate=gate
-            )
-            render_request(collection, chain, request, scopes)
+        if not quiet(chain, request):
+            with contextlib.suppress(Exception):
+                scopes = build_scopes(
+                    collection, chain, request, environment, cli_vars=cli_vars, gate=gate
+                )
+                render_request(collection, chain, request, scopes)
         if request.kind == "grpc":  # its .proto files and import folders are read too
             from pigeon.rpc import import_dirs, proto_files
 

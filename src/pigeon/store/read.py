@@ -131,7 +131,7 @@ def _get_tables(table: Mapping[str, Any], key: str, at: _At) -> list[dict[str, A
     return value
 
 
-def _extra(table: Mapping[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
+def _extra(table: Mapping[str, Any], known: tuple[str, ...] | frozenset[str]) -> dict[str, Any]:
     return {k: v for k, v in table.items() if k not in known}
 
 
@@ -170,6 +170,8 @@ def _variables(table: Mapping[str, Any], at: _At) -> dict[str, Any]:
 
 
 def _pairs(table: Mapping[str, Any], key: str, cls: type[_Pair]) -> list[_Pair]:
+    if key not in table:
+        return []
     out = []
     for i, item in enumerate(_get_tables(table, key, ())):
         at = (key, i)
@@ -218,6 +220,8 @@ def _auth_field(data: Mapping[str, Any], f: Field, at: _At) -> Any:
 
 
 def _scripts(table: Mapping[str, Any]) -> Scripts:
+    if "scripts" not in table:  # most files: the defaults, made without looking them up
+        return Scripts()
     data = _get_table(table, "scripts", ()) or {}
     at = ("scripts",)
     return Scripts(
@@ -268,6 +272,8 @@ def _body(table: Mapping[str, Any]) -> Body:
 
 
 def _settings(table: Mapping[str, Any]) -> Settings:
+    if "settings" not in table:
+        return Settings()
     data = _get_table(table, "settings", ()) or {}
     at = ("settings",)
     timeout = data.get("timeout", DEFAULT_TIMEOUT)
@@ -346,6 +352,8 @@ def _transport(table: Mapping[str, Any]) -> Transport:
 
 def _websocket(table: Mapping[str, Any]) -> WebSocket:
     """``subprotocols``, ``replies`` and ``[[messages]]``: a WebSocket request's own keys."""
+    if "subprotocols" not in table and "replies" not in table and "messages" not in table:
+        return WebSocket()
     subprotocols = table.get("subprotocols", [])
     if not isinstance(subprotocols, list) or not all(
         isinstance(item, str) and is_token(item) for item in subprotocols
@@ -371,6 +379,8 @@ def _websocket(table: Mapping[str, Any]) -> WebSocket:
 
 def _grpc(table: Mapping[str, Any]) -> Grpc:
     """``rpc``, ``protos`` and ``import_paths``: a gRPC request's own keys (DESIGN §10)."""
+    if "rpc" not in table and "protos" not in table and "import_paths" not in table:
+        return Grpc()
     paths = {key: table.get(key, []) for key in ("protos", "import_paths")}
     for key, value in paths.items():
         if not isinstance(value, list) or not all(isinstance(p, str) and p.strip() for p in value):
@@ -392,6 +402,9 @@ def title_from_stem(stem: str) -> str:
     return words[:1].upper() + words[1:] if words else stem
 
 
+_REQUEST_FILE_KEYS = frozenset(REQUEST_KEYS + WEBSOCKET_KEYS + GRPC_KEYS)
+
+
 def _request(data: dict[str, Any], default_name: str) -> Request:
     name = _get_str(data, "name", (), "")
     return Request(
@@ -406,7 +419,7 @@ def _request(data: dict[str, Any], default_name: str) -> Request:
         auth=_auth(data),
         scripts=_scripts(data),
         settings=_settings(data),
-        extra=_extra(data, REQUEST_KEYS + WEBSOCKET_KEYS + GRPC_KEYS),
+        extra=_extra(data, _REQUEST_FILE_KEYS),
         type=_get_choice(data, "type", (), "http", REQUEST_TYPES),
         websocket=_websocket(data),
         grpc=_grpc(data),
@@ -528,8 +541,11 @@ def load_collection(root: Path | str) -> Collection:
 
 
 def rel_id(root: Path, path: Path) -> str:
-    rel = path.relative_to(root).as_posix()
-    return rel.removesuffix(".toml")
+    base, text = str(root), str(path)
+    if text.startswith(base) and text[len(base) : len(base) + 1] == os.sep:
+        rel = text[len(base) + 1 :]  # the common case, without pathlib's parsing
+        return (rel if os.sep == "/" else rel.replace(os.sep, "/")).removesuffix(".toml")
+    return path.relative_to(root).as_posix().removesuffix(".toml")
 
 
 def _load_items(
@@ -568,7 +584,8 @@ def _load_items(
             and entry.name not in (COLLECTION_FILE, FOLDER_FILE)
         ):
             try:
-                build = partial(_request, default_name=title_from_stem(path.stem))
+                stem = entry.name[: -len(".toml")]  # the name ends so, checked above
+                build = partial(_request, default_name=title_from_stem(stem))
                 request: Request = _load(col, path, REQUEST, build)
             except LoadError as exc:
                 col.broken.append(exc.as_broken())

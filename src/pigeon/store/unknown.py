@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -53,6 +54,11 @@ class Table:
 
     def known(self) -> tuple[str, ...]:
         return (*self.keys, *self.tables, *self.arrays)
+
+    @cached_property
+    def known_set(self) -> frozenset[str]:
+        """``known`` as a set, made once: every file's keys are looked up in it."""
+        return frozenset(self.known())
 
 
 _PAIR = Table(PAIR_KEYS)
@@ -123,7 +129,7 @@ def unknown_keys(data: Mapping[str, Any], table: Table) -> list[Unknown]:
 def _walk(
     data: Mapping[str, Any], table: Table, at: tuple[str | int, ...], root: Table
 ) -> Iterator[Unknown]:
-    known = table.known()
+    known_set = table.known_set
     for key, value in data.items():
         if key in table.tables:
             inner = table.tables[key]
@@ -134,7 +140,8 @@ def _walk(
                 for i, entry in enumerate(value):
                     if isinstance(entry, Mapping):
                         yield from _walk(entry, table.arrays[key], (*at, key, i), root)
-        elif key not in known:
+        elif key not in known_set:
+            known = table.known()
             yield Unknown((*at, key), _suggest(key, known) or _elsewhere(key, root, at))
 
 
