@@ -16,6 +16,7 @@ from pigeon.session import Session
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.themes import bundled_theme_dirs
 from pigeon.tui.widgets.collection.collection_tree import CollectionTree
+from pigeon.tui.widgets.response.event_table import EventTable
 from pigeon.tui.widgets.response.grpc_view import GrpcView
 
 COUNT = """\
@@ -76,6 +77,15 @@ async def call(pilot) -> None:
     app.screen.refresh_after_variables()
     view._show()
     app.screen.query_one(CollectionTree).focus()  # no blinking cursor in the picture
+    await pilot.pause()
+    # The table reveals its last row after a refresh; the picture waits for the scroll bar
+    # to be drawn where the rows are, not a frame behind them.
+    table = view.replies.query_one(EventTable)
+    await wait_for(
+        pilot,
+        lambda: table.scroll_offset.y == table.max_scroll_y
+        and table.vertical_scrollbar.position == table.scroll_offset.y,
+    )
     await pilot.pause()
 
 
