@@ -192,6 +192,25 @@ def test_each_user_keeps_its_own_login_token_and_data_row(tmp_path: Path, echo: 
     assert all(server.issued.get(token) == user for user, token in server.calls)
 
 
+def test_data_per_iteration_deals_the_next_row_to_each_iteration(
+    tmp_path: Path, echo: str
+) -> None:
+    """With ``data_per = "iteration"`` one user goes through every row in turn (dealt per
+    user, it would log in as the first row only)."""
+    with login_server() as server:
+        root = collection(tmp_path / "c", echo, login=server.url)
+        rows = write(tmp_path, "users.csv", "user\nada\nbob\ncy\n")
+        path = locustfile(
+            tmp_path / "lf.py",
+            root,
+            f'trust = True\ndata = {str(rows)!r}\ndata_per = "iteration"\n'
+            'requests = ["auth/login"]',
+        )
+        out = drive(path, users=1, requests=6)
+    assert out["stats"]["POST auth/login"]["failures"] == 0, out["errors"]
+    assert set(server.issued.values()) == {"ada", "bob", "cy"}
+
+
 def test_each_user_fetches_its_own_oauth_token_once(tmp_path: Path, echo: str) -> None:
     with oauth_server() as (base, state):
         root = collection(tmp_path / "c", echo, oauth=base)
