@@ -34,6 +34,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.check",
             "pigeon.importers",
             "pigeon.exporters",
+            "pigeon.mock",
         ),
     ),
     (

@@ -86,15 +86,16 @@ def main(args: argparse.Namespace) -> int:
             f"pigeon mock: warning: {args.host} is reachable from other machines", file=sys.stderr
         )
     count = sum(len(r.examples) for r in routes)
-    print(
-        f"Pigeon mock on {server.url}: {len(routes)} requests, {count} examples (Ctrl-C to stop)",
-        flush=True,
-    )
     stop = threading.Event()
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
+        print(
+            f"Pigeon mock on {server.url} ({len(routes)} requests, {count} examples; "
+            "Ctrl-C to stop)",
+            flush=True,
+        )
         while not stop.wait(0.5):
             pass
     except KeyboardInterrupt:

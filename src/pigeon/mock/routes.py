@@ -223,17 +223,29 @@ def closest(routes: list[Route], method: str, path: str, count: int = 3) -> list
     """Up to ``count`` routes nearest the call, by edit distance on the path (the method
     breaks ties): ``GET /users/{{id}}``."""
     path = path[:512]
+    parts = _split(path)
     scored = sorted(
-        ((distance(path, r.path[:512]), r.method != method, i) for i, r in enumerate(routes)),
+        (distance(path, _filled(r, parts)[:512]), r.method != method, r.rank.count(ANY), i)
+        for i, r in enumerate(routes)
     )
     out: list[str] = []
-    for _, _, i in scored:
+    for *_, i in scored:
         line = f"{routes[i].method} {routes[i].path}"
         if line not in out:
             out.append(line)
         if len(out) == count:
             break
     return out
+
+
+def _filled(route: Route, parts: list[str]) -> str:
+    """The route's path with each placeholder segment taking the call's segment there, so
+    ``/user/7`` is one edit from ``/users/{{id}}``."""
+    out = [
+        parts[i] if s.rank == ANY and i < len(parts) else s.text
+        for i, s in enumerate(route.segments)
+    ]
+    return "/" + "/".join(out)
 
 
 def distance(a: str, b: str) -> int:

@@ -142,6 +142,7 @@ class MockHandler(BaseHTTPRequestHandler):
         """The standard library's own refusals (a line too long, a bad request line) as
         this server's JSON, the connection closed."""
         self.close_connection = True
+        self.request_version = "HTTP/1.1"  # a status line even for what looked like HTTP/0.9
         reply = _json_reply(code, {"error": message or self.responses.get(code, ("",))[0]})
         with contextlib.suppress(OSError):
             self._write(reply, head=False)
@@ -150,7 +151,11 @@ class MockHandler(BaseHTTPRequestHandler):
 
     def _answer(self) -> None:
         started = time.perf_counter()
-        reply = self._reply()
+        try:
+            reply = self._reply()
+        except Exception as exc:  # a bug must answer, not drop the connection unanswered
+            self.close_connection = True
+            reply = _json_reply(500, {"error": f"{type(exc).__name__}: {exc}"})
         self._disarm()  # the request is in: writing the reply is not bounded by the deadline
         if self.server.delay and reply.status < 500:
             self.server.stopping.wait(self.server.delay)
@@ -175,7 +180,7 @@ class MockHandler(BaseHTTPRequestHandler):
             return body
         target = urlsplit(self.path)
         raw_path = target.path or "/"
-        path = unquote(raw_path, errors="strict") if "%" in raw_path else raw_path
+        path = unquote(raw_path, errors="replace") if "%" in raw_path else raw_path
         problem = _path_problem(raw_path, path)
         if problem:
             return _json_reply(400, {"error": problem})
@@ -299,12 +304,17 @@ def _example_reply(route: Route, example: Example, request: dict[str, Any]) -> _
     file goes as it is)."""
     scopes = Scopes([Layer("request", "this call", {"request": request})], environ={}, dotenv={})
     headers = [(h.name, render_text(h.value, scopes).text) for h in example.headers if h.enabled]
-    headers = [(k, v) for k, v in headers if not any(c in v for c in "\r\n\x00")]
+    # a rendered value goes out as its UTF-8 bytes; one that would split the header is dropped
+    headers = [
+        (k, v.encode().decode("latin-1")) for k, v in headers if not any(c in v for c in "\r\n\x00")
+    ]
     content_type = next((v for k, v in headers if k.lower() == "content-type"), "")
     if example.body_file:
         body = route.files.get(example.name, b"")
     elif "json" in content_type.lower() or (
-        not content_type and example.body.lstrip()[:1] in ("{", "[")
+        not content_type
+        and example.body.lstrip()[:2] not in ("", "{{")
+        and example.body.lstrip()[0] in "{["
     ):
         body = render_json(example.body, scopes).text.encode()
         if not content_type:
