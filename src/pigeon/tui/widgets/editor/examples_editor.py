@@ -1,7 +1,7 @@
 """The request's saved examples (``[[examples]]``, DESIGN §14): what ``pigeon mock`` answers.
 
 A table lists each example's name, status and size; the one under the cursor has its body in
-the text area below, edited in place (a template: ``{{request.path.id}}``, ``{{$uuid}}``).
+the text area beside it, edited in place (a template: ``{{request.path.id}}``, ``{{$uuid}}``).
 ``d`` deletes the example under the cursor. An example is added from a response (``e`` in
 the response pane). The tab is shown only for a request that has examples.
 """
@@ -13,7 +13,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Label, TextArea
 
 from pigeon.bodies import human_size
@@ -37,7 +37,7 @@ class ExampleTable(HalfPages, DataTable[Any]):
             parent.remove_current()
 
 
-class ExamplesEditor(Vertical):
+class ExamplesEditor(Horizontal):
     DEFAULT_CSS = beside(__file__)
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -47,8 +47,9 @@ class ExamplesEditor(Vertical):
 
     def compose(self) -> ComposeResult:
         yield ExampleTable(id="examples-table", cursor_type="row", zebra_stripes=True)
-        yield Label("", classes="examples-label", id="examples-label")
-        yield TextArea("", soft_wrap=True, tab_behavior="focus", id="example-body")
+        with Vertical(id="example-side"):
+            yield Label("", classes="examples-label", id="examples-label")
+            yield TextArea("", soft_wrap=True, tab_behavior="focus", id="example-body")
 
     def on_mount(self) -> None:
         table = self.query_one(ExampleTable)
@@ -72,7 +73,7 @@ class ExamplesEditor(Vertical):
         examples = self._work.examples if self._work is not None else []
         for example in examples:
             size = (
-                Text(f"file {example.body_file}", style="dim")
+                Text("file", style="dim")
                 if example.body_file
                 else human_size(len(example.body.encode()))
             )
@@ -93,12 +94,9 @@ class ExamplesEditor(Vertical):
         if example is None:
             label.update("")
         elif example.body_file:
-            label.update(f"{example.name}: the body is the file {example.body_file}")
+            label.update(f"{example.name}: sends the file {example.body_file}")
         else:
-            label.update(
-                f"{example.name}: its body, a template (pigeon mock renders "
-                "{{request.path.NAME}}, {{$uuid}}... per call)"
-            )
+            label.update(f"{example.name}: a template, rendered per call by pigeon mock")
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
