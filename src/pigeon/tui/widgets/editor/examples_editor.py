@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Label, TextArea
 
 from pigeon.bodies import human_size
@@ -110,7 +111,7 @@ class ExamplesEditor(Horizontal):
         if example is not None and not example.body_file and example.body != event.text_area.text:
             example.body = event.text_area.text
             self.query_one(ExampleTable).update_cell_at(
-                (self._row, 2), human_size(len(example.body.encode()))
+                Coordinate(self._row, 2), human_size(len(example.body.encode()))
             )
             self.post_message(RequestEdited())
 
