@@ -24,7 +24,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 
-from pigeon.model import Example, Folder, Request
+from pigeon.model import Folder, Request
 from pigeon.terminal import printable
 from pigeon.tui.widgets.editor.request_editor import FROM_HISTORY, SCRATCH, RequestEditor
 from pigeon.tui.widgets.editor.request_tab import RequestTab
@@ -393,7 +393,7 @@ class OpenRequests(Vertical):
         """Save a response as an example of the request on show, into its file at once (the
         tab's other edits stay unsaved): secrets masked, the body capped (``mock.capture``)."""
         from pigeon.mock.capture import MAX_SAVED, capture
-        from pigeon.store import save_request
+        from pigeon.session import put_example
 
         editor, session = self.editor, self.session
         work, saved = editor.request, editor.saved
@@ -403,27 +403,23 @@ class OpenRequests(Vertical):
         if work.id != exchange.request.request_id:
             self.notify("This response is another request's.", severity="warning")
             return
-        secrets = [*session.collection.dotenv.values(), *session.vault.values()]
-        got = capture(exchange, name, secrets)
-        updated = copy.deepcopy(saved)
-        _put(updated.examples, got.example)
+        got = capture(exchange, name, session.secret_values())
         try:
-            save_request(updated, seen=session.collection.seen)
+            session.save_example(saved, got.example)
         except Exception as exc:  # a file changed on disk is not overwritten: reload first
             self.notify(f"Example not saved: {exc}", severity="error", timeout=10)
             return
-        for each in (saved, work):
-            _put(each.examples, copy.deepcopy(got.example))
+        put_example(work.examples, copy.deepcopy(got.example))
         editor.body.show(work)
-        file = printable(saved.path.name)
-        notes = [f"Saved example {name!r} in {file}; pigeon mock serves it."]
+        notes = [f"Saved example {name!r} in {printable(saved.path.name)}; pigeon mock serves it."]
         if got.binary:
             notes.append("The body is not text: the example keeps the status and headers.")
         elif got.cut:
             notes.append(f"The body was cut to its first {MAX_SAVED // 1024} KB.")
-        self.notify(
-            " ".join(notes), markup=False, severity="warning" if len(notes) > 1 else "information"
-        )
+        if len(notes) > 1:
+            self.notify(" ".join(notes), markup=False, severity="warning")
+        else:
+            self.notify(notes[0], markup=False)
 
     def _adopted(self, saved: Request) -> None:
         """A save made a new file for the request on show."""
@@ -539,12 +535,3 @@ class OpenRequests(Vertical):
     def unsaved_paths(self) -> list[Path]:
         self._capture()
         return [t.saved.path for t in self.tabs if t.dirty and t.saved.path and not t.origin]
-
-
-def _put(examples: list[Example], example: Example) -> None:
-    """Add ``example``, in place of one of the same name."""
-    for i, each in enumerate(examples):
-        if each.name == example.name:
-            examples[i] = example
-            return
-    examples.append(example)
