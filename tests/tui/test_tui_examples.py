@@ -155,6 +155,8 @@ async def open_examples(pilot) -> None:
     await show_tab(pilot, "tab-examples")
     pilot.app.screen.query_one(CollectionTree).focus()  # no blinking cursor in the picture
     await pilot.pause()
+    await pilot.wait_for_scheduled_animations()  # at 80 columns the tab strip scrolls to it
+    await pilot.pause()
 
 
 def test_examples_tab_80x24(snap_compare, tmp_path: Path) -> None:
