@@ -86,6 +86,8 @@ def test_a_new_file_writes_the_examples_last_and_reads_back() -> None:
     )
     text = request_to_toml(request)
     assert text.index("[[examples]]") > text.index('url = "/ping"')
+    # each header a block of its own, as USER above is written by hand
+    assert '[[examples.headers]]\nname = "X-Up"\nvalue = "1"\n' in text
     assert "body = '''\n{\"ok\": true}\n'''" in text
     assert request_from_toml(text) == request
 
