@@ -224,6 +224,11 @@ def test_a_huge_body_is_refused_from_its_length(server: MockServer) -> None:
     assert b"Connection: close" in reply
 
 
+def test_a_client_sending_a_body_over_the_cap_reads_the_413(client: httpx.Client) -> None:
+    r = client.post("/users", content=b"x" * (MAX_BODY + 1))
+    assert r.status_code == 413
+
+
 def test_a_chunked_body_over_the_cap_is_refused(server: MockServer) -> None:
     size = MAX_BODY + 1
     head = b"POST /users HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
