@@ -20,6 +20,7 @@ from collection_files import write
 from pigeon.mock import parse_delay
 from pigeon.mock.routes import build_routes
 from pigeon.mock.server import MAX_BODY, MockServer
+from pigeon.model import MAX_EXAMPLE_BODY
 from pigeon.store import load_collection
 
 USER = """\
@@ -393,3 +394,27 @@ def test_a_broken_collection_exits_2_naming_the_line(collection: Path) -> None:
     assert done.returncode == 2
     assert "bad.toml:3:" in done.stderr and "status from 100 to 599" in done.stderr
     assert json  # the module is used by the other tests' parsing
+
+
+def test_a_client_that_stops_reading_frees_its_thread(tmp_path: Path) -> None:
+    """The only connection slot is taken by a client that never reads its 10 MB reply; the
+    write gives up at the deadline, and the next client is served."""
+    root = tmp_path / "big"
+    write(root, "collection.toml", 'name = "C"\n')
+    write(root, "big.toml", 'url = "/big"\n[[examples]]\nname = "b"\nbody_file = "big.bin"\n')
+    (root / "big.bin").write_bytes(b"x" * MAX_EXAMPLE_BODY)
+    routes, _ = build_routes(load_collection(root))
+    with MockServer(routes, deadline=0.3, max_connections=1) as server:
+        stuck = socket.socket()
+        stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        stuck.connect(("127.0.0.1", server.port))
+        try:
+            stuck.sendall(b"GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert stuck.recv(12) == b"HTTP/1.1 200"  # its reply has started, and stalls
+            while True:  # refused (503) while the slot is held; served once it is freed
+                with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+                    sock.sendall(b"HEAD /big HTTP/1.1\r\nHost: x\r\n\r\n")
+                    if sock.recv(12) == b"HTTP/1.1 200":
+                        break
+        finally:
+            stuck.close()

@@ -113,6 +113,8 @@ class MockHandler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        # a client that stops reading cannot hold the thread: each write waits this long at most
+        self.connection.settimeout(max(self.server.deadline, 1.0))
         self._arm()
 
     def _arm(self) -> None:
@@ -156,7 +158,7 @@ class MockHandler(BaseHTTPRequestHandler):
         except Exception as exc:  # a bug must answer, not drop the connection unanswered
             self.close_connection = True
             reply = _json_reply(500, {"error": f"{type(exc).__name__}: {exc}"})
-        self._disarm()  # the request is in: writing the reply is not bounded by the deadline
+        self._disarm()  # the request is in: the reply's writes have the socket's timeout
         if self.server.delay and reply.status < 500:
             self.server.stopping.wait(self.server.delay)
         try:
