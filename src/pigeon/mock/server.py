@@ -4,8 +4,8 @@ Built on the standard library's threading server, as the echo server is: no extr
 and a thread per connection answers a hundred clients at once (``tests/mock``). It is bounded
 all the same: at most ``MAX_CONNECTIONS`` connections (one more is answered 503 and closed), a
 request body over ``MAX_BODY`` is refused 413 from its length alone, and a reaper closes a
-connection whose request has not arrived whole within ``deadline`` seconds (a slow client
-cannot hold a thread). An example's body is a template rendered per call in the call's own
+connection whose request has not arrived whole within ``deadline`` seconds, and a write
+waits as long at most (a slow client, sending or reading, cannot hold a thread). An example's body is a template rendered per call in the call's own
 scope -- ``request.path``, ``request.query``, ``request.headers``, ``request.body`` and the
 dynamic values -- never the process environment, ``.env`` or a secret.
 """
