@@ -31,9 +31,11 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.reports",
             "pigeon.report_formats",
             "pigeon.report_merge",
+            "pigeon.shards",
             "pigeon.check",
             "pigeon.importers",
             "pigeon.exporters",
+            "pigeon.locust",
             "pigeon.mock",
         ),
     ),
@@ -51,6 +53,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "services",
         (
             "pigeon.history",
+            "pigeon.excerpts",
             "pigeon.scripts",
             "pigeon.send",
             "pigeon.send_thread",
@@ -66,6 +69,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.websocket",
             "pigeon.websocket_exchange",
             "pigeon.rpc",
+            "pigeon.profile",
         ),
     ),
     (

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from collection_files import write
+from junit_schema import junit_problems
 from pigeon.pipeline import RunContext
 from pigeon.reports import parse_report_specs, write_json_report, write_junit_report, xml_text
 from pigeon.run import RunSummary, run_collection
@@ -17,10 +18,10 @@ from pigeon.store import load_collection
 from servers import free_port
 
 
-def run(root: Path, *, strict: bool = False) -> RunSummary:
+def run(root: Path, *, strict: bool = False, scripts: bool = True) -> RunSummary:
     collection = load_collection(root)
     assert not collection.broken, collection.broken
-    ctx = RunContext(collection, trusted=True)
+    ctx = RunContext(collection, trusted=True, allow_scripts=scripts)
 
     async def go() -> RunSummary:
         try:
@@ -118,6 +119,20 @@ def test_junit_counts_and_kinds(mixed: Path, tmp_path: Path) -> None:
     assert out is not None and "status 500" in (out.text or "") and "-> 500" in (out.text or "")
 
 
+@pytest.mark.parametrize("scripts", [True, False], ids=["scripts", "no-scripts"])
+def test_junit_validates_against_the_junit_schema(
+    mixed: Path, tmp_path: Path, scripts: bool
+) -> None:
+    """Every outcome (passed, failure, error, skipped) as Jenkins' JUnit XSD describes it."""
+    summary = run(mixed, strict=True, scripts=scripts)
+    path = tmp_path / "junit.xml"
+    write_junit_report(summary, path)
+    assert junit_problems(path) == []
+    tags = {el.tag for el in ET.parse(path).getroot().iter()}
+    assert {"failure", "error", "system-out"} <= tags
+    assert ("skipped" in tags) is not scripts
+
+
 def test_json_report_schema(mixed: Path, tmp_path: Path) -> None:
     summary = run(mixed, strict=True)
     path = tmp_path / "r.json"
@@ -176,6 +191,7 @@ def test_junit_survives_control_characters(tmp_path: Path, echo_url: str) -> Non
     summary = run(root)
     path = tmp_path / "j.xml"
     write_junit_report(summary, path)
+    assert junit_problems(path) == []
     case = ET.parse(path).getroot().find("testsuite/testcase")  # parses: the point
     assert case is not None and case.get("name") == "bell \\x07 name"
     out = case.find("system-out")

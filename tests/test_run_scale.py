@@ -56,18 +56,29 @@ def test_a_thousand_requests_hold_flat_memory_and_exit_at_once(
     assert r.after_last < EXIT_SECONDS
 
 
-def test_history_and_both_reports_add_no_memory_per_request(
+def test_history_and_the_reports_add_no_memory_per_request(
     tmp_path: Path, shared_echo_server: EchoServer
 ) -> None:
+    """Every report, the ones showing each request's headers and bodies too (spooled on disk
+    while the run goes, never held)."""
     root = collection(tmp_path / "c", shared_echo_server.url, 1000, "/get")
     report = tmp_path / "report.json"
     junit = tmp_path / "report.xml"
-    r = run(root, "--history", "--report", f"json:{report}", "--report", f"junit:{junit}")
+    page, summary = tmp_path / "report.html", tmp_path / "report.md"
+    r = run(
+        root,
+        "--history",
+        *("--report", f"json:{report}", "--report", f"junit:{junit}"),
+        *("--report", f"html:{page}", "--report", f"markdown:{summary}"),
+    )
     assert r.code == 0, r.err
     assert r.mb < SMALL_RUN_MB
     assert r.after_last < EXIT_SECONDS  # the reports are written in it
-    assert json.loads(report.read_text())["totals"]["passed"] == 1000
+    written = json.loads(report.read_text())
+    assert written["totals"]["passed"] == 1000
+    assert all(e["exchange"]["response"]["body"]["text"] for e in written["requests"])
     assert junit.read_text().count("<testcase ") == 1000
+    assert page.read_text(encoding="utf-8").count("<h4>Response</h4>") == 1000
     assert len(list((root / ".pigeon" / "history").glob("*.json"))) == 100  # history_keep
 
 

@@ -28,7 +28,7 @@ from pigeon.template import ENV, PATH, Placeholder, parse
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 
-# rule id -> (severity, what it finds); README's "pigeon check" lists the same.
+# rule id -> (severity, what it finds); the guide's CI page lists the same.
 RULES: dict[str, tuple[str, str]] = {
     "broken-file": (ERROR, "a file that does not load"),
     "conflict": (WARNING, "your version of a file saved beside it when it changed on disk"),

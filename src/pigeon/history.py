@@ -9,6 +9,10 @@ in JSON, form and multipart bodies of both the request and the response, and eve
 a value found in the collection's ``.env`` or masked by its name. Bodies are kept up to a cap
 (256 KiB by default) so a large download does not fill the disk; a response body cut there keeps
 the SHA-256 of the whole, so two entries still compare as same or different (``response_diff``).
+
+Why one module: an entry's format is written here (``record``, and ``masked_entry``, which run
+reports show too) and read back here (``load_entry``, ``prune``, ``to_request``), so its two
+sides change together.
 """
 
 from __future__ import annotations
@@ -284,31 +288,37 @@ def record(
     """
     root = Path(collection_root)
     directory = _ensure_dir(root)
-    rendered = getattr(exchange, "request", None) or getattr(exchange, "rendered", None)
-    masker = Masker(
-        [*(dotenv_secrets(root) if secrets is None else secrets), *getattr(rendered, "secrets", ())]
-    )
-    started = getattr(exchange, "started_at", None) or datetime.now(timezone.utc)
-    if started.tzinfo is None:
-        started = started.astimezone()
-    started = started.astimezone(timezone.utc)
-    masker.url(getattr(rendered, "url", "") or "")  # what these teach applies to the bodies
-    masker.headers(getattr(rendered, "headers", []) or [])
-    masker.headers(getattr(exchange, "headers", []) or [])
-    known = len(masker.in_text)
-    digest = _body_digest(exchange, cap)
-    data = _entry_data(exchange, masker, started, cap, digest)
-    if len(masker.in_text) != known:
-        # Values masked by their name were learned on the way (a login response's token, say):
-        # again, so that their copies are masked wherever they appear, earlier parts too.
-        data = _entry_data(exchange, masker, started, cap, digest)
-    stamp = started.strftime(_STAMP)
+    secrets = dotenv_secrets(root) if secrets is None else secrets
+    data = masked_entry(exchange, secrets=secrets, cap=cap, digest=_body_digest(exchange, cap))
+    stamp = datetime.fromisoformat(data["started_at"].replace("Z", "+00:00")).strftime(_STAMP)
     slug = slugify(data["request"]["name"] or data["request"]["method"])[:40] or "request"
     path = directory / f"{stamp}-{slug}-{uuid.uuid4().hex[:8]}.json"
     # Not durable: history records past sends, not the user's files, and an fsync per send
     # would slow every send of a run by milliseconds.
     atomic_write(path, json.dumps(data, ensure_ascii=False, indent=1) + "\n", durable=False)
     return path
+
+
+def masked_entry(
+    exchange: Any, *, secrets: Iterable[str], cap: int = DEFAULT_CAP, digest: str | None = None
+) -> dict[str, Any]:
+    """What ``record`` writes of an exchange (masked, bodies cut at ``cap``), not written: also
+    what a run report shows of a request (``pigeon.excerpts``). ``digest``: the whole
+    response body's SHA-256, for a body cut here."""
+    rendered = getattr(exchange, "request", None) or getattr(exchange, "rendered", None)
+    masker = Masker([*secrets, *getattr(rendered, "secrets", ())])
+    started = getattr(exchange, "started_at", None) or datetime.now(timezone.utc)
+    started = (started if started.tzinfo else started.astimezone()).astimezone(timezone.utc)
+    masker.url(getattr(rendered, "url", "") or "")  # what these teach applies to the bodies
+    masker.headers(getattr(rendered, "headers", []) or [])
+    masker.headers(getattr(exchange, "headers", []) or [])
+    known = len(masker.in_text)
+    data = _entry_data(exchange, masker, started, cap, digest)
+    if len(masker.in_text) != known:
+        # Values masked by their name were learned on the way (a login response's token, say):
+        # again, so that their copies are masked wherever they appear, earlier parts too.
+        data = _entry_data(exchange, masker, started, cap, digest)
+    return data
 
 
 def _body_digest(exchange: Exchange, cap: int) -> str | None:

@@ -36,6 +36,7 @@ from pigeon.trust import HOW, Gate
 if TYPE_CHECKING:  # send is imported on the first send: `pigeon render` never loads httpx
     # and the script worker on the first script that runs
     from pigeon.event_scripts import EventScripts
+    from pigeon.excerpts import Excerpt, Excerpts
     from pigeon.exchange import Exchange, Progress
     from pigeon.oauth2 import Tokens
     from pigeon.rpc.call import Described, GrpcCall
@@ -77,6 +78,8 @@ class RunContext:
     trust_how: str = ""
     # ``False`` (``--no-scripts``): no script runs, trusted or not.
     allow_scripts: bool = True
+    # ``False``: the post-response scripts do not run (a profile's sends, ``pigeon.profile``).
+    post_response: bool = True
     strict: bool = False
     # All scripts of one phase together, wall-clock: the script worker is killed when it
     # passes, so a stuck script fails its request instead of hanging a CI job. ``None``: none.
@@ -259,13 +262,18 @@ class RequestResult(Outcome):
         self.script_errors += outcome.errors
         self.assertion_failures += outcome.assertion_failures
 
-    def record(self, *, seq: int = 0, label: str = "") -> ResultRecord:
+    def record(
+        self, *, seq: int = 0, label: str = "", excerpts: Excerpts | None = None
+    ) -> ResultRecord:
         """What a run keeps once the request is done: status, timing, size, outcome. Its
         scripts have seen the body and nothing later reads it, so a run of any length holds
         the same small record per request, never bodies, headers or the rendered request;
         the exchange's spooled body file is removed. ``seq`` is its place in the whole run,
-        ``label`` the iteration it belongs to (``create-user [row 3]``)."""
+        ``label`` the iteration it belongs to (``create-user [row 3]``). With ``excerpts``
+        (a report shows them), the masked request and response go to that spool on disk and
+        the record keeps where."""
         ex, rendered = self.exchange, self.rendered
+        excerpt = excerpts.keep(ex, rendered) if excerpts is not None else None
         if ex is not None:
             ex.discard()
         sent = ex if ex is not None and ex.status is not None else None
@@ -296,6 +304,7 @@ class RequestResult(Outcome):
             duration_ms=self.duration_ms,
             seq=seq,
             frames=self.frames,
+            excerpt=excerpt,
         )
 
 
@@ -330,6 +339,7 @@ class ResultRecord(Outcome):
     duration_ms: float
     seq: int = 0  # its place in the whole run (all shards, all iterations): reports merge by it
     frames: tuple[int, int] | None = None  # a WebSocket's messages (sent, received)
+    excerpt: Excerpt | None = None  # its masked request and response, spooled (a report's)
 
     @property
     def status_class(self) -> str:
@@ -341,6 +351,8 @@ def _scripts_run(
 ) -> bool:
     """Whether a phase's scripts run; scripts that exist but may not are noted as skipped."""
     if not has_scripts(ctx.collection, chain, request, phase):
+        return False
+    if phase == "post_response" and not ctx.post_response:
         return False
     if ctx.trusted and ctx.allow_scripts:
         return True

@@ -6,11 +6,19 @@ them, so every format shows the same masked data (``.env`` values, secret query 
 URL passwords) and none can show more. They write to a stream one request at a time, as the
 JSON report does.
 
+Each request's exchange (``pigeon.excerpts``: the request as sent and the response, headers
+and bodies, masked, bodies cut at 4 KB) is folded under it in HTML and Markdown.
+
 * HTML is one file that opens under Jenkins' default content policy (``sandbox;
-  default-src 'none'``): no script, no style sheet, no outside link, font or image. It reads
-  from its markup alone: tables, headings, and ``<details>`` for what folds.
+  default-src 'none'; img-src 'self'; style-src 'self'``): no script, no outside link, font
+  or image. That policy blocks inline styles too, so the page reads from its markup alone
+  (tables with borders as attributes, headings, verdicts as words, ``<details>`` for what
+  folds); its ``<style>`` block only adds to that where a browser applies it, and hides or
+  adds nothing.
 * Markdown fits ``$GITHUB_STEP_SUMMARY`` (GitHub shows up to 1 MiB of it): a summary table,
-  then each failure with its details folded; each fold and the whole are capped.
+  a table of the requests, each failure with its exchange folded, then the other requests'
+  exchanges folded while room is left; each fold and the whole are capped, and what is left
+  out is counted ("… N more requests").
 * TAP is version 14: one test point per request, a YAML block under each failure.
 """
 
@@ -92,6 +100,53 @@ def exchange_lines(entry: Entry) -> list[str]:
     return lines
 
 
+def _body_text(body: Entry) -> str:
+    """An excerpt's body as text: what is kept of it, and what is not."""
+    if body.get("file") is not None:
+        return f"(the file {body['file']}, {body['size']} bytes, sent as it is)"
+    if body["text"] is None:
+        return f"({body['size']} bytes, not text)"
+    more = f"\n… {body['more']} more bytes" if body["more"] else ""
+    return str(body["text"]) + more
+
+
+def _message(first: str, headers: list[list[str]], body: Entry | None) -> str:
+    """A request or response as HTTP writes it: its first line, headers, a blank line, body."""
+    lines = [first, *(f"{name}: {value}" for name, value in headers)]
+    binary = body is not None and body["text"] is None and body["size"] > 0
+    if body is not None and (body["text"] or body.get("file") or binary):
+        lines += ["", _body_text(body)]  # an empty body: none
+    return "\n".join(lines)
+
+
+def exchange_blocks(entry: Entry) -> list[tuple[str, str]]:
+    """What folds under a request, as (title, text): the request as sent and the response with
+    their headers and bodies (masked), then what the run noted (warnings, script output). A
+    request never built, or a report without exchanges, has the one-line summary instead."""
+    exchange = entry.get("exchange")
+    lines = exchange_lines(entry)
+    if not exchange:
+        if entry["url"] is not None:  # built, sent, but merged from a report that lacks them
+            lines.append("(headers and bodies: not in the report this one was made from)")
+        return [("Request and response", "\n".join(lines))]
+    request, response = exchange["request"], exchange["response"]
+    blocks = [
+        (
+            "Request",
+            _message(f"{request['method']} {request['url']}", request["headers"], request["body"]),
+        )
+    ]
+    if response is None:
+        blocks.append(("Response", "no response"))
+    else:
+        first = f"{response['http_version']} {response['status']} {response['reason']}".strip()
+        blocks.append(("Response", _message(first, response["headers"], response["body"])))
+    notes = "\n".join(lines[2:]).strip("\n")  # below the request and status lines
+    if notes:
+        blocks.append(("Run", notes))
+    return blocks
+
+
 def tracebacks(entry: Entry) -> list[str]:
     return [d["traceback"] for d in entry.get("script_error_details", []) if d.get("traceback")] + [
         tb for tb in entry.get("assertion_tracebacks", []) if tb
@@ -122,6 +177,26 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+# Applied where a browser allows it (Jenkins' default policy does not): layout and colour only,
+# nothing hidden or added, so the page says the same with it or without it.
+_STYLE = """\
+body { font-family: system-ui, sans-serif; margin: 1.5em; line-height: 1.4; }
+table { border-collapse: collapse; }
+th, td { padding: 0.2em 0.6em; text-align: left; vertical-align: top; }
+pre { background: #f6f8fa; padding: 0.6em; white-space: pre-wrap; overflow-wrap: anywhere; }
+.PASS { color: #1a7f37; } .FAIL, .ERROR { color: #cf222e; } .SKIP { color: #9a6700; }
+summary { cursor: pointer; }
+"""
+
+
+def _figures(entry: Entry) -> str:
+    """A request's status, time, size and assertions, in words."""
+    size = f" Size: {entry['size']} bytes." if entry["size"] is not None else ""
+    return (
+        f"Status: {_status(entry)}. Time: {_time(entry)}.{size} Assertions: {_assertions(entry)}."
+    )
+
+
 def write_html(head: Entry, entries: Iterable[Entry], out: TextIO) -> None:
     """The HTML report: a summary, a table of every request, then each request's details
     (``entries`` is read twice, one request at a time)."""
@@ -129,7 +204,7 @@ def write_html(head: Entry, entries: Iterable[Entry], out: TextIO) -> None:
     t = head["totals"]
     out.write(
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>Pigeon run: {name}</title>\n</head>\n<body>\n"
+        f"<title>Pigeon run: {name}</title>\n<style>\n{_STYLE}</style>\n</head>\n<body>\n"
         f"<h1>Pigeon run: {name}</h1>\n"
         f"<p>{_e(_totals_line(head))}. Exit code {t['exit_code']}.</p>\n"
         f"<p>Started {_e(head['started_at'])}, finished {_e(head['finished_at'])}.</p>\n"
@@ -146,7 +221,8 @@ def write_html(head: Entry, entries: Iterable[Entry], out: TextIO) -> None:
     )
     for number, entry in enumerate(entries, 1):
         out.write(
-            f"<tr><td>{number}</td><td><strong>{verdict(entry)}</strong></td>"
+            f'<tr><td>{number}</td><td><strong class="{verdict(entry)}">{verdict(entry)}'
+            "</strong></td>"
             f'<td><a href="#r{number}">{_e(entry["method"])} {_e(entry["id"])}</a></td>'
             f"<td>{_e(_status(entry))}</td><td>{_time(entry)}</td>"
             f"<td>{_assertions(entry)}</td></tr>\n"
@@ -158,19 +234,21 @@ def write_html(head: Entry, entries: Iterable[Entry], out: TextIO) -> None:
 
 
 def _html_details(number: int, entry: Entry) -> str:
+    result = verdict(entry)
     parts = [
-        f'<section id="r{number}">\n<h3>{number}. {verdict(entry)}: '
+        f'<section id="r{number}">\n<h3>{number}. <span class="{result}">{result}</span>: '
         f"{_e(entry['name'] or entry['id'])} <code>{_e(entry['id'])}</code></h3>\n"
+        f"<p>{_e(_figures(entry))}</p>\n"
     ]
     found = problems(entry)
     if found:
         parts.append("<ul>\n" + "".join(f"<li>{_e(p)}</li>\n" for p in found) + "</ul>\n")
     for tb in tracebacks(entry):
         parts.append(f"<pre>{_e(tb)}</pre>\n")
-    parts.append(
-        "<details>\n<summary>Request and response</summary>\n"
-        f"<pre>{_e(chr(10).join(exchange_lines(entry)))}</pre>\n</details>\n</section>\n"
-    )
+    parts.append("<details>\n<summary>Request and response</summary>\n")
+    for title, text in exchange_blocks(entry):
+        parts.append(f"<h4>{_e(title)}</h4>\n<pre>{_e(text)}</pre>\n")
+    parts.append("</details>\n</section>\n")
     return "".join(parts)
 
 
@@ -222,7 +300,7 @@ def write_markdown(head: Entry, entries: Iterable[Entry], out: TextIO) -> None:
             out.write(row)
             written += len(row.encode())
     if left_out:
-        out.write(f"\n{left_out} more requests not listed (see the JSON or JUnit report).\n")
+        out.write(f"\n… {left_out} more requests not listed (see the JSON or HTML report).\n")
     failed = shown = 0
     for number, entry in enumerate(entries, 1):
         if verdict(entry) not in ("FAIL", "ERROR"):
@@ -234,21 +312,45 @@ def write_markdown(head: Entry, entries: Iterable[Entry], out: TextIO) -> None:
             written += len(block.encode())
             shown += 1
     if failed > shown:
-        out.write(f"\n{failed - shown} more failures not shown (see the JSON report).\n")
+        out.write(f"\n… {failed - shown} more failures not shown (see the JSON report).\n")
+    others = folded = 0
+    for number, entry in enumerate(entries, 1):
+        if verdict(entry) in ("FAIL", "ERROR"):
+            continue
+        others += 1
+        block = _markdown_other(number, entry) if folded == others - 1 < MAX_LISTED else ""
+        if block and written + len(block.encode()) <= MARKDOWN_CAP:
+            out.write(("\n### Other requests\n\n" if not folded else "") + block)
+            written += len(block.encode())
+            folded += 1
+    if others > folded:
+        out.write(f"\n… {others - folded} more requests not shown (see the HTML or JSON report).\n")
+
+
+def _markdown_fold(summary: str, blocks: list[tuple[str, str]]) -> str:
+    """A ``<details>`` block: ``summary`` (HTML text) over each titled block, fenced."""
+    inner = "".join(
+        f"**{_cell(title)}**\n\n{_fenced(text, FOLD_CAP)}\n\n" for title, text in blocks
+    )
+    return f"<details><summary>{summary}</summary>\n\n{inner}</details>\n"
+
+
+def _markdown_other(number: int, entry: Entry) -> str:
+    """A request that did not fail: one fold, its figures in the summary line."""
+    line = f"{number}. {verdict(entry)}: {entry['method']} {entry['id']}: {_figures(entry)}"
+    return _markdown_fold(html.escape(" ".join(line.split())), exchange_blocks(entry))
 
 
 def _markdown_failure(number: int, entry: Entry) -> str:
     name = _cell(entry["name"] or entry["id"])
     lines = [f"\n#### {number}. {verdict(entry)}: {name} ({_cell(entry['id'])})\n\n"]
     lines += [f"- {_cell(p)}\n" for p in problems(entry)]
-    folded = "\n".join(exchange_lines(entry))
+    lines.append(f"- {_cell(_figures(entry))}\n")
+    blocks = exchange_blocks(entry)
     tbs = tracebacks(entry)
     if tbs:
-        folded += "\n\n" + "\n\n".join(tbs)
-    lines.append(
-        "\n<details><summary>Request and response</summary>\n\n"
-        f"{_fenced(folded, FOLD_CAP)}\n\n</details>\n"
-    )
+        blocks.append(("Traceback", "\n\n".join(tbs)))
+    lines.append("\n" + _markdown_fold("Request and response", blocks))
     return "".join(lines)
 
 

@@ -2,7 +2,10 @@
 
 Each shard's JSON report holds, per request, its place in the whole run (``seq``) and what a
 JUnit report needs; merged, the requests are back in the order one unsharded run would have
-given, and the totals and exit code are those of that run (times are the shards' sum).
+given, and the totals and exit code are those of that run (times are the shards' sum). Each
+request's ``exchange`` (its masked headers and bodies) goes into a spool as it is read, so the
+merged HTML and Markdown reports show them as one run's would; those merged from a report
+written without them say so where they would be.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pigeon.errors import UsageError
+from pigeon.excerpts import Excerpts, checked
 from pigeon.files import read_capped
 from pigeon.model import Collection
 from pigeon.pipeline import ResultRecord
@@ -67,10 +71,17 @@ def _optional(item: dict[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _record(item: Any) -> ResultRecord:
-    """One request entry back as a result; ``_Tampered`` when it is not a report's."""
+def _record(item: Any, spool: Excerpts) -> ResultRecord:
+    """One request entry back as a result, its exchange kept in ``spool``; ``_Tampered`` when
+    it is not a report's."""
     if not isinstance(item, dict):
         raise _Tampered("a request entry is not an object")
+    try:
+        exchange = checked(item.get("exchange"))
+    except ValueError as exc:
+        raise _Tampered(
+            f"a request entry's 'exchange' is not one pigeon run writes: {exc}"
+        ) from None
     script_errors = _texts(item, "script_errors")
     failures = _texts(item, "assertion_failures")
     details = item.get("script_error_details") or [{} for _ in script_errors]
@@ -105,6 +116,7 @@ def _record(item: Any) -> ResultRecord:
         duration_ms=float(duration) if isinstance(duration, int | float) else 0.0,
         seq=_field(item, "seq", _INT) if "seq" in item else 0,
         frames=_frames(item.get("frames")),
+        excerpt=spool.add(exchange) if exchange is not None else None,
     )
 
 
@@ -117,7 +129,8 @@ def _frames(value: Any) -> tuple[int, int] | None:
     return sent, received
 
 
-def _read(path: Path) -> dict[str, Any]:
+def read_report(path: Path) -> dict[str, Any]:
+    """A ``pigeon run`` JSON report, its shape checked; anything else is one line naming it."""
     try:
         data = json.loads(read_capped(path, MAX_REPORT_BYTES))
     except OSError as exc:
@@ -134,25 +147,30 @@ def _read(path: Path) -> dict[str, Any]:
     return data
 
 
-def _records(path: Path, report: dict[str, Any]) -> list[ResultRecord]:
+def _records(path: Path, report: dict[str, Any], spool: Excerpts) -> list[ResultRecord]:
     """A report's requests as results; a tampered entry is one line naming the file."""
     try:
-        return [_record(item) for item in report["requests"]]
+        return [_record(item, spool) for item in report["requests"]]
     except _Tampered as exc:
         raise UsageError(f"{path}: {exc}") from None
 
 
-def merge(paths: list[Path]) -> RunSummary:
-    """The run the shards' reports add up to."""
+def merge(paths: list[Path], excerpts: Excerpts | None = None) -> RunSummary:
+    """The run the shards' reports add up to; their requests' exchanges go to ``excerpts``
+    (a spool of its own when none is given)."""
     if not paths:
         raise UsageError("report merge: name the shards' JSON reports")
-    reports = [_read(p) for p in paths]
+    spool = excerpts if excerpts is not None else Excerpts()
+    reports, records = [], []
+    for path in paths:  # one report's entries in memory at a time: their exchanges are spooled
+        report = read_report(path)
+        records += _records(path, report, spool)
+        reports.append({**report, "requests": None})
     names = {r["collection"] for r in reports}
     if len(names) != 1:
         raise UsageError(
             f"report merge: reports of different collections ({', '.join(sorted(names))})"
         )
-    records = [record for p, r in zip(paths, reports, strict=True) for record in _records(p, r)]
     seqs = [r.seq for r in records]
     if len(set(seqs)) != len(seqs):
         raise UsageError("report merge: two reports hold the same request (the same shard twice?)")

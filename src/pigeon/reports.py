@@ -16,7 +16,9 @@ JSON (``schema`` 1)::
                    "script_errors": [str], "assertion_failures": [str],
                    "unresolved": [names], "warnings": [str], "log": [script output lines],
                    "frames": {"sent", "received"} (a WebSocket's messages, or a gRPC call's
-                   messages and replies, else null)}]}
+                   messages and replies, else null),
+                   "exchange": the request as sent and the response, masked, bodies cut at
+                   4 KB (``pigeon.excerpts``), or null when it was never built}]}
 
 New keys may be added; existing ones keep their meaning.
 
@@ -53,6 +55,10 @@ if TYPE_CHECKING:  # ElementTree is imported when a JUnit report is written
     from pigeon.pipeline import ResultRecord
 
 KINDS = ("json", "junit", "html", "markdown", "tap")
+# The reports that show each request's headers and bodies: a run keeps them (masked, on disk)
+# only when one of these is asked for. The JSON report carries them so that a sharded run's
+# merged HTML and Markdown reports have them too.
+WITH_EXCHANGES = ("json", "html", "markdown")
 STDOUT = Path("-")  # a report's path that means stdout
 SKIPPED = "post-response scripts not run (--no-scripts): no assertion checked"
 
@@ -120,6 +126,11 @@ def parse_report_specs(specs: list[str]) -> list[tuple[str, Path]]:
     if sum(path == STDOUT for _, path in out) > 1:
         raise ReportOptionError("--report: only one report can go to stdout ('-')")
     return out
+
+
+def shows_exchanges(specs: list[tuple[str, Path]]) -> bool:
+    """Whether a report asked for shows each request's headers and bodies."""
+    return any(kind in WITH_EXCHANGES for kind, _ in specs)
 
 
 def to_stdout(specs: list[tuple[str, Path]]) -> bool:
@@ -213,6 +224,7 @@ def _result_json(r: ResultRecord, mask: Masker) -> dict[str, Any]:
         "warnings": [mask.text(w) for w in r.warnings],
         "log": [mask.text(line) for line in r.log],
         "frames": dict(zip(("sent", "received"), r.frames, strict=True)) if r.frames else None,
+        "exchange": r.excerpt.read() if r.excerpt is not None else None,
         # What `pigeon report merge` needs to rebuild this result, the JUnit report included.
         "seq": r.seq,
         "folder": r.folder,

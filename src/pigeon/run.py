@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pigeon.errors import (
     EXIT_FAILED,
@@ -28,6 +28,9 @@ from pigeon.errors import (
 from pigeon.model import BrokenFile, Collection, Folder, Request, normalize_ref
 from pigeon.pipeline import RequestResult, ResultRecord, RunContext, RunHistory, build, execute
 from pigeon.scopes import RuntimeVars, UnknownEnvironment
+
+if TYPE_CHECKING:
+    from pigeon.excerpts import Excerpts
 
 __all__ = [
     "EXIT_FAILED",
@@ -186,28 +189,34 @@ def _broken_matters(
 
 
 def shard(
-    selected: list[tuple[list[Folder], Request]], index: int, count: int
+    selected: list[tuple[list[Folder], Request]],
+    index: int,
+    count: int,
+    weight: Callable[[Request], float] | None = None,
 ) -> list[tuple[list[Folder], Request]]:
     """Shard ``index`` (1-based) of ``count``: whole top-level folders (requests chain within
     a folder, so one is never split; the top-level requests together count as one), dealt
-    out largest first to the shard with the fewest requests so far, ties to the lower shard.
-    Deterministic: the same collection and selection always give the same slices, and the
-    shards together hold every selected request exactly once, in collection order."""
+    out heaviest first to the least loaded shard so far, ties to the lower shard. A unit
+    weighs its requests' count, or with ``weight`` (``--shard-by durations``: an earlier
+    run's times) their sum. Deterministic: the same collection, selection and weights always
+    give the same slices, and the shards together hold every selected request exactly once,
+    in collection order."""
     if not 1 <= index <= count:
         raise UsageError(f"--shard {index}/{count}: expected K/N with 1 <= K <= N")
     # The work is the units', whatever ``count`` is: a shard no unit has reached yet has the
-    # least load (a unit holds a request at least), so the next unit goes to the lowest of
-    # them while any is left; after that, the least loaded comes off a heap.
-    loads: list[tuple[int, int]] = []  # (load, shard) of the shards that hold a unit
+    # least load, so the next unit goes to the lowest of them while any is left (unless a
+    # lower shard's units weigh nothing); after that, the least loaded comes off a heap.
+    loads: list[tuple[float, int]] = []  # (load, shard) of the shards that hold a unit
     fresh = 0  # the shards from here on hold nothing yet
     mine: list[int] = []
     units = folders(selected)
-    for n in sorted(range(len(units)), key=lambda n: -len(units[n])):  # stable: ties in order
-        if fresh < count:
-            load, target, fresh = 0, fresh, fresh + 1
+    sizes = [sum(map(weight, (r for _, r in u))) if weight else len(u) for u in units]
+    for n in sorted(range(len(units)), key=lambda n: -sizes[n]):  # stable: ties in order
+        if fresh < count and not (loads and loads[0][0] <= 0):
+            load, target, fresh = 0.0, fresh, fresh + 1
         else:
             load, target = heapq.heappop(loads)
-        heapq.heappush(loads, (load + len(units[n]), target))
+        heapq.heappush(loads, (load + sizes[n], target))
         if target == index - 1:
             mine.append(n)
     return [item for n in sorted(mine) for item in units[n]]
@@ -235,6 +244,7 @@ async def run_collection(
     iterations: Iterable[tuple[str, Mapping[str, Any]]] | None = None,
     positions: Mapping[int, int] | None = None,
     lanes: Sequence[RunContext] = (),
+    excerpts: Excerpts | None = None,
 ) -> RunSummary:
     """Send the selected requests one after another, sharing runtime variables.
 
@@ -250,6 +260,7 @@ async def run_collection(
     ``lanes`` (more contexts like ``ctx``, each with its own HTTP session and script
     worker) run top-level folders at the same time (`--parallel`): each folder's requests
     in order, with runtime variables of its own; the results come back in collection order.
+    ``excerpts``: where each request's masked request and response go, for the reports.
     """
     contexts = [ctx, *lanes]
     for c in contexts:
@@ -269,7 +280,8 @@ async def run_collection(
     ) -> bool:
         """Send one request and keep its record; False once the run must stop (--bail)."""
         result = await execute(c, chain, request)
-        record = result.record(seq=number * total + order[id(request)], label=label)
+        seq = number * total + order[id(request)]
+        record = result.record(seq=seq, label=label, excerpts=excerpts)
         summary.results.append(record)
         if on_result is not None:
             on_result(record)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from collection_files import write
+from junit_schema import junit_problems
 from pigeon.check import RULES, Finding
 from pigeon.cli import main
 from pigeon.cli.check import _github
@@ -385,7 +386,9 @@ def test_junit_format_is_one_test_case_per_rule(tmp_path: Path, capsys) -> None:
     root = every_rule(tmp_path / "c")
     write(root, "users/broken.toml", 'name = "B"\nurl = \n')
     assert main(["check", str(root), "--all-envs", "--format", "junit"]) == 2
-    tree = ET.fromstring(capsys.readouterr().out)
+    out = capsys.readouterr().out
+    assert junit_problems(out) == []  # as Jenkins' JUnit XSD describes it
+    tree = ET.fromstring(out)
     (suite,) = tree.findall("testsuite")
     cases = suite.findall("testcase")
     assert [c.get("name", "").split(":")[0] for c in cases] == list(RULES)

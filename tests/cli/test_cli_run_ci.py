@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from collection_files import write
+from junit_schema import junit_problems
 from pigeon.cli import main
 from pigeon.run import select, shard
 from pigeon.store import load_collection
@@ -45,6 +46,17 @@ def data_collection(root: Path, base_url: str) -> Path:
 def logged(report: dict) -> list[list[str]]:
     """Each request's script log, without the ``[request phase]`` prefix of each line."""
     return [[line.split("] ", 1)[1] for line in r["log"]] for r in report["requests"]]
+
+
+def steady(entry: dict) -> dict:
+    """A report's request entry without what changes from one run to the next: the times, and
+    the response's headers and body (a date, the echoed client port); what was sent and the
+    status that came back stay."""
+    out = {k: v for k, v in entry.items() if k not in ("time_ms", "duration_ms", "exchange")}
+    exchange = entry["exchange"]
+    out["sent"] = exchange["request"] if exchange else None
+    out["got"] = exchange["response"]["status"] if exchange and exchange["response"] else None
+    return out
 
 
 def run_json(capsys, *argv: str, tmp: Path) -> tuple[int, dict, str]:
@@ -314,13 +326,22 @@ def test_merged_shard_reports_equal_the_unsharded_report(
         drop = {"time_ms", "duration_ms"}
         return {
             "totals": {k: v for k, v in report["totals"].items() if k not in drop},
-            "requests": [{k: v for k, v in r.items() if k not in drop} for r in report["requests"]],
+            "requests": [steady(r) for r in report["requests"]],
             "collection": report["collection"],
         }
 
     assert stable(merged) == stable(unsharded)
+    # Each request's exchange as its shard kept it, headers and bodies included.
+    kept = {
+        r["id"]: r["exchange"] for p in parts for r in json.loads(Path(p).read_text())["requests"]
+    }
+    assert all(r["exchange"]["response"]["body"]["text"] for r in merged["requests"])
+    assert [r["exchange"] for r in merged["requests"]] == [
+        kept[r["id"]] for r in merged["requests"]
+    ]
     starts = [json.loads(Path(p).read_text())["started_at"] for p in parts]
     assert merged["started_at"] == min(starts)  # the merged run started with its first shard
+    assert junit_problems(merged_junit) == []  # as Jenkins' JUnit XSD describes it
     suite = ET.parse(merged_junit).getroot().find("testsuite")
     assert suite is not None and suite.get("timestamp") == min(starts).removesuffix("+00:00")
     cases = ET.parse(merged_junit).getroot().findall(".//testcase")
@@ -361,6 +382,10 @@ def _tamper(report: dict, how: str) -> None:
         entry["frames"] = {"sent": "x", "received": 1}
     elif how == "log":
         entry["log"] = [1]
+    elif how == "exchange":
+        entry["exchange"] = {"request": {"method": "GET", "url": "/", "headers": [["a"]]}}
+    elif how == "exchange body":
+        entry["exchange"]["request"]["body"] = {"size": "1", "text": "", "more": 0}
     elif how == "collection":
         report["collection"] = ["a"]
     elif how == "totals":
@@ -370,7 +395,19 @@ def _tamper(report: dict, how: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "how", ["entry", "status", "no id", "frames", "log", "collection", "totals", "requests"]
+    "how",
+    [
+        "entry",
+        "status",
+        "no id",
+        "frames",
+        "log",
+        "exchange",
+        "exchange body",
+        "collection",
+        "totals",
+        "requests",
+    ],
 )
 def test_merging_a_tampered_report_is_one_line_naming_it(tmp_path: Path, how: str, capsys) -> None:
     root = sharded_collection(tmp_path / "c", "http://127.0.0.1:9")
@@ -414,11 +451,7 @@ def test_parallel_folders_give_the_sequential_result(tmp_path: Path, echo_url: s
     code, parallel, out = run_json(capsys, str(root), "--parallel", "4", tmp=four)
     assert code == 0, out
 
-    def stable(report: dict) -> list[dict]:
-        drop = {"time_ms", "duration_ms"}
-        return [{k: v for k, v in r.items() if k not in drop} for r in report["requests"]]
-
-    assert stable(parallel) == stable(sequential)
+    assert [steady(r) for r in parallel["requests"]] == [steady(r) for r in sequential["requests"]]
     assert len(out.splitlines()) == len(sequential["requests"]) + 1  # whole lines, one summary
 
 

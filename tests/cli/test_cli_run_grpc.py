@@ -68,6 +68,11 @@ def test_a_unary_call_passes_with_its_status_and_reply_counted(
     (result,) = json.loads(report.read_text())["requests"]
     assert result["status"] == 0 and result["passed"]
     assert result["frames"] == {"sent": 1, "received": 1}
+    # What the reports fold under it: the message sent and the replies, as JSON.
+    sent, got = result["exchange"]["request"], result["exchange"]["response"]
+    assert sent["method"] == "GRPC" and sent["body"]["text"] == '{"name": "Ada", "count": 3}'
+    assert got["status"] == 0 and got["reason"] == "OK" and ["x-greeted", "Ada"] in got["headers"]
+    assert json.loads(got["body"]["text"]) == [{"message": "Hello, Ada", "n": 3}]
 
 
 SCRIPTED_UNARY = """

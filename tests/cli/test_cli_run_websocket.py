@@ -64,6 +64,9 @@ def test_saved_messages_are_sent_and_their_replies_counted(
     assert result["status"] == 101 and result["passed"]
     assert result["frames"] == {"sent": 2, "received": 2}
     assert result["url"].startswith("ws://")
+    # What the reports fold under it: the handshake.
+    assert result["exchange"]["request"]["url"] == result["url"]
+    assert result["exchange"]["response"]["status"] == 101
 
 
 SCRIPTED = (

@@ -194,9 +194,16 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     )
     run.add_argument(
         "--shard",
-        metavar="K/N",
+        metavar="K/N|auto",
         help="run the K-th of N slices, by whole top-level folders (for a CI matrix; merge "
-        "the JSON reports with 'pigeon report merge')",
+        "the JSON reports with 'pigeon report merge'); auto reads PIGEON_SHARD=K/N, or "
+        "GitLab's, CircleCI's or Buildkite's parallel job variables",
+    )
+    run.add_argument(
+        "--shard-by",
+        metavar="durations:REPORT.json",
+        help="balance the shards by the times of an earlier run's JSON report (a request "
+        "it lacks weighs its median)",
     )
     run.add_argument("--no-color", dest="color", action="store_const", const="never")
 
@@ -265,8 +272,8 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
 
     exp = argparse.ArgumentParser(
         prog="pigeon export",
-        description="Export a rendered request as a command or program that sends it, or a "
-        "whole collection (postman, har).",
+        description="Export a rendered request as a command or program that sends it, a "
+        "whole collection (postman, har), or a locustfile sending a selection (locust).",
     )
     exp.add_argument(
         "kind",
@@ -276,7 +283,18 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     )
     exp.add_argument("collection")
     exp.add_argument("request", nargs="?", help="the request (not for postman and har)")
+    exp.add_argument(
+        "more",
+        nargs="*",
+        metavar="REQUEST_OR_FOLDER",
+        help="locust: more requests and folders (none: the whole collection)",
+    )
     _add_common(exp)
+    exp.add_argument(
+        "--data",
+        metavar="FILE",
+        help="locust: the data file each user takes a row of (CSV, JSON), as pigeon run's",
+    )
     exp.add_argument(
         "--strict", action="store_true", help="exit 3 on unresolved placeholders, printing nothing"
     )

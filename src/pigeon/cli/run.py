@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import os
 import sys
 import time
 from pathlib import Path
@@ -23,10 +24,17 @@ from pigeon.cli.stderr import say, warn
 from pigeon.config import AppConfig, ConfigError
 from pigeon.errors import EXIT_FAILED, SendFailure, UsageError
 from pigeon.pipeline import ResultRecord, RunContext, RunHistory
-from pigeon.reports import check_report_paths, parse_report_specs, to_stdout, write_reports
+from pigeon.reports import (
+    check_report_paths,
+    parse_report_specs,
+    shows_exchanges,
+    to_stdout,
+    write_reports,
+)
 from pigeon.rows import DataRows, parse_types
 from pigeon.run import RunSummary, check_broken, folders, run_collection, select, shard
 from pigeon.send_thread import ThreadedSession
+from pigeon.shards import durations, parse_shard_by, shard_spec, weight_by
 from pigeon.terminal import printable, use_color
 
 
@@ -124,10 +132,14 @@ def cli_run(args: argparse.Namespace) -> int:
             warn(str(broken))
     chosen = select(collection, args.requests or None)
     positions = None
+    if getattr(args, "shard_by", None) and not getattr(args, "shard", None):
+        raise UsageError("--shard-by needs --shard")
     if getattr(args, "shard", None):
-        index, count = _shard_spec(args.shard)
+        index, count = shard_spec(args.shard, os.environ)
+        by = getattr(args, "shard_by", None)
+        weight = weight_by(durations(parse_shard_by(by))) if by else None
         positions = {id(r): n for n, (_, r) in enumerate(chosen)}
-        chosen = shard(chosen, index, count)
+        chosen = shard(chosen, index, count, weight)
     iterations = _iterations(args)
     check_report_paths(specs)
 
@@ -187,6 +199,13 @@ def cli_run(args: argparse.Namespace) -> int:
     console = Console(out, use_color(getattr(args, "color", None), out), width)
 
     done: list[ResultRecord] = []
+    # Headers and bodies for the reports, masked, on disk while the run goes (only when asked;
+    # the temporary file goes with the last record that points into it).
+    excerpts = None
+    if shows_exchanges(specs):
+        from pigeon.excerpts import Excerpts
+
+        excerpts = Excerpts(collection.dotenv.values())
 
     def on_result(result: ResultRecord) -> None:
         done.append(result)
@@ -211,6 +230,7 @@ def cli_run(args: argparse.Namespace) -> int:
                 iterations=iterations,
                 positions=positions,
                 lanes=lanes,
+                excerpts=excerpts,
             )
         finally:
             if keep_cookies:
@@ -241,17 +261,6 @@ def cli_run(args: argparse.Namespace) -> int:
     if not _write_reports(summary, specs):
         return EXIT_FAILED
     return summary.exit_code
-
-
-def _shard_spec(text: str) -> tuple[int, int]:
-    index, sep, count = text.partition("/")
-    try:
-        k, n = int(index), int(count)
-    except ValueError:
-        raise UsageError(f"--shard {text!r}: expected K/N, e.g. 2/4") from None
-    if not sep or not 1 <= k <= n:
-        raise UsageError(f"--shard {text!r}: expected K/N with 1 <= K <= N")
-    return k, n
 
 
 def _iterations(

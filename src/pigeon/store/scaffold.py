@@ -47,7 +47,7 @@ default_environment = "{env}"
 # name = "Accept"
 # value = "application/json"
 
-# Auth for every request, of one of these types (README's "Auth" has an example of each):
+# Auth for every request, of one of these types (the guide's Auth page has an example of each):
 {auth_types}
 # Keep secrets in .env, which git ignores, and read them with {{{{$env.NAME}}}}:
 # [auth]
@@ -58,7 +58,7 @@ default_environment = "{env}"
 LOCAL = """\
 # The "{env}" environment: its variables win over the collection's.
 [variables]
-base_url = "http://127.0.0.1:8000"
+base_url = "http://127.0.0.1:8787"  # where `pigeon echo` listens
 """
 
 REQUEST = """\
