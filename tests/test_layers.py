@@ -37,6 +37,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.importers",
             "pigeon.exporters",
             "pigeon.locust",
+            "pigeon.mock",
         ),
     ),
     (

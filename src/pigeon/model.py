@@ -134,6 +134,25 @@ class Message:
     extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
 
 
+# An example's body held in the request file, or named by ``body_file``, is at most this big:
+# the mock server keeps every example in memory and the app shows them in an editor.
+MAX_EXAMPLE_BODY = 10 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class Example:
+    """A saved response (``[[examples]]``, DESIGN §14): what ``pigeon mock`` answers for the
+    request. ``body`` is a template rendered per call in the mock's own scope; ``body_file`` (a
+    path relative to the collection, inside it) holds a big or binary body sent as it is."""
+
+    name: str
+    status: int = 200
+    headers: list[Header] = field(default_factory=list)
+    body: str = ""
+    body_file: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)  # unknown TOML keys, kept on save
+
+
 @dataclass(slots=True)
 class WebSocket:
     """A WebSocket request's own keys: the subprotocols offered, the saved messages, and how
@@ -178,6 +197,7 @@ class Request:
     type: str = "http"  # one of REQUEST_TYPES; a ws:// or wss:// URL is a WebSocket too
     websocket: WebSocket = field(default_factory=WebSocket)
     grpc: Grpc = field(default_factory=Grpc)
+    examples: list[Example] = field(default_factory=list)
 
     @property
     def kind(self) -> str:

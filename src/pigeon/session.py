@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import pigeon
 from pigeon.config import AppConfig
-from pigeon.model import Auth, Collection, Folder, Request
+from pigeon.model import Auth, Collection, Example, Folder, Request
 from pigeon.scopes import RuntimeVars, Scopes, build_scopes
 from pigeon.secrets import SecretError, Vault
 
@@ -366,6 +366,25 @@ class Session:
         for f in dataclasses.fields(Request):
             setattr(original, f.name, copy.deepcopy(getattr(edited, f.name)))
         return original
+
+    def save_example(self, request: Request, example: Example) -> Request:
+        """Write ``example`` into the file of ``request`` (the collection's object, or an
+        edited copy of it), one of its name replaced, and into the collection's object; a
+        copy's other edits are not written. A file changed on disk is ``ChangedOnDisk``."""
+        from pigeon.store import save_request
+
+        original = self.saved_request(request)
+        if original is None or original.path is None:
+            raise ValueError(f"{request.name!r} has no file to save an example in")
+        updated = copy.deepcopy(original)
+        put_example(updated.examples, example)
+        save_request(updated, seen=self.collection.seen)
+        put_example(original.examples, copy.deepcopy(example))
+        return original
+
+    def secret_values(self) -> list[str]:
+        """Every secret value this session knows: ``.env``'s and the secrets read so far."""
+        return [*self.collection.dotenv.values(), *self.vault.values()]
 
     def add_log(self, source: str, text: str, error: bool = False) -> None:
         known = self.vault.values()
@@ -797,3 +816,12 @@ class Session:
         echo, self.echo = self.echo, None
         if echo is not None:
             echo.stop()
+
+
+def put_example(examples: list[Example], example: Example) -> None:
+    """Add ``example`` to a request's examples, in place of one of the same name."""
+    for i, each in enumerate(examples):
+        if each.name == example.name:
+            examples[i] = example
+            return
+    examples.append(example)

@@ -149,10 +149,18 @@ def _aot(entries: list[Mapping[str, Any]] | tuple[Mapping[str, Any], ...]) -> Ao
 
 
 def _aot_table(entry: Mapping[str, Any]) -> Table:
-    """One ``[[name]]`` entry: nested tables stay inline, so an entry is one block of lines."""
+    """One ``[[name]]`` entry: nested tables stay inline, so an entry is one block of lines;
+    but an array of tables in it (an example's headers) follows as ``[[name.key]]`` entries,
+    one pair a block, as a person writes them."""
     table = tomlkit.table()
+    nested = []
     for k, v in entry.items():
+        if isinstance(v, (list, tuple)) and v and all(isinstance(e, Mapping) for e in v):
+            nested.append((k, v))
+            continue
         table.append(k, _string_like(v, None) if isinstance(v, str) else _inline(v))
+    for k, v in nested:
+        table.append(k, _aot(v))
     return table
 
 

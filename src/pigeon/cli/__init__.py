@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 COMMANDS = (
-    "new", "render", "run", "check", "report", "import", "export", "echo", "auth",
+    "new", "render", "run", "check", "report", "import", "export", "echo", "mock", "auth",
     "graphql-schema", "grpc-describe", "secret", "completion", "man",
 )  # fmt: skip
 COMPLETE = "__complete"  # hidden: what the completion scripts ask for a collection's names
@@ -96,7 +96,8 @@ def _app_parser() -> argparse.ArgumentParser:
     app = argparse.ArgumentParser(
         prog="pigeon",
         description="A keyboard-driven HTTP API client for the terminal.",
-        epilog="commands: new, render, run, check, report, import, export, echo, auth, graphql-schema, "
+        epilog="commands: new, render, run, check, report, import, export, echo, mock, auth, "
+        "graphql-schema, "
         "grpc-describe, secret, completion, man (pigeon COMMAND --help)",
     )
     app.add_argument("collection", nargs="?", help="collection directory (default: the demo)")
@@ -301,6 +302,17 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     echo = argparse.ArgumentParser(prog="pigeon echo", description="Run the built-in echo server.")
     echo.add_argument("--host", default="127.0.0.1")
     echo.add_argument("--port", type=int, default=8787)
+    mock = argparse.ArgumentParser(
+        prog="pigeon mock",
+        description="Serve a collection's saved examples ([[examples]]): a call matches a "
+        "request by method and path; ?example=NAME or Prefer: example=NAME picks one.",
+    )
+    mock.add_argument("collection", help="collection directory")
+    mock.add_argument("--host", default="127.0.0.1", help="address (default: 127.0.0.1)")
+    mock.add_argument("--port", type=int, default=8788, help="port (default: 8788; 0 picks one)")
+    mock.add_argument("--env", metavar="NAME", help="environment whose base URL paths apply")
+    mock.add_argument("--delay", metavar="TIME", help="wait before each reply: 200ms, 1.5s")
+    mock.add_argument("--quiet", action="store_true", help="no log line per call")
     auth = argparse.ArgumentParser(
         prog="pigeon auth",
         description="Sign in for a request's OAuth 2.0 auth (device code, authorization "
@@ -363,6 +375,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         "import": imp,
         "export": exp,
         "echo": echo,
+        "mock": mock,
         "auth": auth,
         "graphql-schema": schema,
         "grpc-describe": describe,
@@ -493,6 +506,12 @@ def cmd_echo(args: argparse.Namespace) -> int:
     return echo_main(["--host", args.host, "--port", str(args.port)])
 
 
+def cmd_mock(args: argparse.Namespace) -> int:
+    from pigeon.mock import main as mock_main
+
+    return mock_main(args)
+
+
 def cmd_completion(args: argparse.Namespace) -> int:
     from pigeon.cli.shell import completion_script
 
@@ -543,6 +562,7 @@ HANDLERS = {
     "import": cmd_import,
     "export": cmd_export,
     "echo": cmd_echo,
+    "mock": cmd_mock,
     "app": cmd_app,
     "auth": cmd_auth,
     "graphql-schema": cmd_graphql_schema,

@@ -9,8 +9,9 @@ formats; nesting is depth-limited and each example holds at most ``EXAMPLE_BUDGE
 whole import ``TOTAL_BUDGET``; ``readOnly`` properties are left out): JSON as JSON, forms
 and multipart as fields, any other media type as text sent with its Content-Type. Each
 server becomes an environment holding ``base_url``; security schemes become auth whose
-secrets are ``{{token}}``-style variables. Whatever is not carried over is named in the
-notes.
+secrets are ``{{token}}``-style variables. The responses' own examples (``example``,
+``examples``) become the request's saved examples (``[[examples]]``, DESIGN §14), which
+``pigeon mock`` serves. Whatever is not carried over is named in the notes.
 
 Why one module: references, parameters, bodies, schema examples and security all walk the
 same resolved document and the same budget of ``$ref`` expansions, held by one ``_OpenAPI``:
@@ -32,9 +33,11 @@ from urllib.parse import unquote
 from pigeon.importers.common import ImportFailed, ImportResult, as_dict, as_list, as_text
 from pigeon.importers.documents import load_json, load_yaml
 from pigeon.model import (
+    MAX_EXAMPLE_BODY,
     Auth,
     Body,
     Environment,
+    Example,
     FormField,
     Header,
     OAuth2,
@@ -100,6 +103,16 @@ def _joined(value: Any, sep: str, explode: bool) -> str:
             return sep.join(f"{k}={as_text(v)}" for k, v in value.items())
         return sep.join(part for k, v in value.items() for part in (str(k), as_text(v)))
     return as_text(value)
+
+
+def _status(code: str) -> int:
+    """A response key's status to serve: ``404`` as itself, ``2XX`` as 200, ``default`` as
+    500; 0 for a key that is none of these."""
+    if code.lower() == "default":
+        return 500
+    if re.fullmatch(r"[1-5](\d\d|XX|xx)", code):
+        return int(code[0]) * 100 + (int(code[1:]) if code[1:].isdigit() else 0)
+    return 0
 
 
 def _read_only(raw: Any, resolved: Any) -> bool:
@@ -354,12 +367,50 @@ class _OpenAPI:
                 f"{where}: callbacks ({', '.join(map(str, callbacks))}) are requests the API "
                 "makes; not imported"
             )
+        req.examples = self._response_examples(as_dict(op.get("responses")), where)
         links: list[str] = []
         for response in as_dict(op.get("responses")).values():
             links += [str(k) for k in as_dict(self.resolve(response).get("links"))]
         if links:
             self.result.note(f"{where}: response links ({', '.join(links)}) are not carried over")
         self.result.requests.append((folder, req))
+
+    def _response_examples(self, responses: dict[Any, Any], where: str) -> list[Example]:
+        """Each response's examples as given (none is made from a schema): one per entry of
+        ``examples``, named by its key, or one named by the status for ``example``. ``2XX``
+        is served as 200 and ``default`` as 500."""
+        out: list[Example] = []
+        for code, response in responses.items():
+            status = _status(str(code))
+            content = as_dict(self.resolve(response).get("content")) if status else {}
+            types = [str(t) for t in content]
+            chosen = next((t for t in types if _JSON_TYPE.match(t)), types[0] if types else "")
+            if not chosen:
+                continue
+            media = as_dict(self.resolve(content[chosen]))
+            given: list[tuple[str, Any]] = []
+            if "example" in media:
+                given.append((str(code), media["example"]))
+            for key, ex in as_dict(media.get("examples")).items():
+                ex = as_dict(self.resolve(ex))
+                if "value" in ex:
+                    given.append((str(key), ex["value"]))
+            for name, value in given:
+                if any(e.name == name for e in out):
+                    name = f"{code} {name}"
+                if not name.strip() or any(e.name == name for e in out):
+                    continue
+                value = _plain(value)
+                if isinstance(value, str) and not _JSON_TYPE.match(chosen):
+                    body = value
+                else:
+                    body = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+                if len(body.encode()) > MAX_EXAMPLE_BODY:
+                    self.result.note(f"{where}: example {name!r} is too big to keep")
+                    continue
+                headers = [] if "*" in chosen else [Header("Content-Type", chosen)]
+                out.append(Example(name.strip(), status or 200, headers, body))
+        return out
 
     def _description(self, op: dict[str, Any]) -> str:
         text = as_text(op.get("description"))

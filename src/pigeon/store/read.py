@@ -30,6 +30,7 @@ from pigeon.model import (
     AUTH_TYPES,
     BODY_TYPES,
     DEFAULT_TIMEOUT,
+    MAX_EXAMPLE_BODY,
     METHODS,
     REQUEST_TYPES,
     Auth,
@@ -38,6 +39,7 @@ from pigeon.model import (
     Certificate,
     Collection,
     Environment,
+    Example,
     Folder,
     FormField,
     Grpc,
@@ -62,6 +64,7 @@ from pigeon.store.schema import (
     DOTENV_FILE,
     ENVIRONMENT_KEYS,
     ENVIRONMENTS_DIR,
+    EXAMPLE_KEYS,
     FIELD_KEYS,
     FOLDER_FILE,
     FOLDER_KEYS,
@@ -377,6 +380,73 @@ def _websocket(table: Mapping[str, Any]) -> WebSocket:
     return WebSocket(subprotocols=list(subprotocols), messages=messages, replies=replies)
 
 
+def example_file_problem(path: str) -> str | None:
+    """Why an example's ``body_file`` may not be read, or None: it names a file inside the
+    collection, relative to it, so a collection served by ``pigeon mock`` cannot send the
+    server's other files."""
+    if not path.strip():
+        return "expected a path relative to the collection"
+    if "\x00" in path or any(ord(c) < 32 for c in path):
+        return "a path has no control characters"
+    parts = path.replace("\\", "/").split("/")
+    if path.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", path) or ".." in parts:
+        return f"{path!r} is outside the collection: give a path relative to it, without '..'"
+    return None
+
+
+def _example_headers(item: Mapping[str, Any], at: _At) -> list[Header]:
+    out = []
+    for j, entry in enumerate(_get_tables(item, "headers", at)):
+        where = (*at, "headers", j)
+        if "name" not in entry:
+            raise Invalid(where, "missing name")
+        name = _get_str(entry, "name", where)
+        value = _get_str(entry, "value", where)
+        if not is_token(name):
+            raise Invalid((*where, "name"), f"{name!r} is not a header name")
+        if any(c in value for c in "\r\n\x00"):
+            raise Invalid((*where, "value"), "a header value has no CR, LF or NUL")
+        enabled = _get_bool(entry, "enabled", where, True)
+        out.append(Header(name, value, enabled, extra=_extra(entry, PAIR_KEYS)))
+    return out
+
+
+def _examples(table: Mapping[str, Any]) -> list[Example]:
+    """``[[examples]]``: saved responses (DESIGN §14), each named once per request."""
+    out: list[Example] = []
+    for i, item in enumerate(_get_tables(table, "examples", ())):
+        at = ("examples", i)
+        name = _get_str(item, "name", at).strip()
+        if not name:
+            raise Invalid(at, "an example needs a name")
+        if any(e.name == name for e in out):
+            raise Invalid((*at, "name"), f"a second example named {name!r}")
+        status = item.get("status", 200)
+        if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
+            raise Invalid(
+                (*at, "status"), f"expected a status from 100 to 599, got {describe(status)}"
+            )
+        body = _get_str(item, "body", at)
+        body_file = _get_str(item, "body_file", at)
+        if body and body_file:
+            raise Invalid((*at, "body_file"), "an example has a body or a body_file, not both")
+        if len(body.encode("utf-8", "surrogatepass")) > MAX_EXAMPLE_BODY:
+            raise Invalid((*at, "body"), f"a body is at most {MAX_EXAMPLE_BODY // 2**20} MB")
+        if "body_file" in item and (problem := example_file_problem(body_file)):
+            raise Invalid((*at, "body_file"), problem)
+        out.append(
+            Example(
+                name=name,
+                status=status,
+                headers=_example_headers(item, at),
+                body=body,
+                body_file=body_file,
+                extra=_extra(item, EXAMPLE_KEYS),
+            )
+        )
+    return out
+
+
 def _grpc(table: Mapping[str, Any]) -> Grpc:
     """``rpc``, ``protos`` and ``import_paths``: a gRPC request's own keys (DESIGN §10)."""
     if "rpc" not in table and "protos" not in table and "import_paths" not in table:
@@ -424,6 +494,7 @@ def _request(data: dict[str, Any], default_name: str) -> Request:
         websocket=_websocket(data),
         grpc=_grpc(data),
         stream=_stream(data),
+        examples=_examples(data),
     )
 
 

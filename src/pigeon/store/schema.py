@@ -13,7 +13,7 @@ RESERVED_STEMS = ("collection", "folder")
 
 REQUEST_KEYS = (
     "name", "method", "url", "description", "variables", "headers", "query", "body", "auth",
-    "scripts", "settings", "stream",
+    "scripts", "settings", "stream", "examples",
 )  # fmt: skip
 COLLECTION_KEYS = (
     "name", "default_environment", "order", "variables", "headers", "auth", "scripts",
@@ -42,3 +42,5 @@ WEBSOCKET_KEYS = ("type", "subprotocols", "replies", "messages")
 MESSAGE_KEYS = ("name", "body")
 # A gRPC request's top-level keys (DESIGN §10; it shares "type" and [[messages]] above).
 GRPC_KEYS = ("rpc", "protos", "import_paths")
+# A saved response, [[examples]] (DESIGN §14); its headers are [[examples.headers]] pairs.
+EXAMPLE_KEYS = ("name", "status", "headers", "body", "body_file")

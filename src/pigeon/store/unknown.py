@@ -23,6 +23,7 @@ from pigeon.store.schema import (
     CERTIFICATE_KEYS,
     COLLECTION_KEYS,
     ENVIRONMENT_KEYS,
+    EXAMPLE_KEYS,
     FIELD_KEYS,
     FOLDER_KEYS,
     GRPC_KEYS,
@@ -79,7 +80,14 @@ REQUEST = Table(
         "settings": Table((*SETTINGS_KEYS, "connect_timeout")),
         "stream": Table(STREAM_KEYS),
     },
-    {"headers": _PAIR, "query": _PAIR, "messages": Table(MESSAGE_KEYS)},
+    {
+        "headers": _PAIR,
+        "query": _PAIR,
+        "messages": Table(MESSAGE_KEYS),
+        "examples": Table(
+            tuple(k for k in EXAMPLE_KEYS if k != "headers"), arrays={"headers": _PAIR}
+        ),
+    },
 )
 # Kept as written, not read: the notes an import carries over for a collection or a folder.
 _NOTES = ("description",)

@@ -25,6 +25,7 @@ from pigeon.model import (
     Body,
     Collection,
     Environment,
+    Example,
     Folder,
     Header,
     Message,
@@ -42,6 +43,7 @@ from pigeon.store.schema import (
     COLLECTION_KEYS,
     ENVIRONMENT_KEYS,
     ENVIRONMENTS_DIR,
+    EXAMPLE_KEYS,
     FIELD_KEYS,
     FOLDER_FILE,
     FOLDER_KEYS,
@@ -194,6 +196,20 @@ def _messages(messages: list[Message]) -> list[dict[str, Any]]:
     return out
 
 
+def _examples(examples: list[Example]) -> list[dict[str, Any]]:
+    out = []
+    for example in examples:
+        entry: dict[str, Any] = {"name": example.name, "status": example.status}
+        if example.headers:
+            entry["headers"] = _pairs(example.headers)
+        if example.body_file:
+            entry["body_file"] = example.body_file
+        elif example.body:
+            entry["body"] = Block(example.body) if "\n" in example.body else example.body
+        out.append(_with_extra(entry, example.extra, EXAMPLE_KEYS))
+    return out
+
+
 def request_data(req: Request) -> dict[str, Any]:
     """A request as a file holds it: known keys in DESIGN §2's order, defaults left out."""
     plain, tables = _unknown(req.extra, REQUEST_KEYS + WEBSOCKET_KEYS + GRPC_KEYS)
@@ -238,6 +254,8 @@ def request_data(req: Request) -> dict[str, Any]:
         data["messages"] = _messages(ws.messages)
     if (stream := _stream(req.stream)) is not None:
         data["stream"] = stream
+    if req.examples:
+        data["examples"] = _examples(req.examples)
     data.update(tables)
     return data
 

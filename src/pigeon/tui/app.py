@@ -290,6 +290,7 @@ class PigeonApp(KeysInOrder):
         from pigeon.tui.vim_keys import VimMoves
         from pigeon.tui.widgets.collection.collection_tree import CollectionTree
         from pigeon.tui.widgets.editor.body_editor import BodyEditor
+        from pigeon.tui.widgets.editor.examples_editor import ExampleTable
         from pigeon.tui.widgets.editor.graphql_editor import GraphQLEditor
         from pigeon.tui.widgets.editor.grpc_message_editor import GrpcMessageEditor
         from pigeon.tui.widgets.editor.grpc_rpc_picker import GrpcRpcPicker
@@ -316,6 +317,7 @@ class PigeonApp(KeysInOrder):
             ("gRPC method (RPC tab)", GrpcRpcPicker),
             ("gRPC message and stream messages", GrpcMessageEditor),
             ("Request variables", RequestVariables),
+            ("Examples (pigeon mock serves them)", ExampleTable),
             ("Variables pane", VariablesPane),
             ("Response", ResponsePane),
             ("Response body", BodyPanel),

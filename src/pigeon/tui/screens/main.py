@@ -274,6 +274,9 @@ class MainScreen(Screen[None]):
     def on_open_requests_disk_wanted(self, event: OpenRequests.DiskWanted) -> None:
         self.follow_disk(open_path=event.open_path)
 
+    def on_response_pane_example_wanted(self, event: ResponsePane.ExampleWanted) -> None:
+        self.open_requests.save_example(event.exchange, event.name)
+
     @on(CollectionPane.RequestRenamed)
     @on(CollectionPane.RequestMoved)
     @on(CollectionPane.RequestDeleted)

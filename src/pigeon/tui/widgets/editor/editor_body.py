@@ -65,6 +65,12 @@ def _docs(_: _Scopes) -> Widget:
     return DescriptionEditor(id="docs")
 
 
+def _examples(_: _Scopes) -> Widget:
+    from pigeon.tui.widgets.editor.examples_editor import ExamplesEditor
+
+    return ExamplesEditor(id="examples")
+
+
 def _grpc_rpc(_: _Scopes) -> Widget:
     from pigeon.tui.widgets.editor.grpc_rpc_picker import GrpcRpcPicker
 
@@ -98,6 +104,8 @@ _LAZY_TABS: dict[str, tuple[str, Callable[[_Scopes], Widget], Callable[[Request]
     "tab-vars": ("Vars", _variables, lambda work: work.variables),
     "tab-settings": ("Settings", _settings, lambda work: work.settings),
     "tab-docs": ("Docs", _docs, lambda work: work),
+    # shown for a request with saved examples only (a response's "Save as example" adds one)
+    "tab-examples": ("Examples", _examples, lambda work: work),
 }
 _PARTS = {**_GRPC_TABS, **_LAZY_TABS}
 
@@ -167,7 +175,7 @@ class EditorBody(Vertical):
         if not found:  # the app quit before the tabs were mounted
             return
         tabs = found.first()
-        for pane_id in _GRPC_TABS:
+        for pane_id in (*_GRPC_TABS, "tab-examples"):
             tabs.hide_tab(pane_id)
 
     def _show_kind(self, work: Request) -> None:
@@ -179,9 +187,10 @@ class EditorBody(Vertical):
         tabs = self.query_one(TabbedContent)
         hidden = {"tab-body"} if websocket else {"tab-body", "tab-query"} if grpc else set()
         hidden |= set() if grpc else set(_GRPC_TABS)
+        hidden |= set() if work.examples else {"tab-examples"}
         if tabs.active in hidden:
             tabs.active = "tab-rpc" if grpc else "tab-headers"
-        for pane_id in ("tab-body", "tab-query", *_GRPC_TABS):
+        for pane_id in ("tab-body", "tab-query", *_GRPC_TABS, "tab-examples"):
             if tabs.get_tab(pane_id).has_class("-hidden") != (pane_id in hidden):  # changes only
                 (tabs.hide_tab if pane_id in hidden else tabs.show_tab)(pane_id)
 
@@ -224,6 +233,7 @@ class EditorBody(Vertical):
             "tab-messages": ("Messages", len(work.messages)),
             "tab-query": ("Query", sum(q.enabled for q in work.query) + len(url_params(work.url))),
             "tab-vars": ("Vars", len(work.variables)),
+            "tab-examples": ("Examples", len(work.examples)),
         }
         labels = {pane_id: f"{title} {n}" if n else title for pane_id, (title, n) in counts.items()}
         body = work.body.type if work.body.type != "none" else ""

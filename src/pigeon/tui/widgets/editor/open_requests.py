@@ -389,6 +389,38 @@ class OpenRequests(Vertical):
         self.notify(f"Saved {saved.path.name if saved.path else saved.name}")
         return True
 
+    def save_example(self, exchange: Exchange, name: str) -> None:
+        """Save a response as an example of the request on show, into its file at once (the
+        tab's other edits stay unsaved): secrets masked, the body capped (``mock.capture``)."""
+        from pigeon.mock.capture import MAX_SAVED, capture
+        from pigeon.session import put_example
+
+        editor, session = self.editor, self.session
+        work, saved = editor.request, editor.saved
+        if work is None or saved is None or editor.origin or saved.path is None:
+            self.notify("Save the request first: an example goes in its file.", severity="warning")
+            return
+        if work.id != exchange.request.request_id:
+            self.notify("This response is another request's.", severity="warning")
+            return
+        got = capture(exchange, name, session.secret_values())
+        try:
+            session.save_example(saved, got.example)
+        except Exception as exc:  # a file changed on disk is not overwritten: reload first
+            self.notify(f"Example not saved: {exc}", severity="error", timeout=10)
+            return
+        put_example(work.examples, copy.deepcopy(got.example))
+        editor.body.show(work)
+        notes = [f"Saved example {name!r} in {printable(saved.path.name)}; pigeon mock serves it."]
+        if got.binary:
+            notes.append("The body is not text: the example keeps the status and headers.")
+        elif got.cut:
+            notes.append(f"The body was cut to its first {MAX_SAVED // 1024} KB.")
+        if len(notes) > 1:
+            self.notify(" ".join(notes), markup=False, severity="warning")
+        else:
+            self.notify(notes[0], markup=False)
+
     def _adopted(self, saved: Request) -> None:
         """A save made a new file for the request on show."""
         self._capture()

@@ -106,6 +106,7 @@ class ResponsePane(Vertical):
         Binding("s", "save_body", "Save body", id="response.save_body"),
         Binding("v", "toggle_secrets", "Show secrets", id="response.reveal", show=False),
         Binding("d", "diff_with", "Diff with…", id="response.diff", show=False),
+        Binding("e", "save_example", "Save as example", id="response.example", show=False),
         # The body's own keys, from the tab strip or the headers too (listed under the body).
         Binding("slash", "body('search')", show=False, id="body.search"),
         Binding("f,full_stop", "body('filter')", show=False, id="body.filter"),
@@ -120,6 +121,14 @@ class ResponsePane(Vertical):
         def __init__(self, path: Path) -> None:
             super().__init__()
             self.path = path
+
+    class ExampleWanted(Message):
+        """Save ``exchange``'s response as its request's example ``name`` (``[[examples]]``)."""
+
+        def __init__(self, exchange: Exchange, name: str) -> None:
+            super().__init__()
+            self.exchange = exchange
+            self.name = name
 
     def __init__(
         self, *, name: str | None = None, id: str | None = None, classes: str | None = None
@@ -503,7 +512,7 @@ class ResponsePane(Vertical):
             return exchange is not None and exchange.body_size > 0
         if action in ("copy_curl", "toggle_secrets"):
             return exchange is not None
-        if action == "diff_with":
+        if action in ("diff_with", "save_example"):
             return exchange is not None and bool(exchange.request.request_id)
         if action == "body" and parameters == ("filter",):
             return self.body_view.is_json
@@ -602,6 +611,27 @@ class ResponsePane(Vertical):
                 check=self._check_target,
             ),
             saved,
+        )
+
+    def action_save_example(self) -> None:
+        """Ask a name, then save this response as an example of its request."""
+        exchange = self.exchange
+        if exchange is None or exchange.status is None:
+            self.notify("Only a response can be saved as an example.", severity="warning")
+            return
+        from pigeon.tui.dialogs.prompt import PromptScreen
+
+        def named(value: str | None) -> None:
+            if value and exchange is self.exchange:
+                self.post_message(self.ExampleWanted(exchange, value))
+
+        self.app.push_screen(
+            PromptScreen(
+                f"Save this {exchange.status} response as an example named (one of the same "
+                "name is replaced)",
+                "ok" if 200 <= exchange.status < 300 else str(exchange.status),
+            ),
+            named,
         )
 
     @staticmethod
