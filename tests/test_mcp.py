@@ -103,16 +103,18 @@ class McpClient:
         """Hold the session open in one task (the SDK's scopes live in the task that opened
         them) and run each job in it."""
         self.jobs = asyncio.Queue()
-        async with stdio_client(self.params, errlog=self.stderr) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                self.ready.set_result(None)
-                while (job := await self.jobs.get()) is not None:
-                    make, future = job
-                    try:
-                        future.set_result(await make(session))
-                    except Exception as exc:
-                        future.set_exception(exc)
+        async with (
+            stdio_client(self.params, errlog=self.stderr) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            self.ready.set_result(None)
+            while (job := await self.jobs.get()) is not None:
+                make, future = job
+                try:
+                    future.set_result(await make(session))
+                except Exception as exc:
+                    future.set_exception(exc)
 
     def ask(self, make: Callable[[ClientSession], Coroutine[Any, Any, Any]]) -> Any:
         future = concurrent.futures.Future[Any]()
@@ -236,7 +238,9 @@ def test_variables_cannot_send_a_request_to_another_host(
 ) -> None:
     with EchoServer("127.0.0.1", 0) as elsewhere:
         for tool in ("send_request", "render_request"):
-            error, text = agent.call(tool, request="users/list", variables={"base_url": elsewhere.url})
+            error, text = agent.call(
+                tool, request="users/list", variables={"base_url": elsewhere.url}
+            )
             assert error
             assert "not sent: the variables change where it goes" in text
             assert elsewhere.url.removeprefix("http://") in text

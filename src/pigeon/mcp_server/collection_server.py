@@ -1,181 +1,44 @@
-"""`pigeon mcp DIR` (DESIGN §14): one collection offered to coding agents as a Model Context
-Protocol server on stdio, through the official ``mcp`` SDK (the ``mcp`` extra).
-
-Tools: ``list_requests``, ``render_request``, ``send_request``, ``run`` and ``check``, each the
-command line's core work (``pipeline.build`` and the request kind's exchange, ``run``'s
-``run_collection``, ``check``) answered as JSON instead of printed. Resources: each request
-file, read-only, as ``pigeon://REQUEST_PATH``.
-
-What an agent may not do, whatever it asks:
-
-- go past the trust gate: an untrusted collection whose request wants a script, the process
-  environment or a file outside it is refused with the command line's own lines (``--trust``
-  starts the server trusted);
-- send anywhere the collection's files do not: its ``variables`` sit above every scope for
-  that call only, taken literally, and a request whose URL, proxy or OAuth 2.0 endpoints go
-  to another origin (scheme, host, port) with them than without them is refused unsent;
-- read a secret: every result is masked as the history masks an exchange (the renderer's
-  masked twins, then a search for each ``.env`` value and secret read, which catches a
-  server's echo), and its strings searched again before they leave.
-
-Why an entry point beside ``cli/``: it is a front end as the command line is, so it reuses the
-command line's loading and finding of requests; nothing below imports it. The SDK is imported
-by ``serve`` only, so the rest reads (and tests) without it, and ``pigeon --help`` never loads
-it. Nothing but the protocol goes to stdout: the SDK moves the process's own stdout to stderr
-while it serves, so a script's stray output or a child process cannot break the stream.
+"""The collection behind `pigeon mcp`'s tools and resources (DESIGN §14): each tool the
+command line's core work (``pipeline.build`` and the request kind's exchange, ``run``,
+``check``) answered as a JSON-ready object, masked, instead of printed.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-from pigeon import __version__
 from pigeon.cli.collection import load
 from pigeon.cli.render import locate
 from pigeon.errors import PigeonError, UsageError
+from pigeon.mcp_server.answers import (
+    BODY_CAP,
+    ToolError,
+    agent_variables,
+    content_type,
+    destinations,
+    pairs,
+    secret_net,
+    shown_body,
+)
 from pigeon.model import Collection, Folder, Request, SecretSource
 from pigeon.render import RenderedRequest
 from pigeon.scopes import UnknownEnvironment
+from pigeon.scripts.sources import PHASES
 from pigeon.secrets import SecretError, Vault
 from pigeon.session import Session
-from pigeon.terminal import printable, printable_lines
-from pigeon.values import check_name, check_value
+from pigeon.terminal import printable
 
-BODY_CAP = 64 * 1024  # bytes of a response body a result shows
 RESOURCE_CAP = 4 * 1024 * 1024  # bytes of a request file read as a resource
 SCHEME = "pigeon://"  # a request file's resource: pigeon://users/create-user
-TOML_TYPE = "text/x-toml"
-_PORTS = {"http": 80, "ws": 80, "https": 443, "wss": 443}
-
-
-class ToolError(PigeonError):
-    """A call refused or failed: its message is the tool's result, marked as an error."""
 
 
 def _no_prompt(source: SecretSource) -> str:
     raise SecretError(f"secret {source.name}: a prompt needs a terminal, and pigeon mcp has none")
-
-
-# -- what an agent passes ---------------------------------------------------------------------
-
-
-def agent_variables(variables: object) -> dict[str, Any]:
-    """The agent's ``variables``, checked as a script's ``setVar`` values are. They are taken
-    literally: a string holding ``{{`` would be rendered as a template (and could read what
-    the request itself does not), so it is refused."""
-    if variables is None:
-        return {}
-    if not isinstance(variables, dict):
-        raise ToolError("variables: expected an object of names and values")
-    out: dict[str, Any] = {}
-    for name, value in variables.items():
-        try:
-            check_name(name)
-            out[name] = check_value(value, name)
-        except ValueError as exc:
-            raise ToolError(f"variables: {exc}") from None
-        if _has_template(value):
-            raise ToolError(
-                f"variables: {name}: a value holding '{{{{' is not taken (values are literal)"
-            )
-    return out
-
-
-def _has_template(value: Any) -> bool:
-    if isinstance(value, str):
-        return "{{" in value
-    if isinstance(value, dict):
-        return any(_has_template(k) or _has_template(v) for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return any(_has_template(v) for v in value)
-    return False
-
-
-def origin(url: str) -> str:
-    """``scheme://host:port`` of a URL (the port a scheme implies when none is written)."""
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError:
-        return url
-    scheme = parts.scheme.lower()
-    port = port if port is not None else _PORTS.get(scheme)
-    host = (parts.hostname or "").lower()
-    return f"{scheme}://{host}" + (f":{port}" if port is not None else "")
-
-
-def destinations(rendered: RenderedRequest) -> dict[str, str]:
-    """Where a rendered request goes: its URL's origin, its proxy, and the origins of its
-    OAuth 2.0 endpoints (a token fetch carries the client secret)."""
-    out = {"URL": origin(rendered.url), "proxy": rendered.transport.proxy}
-    auth = rendered.oauth2
-    if auth is not None:
-        for name in ("token_url", "auth_url", "device_url"):
-            value = getattr(auth, name, "")
-            if value:
-                out[name] = origin(value)
-    return out
-
-
-# -- what an agent gets ----------------------------------------------------------------------
-
-
-def secret_net(secrets: Iterable[str]) -> Any:
-    """A function that masks every known secret in every string of a result (the last net:
-    an assertion message or a log line quoting one)."""
-    from pigeon.masking import Masker
-
-    masker = Masker(secrets)
-
-    def net(value: Any) -> Any:
-        if isinstance(value, str):
-            return masker.text(value)
-        if isinstance(value, dict):
-            return {k: net(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return [net(v) for v in value]
-        return value
-
-    return net
-
-
-def shown_body(stored: Mapping[str, Any] | None, content_type: str) -> str | None:
-    """A body as a result shows it: text with its control characters escaped, JSON
-    pretty-printed, cut at ``BODY_CAP`` with what was left out counted; binary described."""
-    if stored is None:
-        return None
-    size = int(stored.get("size") or 0)
-    kind = content_type.split(";", 1)[0].strip()
-    if stored.get("encoding") != "utf-8":
-        return f"<binary body, {size} bytes{', ' + printable(kind) if kind else ''}: not shown>"
-    text = str(stored.get("data") or "")
-    if stored.get("truncated"):
-        more = max(0, size - len(text.encode("utf-8")))
-        return printable_lines(text) + f"\n… {more} more bytes"
-    if "json" in kind.lower() or text.lstrip()[:1] in ("{", "["):
-        with contextlib.suppress(ValueError):
-            text = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
-    return printable_lines(text)
-
-
-def _content_type(headers: Iterable[Sequence[str]]) -> str:
-    found = [str(v) for n, v in headers if str(n).lower() == "content-type"]
-    return found[-1] if found else ""
-
-
-def _pairs(headers: Iterable[Sequence[str]]) -> list[list[str]]:
-    return [[printable(str(n)), printable(str(v))] for n, v in headers]
-
-
-# -- the server's work ------------------------------------------------------------------------
 
 
 @dataclass
@@ -333,7 +196,7 @@ class CollectionServer:
         pretty, binary described), time, and what its scripts said; all masked."""
         from pigeon.pipeline import EXCHANGES, kind_of
 
-        ctx, chain, request, scopes, result = await self._build(ref, variables, _ALL_PHASES)
+        ctx, chain, request, scopes, result = await self._build(ref, variables, PHASES)
         rendered: RenderedRequest = result.rendered
         try:
             exchange = EXCHANGES[kind_of(request, rendered)]
@@ -368,8 +231,8 @@ class CollectionServer:
                 http_version=response["http_version"],
                 time_ms=round(exchange.elapsed_ms, 1) if exchange.elapsed_ms is not None else None,
                 size=exchange.body_size,  # the body's bytes, decoded
-                headers=_pairs(headers),
-                body=shown_body(response["body"], _content_type(headers)),
+                headers=pairs(headers),
+                body=shown_body(response["body"], content_type(headers)),
             )
         doc.update(
             problems=[p for p in result.problems() if p != result.error],
@@ -401,7 +264,7 @@ class CollectionServer:
             chosen = select(collection, names or None)
         except PigeonError as exc:
             raise ToolError(str(exc)) from None
-        trusted = self._refuse_untrusted(collection, chosen, _ALL_PHASES)
+        trusted = self._refuse_untrusted(collection, chosen, PHASES)
         ctx = RunContext(
             collection,
             environment=env,
@@ -508,9 +371,6 @@ class CollectionServer:
         await self.session.close()
 
 
-_ALL_PHASES = ("pre_request", "post_response")
-
-
 @dataclass
 class _Unsent:
     """A request that was built but never answered, as ``masked_entry`` reads an exchange."""
@@ -523,149 +383,3 @@ def _relative(path: Path, root: Path) -> str:
         return path.relative_to(root).as_posix()
     except ValueError:
         return str(path)
-
-
-# -- the protocol -----------------------------------------------------------------------------
-
-_REQUEST = {"type": "string", "description": "the request's path in the collection, as "
-            "list_requests gives it (users/create-user)"}  # fmt: skip
-_VARIABLES = {
-    "type": "object",
-    "description": "variables for this call only, above every scope; values are taken "
-    "literally; they cannot change where the request goes",
-}
-TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
-    "list_requests": (
-        "The collection's requests: path, name, method, URL as written, kind, description.",
-        {"type": "object", "properties": {}},
-    ),
-    "render_request": (
-        "A request as it would be sent (method, URL, headers, body), secrets masked; "
-        "nothing is sent.",
-        {
-            "type": "object",
-            "properties": {"request": _REQUEST, "variables": _VARIABLES},
-            "required": ["request"],
-        },
-    ),
-    "send_request": (
-        "Send a request and return its response: status, headers, body (capped at 64 KB, "
-        "JSON pretty), time, and what its scripts said; secrets masked.",
-        {
-            "type": "object",
-            "properties": {"request": _REQUEST, "variables": _VARIABLES},
-            "required": ["request"],
-        },
-    ),
-    "run": (
-        "Run requests and folders in collection order as `pigeon run` does (none named: "
-        "all); returns the summary and each failure.",
-        {
-            "type": "object",
-            "properties": {
-                "selection": {"type": "array", "items": {"type": "string"}},
-                "bail": {"type": "boolean", "description": "stop after the first failure"},
-            },
-        },
-    ),
-    "check": (
-        "Check the collection without sending anything: findings with file, line, column.",
-        {
-            "type": "object",
-            "properties": {
-                "all_environments": {"type": "boolean", "description": "against every one"}
-            },
-        },
-    ),
-}
-
-
-async def call(server: CollectionServer, name: str, arguments: Mapping[str, Any]) -> Any:
-    """One tool call's answer (``ToolError`` for a refusal, an unknown tool included)."""
-    async with server.lock:
-        if name == "list_requests":
-            return server.list_requests()
-        if name == "render_request":
-            return await server.render_request(arguments.get("request"), arguments.get("variables"))
-        if name == "send_request":
-            return await server.send_request(arguments.get("request"), arguments.get("variables"))
-        if name == "run":
-            return await server.run(arguments.get("selection"), arguments.get("bail", False))
-        if name == "check":
-            return server.check(arguments.get("all_environments", False))
-    raise ToolError(f"no tool {name!r}: {', '.join(TOOLS)}")
-
-
-def serve(root: Path, environment: str | None = None, trust: bool = False) -> int:
-    """Serve the collection on stdio until the client closes it. A collection that does not
-    load, or a missing SDK, is an error before anything is served."""
-    server = CollectionServer(root, environment, trust)
-    try:
-        import anyio
-        import mcp_types as types
-        from mcp.server.lowlevel import Server
-        from mcp.server.stdio import stdio_server
-    except ImportError:
-        raise UsageError("pigeon mcp needs the MCP SDK: pip install 'pigeon-http[mcp]'") from None
-
-    async def list_tools(ctx: Any, params: Any) -> Any:
-        return types.ListToolsResult(
-            tools=[
-                types.Tool(name=name, description=about, input_schema=schema)
-                for name, (about, schema) in TOOLS.items()
-            ]
-        )
-
-    async def call_tool(ctx: Any, params: Any) -> Any:
-        try:
-            answer = await call(server, params.name, params.arguments or {})
-        except PigeonError as exc:  # a refusal's text is netted as any answer is
-            text, error = printable_lines(secret_net(server.secrets())(str(exc))), True
-        else:
-            text, error = json.dumps(answer, indent=2, ensure_ascii=False), False
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)], is_error=error
-        )
-
-    async def list_resources(ctx: Any, params: Any) -> Any:
-        async with server.lock:
-            found = server.resources()
-        return types.ListResourcesResult(
-            resources=[
-                types.Resource(uri=uri, name=path, title=name, mime_type=TOML_TYPE)
-                for uri, path, name in found
-            ]
-        )
-
-    async def read_resource(ctx: Any, params: Any) -> Any:
-        from mcp.shared.exceptions import MCPError
-
-        async with server.lock:
-            try:
-                text = server.read(str(params.uri))
-            except PigeonError as exc:
-                raise MCPError(code=types.INVALID_PARAMS, message=str(exc)) from None
-        return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=params.uri, text=text, mime_type=TOML_TYPE)]
-        )
-
-    protocol = Server(
-        "pigeon",
-        version=__version__,
-        instructions=f"The Pigeon collection {server.session.collection.name!r}: its requests "
-        "(list_requests), rendered or sent (render_request, send_request), run and checked.",
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_list_resources=list_resources,
-        on_read_resource=read_resource,
-    )
-
-    async def main() -> None:
-        try:
-            async with stdio_server() as (read, write):
-                await protocol.run(read, write, protocol.create_initialization_options())
-        finally:
-            await server.aclose()
-
-    anyio.run(main)
-    return 0
