@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import subprocess
 import sys
 import threading
 from collections.abc import Callable, Coroutine, Iterator
@@ -339,3 +340,29 @@ def test_no_result_holds_a_secret(agent: McpClient, trusted_agent: McpClient) ->
     ]
     assert all(SECRET not in text for text in texts)
     assert all("•••" in text for text in texts[1:3])
+
+
+def test_pigeon_help_loads_no_sdk() -> None:
+    probe = (
+        "import contextlib, io, json, sys\n"
+        "from pigeon.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['--help']); main(['mcp', '--help'])\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    ).stdout
+    loaded = set(json.loads(out))
+    assert "pigeon.cli" in loaded
+    assert not {"mcp", "mcp_types", "pigeon.mcp_server"} & loaded
+
+
+def test_without_the_sdk_the_command_says_how_to_install_it(
+    shop: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in [m for m in sys.modules if m == "mcp" or m.startswith("mcp.")]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if not installed
+    assert main(["mcp", str(shop)]) == 2
+    assert "pip install 'pigeon-http[mcp]'" in capsys.readouterr().err
+    assert main(["mcp", str(tmp_path / "nowhere")]) == 2  # no collection: before the SDK
