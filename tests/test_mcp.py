@@ -59,6 +59,15 @@ assert pigeon.response.status == 200, f"got {pigeon.response.status}"
 '''
 """,
     "typo.toml": 'name = "Typo"\nurl = "{{base_ur}}/x"\n',
+    "chained.toml": """\
+name = "Chained"
+url = "{{base_url}}/chained"
+
+[scripts]
+pre_request = '''
+pigeon.setVar("listed", pigeon.send("users/list").status)
+'''
+""",
 }
 
 
@@ -276,6 +285,18 @@ def test_an_untrusted_collections_script_is_refused_as_on_the_command_line(
     error, again = agent.call("run", selection=["scripted"])
     assert error and again == text
     assert echo.request_count == sent
+
+
+def test_variables_are_refused_for_a_request_whose_scripts_send_others(
+    trusted_agent: McpClient, echo: EchoServer
+) -> None:
+    sent = echo.request_count
+    error, text = trusted_agent.call("send_request", request="chained", variables={"page": 2})
+    assert error
+    assert "chained.toml [scripts.pre_request] sends requests of its own" in text
+    assert echo.request_count == sent
+    answer = trusted_agent.answer("send_request", request="chained")
+    assert answer["status"] == 200 and echo.request_count == sent + 2
 
 
 def test_trust_lets_the_scripts_run(trusted_agent: McpClient) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -139,6 +140,8 @@ class CollectionServer:
         chain, request = self._locate(collection, ref)
         values = agent_variables(variables)
         trusted = self._refuse_untrusted(collection, [(chain, request)], phases, values)
+        if values and trusted:
+            _refuse_sends_from_scripts(collection, chain, request, phases)
         await self.session.read_secrets(request, trusted)
         ctx = self.session.run_context(trusted)
         ctx.cli_vars = values
@@ -369,6 +372,26 @@ class CollectionServer:
 
     async def aclose(self) -> None:
         await self.session.close()
+
+
+_SENDS = re.compile(r"\bsend\s*\(")  # pigeon.send(...) in a script
+
+
+def _refuse_sends_from_scripts(
+    collection: Collection, chain: list[Folder], request: Request, phases: Iterable[str]
+) -> None:
+    """Refuse the agent's variables for a request whose scripts send requests of their own
+    (``pigeon.send`` passes the variables on): those sends are made inside the pipeline,
+    where where they go cannot be checked before they go."""
+    from pigeon.scripts.sources import script_sources
+
+    for phase in phases:
+        for source in script_sources(collection, chain, request, phase):
+            if _SENDS.search(source.code):
+                raise ToolError(
+                    f"{request.id}: not sent: {source.filename} sends requests of its own, "
+                    "which would take the variables along; send it without variables"
+                )
 
 
 @dataclass
