@@ -13,7 +13,8 @@ What an agent may not do, whatever it asks:
   starts the server trusted);
 - send anywhere the collection's files do not: its ``variables`` sit above every scope for
   that call only, taken literally, and a request whose URL, proxy or OAuth 2.0 endpoints go
-  to another origin (scheme, host, port) with them than without them is refused unsent;
+  to another origin (scheme, host, port) with them than without them is refused unsent,
+  and so are variables for a request whose scripts send others (``pigeon.send``);
 - read a secret: every result is masked as the history masks an exchange (the renderer's
   masked twins, then a search for each ``.env`` value and secret read, which catches a
   server's echo), and its strings searched again before they leave.

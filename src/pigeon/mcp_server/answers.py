@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -88,7 +88,7 @@ def destinations(rendered: RenderedRequest) -> dict[str, str]:
 # -- what an agent gets ----------------------------------------------------------------------
 
 
-def secret_net(secrets: Iterable[str]) -> Any:
+def secret_net(secrets: Iterable[str]) -> Callable[[Any], Any]:
     """A function that masks every known secret in every string of a result (the last net:
     an assertion message or a log line quoting one)."""
     from pigeon.masking import Masker
@@ -105,6 +105,12 @@ def secret_net(secrets: Iterable[str]) -> Any:
         return value
 
     return net
+
+
+def netted(doc: dict[str, Any], secrets: Iterable[str]) -> dict[str, Any]:
+    """``doc`` with every known secret masked in each of its strings."""
+    out: dict[str, Any] = secret_net(secrets)(doc)
+    return out
 
 
 def shown_body(stored: Mapping[str, Any] | None, content_type: str) -> str | None:

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pigeon.cli.collection import load
 from pigeon.cli.render import locate
@@ -22,8 +22,8 @@ from pigeon.mcp_server.answers import (
     agent_variables,
     content_type,
     destinations,
+    netted,
     pairs,
-    secret_net,
     shown_body,
 )
 from pigeon.model import Collection, Folder, Request, SecretSource
@@ -33,6 +33,14 @@ from pigeon.scripts.sources import PHASES
 from pigeon.secrets import SecretError, Vault
 from pigeon.session import Session
 from pigeon.terminal import printable
+
+if TYPE_CHECKING:
+    from pigeon.pipeline import RequestResult, RunContext
+    from pigeon.scopes import Scopes
+
+# What ``_build`` readies: the context, the chain, the request as the scripts left it, its
+# scopes, the result so far and the request rendered.
+Built = tuple["RunContext", list[Folder], Request, "Scopes", "RequestResult", RenderedRequest]
 
 RESOURCE_CAP = 4 * 1024 * 1024  # bytes of a request file read as a resource
 SCHEME = "pigeon://"  # a request file's resource: pigeon://users/create-user
@@ -130,7 +138,7 @@ class CollectionServer:
             ],
         }
 
-    async def _build(self, ref: object, variables: object, phases: tuple[str, ...]) -> Any:
+    async def _build(self, ref: object, variables: object, phases: tuple[str, ...]) -> Built:
         """Find, trust-check and build (pre-request scripts, render) one request with the
         agent's variables, refusing one they send elsewhere. The context, chain, request as
         the scripts left it, scopes and result."""
@@ -147,17 +155,18 @@ class CollectionServer:
         ctx.cli_vars = values
         result = RequestResult(request, chain)
         request, scopes = await build(ctx, chain, request, result)
+        rendered = result.rendered
         if result.script_errors:
             raise ToolError(f"script error: {result.script_errors[0].summary()}")
-        if result.rendered is None:
+        if rendered is None:
             reason = (result.error or "").removeprefix("not sent: ")
             raise ToolError(f"{request.id or request.name}: {reason}")
         if values:
-            self._same_destinations(ctx, chain, request, result.rendered)
-        return ctx, chain, request, scopes, result
+            self._same_destinations(ctx, chain, request, rendered)
+        return ctx, chain, request, scopes, result, rendered
 
     def _same_destinations(
-        self, ctx: Any, chain: list[Folder], request: Request, rendered: RenderedRequest
+        self, ctx: RunContext, chain: list[Folder], request: Request, rendered: RenderedRequest
     ) -> None:
         """Refuse a request the agent's variables send elsewhere than its files do: the same
         request rendered without them is where it may go."""
@@ -184,34 +193,31 @@ class CollectionServer:
     async def render_request(self, ref: object, variables: object = None) -> dict[str, Any]:
         """The request as it would go (pre-request scripts run in a trusted collection),
         secret values masked; nothing is sent."""
-        ctx, _, request, _, result = await self._build(ref, variables, ("pre_request",))
+        ctx, _, request, _, result, rendered = await self._build(ref, variables, ("pre_request",))
         await self._close_calls(ctx)
-        rendered: RenderedRequest = result.rendered
         doc = rendered.shown_request().to_json()
         doc["request"] = request.id
         if rendered.flow_auth is not None:
             doc["auth"] = rendered.flow_auth.shown()
         doc["log"] = result.log
-        return secret_net(self.secrets(rendered.secrets))(doc)  # type: ignore[no-any-return]
+        return netted(doc, self.secrets(rendered.secrets))
 
     async def send_request(self, ref: object, variables: object = None) -> dict[str, Any]:
         """Send the request and answer its response: status, headers, the body (capped,
         pretty, binary described), time, and what its scripts said; all masked."""
         from pigeon.pipeline import EXCHANGES, kind_of
 
-        ctx, chain, request, scopes, result = await self._build(ref, variables, PHASES)
-        rendered: RenderedRequest = result.rendered
+        ctx, chain, request, scopes, result, rendered = await self._build(ref, variables, PHASES)
         try:
             exchange = EXCHANGES[kind_of(request, rendered)]
             await exchange(ctx, chain, request, scopes, result, None)
         finally:
             await self._close_calls(ctx)
-        return self._answer(result)
+        return self._answer(result, rendered)
 
-    def _answer(self, result: Any) -> dict[str, Any]:
+    def _answer(self, result: RequestResult, rendered: RenderedRequest) -> dict[str, Any]:
         from pigeon.history import masked_entry
 
-        rendered: RenderedRequest = result.rendered
         exchange = result.exchange
         secrets = self.secrets(rendered.secrets)
         source = exchange if exchange is not None else _Unsent(rendered)
@@ -226,7 +232,7 @@ class CollectionServer:
             "status": None,
             "error": result.error,
         }
-        if response is not None:
+        if response is not None and exchange is not None:
             headers = response["headers"]
             doc.update(
                 status=response["status"],
@@ -246,7 +252,7 @@ class CollectionServer:
         )
         if exchange is not None:
             exchange.discard()  # a body spooled to disk goes
-        return secret_net(secrets)(doc)  # type: ignore[no-any-return]
+        return netted(doc, secrets)
 
     async def run(self, selection: object = None, bail: object = False) -> dict[str, Any]:
         """`pigeon run` of a selection (names of requests and folders; none: all), with
@@ -302,7 +308,7 @@ class CollectionServer:
             ],
             "skipped": [r.id for r in summary.results if r.skipped],
         }
-        return secret_net(self.secrets())(doc)  # type: ignore[no-any-return]
+        return netted(doc, self.secrets())
 
     def check(self, all_environments: object = False) -> dict[str, Any]:
         """`pigeon check`: findings with file, line and column; nothing sent."""
@@ -331,9 +337,9 @@ class CollectionServer:
             "counts": {s: report.count(s) for s in (ERROR, WARNING, INFO)},
             "broken": report.broken,
         }
-        return secret_net(self.secrets())(doc)  # type: ignore[no-any-return]
+        return netted(doc, self.secrets())
 
-    async def _close_calls(self, ctx: Any) -> None:
+    async def _close_calls(self, ctx: RunContext) -> None:
         """Close the gRPC channels a call opened on this context (the rest is the session's)."""
         if ctx.grpc is not None:
             await ctx.grpc.aclose()
