@@ -59,6 +59,17 @@ assert pigeon.response.status == 200, f"got {pigeon.response.status}"
 '''
 """,
     "typo.toml": 'name = "Typo"\nurl = "{{base_ur}}/x"\n',
+    "notes/a note.toml": 'name = "A note"\nurl = "{{base_url}}/note"\n',
+    "oauth.toml": """\
+name = "Signed in"
+url = "{{base_url}}/me"
+
+[auth]
+type = "oauth2"
+token_url = "{{auth_base}}/token"
+client_id = "pigeon"
+client_secret = "{{$env.API_TOKEN}}"
+""",
     "chained.toml": """\
 name = "Chained"
 url = "{{base_url}}/chained"
@@ -78,7 +89,9 @@ def write_collection(root: Path, base_url: str) -> Path:
         path.write_text(text, encoding="utf-8")
     env = root / "environments" / "local.toml"
     env.parent.mkdir(exist_ok=True)
-    env.write_text(f'[variables]\nbase_url = "{base_url}"\n', encoding="utf-8")
+    env.write_text(
+        f'[variables]\nbase_url = "{base_url}"\nauth_base = "{base_url}"\n', encoding="utf-8"
+    )
     return root
 
 
@@ -135,7 +148,7 @@ class McpClient:
     def call(self, tool: str, **arguments: Any) -> tuple[bool, str]:
         """A tool's answer: whether it is an error, and its text."""
         result = self.ask(lambda s: s.call_tool(tool, arguments))
-        return result.is_error, "".join(c.text for c in result.content)
+        return result.isError, "".join(c.text for c in result.content)
 
     def answer(self, tool: str, **arguments: Any) -> Any:
         error, text = self.call(tool, **arguments)
@@ -187,8 +200,8 @@ def test_the_tools_are_listed(agent: McpClient) -> None:
         "check",
     }
     send = next(t for t in tools if t.name == "send_request")
-    assert send.input_schema["required"] == ["request"]
-    assert set(send.input_schema["properties"]) == {"request", "variables"}
+    assert send.inputSchema["required"] == ["request"]
+    assert set(send.inputSchema["properties"]) == {"request", "variables"}
 
 
 def test_list_requests_gives_paths_methods_names_and_descriptions(agent: McpClient) -> None:
@@ -262,13 +275,25 @@ def test_variables_cannot_send_a_request_to_another_host(
     assert json.loads(answer["body"])["path"] == "/v2/users"
 
 
+def test_variables_cannot_send_a_token_request_elsewhere(agent: McpClient) -> None:
+    """The token fetch would carry the client secret: its endpoint is where the request goes
+    too."""
+    with EchoServer("127.0.0.1", 0) as elsewhere:
+        for tool in ("render_request", "send_request"):
+            error, text = agent.call(tool, request="oauth", variables={"auth_base": elsewhere.url})
+            assert error and "the variables change where it goes (token_url" in text
+        assert elsewhere.request_count == 0
+    rendered = agent.answer("render_request", request="oauth", variables={"page": 1})
+    assert rendered["url"].endswith("/me")
+
+
 def test_variables_are_taken_literally(agent: McpClient) -> None:
     error, text = agent.call(
         "render_request", request="users/list", variables={"page": "{{$env.HOME}}"}
     )
     assert error and "values are literal" in text
     error, text = agent.call("send_request", request="users/list", variables=["page"])
-    assert error and "variables: expected an object" in text
+    assert error and "is not of type 'object'" in text  # the SDK checks the schema
 
 
 def test_an_untrusted_collections_script_is_refused_as_on_the_command_line(
@@ -341,9 +366,12 @@ def test_the_request_files_are_resources(agent: McpClient, shop: Path) -> None:
     listed = agent.ask(lambda s: s.list_resources()).resources
     uris = {str(r.uri) for r in listed}
     assert "pigeon://users/list" in uris and "pigeon://scripted" in uris
-    assert all(r.mime_type == "text/x-toml" for r in listed)
+    assert all(r.mimeType == "text/x-toml" for r in listed)
     read = agent.ask(lambda s: s.read_resource("pigeon://users/list"))
     assert read.contents[0].text == (shop / "users" / "list.toml").read_text(encoding="utf-8")
+    assert "pigeon://notes/a%20note" in uris  # a path as a URI: percent-encoded
+    read = agent.ask(lambda s: s.read_resource("pigeon://notes/a%20note"))
+    assert read.contents[0].text.startswith('name = "A note"')
     with pytest.raises(Exception, match="no request"):
         agent.ask(lambda s: s.read_resource("pigeon://environments/local"))
 
@@ -387,3 +415,57 @@ def test_without_the_sdk_the_command_says_how_to_install_it(
     assert main(["mcp", str(shop)]) == 2
     assert "pip install 'pigeon-http[mcp]'" in capsys.readouterr().err
     assert main(["mcp", str(tmp_path / "nowhere")]) == 2  # no collection: before the SDK
+
+
+def test_what_a_result_shows_of_a_body() -> None:
+    from pigeon.mcp_server.answers import shown_body
+
+    text = {"encoding": "utf-8", "data": "a\x1b[2Jb\r\nc\x07", "truncated": False, "size": 10}
+    assert shown_body(text, "text/plain") == "a\\x1b[2Jb\r\nc\\x07"
+    data = {"encoding": "utf-8", "data": '{"a":[1,2]}', "truncated": False, "size": 11}
+    assert shown_body(data, "application/json") == '{\n  "a": [\n    1,\n    2\n  ]\n}'
+    cut = {"encoding": "utf-8", "data": '{"a": "b', "truncated": True, "size": 100}
+    assert shown_body(cut, "application/json") == '{"a": "b\n… 92 more bytes'
+    binary = {"encoding": "base64", "data": "AAE=", "truncated": False, "size": 2}
+    assert shown_body(binary, "image/png; q=1") == "<binary body, 2 bytes, image/png: not shown>"
+    assert shown_body(None, "") is None
+
+
+def test_where_a_request_goes_is_its_origins() -> None:
+    from pigeon.auth_kinds import Auth, OAuth2
+    from pigeon.mcp_server.answers import destinations, origin
+    from pigeon.render import RenderedRequest
+
+    assert origin("HTTP://Example.COM/x?y=1") == "http://example.com:80"
+    assert origin("https://h.test:443/a") == origin("https://h.test/b")
+    assert origin("http://h.test:8080") != origin("http://h.test")
+    assert origin("{{base_url}}/x") == "://"  # nowhere yet: any host the agent gives differs
+    rendered = RenderedRequest("GET", "https://api.test/users")
+    rendered.oauth2 = Auth(type="oauth2", oauth2=OAuth2(token_url="https://auth.test/token"))
+    assert destinations(rendered) == {
+        "URL": "https://api.test:443",
+        "proxy": "",
+        "token_url": "https://auth.test:443",
+    }
+
+
+def test_only_the_protocol_goes_to_stdout() -> None:
+    """While it serves, what else the process writes to stdout (a print, its file
+    descriptor 1, a child's) goes to stderr."""
+    probe = (
+        "import anyio, os, subprocess, sys\n"
+        "from pigeon.mcp_server import _protocol_out\n"
+        "out = _protocol_out(anyio)\n"
+        "print('a print')\n"
+        "os.write(1, b'fd 1\\n')\n"
+        "subprocess.run([sys.executable, '-c', 'print(\"a child\")'])\n"
+        "async def main():\n"
+        "    await out.write('the protocol\\n')\n"
+        "    await out.flush()\n"
+        "anyio.run(main)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout == "the protocol\n"
+    assert done.stderr.split() == ["a", "print", "fd", "1", "a", "child"]

@@ -23,8 +23,9 @@ What an agent may not do, whatever it asks:
 tool, and this face the protocol. Why an entry point beside ``cli/``: it is a front end as the
 command line is, so it reuses the command line's loading and finding of requests; nothing
 below imports it. The SDK is imported by ``serve`` only, so the rest reads (and tests)
-without it, and ``pigeon --help`` never loads it. Nothing but the protocol goes to stdout: the SDK moves the process's own stdout to stderr
-while it serves, so a script's stray output or a child process cannot break the stream.
+without it, and ``pigeon --help`` never loads it. Nothing but the protocol goes to stdout: it writes to a copy of the process's stdout,
+whose own is moved to stderr while it serves, so a script's stray output or a child process
+cannot break the stream.
 """
 
 from __future__ import annotations
@@ -119,70 +120,81 @@ def serve(root: Path, environment: str | None = None, trust: bool = False) -> in
     server = CollectionServer(root, environment, trust)
     try:
         import anyio
-        import mcp_types as types
+        from mcp import types
         from mcp.server.lowlevel import Server
+        from mcp.server.lowlevel.helper_types import ReadResourceContents
         from mcp.server.stdio import stdio_server
+        from mcp.shared.exceptions import McpError
     except ImportError:
         raise UsageError("pigeon mcp needs the MCP SDK: pip install 'pigeon-http[mcp]'") from None
 
-    async def list_tools(ctx: Any, params: Any) -> Any:
-        return types.ListToolsResult(
-            tools=[
-                types.Tool(name=name, description=about, input_schema=schema)
-                for name, (about, schema) in TOOLS.items()
-            ]
-        )
+    protocol: Server[Any, Any] = Server(
+        "pigeon",
+        version=__version__,
+        instructions=f"The Pigeon collection {server.session.collection.name!r}: its requests "
+        "(list_requests), rendered or sent (render_request, send_request), run and checked.",
+    )
 
-    async def call_tool(ctx: Any, params: Any) -> Any:
+    @protocol.list_tools()  # type: ignore[no-untyped-call, untyped-decorator]
+    async def list_tools() -> list[types.Tool]:
+        return [
+            types.Tool(name=name, description=about, inputSchema=schema)
+            for name, (about, schema) in TOOLS.items()
+        ]
+
+    @protocol.call_tool()  # type: ignore[untyped-decorator]
+    async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         try:
-            answer = await call(server, params.name, params.arguments or {})
+            answer = await call(server, name, arguments)
         except PigeonError as exc:  # a refusal's text is netted as any answer is
             text, error = printable_lines(secret_net(server.secrets())(str(exc))), True
         else:
             text, error = json.dumps(answer, indent=2, ensure_ascii=False), False
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)], is_error=error
+            content=[types.TextContent(type="text", text=text)], isError=error
         )
 
-    async def list_resources(ctx: Any, params: Any) -> Any:
+    @protocol.list_resources()  # type: ignore[no-untyped-call, untyped-decorator]
+    async def list_resources() -> list[types.Resource]:
         async with server.lock:
             found = server.resources()
-        return types.ListResourcesResult(
-            resources=[
-                types.Resource(uri=uri, name=path, title=name, mime_type=TOML_TYPE)
-                for uri, path, name in found
-            ]
-        )
+        return [
+            types.Resource(uri=uri, name=path, title=name, mimeType=TOML_TYPE)  # type: ignore[arg-type]
+            for uri, path, name in found
+        ]
 
-    async def read_resource(ctx: Any, params: Any) -> Any:
-        from mcp.shared.exceptions import MCPError
-
+    @protocol.read_resource()  # type: ignore[no-untyped-call, untyped-decorator]
+    async def read_resource(uri: Any) -> list[ReadResourceContents]:
         async with server.lock:
             try:
-                text = server.read(str(params.uri))
+                text = server.read(str(uri))
             except PigeonError as exc:
-                raise MCPError(code=types.INVALID_PARAMS, message=str(exc)) from None
-        return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=params.uri, text=text, mime_type=TOML_TYPE)]
-        )
-
-    protocol = Server(
-        "pigeon",
-        version=__version__,
-        instructions=f"The Pigeon collection {server.session.collection.name!r}: its requests "
-        "(list_requests), rendered or sent (render_request, send_request), run and checked.",
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_list_resources=list_resources,
-        on_read_resource=read_resource,
-    )
+                raise McpError(
+                    types.ErrorData(code=types.INVALID_PARAMS, message=str(exc))
+                ) from None
+        return [ReadResourceContents(content=text, mime_type=TOML_TYPE)]
 
     async def main() -> None:
         try:
-            async with stdio_server() as (read, write):
+            async with stdio_server(stdout=_protocol_out(anyio)) as (read, write):
                 await protocol.run(read, write, protocol.create_initialization_options())
         finally:
             await server.aclose()
 
     anyio.run(main)
     return 0
+
+
+def _protocol_out(anyio: Any) -> Any:
+    """The protocol's own stdout, the process's file descriptor 1 moved to stderr: whatever
+    else writes there (a stray print, a script worker, a child it starts) cannot break the
+    stream of messages."""
+    import io
+    import os
+    import sys
+
+    sys.stdout.flush()
+    wire = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return anyio.wrap_file(io.TextIOWrapper(wire, encoding="utf-8"))

@@ -76,10 +76,13 @@ def destinations(rendered: RenderedRequest) -> dict[str, str]:
     """Where a rendered request goes: its URL's origin, its proxy, and the origins of its
     OAuth 2.0 endpoints (a token fetch carries the client secret)."""
     out = {"URL": origin(rendered.url), "proxy": rendered.transport.proxy}
-    auth = rendered.oauth2
-    if auth is not None:
-        for name in ("token_url", "auth_url", "device_url"):
-            value = getattr(auth, name, "")
+    if rendered.oauth2 is not None:
+        grant = rendered.oauth2.oauth2
+        for name, value in (
+            ("token_url", grant.token_url),
+            ("auth_url", grant.auth_url),
+            ("device_url", grant.device_url),
+        ):
             if value:
                 out[name] = origin(value)
     return out

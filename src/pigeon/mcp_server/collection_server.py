@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, unquote
 
 from pigeon.cli.collection import load
 from pigeon.cli.render import locate
@@ -351,7 +352,7 @@ class CollectionServer:
         """``(uri, request path, name)`` of each request file inside the collection."""
         collection = self.collection()
         return [
-            (SCHEME + r.id, r.id, r.name)
+            (SCHEME + quote(r.id, safe="/"), r.id, r.name)
             for _, r in collection.walk()
             if r.path is not None and self._inside(r.path)
         ]
@@ -361,7 +362,7 @@ class CollectionServer:
         if not uri.startswith(SCHEME):
             raise ToolError(f"{uri}: not a request of this collection ({SCHEME}REQUEST_PATH)")
         collection = self.collection()
-        chain, request = self._locate(collection, uri.removeprefix(SCHEME))
+        chain, request = self._locate(collection, unquote(uri.removeprefix(SCHEME)))
         path = request.path
         if path is None or not self._inside(path):
             raise ToolError(f"{uri}: its file is outside the collection")
