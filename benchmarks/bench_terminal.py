@@ -21,7 +21,9 @@ The headless figures of ``bench_tui.py`` (the app's own clock, no terminal) foll
 
 Medians measured on a shared 2-core machine (before: the code as it was, same benchmark):
   send -> status    before 300 ms (floor 2.5 ms); now 20-36 ms (floor 2.3-2.5 ms).
-                    Under heavy load: before 769 ms, now 20 ms.
+                    Under heavy load: before 769 ms, now 20 ms. The key line as one widget,
+                    taking its new keys once after the frame (load 11 on 2 cores, 15 keys):
+                    35.6 and 39.6 ms (floor + 31-37 ms) -> 17.8 and 26.6 ms (floor + 15-23).
   first screen      before 2.35-3.5x the minimal app; then 1.6-1.7x; 1.97-2.07x after the
                     next round of features. With the first screen's imports trimmed (no
                     tomlkit, renderer, TextArea, dialogs or file commands before it): 2.04x ->

@@ -58,9 +58,11 @@ def drawn() -> list[Row]:
 
 
 def import_everything() -> None:
-    """Import every module of the package (but ``__main__``, which runs the command line)."""
+    """Import every module of the package (but ``__main__``, which runs the command line, and
+    ``pigeon.locust``, which imports Locust: its gevent patches the standard library of the
+    process importing it, so the tests run it in child processes only)."""
     for module in pkgutil.walk_packages(pigeon.__path__, "pigeon."):
-        if not module.name.endswith("__main__"):
+        if not module.name.endswith("__main__") and module.name != "pigeon.locust":
             importlib.import_module(module.name)
 
 

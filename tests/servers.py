@@ -712,3 +712,151 @@ def socks5_proxy() -> Iterator[ProxyServer]:
     with _Acceptor(serve) as acceptor:
         proxy = ProxyServer(acceptor, "socks5")
         yield proxy
+
+
+# -- many requests at once ---------------------------------------------------------------------
+
+
+class CountingServer:
+    """A loopback HTTP server that numbers the requests it gets (from 0) and counts how many
+    are in flight at once; ``answer(n)`` gives request ``n``'s status and body, and may wait
+    first (on a barrier, an event)."""
+
+    def __init__(self, httpd: http.server.ThreadingHTTPServer) -> None:
+        self.port: int = httpd.server_address[1]
+        self.url = f"http://{HOST}:{self.port}"
+        self.seen = 0
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self.paths: list[str] = []
+        self.clients: set[tuple[str, int]] = set()  # the connections requests came on
+        self.bytes_sent = 0  # status lines, headers and bodies, as written
+        self.lock = threading.Lock()
+
+
+class _CountingHandler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def setup(self) -> None:
+        super().setup()
+        server: CountingServer = self.server.counting  # type: ignore[attr-defined]
+        write = self.wfile.write
+
+        def counted(data: bytes) -> int | None:
+            with server.lock:
+                server.bytes_sent += len(data)
+            return write(data)
+
+        self.wfile.write = counted  # type: ignore[method-assign]
+
+    def do_GET(self) -> None:
+        server: CountingServer = self.server.counting  # type: ignore[attr-defined]
+        with server.lock:
+            number = server.seen
+            server.seen += 1
+            server.in_flight += 1
+            server.most_in_flight = max(server.most_in_flight, server.in_flight)
+            server.paths.append(self.path)
+            server.clients.add(self.client_address)
+        try:
+            status, body = self.server.answer(number)  # type: ignore[attr-defined]
+        except Exception as exc:  # a broken barrier: the client sees it as a 500
+            status, body = 500, f"{type(exc).__name__}".encode()
+        finally:
+            with server.lock:
+                server.in_flight -= 1
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+class _ManyAtOnce(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # a profile's 64 connections at once wait in the backlog
+
+
+@contextlib.contextmanager
+def counting_server(answer: Callable[[int], tuple[int, bytes]]) -> Iterator[CountingServer]:
+    """A :class:`CountingServer` on 127.0.0.1, stopped on exit."""
+    httpd = _ManyAtOnce((HOST, 0), _CountingHandler)
+    server = CountingServer(httpd)
+    httpd.counting, httpd.answer = server, answer  # type: ignore[attr-defined]
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.daemon = True
+    thread.start()
+    try:
+        yield server
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
+class LoginServer:
+    """Tokens by user: ``POST /login`` with ``{"user": NAME}`` answers a new token for NAME;
+    ``GET /whoami`` answers 200 when its ``Authorization: Bearer`` token was given to the
+    user its ``X-User`` header names, else 403. ``calls`` keeps each ``(user, token)``."""
+
+    def __init__(self, httpd: http.server.ThreadingHTTPServer) -> None:
+        self.url = f"http://{HOST}:{httpd.server_address[1]}"
+        self.issued: dict[str, str] = {}  # token -> user
+        self.calls: list[tuple[str, str]] = []
+        self.lock = threading.Lock()
+        self._count = itertools.count(1)
+
+
+class _LoginHandler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def _reply(self, status: int, data: dict) -> None:
+        reply = json.dumps(data).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+    def do_POST(self) -> None:
+        server: LoginServer = self.server.login  # type: ignore[attr-defined]
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        user = json.loads(body or b"{}").get("user")
+        if self.path != "/login" or not isinstance(user, str):
+            return self._reply(400, {"error": "POST /login with {\"user\": NAME}"})
+        with server.lock:
+            token = f"tok-{next(server._count)}"
+            server.issued[token] = user
+        self._reply(200, {"token": token})
+
+    def do_GET(self) -> None:
+        server: LoginServer = self.server.login  # type: ignore[attr-defined]
+        token = self.headers.get("Authorization", "").removeprefix("Bearer ")
+        user = self.headers.get("X-User", "")
+        with server.lock:
+            server.calls.append((user, token))
+            good = self.path == "/whoami" and server.issued.get(token) == user
+        self._reply(200 if good else 403, {"user": user, "ok": good})
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+@contextlib.contextmanager
+def login_server() -> Iterator[LoginServer]:
+    httpd = http.server.ThreadingHTTPServer((HOST, 0), _LoginHandler)
+    httpd.daemon_threads = True
+    server = LoginServer(httpd)
+    httpd.login = server  # type: ignore[attr-defined]
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.daemon = True
+    thread.start()
+    try:
+        yield server
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)

@@ -35,6 +35,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.check",
             "pigeon.importers",
             "pigeon.exporters",
+            "pigeon.locust",
         ),
     ),
     (
@@ -67,6 +68,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pigeon.websocket",
             "pigeon.websocket_exchange",
             "pigeon.rpc",
+            "pigeon.profile",
         ),
     ),
     (

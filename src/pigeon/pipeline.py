@@ -78,6 +78,8 @@ class RunContext:
     trust_how: str = ""
     # ``False`` (``--no-scripts``): no script runs, trusted or not.
     allow_scripts: bool = True
+    # ``False``: the post-response scripts do not run (a profile's sends, ``pigeon.profile``).
+    post_response: bool = True
     strict: bool = False
     # All scripts of one phase together, wall-clock: the script worker is killed when it
     # passes, so a stuck script fails its request instead of hanging a CI job. ``None``: none.
@@ -349,6 +351,8 @@ def _scripts_run(
 ) -> bool:
     """Whether a phase's scripts run; scripts that exist but may not are noted as skipped."""
     if not has_scripts(ctx.collection, chain, request, phase):
+        return False
+    if phase == "post_response" and not ctx.post_response:
         return False
     if ctx.trusted and ctx.allow_scripts:
         return True

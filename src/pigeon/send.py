@@ -56,6 +56,9 @@ from pigeon.values import is_token
 _DEFAULT_SPEC = TransportSpec()
 DEFAULT_MAX_BODY_IN_MEMORY = 32 * 1024 * 1024
 DEFAULT_MAX_REDIRECTS = 20
+# Connections a client keeps open between sends (httpx keeps 20): a profile's 64 sends at
+# once (``pigeon.profile.MAX_AT_ONCE``) each reuse theirs, so no latency pays for a new one.
+KEEP_ALIVE = 64
 # A watched body lets the event loop run something else at least this often (seconds).
 _TURN = 0.01
 # A redirect's own body is read (so the connection can be reused) up to this size.
@@ -479,6 +482,7 @@ class HttpSession:
             "headers": {"User-Agent": user_agent},
             "cookies": self.cookie_jar,
             "max_redirects": max_redirects,
+            "limits": httpx.Limits(max_connections=100, max_keepalive_connections=KEEP_ALIVE),
         }
         self._verify = verify
         self._clients: dict[tuple[bool, TransportSpec], httpx.AsyncClient] = {}

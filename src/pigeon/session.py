@@ -1,8 +1,8 @@
 """What one opened collection holds for the life of the app (DESIGN §1, §9), and what it does:
-render, send, connect and call (gRPC) through the pipeline, record history, trust. No Textual
-here, so it is the core's one front-end-neutral "open collection" object, and the app's only
-door to how a request goes out (the app imports none of ``render``, ``pipeline``, ``send``,
-``scripts``, ``trust``, ``websocket`` or ``rpc``'s calls: ``tests/test_layers.py``).
+render, send, profile, connect and call (gRPC) through the pipeline, record history, trust.
+No Textual here, so it is the core's one front-end-neutral "open collection" object, and the
+app's only door to how a request goes out (the app imports none of ``render``, ``pipeline``,
+``send``, ``scripts``, ``trust``, ``websocket`` or ``rpc``'s calls: ``tests/test_layers.py``).
 
 Why one module: every verb the app has for a request is here, each a few lines over the
 pipeline, so that a view finds them all in one place and none of them in a widget.
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from pigeon.pipeline import Call as Call  # the app's type for a gRPC call
     from pigeon.pipeline import Connection as Connection  # the app's type for a connection
     from pigeon.pipeline import RunContext, RunHistory
+    from pigeon.profile import Profile, Sample
     from pigeon.render import RenderedRequest
     from pigeon.rpc.call import Described as Described  # what describe_grpc found
     from pigeon.rpc.call import GrpcCall as GrpcCall  # a live call: Call.call
@@ -570,6 +571,44 @@ class Session:
         if result.exchange is None and result.error:
             outcome.error = result.error[:1].upper() + result.error[1:]
         return outcome
+
+    async def profile(self, request: Request, trusted: bool, sends: int, at_once: int) -> Profile:
+        """A latency profile of ``request`` (``pigeon.profile``), ready to ``run()``: each of
+        its sends goes through ``pigeon.pipeline.execute`` as a send from the app does (scopes,
+        the pre-request scripts, auth, render, the request's deadline, the HTTP session's
+        connections and cookies), except that the post-response scripts do not run and what
+        a script sets lives in the profile's own copy of the runtime variables: the session's
+        are as they were. Nothing goes to the history; the first problem of a script goes to
+        the log."""
+        from pigeon.pipeline import execute
+        from pigeon.profile import Profile, sample_of
+
+        if self.jar_environment != self.environment:
+            await asyncio.to_thread(self.cookie_jar)
+        await self.read_secrets(request, trusted)
+        ctx = self.run_context(trusted)
+        ctx.runtime = RuntimeVars(self.runtime.as_dict())
+        ctx.post_response = False
+        chain, source = self.chain_of(request), request.id or request.name
+        logged = False
+
+        async def send() -> Sample:
+            nonlocal logged
+            result = await execute(ctx, chain, request)
+            problems: list[ScriptError | AssertionFailure] = [
+                *result.script_errors,
+                *result.assertion_failures,
+            ]
+            if problems and not logged:
+                logged = True
+                first = problems[0]
+                self.add_log(f"{source} profile", first.traceback or first.summary(), error=True)
+            sample = sample_of(result.exchange, result.error)
+            if result.exchange is not None:
+                result.exchange.discard()  # a body spooled to disk goes now, not at exit
+            return sample
+
+        return Profile(send, sends, at_once, finished=self.save_cookies)
 
     async def connect(
         self,

@@ -1,8 +1,10 @@
 """The key line updates in place: a send shows and hides ``esc`` without rebuilding the keys,
-and what it shows is what Textual's ``Footer`` would show."""
+and what it shows is what Textual's ``Footer`` would show; its keys answer a click and show
+their tooltip."""
 
 from __future__ import annotations
 
+from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 from tui_support import main_screen, running, settle, wait_for
 
@@ -12,31 +14,28 @@ from pigeon.tui.widgets.key_footer import KeyFooter
 
 def shown(footer: KeyFooter) -> list[tuple[str, str, bool]]:
     """The keys on the line, in order: key, label, enabled."""
-    return [
-        (key.key, key.description, not key.disabled)
-        for key in footer.query(FooterKey)
-        if key.display
-    ]
+    return [(key.key, key.description, key.enabled) for key in footer.shown]
 
 
 async def rebuilt(pilot, footer: KeyFooter) -> list[tuple[str, str, bool]]:
-    """What the line shows once rebuilt by ``Footer.compose`` from the bindings now."""
-    footer.call_next(footer.recompose)  # composed in the footer's own context
+    """What Textual's ``Footer.compose`` composes from the bindings now."""
+    composed: list[FooterKey] = []
+    footer.call_next(lambda: composed.extend(Footer.compose(footer)))  # in the footer's context
     await pilot.pause()
-    return shown(footer)
+    return [(key.key, key.description, not key._disabled) for key in composed]
 
 
 async def test_a_send_shows_esc_while_in_flight_without_rebuilding(app: PigeonApp) -> None:
     async with running(app, "responses/slow") as pilot:
         footer = main_screen(app).query_one(KeyFooter)
-        before = list(footer.query(FooterKey))
+        before = [footer.line, *footer.query(FooterKey)]
         assert ("escape", "Cancel send", True) not in shown(footer)
 
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: ("escape", "Cancel send", True) in shown(footer))
         assert all(key.is_attached for key in before)  # the keys already there stay
         assert shown(footer) == await rebuilt(pilot, footer)
-        before = list(footer.query(FooterKey))
+        assert list(footer.children) == before  # the line and the palette key, as they were
 
         await pilot.press("escape")
         await settle(pilot)
@@ -62,3 +61,18 @@ async def test_keys_that_overflow_do_not_show_past_the_palette_key(app: PigeonAp
         await pilot.pause()
         line = app.screen._compositor.render_strips()[-1].text
         assert line.endswith("^p Palette "), repr(line)
+
+
+async def test_a_click_on_a_key_presses_it_and_a_hover_shows_its_tooltip(app: PigeonApp) -> None:
+    from pigeon.tui.screens.help import HelpScreen
+
+    async with running(app) as pilot:
+        line = main_screen(app).query_one(KeyFooter).line
+        index = next(i for i, key in enumerate(line.keys) if key.description == "Help")
+        start, end = line._spans[index]
+        vars_index = next(i for i, key in enumerate(line.keys) if key.description == "Vars")
+        await pilot.hover(line, offset=(line._spans[vars_index][0], 0))
+        assert line.tooltip == line.keys[vars_index].tooltip != ""
+        assert line.has_class("-over-key")
+        await pilot.click(line, offset=(end - 1, 0))
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))

@@ -12,7 +12,6 @@ from textual.color import Color
 from textual.drivers import headless_driver
 from textual.drivers.headless_driver import HeadlessDriver
 from textual.widgets import Input, TabbedContent, TextArea
-from textual.widgets._footer import FooterKey
 from textual.widgets._tabbed_content import ContentTabs
 from tui_support import (
     burst,
@@ -106,9 +105,7 @@ async def test_the_footer_shows_one_entry_for_the_pane_keys(app: PigeonApp) -> N
 
 
 def _footer_text(footer: KeyFooter) -> str:
-    return " ".join(
-        f"{key.key_display} {key.description}" for key in footer.query(FooterKey) if key.display
-    )
+    return " ".join(f"{key.key_display} {key.description}" for key in footer.shown)
 
 
 async def test_a_remapped_pane_key_shows_its_own_key(collection: Path, echo: EchoServer) -> None:

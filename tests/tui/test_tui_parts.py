@@ -98,6 +98,19 @@ def test_bad_theme_is_reported_with_its_file(tmp_path: Path) -> None:
         theme_from_toml('name = "c"\nprimary = "#123456"\nbogus = 1\n')
 
 
+def test_a_theme_folder_named_twice_is_read_once(tmp_path: Path) -> None:
+    """The package's ``themes`` is a link to the checkout's: each file is read (and a bad one
+    reported) once."""
+    themes = tmp_path / "themes"
+    themes.mkdir()
+    (themes / "bad.toml").write_text('primary = "#fff"\n')
+    (themes / "ok.toml").write_text('name = "ok"\nprimary = "#123456"\n')
+    (tmp_path / "link").symlink_to(themes)
+    loaded = load_themes([tmp_path / "link", themes])
+    assert [t.name for t in loaded.themes] == ["ok"]
+    assert len(loaded.problems) == 1
+
+
 def test_keymap_validation() -> None:
     keymap, problems = keymap_from_config({"send": "f9", "save": 3, "nope": "x"}, {"send", "save"})
     assert keymap == {"send": "f9"}

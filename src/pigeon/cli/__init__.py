@@ -272,8 +272,8 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
 
     exp = argparse.ArgumentParser(
         prog="pigeon export",
-        description="Export a rendered request as a command or program that sends it, or a "
-        "whole collection (postman, har).",
+        description="Export a rendered request as a command or program that sends it, a "
+        "whole collection (postman, har), or a locustfile sending a selection (locust).",
     )
     exp.add_argument(
         "kind",
@@ -283,7 +283,18 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
     )
     exp.add_argument("collection")
     exp.add_argument("request", nargs="?", help="the request (not for postman and har)")
+    exp.add_argument(
+        "more",
+        nargs="*",
+        metavar="REQUEST_OR_FOLDER",
+        help="locust: more requests and folders (none: the whole collection)",
+    )
     _add_common(exp)
+    exp.add_argument(
+        "--data",
+        metavar="FILE",
+        help="locust: the data file each user takes a row of (CSV, JSON), as pigeon run's",
+    )
     exp.add_argument(
         "--strict", action="store_true", help="exit 3 on unresolved placeholders, printing nothing"
     )

@@ -27,7 +27,7 @@ from pigeon.auth_kinds import KINDS
 from pigeon.cli.collection import load, trusted
 from pigeon.cli.stderr import say, warn
 from pigeon.errors import EXIT_OK, SendFailure, UnresolvedError, UsageError
-from pigeon.exporters import COLLECTION_KINDS, exporter
+from pigeon.exporters import COLLECTION_KINDS, SELECTION_KINDS, exporter
 from pigeon.exporters.curl import as_sent, to_curl
 from pigeon.model import BrokenFile, Collection, Folder, Request, normalize_ref
 from pigeon.pipeline import RequestResult, RunContext, build
@@ -326,6 +326,12 @@ def cli_export(args: argparse.Namespace) -> int:
     the exit code is 3. It carries the cookies of the environment's saved jar (the app's,
     ``pigeon run --cookies keep``'s) that a send would. ``postman`` and ``har`` export the
     whole collection (:func:`export_collection`)."""
+    if args.kind in SELECTION_KINDS:
+        return export_locust(args)
+    if getattr(args, "more", None):
+        raise UsageError(f"pigeon export {args.kind} takes one request")
+    if getattr(args, "data", None):
+        raise UsageError("--data is for pigeon export locust")
     if args.kind in COLLECTION_KINDS:
         return export_collection(args)
     if args.request is None:
@@ -401,6 +407,51 @@ def export_collection(args: argparse.Namespace) -> int:
     print(json.dumps(to_har(rendered), ensure_ascii=False, indent=2))
     for problem in problems:
         warn(f"unresolved placeholders, sent as written: {problem}")
+    return EXIT_OK
+
+
+def export_locust(args: argparse.Namespace) -> int:
+    """`pigeon export locust DIR [REQUEST_OR_FOLDER ...]`: a locustfile sending the selection
+    through ``pigeon.locust.PigeonUser`` (DESIGN §13). The names are checked as ``pigeon run``
+    checks them; what the selection needs trust for is named on stderr unless ``--trust``
+    (the users would refuse to start); without Locust installed, one line says how to add it."""
+    from pigeon.exporters.locust import INSTALL, locust_installed, to_locustfile
+    from pigeon.run import check_broken, select
+    from pigeon.scripts.sources import PHASES
+    from pigeon.trust import TrustStore, needs
+
+    selection = [args.request, *args.more] if args.request is not None else []
+    collection = load(Path(args.collection))
+    check_broken(collection, args.env, selection or None)
+    chosen = select(collection, selection or None)
+    if args.data:
+        from pigeon.rows import DataRows
+
+        DataRows(Path(args.data)).check()
+    print(
+        to_locustfile(
+            args.collection,
+            collection.name,
+            selection,
+            chosen,
+            environment=args.env,
+            data=args.data,
+            trust=bool(args.trust),
+            scripts=not args.no_scripts,
+            variables=args.vars,
+        ),
+        end="",
+    )
+    if not args.trust and not TrustStore().is_trusted(collection.root):
+        phases = () if args.no_scripts else PHASES
+        found = needs(collection, chosen, args.env, phases=phases, cli_vars=args.vars)
+        for need in found:
+            say(f"needs trust: {need}")
+        if found:
+            warn("the users refuse to start until the collection is trusted: set trust = True "
+                 "in the locustfile, or export with --trust")  # fmt: skip
+    if not locust_installed():
+        warn(f"Locust is not installed: {INSTALL}")
     return EXIT_OK
 
 

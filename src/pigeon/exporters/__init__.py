@@ -2,8 +2,9 @@
 
 :data:`KINDS` is the one table of them: each kind names the module and function that turns a
 :class:`~pigeon.render.RenderedRequest` into the program (or command) that sends the same
-request. ``grpcurl`` takes a gRPC call instead, and ``postman`` and ``har`` a whole
-collection (:data:`COLLECTION_KINDS`); the command line reads its choices from here.
+request. ``grpcurl`` takes a gRPC call instead, ``postman`` and ``har`` a whole collection
+(:data:`COLLECTION_KINDS`), and ``locust`` a selection of requests (:data:`SELECTION_KINDS`,
+DESIGN §13); the command line reads its choices from here.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ KINDS: dict[str, str] = {
     "go": "pigeon.exporters.go:to_go",
     "powershell": "pigeon.exporters.powershell:to_powershell",
     "grpcurl": "pigeon.exporters.grpcurl:to_grpcurl",
+    "locust": "pigeon.exporters.locust:to_locustfile",
 }
 """Every kind ``pigeon export`` takes for one request, in the order the app offers them.
 Nothing is imported to read it, so the command line starts as fast."""
@@ -32,7 +34,10 @@ GRPC_KINDS = ("grpcurl",)
 COLLECTION_KINDS = ("postman", "har")
 """The kinds that export a whole collection rather than one request."""
 
-REQUEST_KINDS = tuple(k for k in KINDS if k not in GRPC_KINDS)
+SELECTION_KINDS = ("locust",)
+"""The kinds that export the requests and folders named (none: the whole collection)."""
+
+REQUEST_KINDS = tuple(k for k in KINDS if k not in (*GRPC_KINDS, *SELECTION_KINDS))
 """The kinds that export one HTTP request: ``exporter(kind)(rendered) -> str``."""
 
 

@@ -103,12 +103,15 @@ def muted_default(colours: dict[str, str]) -> dict[str, str]:
 
 
 def load_themes(dirs: list[Path]) -> LoadedThemes:
-    """Every ``*.toml`` theme in ``dirs`` (missing folders are skipped); bad files are reported."""
+    """Every ``*.toml`` theme in ``dirs`` (missing folders are skipped); bad files are reported.
+    A folder named twice (the package's ``themes`` links to the checkout's) is read once."""
     out = LoadedThemes()
     seen: set[str] = set()
+    read: set[Path] = set()
     for directory in dirs:
-        if not directory.is_dir():
+        if not directory.is_dir() or directory.resolve() in read:
             continue
+        read.add(directory.resolve())
         for path in sorted(directory.glob("*.toml")):
             try:
                 theme = theme_from_toml(read_text(path), str(path))

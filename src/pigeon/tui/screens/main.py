@@ -636,6 +636,12 @@ class MainScreen(Screen[None]):
 
         export_request(self, self.editor, self.session)
 
+    def action_profile(self) -> None:
+        """alt+p: the open request's latency profile (tui/screens/profile.py)."""
+        from pigeon.tui.screens.profile import profile_request
+
+        profile_request(self, self.session, self.editor.request)
+
     def clear_runtime(self) -> None:
         """Forget every variable scripts have set (the palette's command)."""
         self.variables_pane.clear_runtime()

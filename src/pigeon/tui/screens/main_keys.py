@@ -137,6 +137,14 @@ MAIN_KEYS: list[BindingType] = [
         show=False,
         tooltip="Show the history of sends, or the collection again",
     ),
+    Binding(
+        "alt+p,f10",
+        "profile",
+        "Profile",
+        id="profile",
+        show=False,
+        tooltip="Profile request… (N sends, C at once: latencies, errors, bytes)",
+    ),
 ]
 
 

@@ -13,9 +13,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pigeon.masking import MASK, secret_name
 from pigeon.model import SecretSource
-from pigeon.values import preview
+from pigeon.values import MASK, preview, secret_name
 
 if TYPE_CHECKING:
     from pigeon.model import Folder, Request

@@ -26,7 +26,6 @@ from textual.reactive import reactive
 from textual.widgets import Tree
 
 from pigeon.auth_kinds import KINDS
-from pigeon.masking import MASK, secret_name
 from pigeon.model import Auth, Header, Request, SecretSource
 from pigeon.scopes import Definition, Scopes
 from pigeon.template import ENV, parse
@@ -35,7 +34,7 @@ from pigeon.tui.css import beside
 from pigeon.tui.vim_keys import HalfPages, vim_bindings
 from pigeon.tui.widgets.find_rows import FindInTree
 from pigeon.tui.widgets.variables.variable_targets import Target, shadowed_by, variable_targets
-from pigeon.values import kind_of, preview
+from pigeon.values import MASK, kind_of, preview, secret_name
 
 if TYPE_CHECKING:
     from pigeon.session import Session
