@@ -31,6 +31,7 @@ cannot break the stream.
 from __future__ import annotations
 
 import json
+import traceback
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -148,6 +149,10 @@ def serve(root: Path, environment: str | None = None, trust: bool = False) -> in
             answer = await call(server, name, arguments)
         except PigeonError as exc:  # a refusal's text is netted as any answer is
             text, error = printable_lines(secret_net(server.secrets())(str(exc))), True
+        except Exception as exc:  # a defect: one line for the agent, the traceback on stderr
+            traceback.print_exc()
+            said = f"internal error: {type(exc).__name__}: {exc}"
+            text, error = printable_lines(secret_net(server.secrets())(said)), True
         else:
             text, error = json.dumps(answer, indent=2, ensure_ascii=False), False
         return types.CallToolResult(
