@@ -19,7 +19,7 @@ PACKAGE = Path(pigeon.__file__).parent
 # Highest first. A module belongs to the first layer one of whose prefixes names it or its
 # package.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("entry points", ("pigeon.__main__", "pigeon.cli")),
+    ("entry points", ("pigeon.__main__", "pigeon.cli", "pigeon.mcp_server")),
     ("the app", ("pigeon.tui.app",)),
     ("screens", ("pigeon.tui.screens",)),
     ("panes and widgets", ("pigeon.tui.widgets",)),

@@ -38,7 +38,7 @@ from pigeon.scopes import build_scopes
 from pigeon.scripts.sources import PHASES, script_sources
 from pigeon.store.schema import COLLECTION_FILE, DOTENV_FILE, FOLDER_FILE
 
-__all__ = ["KINDS", "Gate", "Need", "Refused", "TrustStore", "needs", "summary"]
+__all__ = ["KINDS", "Gate", "Need", "Refused", "TrustStore", "needs", "refusal", "summary"]
 
 # What needs trust, in the order the prompt lists it.
 KINDS = ("script", "env", "file", "secret", "global")
@@ -326,6 +326,19 @@ def needs(
                 gate.file(path, "import_paths")
         out += [Need(rid, kind, what, thing) for kind, what, thing in gate.found]
     return out
+
+
+def refusal(root: Path, found: Iterable[Need], *, no_scripts: bool = True) -> list[str]:
+    """Why a selection is refused, as the command line says it: each need on its own line,
+    then how to trust the collection (``no_scripts``: the command has ``--no-scripts``)."""
+    found = list(found)
+    scripts = no_scripts and any(need.kind == "script" for need in found)
+    more = "; --no-scripts runs without the scripts" if scripts else ""
+    return [
+        *(f"needs trust: {need}" for need in found),
+        f"{root} is not trusted and the requests above need it "
+        f"(pass --trust, or trust it in the app{more})",
+    ]
 
 
 def summary(found: Iterable[Need]) -> list[str]:

@@ -42,6 +42,9 @@ LOADED_LATER = [
     "spnego",
     "joserfc",
     "authlib.oauth1",
+    # The MCP SDK: `pigeon mcp`'s alone.
+    "mcp",
+    "pigeon.mcp_server",
 ]
 
 PROBE = """

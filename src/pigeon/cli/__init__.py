@@ -1,5 +1,5 @@
 """Command line entry points (DESIGN §6): the app, `new`, `render`, `run`, `check`, `import`,
-`export`, `echo`.
+`export`, `echo`, `mcp` (§14).
 
 This package's face holds the parser and the dispatch; the commands with more to them have
 their own modules: ``run`` (`pigeon run`'s console), ``render`` (`pigeon render` and
@@ -41,8 +41,8 @@ __all__ = [
 ]
 
 COMMANDS = (
-    "new", "render", "run", "check", "report", "import", "export", "echo", "mock", "auth",
-    "graphql-schema", "grpc-describe", "secret", "completion", "man",
+    "new", "render", "run", "check", "report", "import", "export", "echo", "mock", "mcp",
+    "auth", "graphql-schema", "grpc-describe", "secret", "completion", "man",
 )  # fmt: skip
 COMPLETE = "__complete"  # hidden: what the completion scripts ask for a collection's names
 
@@ -96,9 +96,8 @@ def _app_parser() -> argparse.ArgumentParser:
     app = argparse.ArgumentParser(
         prog="pigeon",
         description="A keyboard-driven HTTP API client for the terminal.",
-        epilog="commands: new, render, run, check, report, import, export, echo, mock, auth, "
-        "graphql-schema, "
-        "grpc-describe, secret, completion, man (pigeon COMMAND --help)",
+        epilog="commands: new, render, run, check, report, import, export, echo, mock, mcp, "
+        "auth, graphql-schema, grpc-describe, secret, completion, man (pigeon COMMAND --help)",
     )
     app.add_argument("collection", nargs="?", help="collection directory (default: the demo)")
     app.add_argument("--env", metavar="NAME", help="environment to select on start")
@@ -365,6 +364,23 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         description="Print the manual page, pigeon(1), in roff: "
         "pigeon man | man -l -, or save it as man1/pigeon.1.",
     )
+    mcp = argparse.ArgumentParser(
+        prog="pigeon mcp",
+        description="Serve the collection to coding agents as a Model Context Protocol server "
+        "on stdio: tools list_requests, render_request, send_request, run and check, the "
+        "request files as resources; secrets masked in everything it returns. Needs the "
+        "mcp extra: pip install 'pigeon-http[mcp]'.",
+        epilog="a send goes only where the collection's files send it: the variables an agent "
+        "passes cannot change a request's host",
+    )
+    mcp.add_argument("collection", help="collection directory")
+    mcp.add_argument("--env", metavar="NAME", help="environment to use (default: the collection's)")
+    mcp.add_argument(
+        "--trust",
+        action="store_true",
+        help="trust the collection while serving: its scripts run, and it may read the process "
+        "environment and files outside its directory",
+    )
     parsers = {
         "app": app,
         "new": new,
@@ -382,6 +398,7 @@ def build_parser() -> dict[str, argparse.ArgumentParser]:
         "secret": secret,
         "completion": completion,
         "man": man,
+        "mcp": mcp,
     }
     for name, parser in parsers.items():
         if name != "app":  # the app's parser has its own
@@ -526,6 +543,12 @@ def cmd_man(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from pigeon.mcp_server import serve  # the SDK loads for this command only
+
+    return serve(Path(args.collection), args.env, trust=args.trust)
+
+
 def _complete(argv: list[str]) -> int:
     """``pigeon __complete requests|envs DIR``: one name a line, for the completion scripts."""
     from pigeon.cli.shell import candidates
@@ -570,6 +593,7 @@ HANDLERS = {
     "secret": cmd_secret,
     "completion": cmd_completion,
     "man": cmd_man,
+    "mcp": cmd_mcp,
 }
 
 

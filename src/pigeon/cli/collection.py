@@ -12,7 +12,7 @@ from pigeon.errors import UsageError
 from pigeon.model import Collection, Folder, Request
 from pigeon.scripts.sources import PHASES
 from pigeon.store import load_collection
-from pigeon.trust import Need, TrustStore, needs
+from pigeon.trust import Need, TrustStore, needs, refusal
 
 
 def load(root: Path, *, warnings: bool = True) -> Collection:
@@ -63,13 +63,9 @@ def trusted(
                 found.append(
                     Need(f"{need.request} [row {number}]", need.kind, need.what, need.thing)
                 )
-    for need in found:
-        say(f"needs trust: {need}")
     if found:
-        scripts = any(need.kind == "script" for need in found)
-        more = "; --no-scripts runs without the scripts" if scripts else ""
-        raise UsageError(
-            f"{collection.root} is not trusted and the requests above need it "
-            f"(pass --trust, or trust it in the app{more})"
-        )
+        *lines, last = refusal(collection.root, found)
+        for line in lines:
+            say(line)
+        raise UsageError(last)
     return False
