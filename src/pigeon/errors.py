@@ -26,6 +26,7 @@ PigeonError                  1  anything reported as one line; a subclass may sa
 ├── GrpcError                1  a gRPC call that cannot be made as asked (pigeon.rpc)
 ├── WorkerFailed             1  the script worker failed to start or talk (pigeon.scripts.process)
 │   └── WorkerGone           1  its pipe closed: it exited or was killed
+├── ToolError                1  an MCP tool call refused or failed (pigeon.mcp_server.answers)
 ├── FilterError              1  a body filter that does not parse or fails (also a ValueError)
 └── UnresolvedError          3  placeholders left unresolved under --strict
 ```
