@@ -101,6 +101,7 @@ class Renderer:
         "warnings",
         "secrets",
         "_got",
+        "_secret_sources",
     )
 
     def __init__(self, scopes: Scopes) -> None:
@@ -115,6 +116,8 @@ class Renderer:
         # The ``$env`` values rendered: writers also look for their copies (a server's echo).
         self.secrets: list[str] = []
         self._got: dict[str, Any] = {}  # each name's winning raw value, for this render
+        # The names whose winning definition is a secret source (``Scopes.secret``), at hand.
+        self._secret_sources = scopes.secret_names()
 
     # -- reporting --
 
@@ -138,7 +141,7 @@ class Renderer:
         raw = self.scopes.get(name)
         if raw is MISSING:
             return MISSING, None
-        return self._expand_at(raw, (name,), _secret(name) or self.scopes.secret(name))
+        return self._expand_at(raw, (name,), _secret(name) or name in self._secret_sources)
 
     def expand_at(self, value: Any, path: tuple[str | int, ...]) -> Any:
         """Render the placeholders inside a value found at ``path`` (nested strings too)."""
@@ -275,7 +278,7 @@ class Renderer:
         value, path = self._walk(ph)
         if value is MISSING or value is _CYCLE:
             return value, None
-        hidden = _secret_path(path) or self.scopes.secret(str(path[0]))
+        hidden = _secret_path(path) or str(path[0]) in self._secret_sources
         return self._expand_at(value, path, hidden)
 
     def _walk(self, ph: Placeholder) -> tuple[Any, tuple[str | int, ...]]:
@@ -381,7 +384,7 @@ class Renderer:
             piece = value
         else:
             piece = _in_place(value, place)
-        if ph.secret or self.scopes.secret(name):  # by name, or a secret source
+        if ph.secret or name in self._secret_sources:  # by name, or a secret source
             twin = _HIDDEN_PIECE[place]
         pair = (piece, twin if piece else None)
         shared[key] = pair
@@ -399,7 +402,7 @@ class Renderer:
             elif raw is MISSING:
                 value, twin = MISSING, None
             else:
-                hidden = ph.secret or self.scopes.secret(ph.name)
+                hidden = ph.secret or ph.name in self._secret_sources
                 value, twin = self._expand_at(raw, (ph.name,), hidden)
         except RecursionError:  # an object nested too deeply for Python to walk
             self.warn(f"{ph.raw}: value nested too deeply to render; left as written")
@@ -463,39 +466,34 @@ class Renderer:
     def render_text(self, text: str) -> str:
         if "{{" not in text:
             return text
-        return self._whole(text, "t", self._text, parse)[0]
+        return self._whole(text, False)[0]
 
     def render_json(self, text: str) -> str:
         if "{{" not in text:
             return text
-        return self._whole(text, "j", self._json, parse_json)[0]
+        return self._whole(text, True)[0]
 
     def render_text_pair(self, text: str) -> tuple[str, str | None]:
         """``render_text`` and its twin (``None``: nothing secret in it)."""
         if "{{" not in text:
             return text, None
-        return self._whole(text, "t", self._text, parse)
+        return self._whole(text, False)
 
     def render_json_pair(self, text: str) -> tuple[str, str | None]:
         """``render_json`` and its twin (``None``: nothing secret in it)."""
         if "{{" not in text:
             return text, None
-        return self._whole(text, "j", self._json, parse_json)
+        return self._whole(text, True)
 
-    def _whole(
-        self,
-        text: str,
-        place: str,
-        render: Callable[[Template], tuple[str, str | None]],
-        parser: Callable[[str], Template],
-    ) -> tuple[str, str | None]:
-        """Render a whole template, reusing the result while it stays pure."""
-        key = (place, text)
+    def _whole(self, text: str, json_place: bool) -> tuple[str, str | None]:
+        """Render a whole template (a JSON body's, or a text place's), reusing the result
+        while it stays pure."""
+        key = ("j" if json_place else "t", text)
         out: tuple[str, str | None] | None = self._shared.get(key)
         if out is not None:
             return out
         outer_impure, self._impure = self._impure, False
-        out = render(parser(text))
+        out = self._join(parse_json(text) if json_place else parse(text), json_place)
         if not self._impure:
             self._shared[key] = out
         self._impure = self._impure or outer_impure
