@@ -226,9 +226,6 @@ EQUIVALENT: dict[str, dict[tuple[str, str], str]] = {
         ("_dynamic", "return datetime.now(None)"): (
             "a naive now is local time, which format_date turns into the same instant"
         ),
-        ("_in_place", "return value if (value.__class__ is str) and False else to_text(value)"): (
-            "to_text of a string is the string"
-        ),
         (
             "_may_name_secrets",
             "return _may_name_secrets_kept(text) if (len(text) <= 4096) and False "
@@ -319,15 +316,12 @@ EQUIVALENT: dict[str, dict[tuple[str, str], str]] = {
             "_plain_twin finds no secret key where the quick look finds none, and a secret "
             "placeholder's twin is set whole below"
         ),
-        **{
-            (f"Renderer.{name}", f"return self._whole(text, {key}, {how}){tail}"): PLACE
-            for name, how, letter in (
-                ("render_text", "self._text, parse", "t"),
-                ("render_json", "self._json, parse_json", "j"),
-            )
-            for name, tail in ((name, "[0]"), (f"{name}_pair", ""))
-            for key in ("None", f'"XX{letter}XX"', f'"{letter.upper()}"')
-        },
+        ("Renderer._whole", 'key = ("XXjXX" if json_place else "t", text)'): PLACE,
+        ("Renderer._whole", 'key = ("J" if json_place else "t", text)'): PLACE,
+        ("Renderer._whole", 'key = ("j" if json_place else "XXtXX", text)'): PLACE,
+        ("Renderer._whole", 'key = ("j" if json_place else "T", text)'): PLACE,
+        ("Renderer.render_text", "return self._whole(text, None)[0]"): FALSE,
+        ("Renderer.render_text_pair", "return self._whole(text, None)"): FALSE,
     },
     "template": {},
 }

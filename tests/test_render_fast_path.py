@@ -507,3 +507,10 @@ def test_the_renderer_s_public_steps() -> None:
     assert r.json(parse_json('{"s": "{{q}}", "v": {{x}}}')) == '{"s": "a\\"b", "v": {"k":1}}'
     assert r.expand_at("{{z}}", ("elsewhere",)) == 1
     assert Renderer(scopes_of({"api_key": "s"})[0]).expand_at("{{api_key}}", ("w",)) == "s"
+
+
+def test_one_text_in_a_text_place_and_in_a_json_body_renders_each_its_way() -> None:
+    r = Renderer(scopes_of({"q": 'a"b'})[0])
+    assert r.render_text_pair('"{{q}}"') == ('"a"b"', None)
+    assert r.render_json_pair('"{{q}}"') == ('"a\\"b"', None)
+    assert r.render_text('"{{q}}"') == '"a"b"' and r.render_json('"{{q}}"') == '"a\\"b"'

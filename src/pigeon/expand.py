@@ -379,11 +379,11 @@ class Renderer:
             piece: str = encode_basestring(text)[1:-1] if place == 1 else text
             if not ph.secret and _may_name_secrets(text):
                 shown = _plain_twin(value)  # None: no key in it is named as a secret
-                twin = None if shown is None else _in_place(shown, place)
+                twin = None if shown is None else _IN_PLACE[place](shown)
         elif cls is str and place != 1:
             piece = value
         else:
-            piece = _in_place(value, place)
+            piece = _IN_PLACE[place](value)
         if ph.secret or name in self._secret_sources:  # by name, or a secret source
             twin = _HIDDEN_PIECE[place]
         pair = (piece, twin if piece else None)
@@ -414,13 +414,13 @@ class Renderer:
                 self._missing(ph)
             pair = (ph.raw, None)
         else:
-            piece = _in_place(value, place)
+            piece = _IN_PLACE[place](value)
             if twin is None or not piece:
                 pair = (piece, None)
             elif twin is _HIDDEN:
                 pair = (piece, _HIDDEN_PIECE[place])
             else:
-                pair = (piece, _in_place(twin, place))
+                pair = (piece, _IN_PLACE[place](twin))
         if not self._impure:
             self._shared[key] = pair
         self._impure = self._impure or outer_impure
@@ -531,12 +531,9 @@ _HIDDEN: Any = _Hidden()  # the twin of a value secret as a whole
 _HIDDEN_PIECE = (MASK, MASK, f'"{MASK}"')
 
 
-def _in_place(value: Any, place: int) -> str:
-    if place == 0:
-        return value if value.__class__ is str else to_text(value)
-    if place == 1:
-        return to_json_string_content(value)
-    return to_json_value(value)
+# How a value is written in each place: text, inside a JSON string, a JSON value. Indexed by
+# the place, so a piece costs one call.
+_IN_PLACE: tuple[Callable[[Any], str], ...] = (to_text, to_json_string_content, to_json_value)
 
 
 @lru_cache(maxsize=4096)
