@@ -257,7 +257,7 @@ class Scopes:
             for layer in self.layers:
                 variables = layer.variables
                 if variables.__class__ is SecretVars:
-                    names.update(variables.sources)  # type: ignore[attr-defined]
+                    names.update(variables.sources)
                 elif layer.scope != "runtime":
                     names.difference_update(variables)
         return names
@@ -268,7 +268,7 @@ class Scopes:
             value
             for layer in self.layers
             if layer.variables.__class__ is SecretVars
-            for value in layer.variables.known().values()  # type: ignore[attr-defined]
+            for value in layer.variables.known().values()
         ]
 
     def get(self, name: str) -> Any:
