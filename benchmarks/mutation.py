@@ -21,7 +21,7 @@ killed / non-equivalent mutants (total mutants, equivalent):
     masking    526 / 537  98%  (570, 33)
     trust      281 / 282 100%  (287, 5)   the survivor: an empty environment name looked up
     values     216 / 231  94%  (235, 4)
-    scopes     361 / 367  98%  (380, 13)
+    scopes     363 / 369  98%  (382, 13)
     expand     682 / 682 100%  (726, 44)  judged by the fast path's own tests too: every
                survivor of the quick way now fails a test or is listed as equivalent
     template    66 / 70   94%  (70, 0)
