@@ -101,6 +101,7 @@ class Renderer:
         "warnings",
         "secrets",
         "_got",
+        "_secret_sources",
     )
 
     def __init__(self, scopes: Scopes) -> None:
@@ -115,6 +116,8 @@ class Renderer:
         # The ``$env`` values rendered: writers also look for their copies (a server's echo).
         self.secrets: list[str] = []
         self._got: dict[str, Any] = {}  # each name's winning raw value, for this render
+        # The names whose winning definition is a secret source (``Scopes.secret``), at hand.
+        self._secret_sources = scopes.secret_names()
 
     # -- reporting --
 
@@ -138,7 +141,7 @@ class Renderer:
         raw = self.scopes.get(name)
         if raw is MISSING:
             return MISSING, None
-        return self._expand_at(raw, (name,), _secret(name) or self.scopes.secret(name))
+        return self._expand_at(raw, (name,), _secret(name) or name in self._secret_sources)
 
     def expand_at(self, value: Any, path: tuple[str | int, ...]) -> Any:
         """Render the placeholders inside a value found at ``path`` (nested strings too)."""
@@ -275,7 +278,7 @@ class Renderer:
         value, path = self._walk(ph)
         if value is MISSING or value is _CYCLE:
             return value, None
-        hidden = _secret_path(path) or self.scopes.secret(str(path[0]))
+        hidden = _secret_path(path) or str(path[0]) in self._secret_sources
         return self._expand_at(value, path, hidden)
 
     def _walk(self, ph: Placeholder) -> tuple[Any, tuple[str | int, ...]]:
@@ -376,12 +379,12 @@ class Renderer:
             piece: str = encode_basestring(text)[1:-1] if place == 1 else text
             if not ph.secret and _may_name_secrets(text):
                 shown = _plain_twin(value)  # None: no key in it is named as a secret
-                twin = None if shown is None else _in_place(shown, place)
+                twin = None if shown is None else _IN_PLACE[place](shown)
         elif cls is str and place != 1:
             piece = value
         else:
-            piece = _in_place(value, place)
-        if ph.secret or self.scopes.secret(name):  # by name, or a secret source
+            piece = _IN_PLACE[place](value)
+        if ph.secret or name in self._secret_sources:  # by name, or a secret source
             twin = _HIDDEN_PIECE[place]
         pair = (piece, twin if piece else None)
         shared[key] = pair
@@ -399,7 +402,7 @@ class Renderer:
             elif raw is MISSING:
                 value, twin = MISSING, None
             else:
-                hidden = ph.secret or self.scopes.secret(ph.name)
+                hidden = ph.secret or ph.name in self._secret_sources
                 value, twin = self._expand_at(raw, (ph.name,), hidden)
         except RecursionError:  # an object nested too deeply for Python to walk
             self.warn(f"{ph.raw}: value nested too deeply to render; left as written")
@@ -411,13 +414,13 @@ class Renderer:
                 self._missing(ph)
             pair = (ph.raw, None)
         else:
-            piece = _in_place(value, place)
+            piece = _IN_PLACE[place](value)
             if twin is None or not piece:
                 pair = (piece, None)
             elif twin is _HIDDEN:
                 pair = (piece, _HIDDEN_PIECE[place])
             else:
-                pair = (piece, _in_place(twin, place))
+                pair = (piece, _IN_PLACE[place](twin))
         if not self._impure:
             self._shared[key] = pair
         self._impure = self._impure or outer_impure
@@ -463,39 +466,34 @@ class Renderer:
     def render_text(self, text: str) -> str:
         if "{{" not in text:
             return text
-        return self._whole(text, "t", self._text, parse)[0]
+        return self._whole(text, False)[0]
 
     def render_json(self, text: str) -> str:
         if "{{" not in text:
             return text
-        return self._whole(text, "j", self._json, parse_json)[0]
+        return self._whole(text, True)[0]
 
     def render_text_pair(self, text: str) -> tuple[str, str | None]:
         """``render_text`` and its twin (``None``: nothing secret in it)."""
         if "{{" not in text:
             return text, None
-        return self._whole(text, "t", self._text, parse)
+        return self._whole(text, False)
 
     def render_json_pair(self, text: str) -> tuple[str, str | None]:
         """``render_json`` and its twin (``None``: nothing secret in it)."""
         if "{{" not in text:
             return text, None
-        return self._whole(text, "j", self._json, parse_json)
+        return self._whole(text, True)
 
-    def _whole(
-        self,
-        text: str,
-        place: str,
-        render: Callable[[Template], tuple[str, str | None]],
-        parser: Callable[[str], Template],
-    ) -> tuple[str, str | None]:
-        """Render a whole template, reusing the result while it stays pure."""
-        key = (place, text)
+    def _whole(self, text: str, json_place: bool) -> tuple[str, str | None]:
+        """Render a whole template (a JSON body's, or a text place's), reusing the result
+        while it stays pure."""
+        key = ("j" if json_place else "t", text)
         out: tuple[str, str | None] | None = self._shared.get(key)
         if out is not None:
             return out
         outer_impure, self._impure = self._impure, False
-        out = render(parser(text))
+        out = self._join(parse_json(text) if json_place else parse(text), json_place)
         if not self._impure:
             self._shared[key] = out
         self._impure = self._impure or outer_impure
@@ -533,12 +531,9 @@ _HIDDEN: Any = _Hidden()  # the twin of a value secret as a whole
 _HIDDEN_PIECE = (MASK, MASK, f'"{MASK}"')
 
 
-def _in_place(value: Any, place: int) -> str:
-    if place == 0:
-        return value if value.__class__ is str else to_text(value)
-    if place == 1:
-        return to_json_string_content(value)
-    return to_json_value(value)
+# How a value is written in each place: text, inside a JSON string, a JSON value. Indexed by
+# the place, so a piece costs one call.
+_IN_PLACE: tuple[Callable[[Any], str], ...] = (to_text, to_json_string_content, to_json_value)
 
 
 @lru_cache(maxsize=4096)

@@ -264,11 +264,16 @@ def _merge_headers(
             continue
         rendered = []
         for h in headers:
-            if not h.enabled or not h.name.strip():
+            name = h.name
+            if not h.enabled or not name.strip():
                 continue
-            name, name_shown = r.render_text_pair(h.name)
+            name_shown = None
+            if "{{" in name:  # most names are written out
+                name, name_shown = r.render_text_pair(name)
             name = name.strip(" \t")
-            value = _keep(masked, *r.render_text_pair(h.value))
+            value, shown = r.render_text_pair(h.value)
+            if shown is not None:
+                _keep(masked, value, shown)
             if name_shown is not None:
                 _keep(masked, name, name_shown.strip(" \t"))
             rendered.append(_header(name, value))

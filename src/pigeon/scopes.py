@@ -245,23 +245,29 @@ class Scopes:
 
     def secret(self, name: str) -> bool:
         """Whether ``name``'s winning definition is a secret source: masked where it goes."""
+        return name in self.secret_names()
+
+    def secret_names(self) -> set[str]:
+        """The names whose winning definition is a secret source, found once. (A class test,
+        not ``isinstance``: ``SecretVars`` is a ``Mapping``, whose check is slow, and no class
+        derives from it.)"""
         names = self._secret_names
         if names is None:
             names = self._secret_names = set()
             for layer in self.layers:
                 variables = layer.variables
-                if isinstance(variables, SecretVars):
+                if variables.__class__ is SecretVars:
                     names.update(variables.sources)
                 elif layer.scope != "runtime":
                     names.difference_update(variables)
-        return name in names
+        return names
 
     def secret_values(self) -> list[str]:
         """The secret values read so far that this request can see."""
         return [
             value
             for layer in self.layers
-            if isinstance(layer.variables, SecretVars)
+            if layer.variables.__class__ is SecretVars
             for value in layer.variables.known().values()
         ]
 
