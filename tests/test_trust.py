@@ -785,3 +785,46 @@ def test_needs_renders_only_the_requests_that_could_ask_for_something(
     rendered.clear()
     needs(collection, collection.walk(), cli_vars={"y": ["{{process.env.HOME}}"]})
     assert rendered == ["f/asks", "f/plain", "form"]
+
+
+# -- the refusal's words and the no-render check's walk, pinned ---------------------------
+
+
+def test_a_refusal_names_each_need_then_how_to_trust_and_no_scripts_only_for_scripts() -> None:
+    from pigeon.trust import refusal
+
+    script = Need("users/get", "script", "pre_request", "runs a pre-request script")
+    env = Need("users/list", "env", "TOKEN", "reads the environment variable TOKEN")
+    root = Path("/c")
+    trust = "/c is not trusted and the requests above need it (pass --trust, or trust it in the app"
+    assert refusal(root, [script, env]) == [
+        "needs trust: users/get: runs a pre-request script",
+        "needs trust: users/list: reads the environment variable TOKEN",
+        trust + "; --no-scripts runs without the scripts)",
+    ]
+    assert refusal(root, iter([env])) == [
+        "needs trust: users/list: reads the environment variable TOKEN",
+        trust + ")",
+    ]
+    assert refusal(root, [script], no_scripts=False)[-1] == trust + ")"
+
+
+def test_the_no_render_check_finds_env_in_any_text_and_counts_the_unknown_as_a_yes() -> None:
+    from dataclasses import dataclass as plain_dataclass
+
+    from pigeon.trust import _may_name_env
+
+    class Text(str):
+        pass
+
+    @plain_dataclass
+    class One:
+        text: str
+
+    assert _may_name_env("{{$env.TOKEN}}") and not _may_name_env("{{token}}")
+    assert _may_name_env(Text("{{$env.TOKEN}}")) and not _may_name_env(Text("{{token}}"))
+    assert _may_name_env(One("{{$env.TOKEN}}")) and not _may_name_env(One("{{token}}"))
+    assert not _may_name_env([{}, [], (), 0, None, 1.5, True, Path("env.txt").parent])
+    assert _may_name_env([{}, {"a": ["x", "{{process.env.HOME}}"]}])
+    assert _may_name_env([object()]) and _may_name_env(object())
+    assert not _may_name_env(3) and not _may_name_env(None)
