@@ -19,9 +19,9 @@ it are ``lru_cache``d), so those are judged through the functions they call.
 Last run (mutmut 3.8.1, 2 shared cores, after gRPC, secrets and the render fast path),
 killed / non-equivalent mutants (total mutants, equivalent):
     masking    526 / 537  98%  (570, 33)
-    trust      388 / 430  90%  (435, 5)   the survivors are in the pre-run check that skips renders
+    trust      425 / 445  96%  (450, 5)   the survivors are in the pre-run check that skips renders
                (``_Quiet``): a wrong skip there is still refused by the gate when the request
-               renders, so they change when a refusal is told, not whether; yet to be pinned
+               renders, so they change when a refusal is told, not whether
     values     216 / 231  94%  (235, 4)
     scopes     363 / 369  98%  (382, 13)
     expand     682 / 682 100%  (726, 44)  judged by the fast path's own tests too: every
