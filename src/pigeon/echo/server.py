@@ -15,6 +15,7 @@ import ssl
 import sys
 import threading
 from types import TracebackType
+from typing import Any
 
 from pigeon.echo.handler import EchoHandler, EchoHTTP6Server, EchoHTTPServer, ServerState
 
@@ -132,7 +133,8 @@ class EchoServer:
         self.stop()
 
 
-def _is_loopback(host: str) -> bool:
+def is_loopback(host: str) -> bool:
+    """Whether a listening address is this machine's own (a wider one earns a warning)."""
     if host == "localhost":
         return True
     try:
@@ -164,16 +166,22 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
-    if not _is_loopback(args.host):
+    if not is_loopback(args.host):
         print(
             f"pigeon echo: warning: {args.host} is reachable from other machines", file=sys.stderr
         )
-    print(f"Pigeon echo server on {server.url} (Ctrl-C to stop)", flush=True)
+    return serve_until_stopped(server, f"Pigeon echo server on {server.url} (Ctrl-C to stop)")
+
+
+def serve_until_stopped(server: Any, banner: str) -> int:
+    """Say ``banner``, then serve until Ctrl-C or SIGTERM, and stop ``server`` (anything with
+    a ``stop()``) either way: `pigeon echo` and `pigeon mock` end alike."""
     stop = threading.Event()
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
+        print(banner, flush=True)
         while not stop.wait(0.5):
             pass
     except KeyboardInterrupt:

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import argparse
 import re
-import signal
 import sys
-import threading
 from pathlib import Path
 
+from pigeon.echo.server import is_loopback, serve_until_stopped
 from pigeon.mock.server import MockServer, stderr_log
 
 __all__ = ["MockServer", "main", "parse_delay"]
@@ -30,17 +29,6 @@ def parse_delay(text: str) -> float:
     if value > MAX_DELAY:
         raise ValueError(f"--delay: at most {MAX_DELAY:.0f}s")
     return value
-
-
-def _is_loopback(host: str) -> bool:
-    import ipaddress
-
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def main(args: argparse.Namespace) -> int:
@@ -81,28 +69,12 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    if not _is_loopback(args.host):
+    if not is_loopback(args.host):
         print(
             f"pigeon mock: warning: {args.host} is reachable from other machines", file=sys.stderr
         )
     count = sum(len(r.examples) for r in routes)
-    stop = threading.Event()
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        print(
-            f"Pigeon mock on {server.url} ({len(routes)} requests, {count} examples; "
-            "Ctrl-C to stop)",
-            flush=True,
-        )
-        while not stop.wait(0.5):
-            pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-    print("Stopped.", file=sys.stderr)
-    return 0
+    return serve_until_stopped(
+        server,
+        f"Pigeon mock on {server.url} ({len(routes)} requests, {count} examples; Ctrl-C to stop)",
+    )
