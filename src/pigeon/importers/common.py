@@ -18,6 +18,7 @@ from urllib.parse import unquote_plus
 
 from dotenv.parser import parse_stream
 
+from pigeon.auth_kinds import HAWK_ALGORITHMS, OAUTH1_METHODS
 from pigeon.files import create_exclusive, read_capped
 from pigeon.model import Auth, Body, Environment, Folder, Header, QueryParam, Request
 from pigeon.store import (
@@ -391,3 +392,23 @@ def _ignore_dotenv(ignore: Path) -> list[Path]:
     if not _ignores_dotenv(text):
         raise _NotIgnored
     return []
+
+
+def oauth1_signature(method: str, where: str, result: ImportResult) -> str:
+    """The OAuth 1.0a signature Pigeon makes for another tool's ``method`` (HMAC-SHA1 when
+    none): one it does not make falls back to its family's, with a note."""
+    method = method or "HMAC-SHA1"
+    if method in OAUTH1_METHODS:
+        return method
+    fallback = "RSA-SHA1" if method.startswith("RSA") else "HMAC-SHA1"
+    result.note(f"{where}: OAuth 1.0a's {method} signature is not supported; {fallback} is used")
+    return fallback
+
+
+def hawk_algorithm(algorithm: str, where: str, result: ImportResult) -> str:
+    """The Hawk algorithm Pigeon uses for another tool's: one it does not know is sha256,
+    with a note."""
+    if algorithm in HAWK_ALGORITHMS:
+        return algorithm
+    result.note(f"{where}: Hawk's {algorithm} is not supported; sha256 is used")
+    return "sha256"

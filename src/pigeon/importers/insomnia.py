@@ -24,7 +24,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pigeon.auth_kinds import HAWK_ALGORITHMS, OAUTH1_METHODS
 from pigeon.importers.common import (
     ImportFailed,
     ImportResult,
@@ -35,6 +34,8 @@ from pigeon.importers.common import (
     clean_header,
     file_body,
     folder_path,
+    hawk_algorithm,
+    oauth1_signature,
     safe_name,
     set_aside,
     split_query,
@@ -591,10 +592,7 @@ class _Insomnia:
         if kind == "oauth1":
             return self._oauth1(auth, t, where)
         if kind == "hawk":
-            algorithm = t.get("algorithm") or "sha256"
-            if algorithm not in HAWK_ALGORITHMS:
-                self.result.note(f"{where}: Hawk's {algorithm} is not supported; sha256 is used")
-                algorithm = "sha256"
+            algorithm = hawk_algorithm(t.get("algorithm") or "sha256", where, self.result)
             return Auth(
                 type="hawk",
                 hawk_id=t.get("id", ""),
@@ -661,13 +659,7 @@ class _Insomnia:
         )
 
     def _oauth1(self, auth: dict[str, Any], t: dict[str, str], where: str) -> Auth:
-        method = t.get("signatureMethod") or "HMAC-SHA1"
-        if method not in OAUTH1_METHODS:
-            fallback = "RSA-SHA1" if method.startswith("RSA") else "HMAC-SHA1"
-            self.result.note(
-                f"{where}: OAuth 1.0a's {method} signature is not supported; {fallback} is used"
-            )
-            method = fallback
+        method = oauth1_signature(t.get("signatureMethod") or "", where, self.result)
         result = Auth(
             type="oauth1",
             consumer_key=t.get("consumerKey", ""),

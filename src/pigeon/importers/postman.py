@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_plus
 
-from pigeon.auth_kinds import HAWK_ALGORITHMS, JWT_ALGORITHMS, OAUTH1_METHODS
+from pigeon.auth_kinds import JWT_ALGORITHMS
 from pigeon.importers.common import (
     ImportFailed,
     ImportResult,
@@ -33,6 +33,8 @@ from pigeon.importers.common import (
     as_text,
     env_name,
     file_body,
+    hawk_algorithm,
+    oauth1_signature,
 )
 from pigeon.importers.documents import load_json
 from pigeon.model import (
@@ -624,13 +626,7 @@ class _Collection:
         """OAuth 1.0a: Postman's parameters in the header, or else in the query (Postman puts
         them in the body or the URL by the method); a signature Pigeon does not make is noted."""
         text = {k: as_text(v) for k, v in params.items()}
-        method = text.get("signatureMethod") or "HMAC-SHA1"
-        if method not in OAUTH1_METHODS:
-            fallback = "RSA-SHA1" if method.startswith("RSA") else "HMAC-SHA1"
-            self.result.note(
-                f"{where}: OAuth 1.0a's {method} signature is not supported; {fallback} is used"
-            )
-            method = fallback
+        method = oauth1_signature(text.get("signatureMethod") or "", where, self.result)
         auth = Auth(
             type="oauth1",
             consumer_key=text.get("consumerKey", ""),
@@ -651,10 +647,7 @@ class _Collection:
 
     def _hawk(self, params: dict[str, Any], where: str) -> Auth:
         text = {k: as_text(v) for k, v in params.items()}
-        algorithm = text.get("algorithm") or "sha256"
-        if algorithm not in HAWK_ALGORITHMS:
-            self.result.note(f"{where}: Hawk's {algorithm} is not supported; sha256 is used")
-            algorithm = "sha256"
+        algorithm = hawk_algorithm(text.get("algorithm") or "sha256", where, self.result)
         skip = params.get("includePayloadHash") in (False, "false")
         for fixed in ("user", "nonce", "timestamp"):
             if text.get(fixed):
