@@ -10,6 +10,7 @@ import http.server
 import itertools
 import json
 import socket
+import socketserver
 import ssl
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -19,6 +20,21 @@ import trustme
 from pigeon.echo import EchoServer
 
 HOST = "127.0.0.1"
+
+
+@contextlib.contextmanager
+def serving(httpd: socketserver.BaseServer) -> Iterator[None]:
+    """``httpd`` answering on a thread of its own while the block runs, then shut and closed:
+    every loopback server here stops by itself."""
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.daemon = True
+    thread.start()
+    try:
+        yield
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
 
 
 class _Acceptor:
@@ -290,15 +306,8 @@ def hop_server(ssl_context: ssl.SSLContext | None = None) -> Iterator[HopServer]
         httpd.socket = ssl_context.wrap_socket(httpd.socket, server_side=True)
     hop = HopServer(httpd, "https" if ssl_context is not None else "http")
     httpd.hop = hop  # type: ignore[attr-defined]
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.daemon = True
-    thread.start()
-    try:
+    with serving(httpd):
         yield hop
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
 
 
 @contextlib.contextmanager
@@ -502,15 +511,8 @@ def checking_server(
         httpd.socket = ssl_context.wrap_socket(httpd.socket, server_side=True)
     server = CheckingServer(httpd, "https" if ssl_context is not None else "http")
     httpd.checking, httpd.check = server, check  # type: ignore[attr-defined]
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.daemon = True
-    thread.start()
-    try:
+    with serving(httpd):
         yield server
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
 
 
 def _md5(text: str) -> str:
@@ -786,15 +788,8 @@ def counting_server(answer: Callable[[int], tuple[int, bytes]]) -> Iterator[Coun
     httpd = _ManyAtOnce((HOST, 0), _CountingHandler)
     server = CountingServer(httpd)
     httpd.counting, httpd.answer = server, answer  # type: ignore[attr-defined]
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.daemon = True
-    thread.start()
-    try:
+    with serving(httpd):
         yield server
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
 
 
 class LoginServer:
@@ -851,12 +846,5 @@ def login_server() -> Iterator[LoginServer]:
     httpd.daemon_threads = True
     server = LoginServer(httpd)
     httpd.login = server  # type: ignore[attr-defined]
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.daemon = True
-    thread.start()
-    try:
+    with serving(httpd):
         yield server
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)

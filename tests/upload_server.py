@@ -9,9 +9,10 @@ import contextlib
 import hashlib
 import http.server
 import json
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+
+from servers import serving
 
 HOST = "127.0.0.1"
 
@@ -86,12 +87,5 @@ def upload_server(keep: bool = True) -> Iterator[UploadServer]:
     httpd.daemon_threads = True
     server = UploadServer(f"http://{HOST}:{httpd.server_address[1]}", keep)
     httpd.upload = server  # type: ignore[attr-defined]
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.daemon = True
-    thread.start()
-    try:
+    with serving(httpd):
         yield server
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
