@@ -1,28 +1,34 @@
-"""Runs Locust in this process (``locust.env.Environment``, a local runner) on a locustfile
-and prints its stats as JSON: the tests start it as a child, so gevent's monkey-patching
-never reaches the pytest process.
+"""Runs Locust in this process (``locust.env.Environment``, a local runner) on locustfiles and
+prints their stats as JSON: the tests start it as a child, so gevent's monkey-patching never
+reaches the pytest process.
 
-``python locust_driver.py LOCUSTFILE USERS REQUESTS [SECONDS]``: USERS users spawned at
-once, stopped once REQUESTS requests are reported, a user fails with an error, or SECONDS
-pass (a safety net).
+``python locust_driver.py`` serves one run a line on stdin, a JSON object: ``path`` (the
+locustfile), ``users`` spawned at once, stopped once ``requests`` requests are reported, a
+user fails with an error, or ``seconds`` pass (a safety net); ``environ``, variables set
+before the run (each test's own config home). Each run's result is one line on stdout,
+after ``RESULT``. One child serves a module's runs: importing Locust and gevent costs a
+second of CPU, more than most runs.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 
 import gevent
 import locust  # noqa: F401  (first: gevent patches the standard library)
+from gevent.fileobject import FileObjectPosix
 from locust.env import Environment
 from locust.stats import StatsError
 from locust.user import User
 
+RESULT = "RESULT "
 
-def main() -> None:
-    path, users, wanted = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    seconds = float(sys.argv[4]) if len(sys.argv) > 4 else 20.0
+
+def drive(path: str, users: int, wanted: int, seconds: float) -> dict[str, object]:
+    """One run of the users ``path`` defines, each in a new ``Environment`` and runner."""
     spec = importlib.util.spec_from_file_location("locustfile", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -56,7 +62,17 @@ def main() -> None:
         for e in env.stats.errors.values()
     }
     user_errors = [str(x["msg"]) for x in runner.exceptions.values()]
-    print(json.dumps({"stats": stats, "errors": errors, "user_errors": user_errors}))
+    return {"stats": stats, "errors": errors, "user_errors": user_errors}
+
+
+def main() -> None:
+    # Read without blocking the process: between runs, the greenlets a run leaves (the one
+    # event loop, a connection closing) go on, as they would have with no next run.
+    for line in FileObjectPosix(sys.stdin.fileno(), "r", close=False):
+        run = json.loads(line)
+        os.environ.update(run.get("environ", {}))
+        out = drive(run["path"], run["users"], run["requests"], run.get("seconds", 20.0))
+        print(RESULT + json.dumps(out), flush=True)
 
 
 if __name__ == "__main__":

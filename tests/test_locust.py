@@ -1,10 +1,10 @@
 """Pigeon under Locust (DESIGN §13): ``pigeon.locust.PigeonUser`` and `pigeon export locust`.
 
 Locust monkey-patches the standard library with gevent when it is imported, so it is never
-imported here: each run is a child process (``tests/locust_driver.py``, Locust's local
-runner in-process, or the real ``locust`` command as a master and two workers) against
-loopback servers in this process, and the tests read Locust's stats it reports and what the
-servers saw.
+imported here: the runs are in child processes (``tests/locust_driver.py``, Locust's local
+runner in-process, one child serving the module's runs in turn, or the real ``locust``
+command as a master and two workers) against loopback servers in this process, and the
+tests read Locust's stats it reports and what the servers saw.
 """
 
 from __future__ import annotations
@@ -12,10 +12,17 @@ from __future__ import annotations
 import ast
 import csv
 import json
+import os
+import queue
 import socket
 import subprocess
 import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -81,17 +88,79 @@ def locustfile(path: Path, root: Path, body: str) -> Path:
     return path
 
 
-def drive(path: Path, users: int, requests: int) -> dict:
-    """Locust's local runner on ``path`` in a child: ``users`` users until ``requests``
-    requests are reported; its stats, errors and user errors."""
-    done = subprocess.run(
-        [sys.executable, str(DRIVER), str(path), str(users), str(requests)],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-    )
-    assert done.returncode == 0, done.stderr
-    out: dict = json.loads(done.stdout.strip().splitlines()[-1])
+class Driver:
+    """The child that runs Locust (``tests/locust_driver.py``), started once for the module:
+    each run is a line to its stdin and a line back, read with a deadline."""
+
+    def __init__(self, stderr: IO[str]) -> None:
+        self.stderr = stderr
+        self.child = subprocess.Popen(
+            [sys.executable, str(DRIVER)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            text=True,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.child.stdout is not None
+        for line in self.child.stdout:
+            self.lines.put(line)
+        self.lines.put("")  # the child ended
+
+    def said(self) -> str:
+        self.stderr.seek(0)
+        return self.stderr.read()[-3000:]
+
+    def run(self, path: Path, users: int, requests: int) -> dict:
+        """Locust's local runner on ``path``: ``users`` users until ``requests`` requests are
+        reported; its stats, errors and user errors. The child reads the test's config home."""
+        environ = {k: os.environ[k] for k in ("XDG_CONFIG_HOME", "XDG_DATA_HOME")}
+        order = {"path": str(path), "users": users, "requests": requests, "environ": environ}
+        assert self.child.stdin is not None
+        self.child.stdin.write(json.dumps(order) + "\n")
+        self.child.stdin.flush()
+        while True:
+            try:
+                line = self.lines.get(timeout=TIMEOUT)
+            except queue.Empty:
+                raise AssertionError(f"no result in {TIMEOUT} s\n{self.said()}") from None
+            assert line, f"the driver ended\n{self.said()}"
+            if line.startswith("RESULT "):
+                out: dict = json.loads(line.removeprefix("RESULT "))
+                return out
+
+    def close(self) -> None:
+        assert self.child.stdin is not None
+        self.child.stdin.close()
+        try:
+            self.child.wait(TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.child.kill()
+            self.child.wait()
+
+
+@contextmanager
+def new_driver() -> Iterator[Driver]:
+    with tempfile.TemporaryFile(mode="w+") as stderr:
+        started = Driver(stderr)
+        try:
+            yield started
+        finally:
+            started.close()
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[Driver]:
+    with new_driver() as started:
+        yield started
+
+
+def drive(driver: Driver, path: Path, users: int, requests: int) -> dict:
+    """A run with no user error (see ``Driver.run``)."""
+    out = driver.run(path, users, requests)
     assert not out["user_errors"], out["user_errors"]
     return out
 
@@ -103,7 +172,7 @@ def echo() -> str:
 
 
 def test_each_request_is_a_locust_entry_named_by_its_path_and_a_failed_assertion_fails_it(
-    tmp_path: Path, echo: str
+    tmp_path: Path, echo: str, driver: Driver
 ) -> None:
     with socket.socket() as s:  # a port nothing listens on: the send fails to connect
         s.bind(("127.0.0.1", 0))
@@ -111,7 +180,7 @@ def test_each_request_is_a_locust_entry_named_by_its_path_and_a_failed_assertion
     root = collection(tmp_path / "c", echo)
     write(root, "down.toml", f'name = "down"\nurl = "http://127.0.0.1:{closed}/"\n')
     path = locustfile(tmp_path / "lf.py", root, 'trust = True\nrequests = ["users", "down"]')
-    out = drive(path, users=2, requests=30)
+    out = drive(driver, path, users=2, requests=30)
     stats, errors = out["stats"], out["errors"]
     assert set(stats) == {"GET users/get", "GET users/bad", "GET down"}
     assert stats["GET users/get"]["requests"] > 0
@@ -125,7 +194,7 @@ def test_each_request_is_a_locust_entry_named_by_its_path_and_a_failed_assertion
 
 
 def test_a_host_takes_every_request_there_and_a_weighted_mix_sends_by_weight(
-    tmp_path: Path, echo: str
+    tmp_path: Path, echo: str, driver: Driver
 ) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -136,15 +205,17 @@ def test_a_host_takes_every_request_there_and_a_weighted_mix_sends_by_weight(
         root,
         f'trust = True\nhost = {echo!r}\nrequests = {{"users/get": 2, "users/bad": 0}}',
     )
-    out = drive(path, users=2, requests=20)
+    out = drive(driver, path, users=2, requests=20)
     assert list(out["stats"]) == ["GET users/get"]  # a weight of 0 is never picked
     assert out["stats"]["GET users/get"]["failures"] == 0, out["errors"]
 
 
 def test_a_url_that_renders_to_a_websocket_is_sent_as_one(tmp_path: Path, echo: str) -> None:
     """Judged from its file, a request with no script goes out in the user's greenlet; one
-    whose URL turns out a WebSocket's waits on the loop after all, and is sent from there."""
-    with ws_server() as base:
+    whose URL turns out a WebSocket's waits on the loop after all, and is sent from there.
+    Run in a child of its own: its first request is judged before the process's one event
+    loop has started."""
+    with new_driver() as driver, ws_server() as base:
         root = collection(tmp_path / "c", echo)
         write(
             root,
@@ -153,25 +224,27 @@ def test_a_url_that_renders_to_a_websocket_is_sent_as_one(tmp_path: Path, echo: 
             '\n[[messages]]\nname = "hello"\nbody = "hello"\n',
         )
         path = locustfile(tmp_path / "lf.py", root, 'requests = ["chat"]')
-        out = drive(path, users=2, requests=6)
+        out = drive(driver, path, users=2, requests=6)
     assert list(out["stats"]) == ["GET chat"]
     assert out["stats"]["GET chat"]["failures"] == 0, out["errors"]
 
 
 def test_the_exported_locustfile_runs(
-    tmp_path: Path, echo: str, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, echo: str, driver: Driver, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = collection(tmp_path / "c", echo)
     assert main(["export", "locust", str(root), "users/get", "--trust"]) == 0
     text = capsys.readouterr().out.replace("between(1, 3)", "between(0, 0)")
     path = tmp_path / "locustfile.py"
     path.write_text(text)
-    out = drive(path, users=2, requests=10)
+    out = drive(driver, path, users=2, requests=10)
     assert out["stats"]["GET users/get"]["requests"] >= 10
     assert out["stats"]["GET users/get"]["failures"] == 0, out["errors"]
 
 
-def test_each_user_keeps_its_own_login_token_and_data_row(tmp_path: Path, echo: str) -> None:
+def test_each_user_keeps_its_own_login_token_and_data_row(
+    tmp_path: Path, echo: str, driver: Driver
+) -> None:
     """Two users log in as the two rows of the data file; each one's later requests send the
     token its own login's script set (a shared token would be refused for the other user)."""
     with login_server() as server:
@@ -183,7 +256,7 @@ def test_each_user_keeps_its_own_login_token_and_data_row(tmp_path: Path, echo: 
             f'trust = True\ndata = {str(rows)!r}\nsetup = ["auth/login"]\n'
             'requests = ["auth/whoami"]',
         )
-        out = drive(path, users=2, requests=40)
+        out = drive(driver, path, users=2, requests=40)
     stats = out["stats"]
     assert stats["POST auth/login"] == {"requests": 2, "failures": 0}
     assert stats["GET auth/whoami"]["failures"] == 0, out["errors"]
@@ -193,7 +266,7 @@ def test_each_user_keeps_its_own_login_token_and_data_row(tmp_path: Path, echo: 
 
 
 def test_data_per_iteration_deals_the_next_row_to_each_iteration(
-    tmp_path: Path, echo: str
+    tmp_path: Path, echo: str, driver: Driver
 ) -> None:
     """With ``data_per = "iteration"`` one user goes through every row in turn (dealt per
     user, it would log in as the first row only)."""
@@ -206,16 +279,18 @@ def test_data_per_iteration_deals_the_next_row_to_each_iteration(
             f'trust = True\ndata = {str(rows)!r}\ndata_per = "iteration"\n'
             'requests = ["auth/login"]',
         )
-        out = drive(path, users=1, requests=6)
+        out = drive(driver, path, users=1, requests=6)
     assert out["stats"]["POST auth/login"]["failures"] == 0, out["errors"]
     assert set(server.issued.values()) == {"ada", "bob", "cy"}
 
 
-def test_each_user_fetches_its_own_oauth_token_once(tmp_path: Path, echo: str) -> None:
+def test_each_user_fetches_its_own_oauth_token_once(
+    tmp_path: Path, echo: str, driver: Driver
+) -> None:
     with oauth_server() as (base, state):
         root = collection(tmp_path / "c", echo, oauth=base)
         path = locustfile(tmp_path / "lf.py", root, 'trust = True\nrequests = ["oauth/me"]')
-        out = drive(path, users=3, requests=45)
+        out = drive(driver, path, users=3, requests=45)
     assert out["stats"]["GET oauth/me"]["failures"] == 0, out["errors"]
     assert out["stats"]["GET oauth/me"]["requests"] >= 45
     assert state.grants == {"client_credentials": 3}
@@ -224,23 +299,17 @@ def test_each_user_fetches_its_own_oauth_token_once(tmp_path: Path, echo: str) -
 
 
 def test_an_untrusted_collection_sends_nothing_unless_its_scripts_are_off(
-    tmp_path: Path, echo: str
+    tmp_path: Path, echo: str, driver: Driver
 ) -> None:
     root = collection(tmp_path / "c", echo)
     path = locustfile(tmp_path / "lf.py", root, 'requests = ["users/get"]')
-    done = subprocess.run(
-        [sys.executable, str(DRIVER), str(path), "1", "1"],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-    )
-    out = json.loads(done.stdout.strip().splitlines()[-1])
+    out = driver.run(path, users=1, requests=1)
     assert out["stats"] == {}
     assert "is not trusted" in out["user_errors"][0]
     assert "users/get" in out["user_errors"][0]
     # users/bad's assertion would fail it: without scripts it is sent, and passes
     path = locustfile(tmp_path / "lf.py", root, 'scripts = False\nrequests = ["users/bad"]')
-    out = drive(path, users=1, requests=3)
+    out = drive(driver, path, users=1, requests=3)
     assert out["stats"]["GET users/bad"]["failures"] == 0, out["errors"]
 
 
@@ -254,7 +323,8 @@ def free_port() -> int:
 def test_locust_master_and_two_workers_aggregate_pigeon_users(tmp_path: Path, echo: str) -> None:
     root = collection(tmp_path / "c", echo)
     write(root, "ping.toml", 'name = "ping"\nurl = "{{echo}}/ping"\n')  # no script to start
-    path = locustfile(tmp_path / "lf.py", root, 'requests = ["ping"]')
+    # paced: the aggregate needs some requests from each worker, not as many as they can make
+    path = locustfile(tmp_path / "lf.py", root, 'requests = ["ping"]\nwait_time = constant(0.2)')
     port = free_port()
     locust = [sys.executable, "-m", "locust", "-f", str(path)]
     workers = [

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
@@ -146,29 +146,137 @@ SHAPE_NAMES = [
 ]  # fmt: skip
 
 
+# Python and JavaScript programs run all the shapes in one interpreter of their runtime, each
+# program as its own script (a namespace of its own; its failure its own): starting the
+# interpreter and importing httpx or requests cost more than the program. Shell programs run
+# one process each.
+BATCH_RUNNERS: dict[str, list[str]] = {
+    "python": [sys.executable, "-c", """
+import contextlib, io, json, sys, traceback
+codes = []
+for program in json.load(open(sys.argv[1])):
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(program, "<program>", "exec"), {"__name__": "__main__"})
+    except BaseException:
+        traceback.print_exc()
+        codes.append(1)
+    else:
+        codes.append(0)
+print("CODES", json.dumps(codes))
+"""],
+    "javascript": ["node", "-e", """
+const programs = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
+const codes = programs.map(() => 0);
+programs.forEach((program, i) => {
+  const own = new Proxy(process, {  // its exitCode is its own
+    set(target, key, value) {
+      if (key === "exitCode") { codes[i] = value; return true; }
+      return Reflect.set(target, key, value);
+    },
+  });
+  new Function("process", "require", program)(own, require);
+});
+process.once("beforeExit", () => console.log("CODES", JSON.stringify(codes)));
+"""],
+}  # fmt: skip
+BATCH_RUNNERS["python-requests"] = BATCH_RUNNERS["python"]
+
+
+class Batch:
+    """Every shape's program of one kind, run in one interpreter against one recording server,
+    then Pigeon's own send of each shape to it; each shape's path is its own, so a request is
+    told by its target's path."""
+
+    def __init__(self, kind: str, tmp: Path) -> None:
+        with recording_server() as server:
+            shapes = _shapes(server.url, tmp)
+            self.programs = {name: exporter(kind)(shapes[name]) for name in SHAPE_NAMES}
+            listing = tmp / "programs.json"
+            listing.write_text(json.dumps([self.programs[name] for name in SHAPE_NAMES]))
+            proc = subprocess.run(
+                [*BATCH_RUNNERS[kind], str(listing)], capture_output=True, timeout=60,
+                check=False, env={**os.environ, "PATH": PATH}, stdin=subprocess.DEVNULL,
+            )  # fmt: skip
+            self.said = proc.stderr.decode(errors="replace")
+            marked = [ln for ln in proc.stdout.decode().splitlines() if ln.startswith("CODES ")]
+            codes = json.loads(marked[-1].removeprefix("CODES ")) if marked else None
+            self.codes = {
+                name: (codes[i] if codes is not None else f"exit {proc.returncode}")
+                for i, name in enumerate(SHAPE_NAMES)
+            }
+            by_program = list(server.requests)
+            self.errors: dict[str, str | None] = {}
+            for name in SHAPE_NAMES:
+                try:
+                    _pigeon_sends(shapes[name])
+                except AssertionError as exc:
+                    self.errors[name] = str(exc)
+                else:
+                    self.errors[name] = None
+            by_pigeon = server.requests[len(by_program) :]
+        self.shapes = shapes
+        self.by_program, self.by_pigeon = _by_path(by_program), _by_path(by_pigeon)
+
+    def sent(self, shape: str) -> tuple[list[bytes], list[bytes]]:
+        """What the shape's program sent, and what Pigeon sent."""
+        path = urlsplit(self.shapes[shape].url).path.encode()
+        return self.by_program.get(path, []), self.by_pigeon.get(path, [])
+
+
+def _by_path(requests: list[bytes]) -> dict[bytes, list[bytes]]:
+    grouped: dict[bytes, list[bytes]] = {}
+    for raw in requests:
+        target = raw.split(b" ", 2)[1]
+        grouped.setdefault(target.split(b"?", 1)[0], []).append(raw)
+    return grouped
+
+
+@pytest.fixture(scope="module")
+def batches(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Batch]:
+    """Each batched kind's ``Batch``, run when a test first asks for it."""
+    done: dict[str, Batch] = {}
+
+    def batch(kind: str) -> Batch:
+        if kind not in done:
+            done[kind] = Batch(kind, tmp_path_factory.mktemp(f"batch-{kind}"))
+        return done[kind]
+
+    return batch
+
+
 @pytest.mark.parametrize("shape", SHAPE_NAMES)
 @pytest.mark.parametrize("kind", list(RUNNERS))
 def test_the_exported_program_sends_what_pigeon_sends(
-    kind: str, shape: str, tmp_path: Path
+    kind: str, shape: str, tmp_path: Path, batches: Callable[[str], Batch]
 ) -> None:
     runner, present = RUNNERS[kind]
     if not present:
         pytest.skip(f"no runtime for {kind} here")
-    with recording_server() as server:
-        rendered = _shapes(server.url, tmp_path)[shape]
-        program = exporter(kind)(rendered)
-        proc = subprocess.run(
-            runner(program, tmp_path),
-            capture_output=True,
-            timeout=60,
-            check=False,
-            env={**os.environ, "PATH": PATH},
-            stdin=subprocess.DEVNULL,
-        )
-        assert proc.returncode == 0, (program, proc.stderr.decode(errors="replace"))
-        _pigeon_sends(rendered)
-        assert len(server.requests) == 2, program
-        by_program, by_pigeon = (_parse(raw) for raw in server.requests)
+    if kind in BATCH_RUNNERS:
+        batch = batches(kind)
+        rendered, program = batch.shapes[shape], batch.programs[shape]
+        assert batch.codes[shape] == 0, (program, batch.said)
+        assert batch.errors[shape] is None, batch.errors[shape]
+        sent, sent_by_pigeon = batch.sent(shape)
+        assert len(sent) == len(sent_by_pigeon) == 1, program
+        by_program, by_pigeon = _parse(sent[0]), _parse(sent_by_pigeon[0])
+    else:
+        with recording_server() as server:
+            rendered = _shapes(server.url, tmp_path)[shape]
+            program = exporter(kind)(rendered)
+            proc = subprocess.run(
+                runner(program, tmp_path),
+                capture_output=True,
+                timeout=60,
+                check=False,
+                env={**os.environ, "PATH": PATH},
+                stdin=subprocess.DEVNULL,
+            )
+            assert proc.returncode == 0, (program, proc.stderr.decode(errors="replace"))
+            _pigeon_sends(rendered)
+            assert len(server.requests) == 2, program
+            by_program, by_pigeon = (_parse(raw) for raw in server.requests)
     if kind in REENCODE and shape == "query-to-encode":
         # These tools percent-encode { } themselves; the target means the same.
         assert unquote(by_program[0].decode()) == unquote(by_pigeon[0].decode())
