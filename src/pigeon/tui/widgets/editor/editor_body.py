@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from textual.app import ComposeResult, RenderResult
+from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Input, TabbedContent, TabPane
@@ -25,6 +25,7 @@ from pigeon.tui.widgets.editor.query_table import QueryTable
 from pigeon.tui.widgets.editor.url_bar import UrlBar
 from pigeon.tui.widgets.editor.url_preview import UrlPreview
 from pigeon.tui.widgets.editor.url_query import url_params
+from pigeon.tui.widgets.lazy_tab import LazyTabPane
 
 _Scopes = Callable[[], Scopes | None]
 
@@ -108,14 +109,6 @@ _LAZY_TABS: dict[str, tuple[str, Callable[[_Scopes], Widget], Callable[[Request]
     "tab-examples": ("Examples", _examples, lambda work: work),
 }
 _PARTS = {**_GRPC_TABS, **_LAZY_TABS}
-
-
-class LazyTabPane(TabPane):
-    """A tab whose part is mounted when it is first opened: blank until then (an empty
-    widget draws its own name, ``TabPane#tab-vars``)."""
-
-    def render(self) -> RenderResult:
-        return ""
 
 
 class EditorBody(Vertical):
