@@ -20,6 +20,7 @@ from pigeon.tui.format import (
     suggested_filename,
 )
 from pigeon.tui.widgets.response.body_view import BodyView
+from pigeon.tui.widgets.response.events_panel import EventsPanel
 from pigeon.tui.widgets.response.image_view import ImageView
 from pigeon.tui.widgets.response.response_pane import ResponsePane
 from pigeon.tui.widgets.response.status_line import StatusLine
@@ -226,6 +227,42 @@ async def test_timings_tab() -> None:
         )
         await pilot.pause()
         assert str(app.query_one("#timings").render()).count("connection reused") == 2
+
+
+async def test_as_sent_and_timings_are_built_when_first_opened_and_show_the_exchange_then() -> None:
+    app = ResponsePaneApp(make_exchange())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        pane = app.query_one(ResponsePane)
+        assert not pane.query("#sent-panel") and not pane.query("#timings")  # not at start
+        pane.show_exchange(make_exchange(url="https://127.0.0.1/x", timings=Timings(total_ms=5.0)))
+        await open_tab(pilot, pane, "tab-timings", "#timings")
+        assert str(app.query_one("#timings").render()).count("connection reused") == 2
+        pane.clear()
+        await open_tab(pilot, pane, "tab-sent", "#sent-view")
+        assert pane.sent_view.text == ""
+        pane.show_exchange(make_exchange())  # built now: it follows each exchange
+        await pilot.pause()
+        assert pane.sent_view.text.startswith("POST http://127.0.0.1:8000/users?page=1 HTTP/1.1")
+
+
+async def test_the_events_panel_is_built_for_the_first_event_stream() -> None:
+    app = ResponsePaneApp(make_exchange())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        pane = app.query_one(ResponsePane)
+        assert not pane.query(EventsPanel)
+        stream = b"id: 1\ndata: one\n\nid: 2\ndata: two\n\n"
+        pane.show_exchange(make_exchange(stream, "text/event-stream"))  # as from the history
+        panel = pane.query_one(EventsPanel)  # given its events before its widgets are in
+        await wait_for(pilot, lambda: bool(pane.query("#event-table")))
+        await pilot.pause()
+        assert [e.id for e in panel.table.rows] == ["1", "2"]
+        assert str(panel.query_one("#events-note").render()).startswith("2 events")
+        assert panel.display and not pane.body_panel.display
+        pane.show_exchange(make_exchange())
+        await pilot.pause()
+        assert not panel.display and pane.body_panel.display
 
 
 async def test_credentials_left_behind_by_a_redirect_are_shown() -> None:
