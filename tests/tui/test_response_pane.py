@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from response_pane_app import ResponsePaneApp, make_exchange
+from textual.widgets import TabbedContent
 from textual_speedups import _awaiting_paint
 from tui_support import wait_for
 
@@ -19,6 +20,7 @@ from pigeon.tui.format import (
     suggested_filename,
 )
 from pigeon.tui.widgets.response.body_view import BodyView
+from pigeon.tui.widgets.response.events_panel import EventsPanel
 from pigeon.tui.widgets.response.image_view import ImageView
 from pigeon.tui.widgets.response.response_pane import ResponsePane
 from pigeon.tui.widgets.response.status_line import StatusLine
@@ -31,6 +33,14 @@ PNG = (
     + (300).to_bytes(4, "big")
     + b"\x08\x06\x00\x00\x00" * 240
 )
+
+
+async def open_tab(pilot, pane: ResponsePane, tab_id: str, part: str) -> None:
+    """Open the pane's tab ``tab_id`` as a click would; ``part`` (a selector) is in it once
+    built (the "As sent" and "Timings" tabs are built when first opened)."""
+    pane.query_one("#response-tabs", TabbedContent).active = tab_id
+    await wait_for(pilot, lambda: bool(pane.query(part)))
+    await pilot.pause()
 
 
 def body_lines(app: ResponsePaneApp, count: int) -> list[str]:
@@ -186,7 +196,9 @@ async def test_as_sent_masks_secrets_until_revealed() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         pane = app.query_one(ResponsePane)
+        await open_tab(pilot, pane, "tab-sent", "#sent-view")
         sent = pane.sent_view
+        sent.focus()  # the keys go to the pane from the view on show
         text = sent.text.splitlines()
         assert text[0] == "POST http://127.0.0.1:8000/users?page=1 HTTP/1.1"
         assert "Authorization: Bearer •••" in text
@@ -205,6 +217,7 @@ async def test_timings_tab() -> None:
     app = ResponsePaneApp(make_exchange())
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
+        await open_tab(pilot, app.query_one(ResponsePane), "tab-timings", "#timings")
         timings = str(app.query_one("#timings").render())
         assert "Total" in timings and "123 ms" in timings
         assert "110 ms" in timings and "1.5 ms" in timings
@@ -214,6 +227,42 @@ async def test_timings_tab() -> None:
         )
         await pilot.pause()
         assert str(app.query_one("#timings").render()).count("connection reused") == 2
+
+
+async def test_as_sent_and_timings_are_built_when_first_opened_and_show_the_exchange_then() -> None:
+    app = ResponsePaneApp(make_exchange())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        pane = app.query_one(ResponsePane)
+        assert not pane.query("#sent-panel") and not pane.query("#timings")  # not at start
+        pane.show_exchange(make_exchange(url="https://127.0.0.1/x", timings=Timings(total_ms=5.0)))
+        await open_tab(pilot, pane, "tab-timings", "#timings")
+        assert str(app.query_one("#timings").render()).count("connection reused") == 2
+        pane.clear()
+        await open_tab(pilot, pane, "tab-sent", "#sent-view")
+        assert pane.sent_view.text == ""
+        pane.show_exchange(make_exchange())  # built now: it follows each exchange
+        await pilot.pause()
+        assert pane.sent_view.text.startswith("POST http://127.0.0.1:8000/users?page=1 HTTP/1.1")
+
+
+async def test_the_events_panel_is_built_for_the_first_event_stream() -> None:
+    app = ResponsePaneApp(make_exchange())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        pane = app.query_one(ResponsePane)
+        assert not pane.query(EventsPanel)
+        stream = b"id: 1\ndata: one\n\nid: 2\ndata: two\n\n"
+        pane.show_exchange(make_exchange(stream, "text/event-stream"))  # as from the history
+        panel = pane.query_one(EventsPanel)  # given its events before its widgets are in
+        await wait_for(pilot, lambda: bool(pane.query("#event-table")))
+        await pilot.pause()
+        assert [e.id for e in panel.table.rows] == ["1", "2"]
+        assert str(panel.query_one("#events-note").render()).startswith("2 events")
+        assert panel.display and not pane.body_panel.display
+        pane.show_exchange(make_exchange())
+        await pilot.pause()
+        assert not panel.display and pane.body_panel.display
 
 
 async def test_credentials_left_behind_by_a_redirect_are_shown() -> None:
@@ -226,6 +275,7 @@ async def test_credentials_left_behind_by_a_redirect_are_shown() -> None:
     async with app.run_test(size=(200, 30)) as pilot:
         await pilot.pause()
         assert app.query_one(StatusLine).plain.endswith(f"1 redirect · ⚠ {warning}")
+        await open_tab(pilot, app.query_one(ResponsePane), "tab-timings", "#timings")
         timings = str(app.query_one("#timings").render())
         assert "Redirect 302 from http://127.0.0.1:8000/users" in timings
         assert warning in timings
@@ -337,7 +387,7 @@ async def test_search_in_the_request_as_sent() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         pane = app.query_one(ResponsePane)
-        pane.query_one("#response-tabs").active = "tab-sent"
+        await open_tab(pilot, pane, "tab-sent", "#sent-view")
         pane.sent_view.focus()
         await pilot.press("slash", *"trace")
         await pilot.pause()

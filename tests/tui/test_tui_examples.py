@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, TextArea
+from textual.widgets import DataTable, Tab, TabbedContent, TextArea
 from tui_support import main_screen, make_app, open_request, show_tab, wait_for
 
 from pigeon.echo import EchoServer
@@ -41,13 +41,19 @@ def root(tmp_path: Path) -> Path:
     return root
 
 
+def examples_tab(tabs: TabbedContent) -> Tab | None:
+    """The editor's Examples tab, shown or hidden, or None: it is added for the first request
+    with an example."""
+    return tabs.get_tab("tab-examples") if tabs.query("#tab-examples") else None
+
+
 async def test_a_response_is_saved_as_an_example(root: Path, echo: EchoServer) -> None:
     app = make_app(root, echo)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_request(pilot, "user")
         screen = main_screen(app)
-        tabs = screen.query_one("#editor-tabs")
-        assert tabs.get_tab("tab-examples").display is False  # none yet: no tab
+        tabs = screen.query_one("#editor-tabs", TabbedContent)
+        assert examples_tab(tabs) is None  # none yet: no tab
         pane = screen.query_one("#response")
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: pane.exchange is not None and pane.exchange.status == 200)
@@ -71,7 +77,7 @@ async def test_a_response_is_saved_as_an_example(root: Path, echo: EchoServer) -
         assert "content-type" in names and "content-length" not in names and "date" not in names
         editor = screen.query_one(RequestEditor)
         assert editor.request.examples == [example] and not editor.dirty
-        await wait_for(pilot, lambda: tabs.get_tab("tab-examples").display)
+        await wait_for(pilot, lambda: (tab := examples_tab(tabs)) is not None and tab.display)
         assert "Examples 1" in str(tabs.get_tab("tab-examples").label)
 
         # saved again under the same name: replaced, not added

@@ -11,6 +11,7 @@ from tui_support import main_screen, replace_url, running, wait_for
 
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.widgets.response.events_panel import RECONNECTED, EventsPanel
+from pigeon.tui.widgets.response.response_pane import ResponsePane
 from stream_servers import StreamServer, stream_server
 
 
@@ -18,6 +19,12 @@ from stream_servers import StreamServer, stream_server
 def server() -> Iterator[StreamServer]:
     with stream_server() as s:
         yield s
+
+
+async def events_panel(pilot, pane: ResponsePane) -> EventsPanel:
+    """The events panel, which the pane builds when the first stream begins."""
+    await wait_for(pilot, lambda: bool(pane.query("#event-table")))
+    return pane.query_one(EventsPanel)
 
 
 async def test_text_lines_appear_live_follow_the_end_and_stop_with_escape(
@@ -61,9 +68,9 @@ async def test_events_arrive_as_rows_and_escape_stops_the_stream(
 ) -> None:
     async with running(app, "users/list-users") as pilot:
         pane = main_screen(app).response_pane
-        panel = pane.query_one(EventsPanel)
         await replace_url(pilot, f"{server.url}/sse?count=0&interval=0.03")
         await pilot.press("ctrl+r")
+        panel = await events_panel(pilot, pane)
         await wait_for(pilot, lambda: len(panel.table.rows) >= 5)
         assert pane.state == "pending" and panel.live and panel.display
         assert not pane.body_panel.display
@@ -84,10 +91,10 @@ async def test_events_filter_open_and_reconnect_with_last_event_id(
 ) -> None:
     async with running(app, "users/list-users") as pilot:
         pane = main_screen(app).response_pane
-        panel = pane.query_one(EventsPanel)
         url = f"{server.url}/sse?count=5&interval=0.01&retry=100"
         await replace_url(pilot, url)
         await pilot.press("ctrl+r")
+        panel = await events_panel(pilot, pane)
         await wait_for(pilot, lambda: pane.state == "done" and len(panel.table.rows) == 5)
         panel.table.focus()
         await pilot.press("slash", *'"n": 3')
@@ -124,9 +131,9 @@ async def test_a_reconnected_stream_followed_live_keeps_the_first_connections_ev
 ) -> None:
     async with running(app, "users/list-users") as pilot:
         pane = main_screen(app).response_pane
-        panel = pane.query_one(EventsPanel)
         await replace_url(pilot, f"{server.url}/sse?count=3&interval=0.2&retry=10")
         await pilot.press("ctrl+r")
+        panel = await events_panel(pilot, pane)
         await wait_for(pilot, lambda: pane.state == "done" and len(panel.table.rows) == 3)
         panel.table.focus()
         await pilot.press("r")

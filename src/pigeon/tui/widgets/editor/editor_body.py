@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from textual.app import ComposeResult, RenderResult
+from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Input, TabbedContent, TabPane
@@ -25,6 +25,7 @@ from pigeon.tui.widgets.editor.query_table import QueryTable
 from pigeon.tui.widgets.editor.url_bar import UrlBar
 from pigeon.tui.widgets.editor.url_preview import UrlPreview
 from pigeon.tui.widgets.editor.url_query import url_params
+from pigeon.tui.widgets.lazy_tab import LazyTabPane
 
 _Scopes = Callable[[], Scopes | None]
 
@@ -108,14 +109,9 @@ _LAZY_TABS: dict[str, tuple[str, Callable[[_Scopes], Widget], Callable[[Request]
     "tab-examples": ("Examples", _examples, lambda work: work),
 }
 _PARTS = {**_GRPC_TABS, **_LAZY_TABS}
-
-
-class LazyTabPane(TabPane):
-    """A tab whose part is mounted when it is first opened: blank until then (an empty
-    widget draws its own name, ``TabPane#tab-vars``)."""
-
-    def render(self) -> RenderResult:
-        return ""
+# The tabs most requests never show, added the first time one does (in their places: a gRPC
+# call's before the headers, the examples last): hidden tabs cost start-up their widgets.
+_ADDED_LATER = (*_GRPC_TABS, "tab-examples")
 
 
 class EditorBody(Vertical):
@@ -126,19 +122,19 @@ class EditorBody(Vertical):
         self._scopes = scopes
         self._work: Request | None = None
         self._parts: dict[str, Any] = {}  # tab id -> its part, once mounted
+        self._added: set[str] = set()  # the tabs of ``_ADDED_LATER`` added so far
 
     def compose(self) -> ComposeResult:
         yield UrlBar(self._scopes, id="url-bar")
         yield UrlPreview(id="url-preview")
         with TabbedContent(id="editor-tabs", initial="tab-headers"):
-            for pane_id, (title, _, _) in _GRPC_TABS.items():  # shown for a gRPC request
-                yield LazyTabPane(title, id=pane_id)
             with TabPane("Headers", id="tab-headers"):
                 yield PairTable("header", lambda n, v: Header(n, v), self._scopes, id="headers")
             with TabPane("Query", id="tab-query"):
                 yield QueryTable(self._scopes, id="query")
             for pane_id, (title, _, _) in _LAZY_TABS.items():
-                yield LazyTabPane(title, id=pane_id)
+                if pane_id not in _ADDED_LATER:
+                    yield LazyTabPane(title, id=pane_id)
 
     async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         pane_id = event.pane.id or ""
@@ -170,14 +166,6 @@ class EditorBody(Vertical):
         if self._work is not None:
             self._show_kind(self._work)  # a ws:// URL makes it a WebSocket
 
-    def on_mount(self) -> None:
-        found = self.query(TabbedContent)
-        if not found:  # the app quit before the tabs were mounted
-            return
-        tabs = found.first()
-        for pane_id in (*_GRPC_TABS, "tab-examples"):
-            tabs.hide_tab(pane_id)
-
     def _show_kind(self, work: Request) -> None:
         """A WebSocket has no method and no body: its messages are in the response pane. A
         gRPC call has a method (RPC), metadata (the headers), a message and stream messages,
@@ -188,11 +176,22 @@ class EditorBody(Vertical):
         hidden = {"tab-body"} if websocket else {"tab-body", "tab-query"} if grpc else set()
         hidden |= set() if grpc else set(_GRPC_TABS)
         hidden |= set() if work.examples else {"tab-examples"}
+        self._add_tabs(tabs, [pane_id for pane_id in _ADDED_LATER if pane_id not in hidden])
         if tabs.active in hidden:
             tabs.active = "tab-rpc" if grpc else "tab-headers"
         for pane_id in ("tab-body", "tab-query", *_GRPC_TABS, "tab-examples"):
+            if pane_id in _ADDED_LATER and pane_id not in self._added:
+                continue  # not added yet: as good as hidden
             if tabs.get_tab(pane_id).has_class("-hidden") != (pane_id in hidden):  # changes only
                 (tabs.hide_tab if pane_id in hidden else tabs.show_tab)(pane_id)
+
+    def _add_tabs(self, tabs: TabbedContent, wanted: list[str]) -> None:
+        """Add the tabs of ``_ADDED_LATER`` in ``wanted`` that are not in yet."""
+        for pane_id in wanted:
+            if pane_id not in self._added:
+                self._added.add(pane_id)
+                before = "tab-headers" if pane_id in _GRPC_TABS else None
+                tabs.add_pane(LazyTabPane(_PARTS[pane_id][0], id=pane_id), before=before)
 
     def on_query_table_url_rewritten(self, event: QueryTable.UrlRewritten) -> None:
         """A URL parameter was edited in the Query tab: the URL bar shows the new URL."""
@@ -244,6 +243,8 @@ class EditorBody(Vertical):
         labels["tab-scripts"] = f"Scripts {scripts}" if scripts else "Scripts"
         labels["tab-docs"] = "Docs 1" if work.description.strip() else "Docs"
         for pane_id, label in labels.items():
+            if pane_id in _ADDED_LATER and pane_id not in self._added:
+                continue
             tab = tabs.get_tab(pane_id)
             if tab.label_text != label:  # a new label lays the tabs out again: not every key
                 tab.label = label

@@ -117,6 +117,10 @@ class EventsPanel(Vertical):
         self._prefix_total = 0
         self._marks = 0  # how many reconnects the timeline has
         self._began = False  # this connection's live events began on top of ``_prefix``
+        # The response pane mounts this panel for its first stream and gives it events at
+        # once: until its widgets are in, they are kept in ``_all`` and shown on mount.
+        self._ready = False
+        self._missed = False
 
     def compose(self) -> ComposeResult:
         yield _Note(id="events-note")
@@ -128,9 +132,19 @@ class EventsPanel(Vertical):
         with VerticalScroll(id="event-detail"):
             yield Static("", id="event-detail-text", markup=False)
 
+    def on_mount(self) -> None:
+        self._ready = True
+        if self._missed:
+            self._refilter()
+
     @property
     def table(self) -> EventTable:
         return self.query_one(EventTable)
+
+    @property
+    def following(self) -> bool:
+        """Whether the newest row stays in view as events arrive (so it does until shown)."""
+        return self.table.following if self._ready else True
 
     @property
     def total(self) -> int:
@@ -176,7 +190,7 @@ class EventsPanel(Vertical):
         self._total = total
         self._note_ids(events)
         shown = [e for e in events if matches(e, self._words, self._kind)]
-        rows = self.table.rows
+        rows = self.table.rows if self._ready else []
         gone = 0  # of the table's rows
         self._all.extend(events)
         self._data_size += sum(len(e.data) for e in events)
@@ -188,6 +202,9 @@ class EventsPanel(Vertical):
                 gone += 1
             elif gone == len(rows) and shown and shown[0] is old:
                 shown.pop(0)
+        if not self._ready:
+            self._missed = True
+            return
         self.table.add_rows(shown, drop=gone)
         self._update_note()
 
@@ -221,10 +238,16 @@ class EventsPanel(Vertical):
                 self._retry = event.retry
 
     def _refilter(self) -> None:
+        if not self._ready:
+            self._missed = True
+            return
         self.table.set_rows([e for e in self._all if matches(e, self._words, self._kind)])
         self._update_note()
 
     def watch_live(self) -> None:
+        if not self._ready:
+            self._missed = True
+            return
         self._update_note()
         self.refresh_bindings()
 

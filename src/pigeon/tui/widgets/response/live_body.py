@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual.timer import Timer
 from textual.widget import Widget
@@ -15,8 +16,10 @@ from textual.widget import Widget
 from pigeon import bodies
 from pigeon.stream import StreamSink
 from pigeon.tui.widgets.response.body_view import BodyView
-from pigeon.tui.widgets.response.events_panel import EventsPanel
 from pigeon.tui.widgets.response.status_line import StatusLine
+
+if TYPE_CHECKING:  # made for the first stream (``ResponsePane.events_panel``)
+    from pigeon.tui.widgets.response.events_panel import EventsPanel
 
 POLL = 1 / 15
 # A line still growing past this many characters is shown as it is, so a body with no line
@@ -26,14 +29,14 @@ PARTIAL_LIMIT = 1_000_000
 
 class LiveBody:
     """Follows one send's sink until ``stop``; ``show_events(True)`` swaps the body view for
-    the events panel."""
+    the events panel, which ``events`` gives (made for the first stream: asked for then)."""
 
     def __init__(
         self,
         owner: Widget,
         sink: StreamSink,
         view: BodyView,
-        events: EventsPanel,
+        events: Callable[[], EventsPanel],
         status: StatusLine,
         show_events: Callable[[bool], None],
     ) -> None:
@@ -56,7 +59,7 @@ class LiveBody:
         """Whether the reader is at the end of what arrived."""
         if self._kind == "text":
             return self._view.following
-        return self._kind == "events" and self._events.table.following
+        return self._kind == "events" and self._events().following
 
     @property
     def kind(self) -> str:
@@ -68,7 +71,7 @@ class LiveBody:
             self._timer = None
             gc.unfreeze()
         if self._kind == "events":
-            self._events.live = False
+            self._events().live = False
 
     def poll(self) -> None:
         sink = self.sink
@@ -76,7 +79,7 @@ class LiveBody:
             self._begin(sink)
         if self._kind == "events":
             log = sink.events
-            self._events.add(log.since(self._seen), log.total)
+            self._events().add(log.since(self._seen), log.total)
             self._seen = log.total
             self._status.live_note = f"{log.total:,} event{'s' if log.total != 1 else ''}"
         elif self._kind == "text":
@@ -85,8 +88,9 @@ class LiveBody:
     def _begin(self, sink: StreamSink) -> None:
         if sink.kind == "events":
             self._kind = "events"
-            self._events.clear()
-            self._events.live = True
+            events = self._events()
+            events.clear()
+            events.live = True
             self._show_events(True)
             return
         head = sink.peek()

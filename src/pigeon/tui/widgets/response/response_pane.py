@@ -1,5 +1,9 @@
 """The response pane: a status line over tabs for the body, the headers, the request as sent
-and the timings, with copy, copy-as-curl and save actions."""
+and the timings, with copy, copy-as-curl and save actions.
+
+What a response seldom needs is built on first use, so start-up and every pane built after it
+mount fewer widgets: the "As sent" and "Timings" tabs when first opened, the events panel for
+the first event stream, the image view for the first image."""
 
 from __future__ import annotations
 
@@ -27,9 +31,9 @@ from pigeon.stream import is_event_stream, parse_events
 from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.format import curl_command, duration, sent_text, suggested_filename
+from pigeon.tui.widgets.lazy_tab import LazyTabPane
 from pigeon.tui.widgets.response.body_panel import BodyPanel
 from pigeon.tui.widgets.response.body_view import BodyView
-from pigeon.tui.widgets.response.events_panel import EventsPanel
 from pigeon.tui.widgets.response.live_body import LiveBody
 from pigeon.tui.widgets.response.memory import LARGE_BODY, give_back
 from pigeon.tui.widgets.response.status_line import StatusLine
@@ -42,6 +46,7 @@ if TYPE_CHECKING:
 
     from pigeon.exchange import Exchange, Progress
     from pigeon.model import Request
+    from pigeon.tui.widgets.response.events_panel import EventsPanel
     from pigeon.tui.widgets.response.grpc_view import GrpcView
     from pigeon.tui.widgets.response.image_view import ImageView
     from pigeon.tui.widgets.response.websocket_view import WebSocketView
@@ -138,6 +143,7 @@ class ResponsePane(Vertical):
         self._overwrite_ok: Path | None = None
         self._give_back_due = False
         self._live: LiveBody | None = None  # the send in flight, followed as it arrives
+        self._built: set[str] = set()  # the lazy tabs (``_LAZY``) whose parts are mounted
 
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status-line")
@@ -145,15 +151,12 @@ class ResponsePane(Vertical):
             with TabPane("Body", id="tab-body"):
                 yield Static("", id="body-note")
                 yield BodyPanel(id="body-panel")
-                yield EventsPanel(id="events-panel")
             with TabPane("Headers", id="tab-headers"):
                 yield DataTable(
                     id="headers-table", cursor_type="row", zebra_stripes=True, show_cursor=True
                 )
-            with TabPane("As sent", id="tab-sent"):
-                yield BodyPanel(view_id="sent-view", id="sent-panel")
-            with TabPane("Timings", id="tab-timings"), VerticalScroll():
-                yield Static("", id="timings")
+            yield LazyTabPane("As sent", id="tab-sent")
+            yield LazyTabPane("Timings", id="tab-timings")
 
     def on_mount(self) -> None:
         found = self.query("#headers-table").results(DataTable)
@@ -164,6 +167,16 @@ class ResponsePane(Vertical):
         table.add_column("Name", key="name")
         table.add_column("Value", key="value")
         self.clear()
+
+    async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """A lazy tab opened for the first time: its part is built, then shows the exchange."""
+        pane = event.pane
+        if event.tabbed_content.id != "response-tabs" or pane.id not in _LAZY or pane.children:
+            return
+        await pane.mount(_LAZY[pane.id]())
+        self._built.add(pane.id)
+        if self.exchange is not None:
+            (self._show_sent if pane.id == "tab-sent" else self._show_timings)(self.exchange)
 
     # -- the view a request's kind picks -------------------------------------------------------
 
@@ -225,6 +238,7 @@ class ResponsePane(Vertical):
 
     @property
     def sent_view(self) -> BodyView:
+        """The request as sent, once its tab was opened."""
         return self.query_one("#sent-view", BodyView)
 
     @property
@@ -252,18 +266,26 @@ class ResponsePane(Vertical):
                 self,
                 progress.sink,
                 self.body_view,
-                self.events_panel,
+                lambda: self.events_panel,
                 self.status_line,
                 self._show_events,
             )
 
     @property
     def events_panel(self) -> EventsPanel:
-        return self.query_one(EventsPanel)
+        """The events panel, made for the first event stream: most responses are not one."""
+        from pigeon.tui.widgets.response.events_panel import EventsPanel
+
+        panel = next(self.query("#events-panel").results(EventsPanel), None)
+        if panel is None:  # what it is given before its widgets are in, it shows once they are
+            panel = EventsPanel(id="events-panel")
+            self.query_one("#tab-body").mount(panel, after=self.body_panel)
+        return panel
 
     def _show_events(self, shown: bool) -> None:
         """The events panel in place of the body (a ``text/event-stream``), or the body."""
-        self.events_panel.set_class(shown, "-shown")
+        if shown or self.query("#events-panel"):
+            self.events_panel.set_class(shown, "-shown")
         self.body_panel.display = not shown
 
     def show_cancelled(self, elapsed_ms: float | None = None) -> None:
@@ -340,7 +362,9 @@ class ResponsePane(Vertical):
         self._show_events(False)
         self.body_panel.reset()
         self._show_image(False)
-        self.query_one("#sent-panel", BodyPanel).reset()
+        if "tab-sent" in self._built:
+            self.query_one("#sent-panel", BodyPanel).reset()
+            self.sent_view.clear()
         self._overwrite_ok = None
         self._note("")
         table = self.headers_table
@@ -348,10 +372,10 @@ class ResponsePane(Vertical):
         tab = self.query_one(TabbedContent).get_tab("tab-headers")
         if tab.label.plain != "Headers":  # each update costs a relayout: only changes
             tab.label = "Headers"
-        self.sent_view.clear()
-        timings = self.query_one("#timings", Static)
-        if timings.content != "":
-            timings.update("")
+        if "tab-timings" in self._built:
+            timings = self.query_one("#timings", Static)
+            if timings.content != "":
+                timings.update("")
 
     def _stop_live(self) -> None:
         if self._live is not None:
@@ -455,9 +479,12 @@ class ResponsePane(Vertical):
             tabs.get_tab("tab-headers").label = f"Headers ({len(exchange.headers)})"
 
     def _show_sent(self, exchange: Exchange) -> None:
-        self.sent_view.show_text(sent_text(exchange, reveal=self.reveal_secrets))
+        if "tab-sent" in self._built:
+            self.sent_view.show_text(sent_text(exchange, reveal=self.reveal_secrets))
 
     def _show_timings(self, exchange: Exchange) -> None:
+        if "tab-timings" not in self._built:
+            return
         t = exchange.timings
         rows = [
             ("Total", t.total_ms),
@@ -688,3 +715,9 @@ VIEWS: dict[str, Callable[..., Widget | None]] = {
     "text": ResponsePane._show_text,
 }
 KINDS_WITH_VIEWS = ("websocket", "grpc")  # the request kinds among VIEWS' keys
+
+# The tabs built when first opened (``LazyTabPane``), and what each holds.
+_LAZY: dict[str, Callable[[], Widget]] = {
+    "tab-sent": lambda: BodyPanel(view_id="sent-view", id="sent-panel"),
+    "tab-timings": lambda: VerticalScroll(Static("", id="timings")),
+}
