@@ -10,6 +10,7 @@ from pathlib import Path
 
 from textual import events
 from textual.app import App
+from textual.geometry import Offset
 from textual.keys import _character_to_key
 from textual.pilot import Pilot
 from textual.widgets import Input
@@ -130,3 +131,22 @@ def burst(app: App[object], *keys: str) -> None:
         event = events.Key(name, char)
         event.set_sender(app)
         app.post_message(event)
+
+
+async def click_in_a_row(pilot: Pilot, point: Offset, times: int) -> None:
+    """Press and release the mouse ``times`` times at ``point`` of the screen in one go, as a
+    terminal reports a fast double- or triple-click, and wait until the app has handled it.
+    The app makes each release a click numbered in its chain (1, 2, 3: a double-click is the
+    second), as it does for a terminal; ``pilot.click`` waits for the whole screen to be idle
+    before each of its events, nine waits for a triple-click where two do."""
+    app = pilot.app
+    x, y = point
+    place = {"x": x, "y": y, "delta_x": 0, "delta_y": 0, "button": 1, "shift": False}
+    place |= {"meta": False, "ctrl": False, "screen_x": x, "screen_y": y}
+    for _ in range(times):
+        for kind in (events.MouseDown, events.MouseUp):
+            event = kind(widget=None, **place)
+            event.set_sender(app)
+            app.post_message(event)
+    await pilot.pause()  # the app has passed each event on (its wait is queued behind them)
+    await pilot.pause()  # and the widgets have handled them
