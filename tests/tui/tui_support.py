@@ -68,6 +68,20 @@ async def replace_url(pilot, text: str) -> None:
     await pilot.pause()
 
 
+async def paste_url(pilot: Pilot, text: str) -> None:
+    """Clear the URL bar and paste ``text`` into it, as a terminal's bracketed paste: for a
+    test about what a URL does, not how it is typed (typing one costs a wait per key)."""
+    await pilot.press("ctrl+l")
+    url = pilot.app.screen.query_one("#url", Input)
+    assert pilot.app.focused is url
+    await pilot.press("ctrl+u", "end", "ctrl+u")  # clear the line
+    event = events.Paste(text)
+    event.set_sender(pilot.app)
+    pilot.app.post_message(event)
+    await wait_for(pilot, lambda: url.value == text)
+    await pilot.pause()
+
+
 @asynccontextmanager
 async def running(
     app: PigeonApp, request_id: str | None = None, size: tuple[int, int] = (120, 40)
