@@ -10,6 +10,7 @@ from tui_support import (
     DEMO,
     main_screen,
     open_request,
+    paste_url,
     press_and_settle,
     replace_url,
     running,
@@ -119,7 +120,7 @@ async def test_send_to_echo_server_shows_response(app: PigeonApp) -> None:
 
 async def test_environment_switch_changes_preview(app: PigeonApp, echo: EchoServer) -> None:
     async with running(app, "users/list-users") as pilot:
-        await replace_url(pilot, "{{base_url}}/{{stage}}")
+        await paste_url(pilot, "{{base_url}}/{{stage}}")
         screen = main_screen(app)
         assert screen.query_one(UrlPreview).url.split("?")[0] == f"{echo.url}/local"
         await pilot.press("f4")
@@ -518,7 +519,7 @@ async def test_a_timeout_is_shown_in_the_response_pane(app: PigeonApp, echo: Ech
     async with running(app, "users/list-users") as pilot:
         request = main_screen(app).query_one(RequestEditor).request
         request.settings.timeout = 1.5  # sending takes longer than 0.3 s on a loaded machine
-        await replace_url(pilot, f"{echo.url}/delay/5")
+        await paste_url(pilot, f"{echo.url}/delay/5")
         await press_and_settle(pilot, "ctrl+r")
         pane = main_screen(app).query_one("#response")
         assert pane.state == "error"
@@ -534,7 +535,7 @@ async def test_a_body_cut_off_by_the_timeout_is_shown_with_the_error(app: Pigeon
         async with running(app, "users/list-users") as pilot:
             request = main_screen(app).query_one(RequestEditor).request
             request.settings.timeout = 1.0
-            await replace_url(pilot, server.url)
+            await paste_url(pilot, server.url)
             await press_and_settle(pilot, "ctrl+r")
             pane = main_screen(app).query_one("#response")
             exchange = pane.exchange
@@ -554,7 +555,7 @@ async def test_a_tls_failure_is_shown_in_the_response_pane(app: PigeonApp) -> No
 
     with tls_echo_server(trustme.CA()) as server:
         async with running(app, "users/list-users") as pilot:
-            await replace_url(pilot, f"{server.url}/x")
+            await paste_url(pilot, f"{server.url}/x")
             await press_and_settle(pilot, "ctrl+r")
             pane = main_screen(app).query_one("#response")
             assert pane.state == "error"

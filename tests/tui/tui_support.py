@@ -78,7 +78,10 @@ async def paste_url(pilot: Pilot, text: str) -> None:
     event = events.Paste(text)
     event.set_sender(pilot.app)
     pilot.app.post_message(event)
+    editor = pilot.app.screen.query_one(RequestEditor)
     await wait_for(pilot, lambda: url.value == text)
+    # The edit reaches the request through the bar's message: wait for it to land there.
+    await wait_for(pilot, lambda: editor.request is None or editor.request.url == text)
     await pilot.pause()
 
 
