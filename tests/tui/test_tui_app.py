@@ -8,6 +8,7 @@ import pytest
 from textual.widgets import Input, OptionList
 from tui_support import (
     DEMO,
+    burst,
     main_screen,
     open_request,
     paste_url,
@@ -339,7 +340,11 @@ async def run_from_palette(pilot, query: str, title: str) -> None:
 
     await pilot.press("ctrl+p")
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
-    await pilot.press(*query)
+    # Typed in one go, as a quick typist's keys come: a search for each letter is not waited
+    # for, only the one for the whole query.
+    burst(pilot.app, *query)
+    typed = pilot.app.screen.query_one(Input)
+    await wait_for(pilot, lambda: typed.value == query)
     results = pilot.app.screen.query_one(CommandList)
 
     def top_hit() -> str:
