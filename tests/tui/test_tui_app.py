@@ -455,7 +455,9 @@ async def run_from_palette_list(pilot, title: str) -> None:
     from textual.command import CommandList, CommandPalette
 
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
-    await pilot.press(*title)
+    burst(pilot.app, *title)  # in one go, as run_from_palette types
+    typed = pilot.app.screen.query_one(Input)
+    await wait_for(pilot, lambda: typed.value == title)
     results = pilot.app.screen.query_one(CommandList)
 
     def top_hit() -> str:
