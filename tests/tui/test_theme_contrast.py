@@ -23,8 +23,8 @@ from textual.pilot import Pilot
 from textual.screen import ModalScreen
 from tui_support import (
     main_screen,
+    paste_url,
     press_and_settle,
-    replace_url,
     running,
     show_tab,
     wait_for,
@@ -215,7 +215,7 @@ async def failed_send(pilot: Pilot) -> None:
     await pilot.press("escape")
     await wait_for(pilot, lambda: not isinstance(pilot.app.screen, ModalScreen))
     with free_port() as port:
-        await replace_url(pilot, f"http://127.0.0.1:{port}/users")
+        await paste_url(pilot, f"http://127.0.0.1:{port}/users")
         await press_and_settle(pilot, "ctrl+r")
         status = main_screen(pilot.app).query_one(StatusLine)
         await wait_for(pilot, lambda: status.state == "error")
@@ -257,9 +257,9 @@ STATES: list[tuple[str, Step]] = [
 @pytest.mark.parametrize("theme", THEMES)
 async def test_every_text_is_readable_in_every_state(app: PigeonApp, theme: str) -> None:
     failures: list[Failure] = []
+    app.theme = theme  # started in it, as the config's theme is: not drawn twice
     async with running(app, "users/list-users") as pilot:
-        app.theme = theme
-        await pilot.pause()
+        assert app.current_theme.name == theme
         for state, step in STATES:
             await step(pilot)
             failures += unreadable(pilot, state)

@@ -8,8 +8,10 @@ import pytest
 from textual.widgets import Input, OptionList
 from tui_support import (
     DEMO,
+    burst,
     main_screen,
     open_request,
+    paste_url,
     press_and_settle,
     replace_url,
     running,
@@ -119,7 +121,7 @@ async def test_send_to_echo_server_shows_response(app: PigeonApp) -> None:
 
 async def test_environment_switch_changes_preview(app: PigeonApp, echo: EchoServer) -> None:
     async with running(app, "users/list-users") as pilot:
-        await replace_url(pilot, "{{base_url}}/{{stage}}")
+        await paste_url(pilot, "{{base_url}}/{{stage}}")
         screen = main_screen(app)
         assert screen.query_one(UrlPreview).url.split("?")[0] == f"{echo.url}/local"
         await pilot.press("f4")
@@ -338,7 +340,11 @@ async def run_from_palette(pilot, query: str, title: str) -> None:
 
     await pilot.press("ctrl+p")
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
-    await pilot.press(*query)
+    # Typed in one go, as a quick typist's keys come: a search for each letter is not waited
+    # for, only the one for the whole query.
+    burst(pilot.app, *query)
+    typed = pilot.app.screen.query_one(Input)
+    await wait_for(pilot, lambda: typed.value == query)
     results = pilot.app.screen.query_one(CommandList)
 
     def top_hit() -> str:
@@ -449,7 +455,9 @@ async def run_from_palette_list(pilot, title: str) -> None:
     from textual.command import CommandList, CommandPalette
 
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
-    await pilot.press(*title)
+    burst(pilot.app, *title)  # in one go, as run_from_palette types
+    typed = pilot.app.screen.query_one(Input)
+    await wait_for(pilot, lambda: typed.value == title)
     results = pilot.app.screen.query_one(CommandList)
 
     def top_hit() -> str:
@@ -518,7 +526,7 @@ async def test_a_timeout_is_shown_in_the_response_pane(app: PigeonApp, echo: Ech
     async with running(app, "users/list-users") as pilot:
         request = main_screen(app).query_one(RequestEditor).request
         request.settings.timeout = 1.5  # sending takes longer than 0.3 s on a loaded machine
-        await replace_url(pilot, f"{echo.url}/delay/5")
+        await paste_url(pilot, f"{echo.url}/delay/5")
         await press_and_settle(pilot, "ctrl+r")
         pane = main_screen(app).query_one("#response")
         assert pane.state == "error"
@@ -534,7 +542,7 @@ async def test_a_body_cut_off_by_the_timeout_is_shown_with_the_error(app: Pigeon
         async with running(app, "users/list-users") as pilot:
             request = main_screen(app).query_one(RequestEditor).request
             request.settings.timeout = 1.0
-            await replace_url(pilot, server.url)
+            await paste_url(pilot, server.url)
             await press_and_settle(pilot, "ctrl+r")
             pane = main_screen(app).query_one("#response")
             exchange = pane.exchange
@@ -554,7 +562,7 @@ async def test_a_tls_failure_is_shown_in_the_response_pane(app: PigeonApp) -> No
 
     with tls_echo_server(trustme.CA()) as server:
         async with running(app, "users/list-users") as pilot:
-            await replace_url(pilot, f"{server.url}/x")
+            await paste_url(pilot, f"{server.url}/x")
             await press_and_settle(pilot, "ctrl+r")
             pane = main_screen(app).query_one("#response")
             assert pane.state == "error"

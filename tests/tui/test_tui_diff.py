@@ -10,7 +10,7 @@ from textual.widgets import OptionList
 from tui_support import main_screen, make_app, open_request, wait_for
 
 from pigeon.echo import EchoServer
-from pigeon.history import list_entries
+from pigeon.history import DEFAULT_CAP, list_entries
 from pigeon.tui.dialogs.choose import ChooseScreen
 from pigeon.tui.dialogs.diff import DiffScreen
 from pigeon.tui.dialogs.diff_view import DiffView
@@ -91,10 +91,12 @@ async def test_the_response_against_an_earlier_one(collection: Path, echo: EchoS
 async def test_identical_large_responses_compare_the_same(
     collection: Path, echo: EchoServer
 ) -> None:
-    """The history keeps only a large body's start (and its digest): two identical 1 MB bodies
-    are the same, from the history (m, =) and from the response on show (d)."""
+    """The history keeps only a large body's start (and its digest): two identical bodies
+    larger than it keeps are the same, from the history (m, =) and from the response on show
+    (d)."""
+    mb = (DEFAULT_CAP + 64 * 1024) / 2**20  # past the cap: each entry keeps only the start
     (collection / "big.toml").write_text(
-        'name = "Big"\nurl = "{{base_url}}/json/large?size=1000000"\n', encoding="utf-8"
+        f'name = "Big"\nurl = "{{{{base_url}}}}/json/large?mb={mb}"\n', encoding="utf-8"
     )
     app = make_app(collection, echo)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input
-from tui_support import main_screen, replace_url, running, wait_for
+from tui_support import main_screen, paste_url, running, wait_for
 
 from pigeon.model import BrokenFile, Request
 from pigeon.store import load_collection
@@ -75,7 +75,7 @@ async def test_a_request_edited_outside_is_never_lost_by_a_save(
     async with running(app, LIST) as pilot:
         screen = main_screen(app)
         editor = screen.editor
-        await replace_url(pilot, "{{base_url}}/mine")
+        await paste_url(pilot, "{{base_url}}/mine")
         theirs = edit_outside(file, "{{base_url}}/{{resource}}", "{{base_url}}/theirs")
         if watch:  # the watcher noticed: the edits stay, the file is marked changed
             await wait_for(pilot, lambda: any("changed on disk" in n for n in notes(app)))
@@ -220,7 +220,7 @@ async def test_git_checkout_under_the_open_app_shows_the_other_branch(
 async def test_the_apps_own_save_is_not_news(app: PigeonApp, collection: Path) -> None:
     async with running(app, LIST) as pilot:
         await watching(pilot)
-        await replace_url(pilot, "{{base_url}}/saved")
+        await paste_url(pilot, "{{base_url}}/saved")
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: any(n.startswith("Saved") for n in notes(app)))
         await pilot.pause(1.5)  # past the watcher's burst
@@ -236,7 +236,7 @@ async def test_unsaved_edits_are_not_replaced_by_a_reload(app: PigeonApp, collec
     async with running(app, LIST) as pilot:
         editor = main_screen(app).editor
         await watching(pilot)
-        await replace_url(pilot, "{{base_url}}/mine")
+        await paste_url(pilot, "{{base_url}}/mine")
         edit_outside(file, "{{base_url}}/{{resource}}", "{{base_url}}/theirs")
         await wait_for(
             pilot,
@@ -282,7 +282,7 @@ async def test_a_request_renamed_on_disk_while_open_is_followed(
         editor = main_screen(app).editor
         await watching(pilot)
         if dirty:
-            await replace_url(pilot, "{{base_url}}/mine")
+            await paste_url(pilot, "{{base_url}}/mine")
         old.rename(new)  # as git mv does
         await wait_for(pilot, lambda: "users/all-users" in tree_ids(app))
         assert LIST not in tree_ids(app)

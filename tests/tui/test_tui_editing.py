@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import Checkbox, Input, TabbedContent, TextArea
-from tui_support import main_screen, open_request, replace_url, running, show_tab, wait_for
+from tui_support import main_screen, open_request, paste_url, running, show_tab, wait_for
 
 from pigeon.model import Request
 from pigeon.store import load_collection
@@ -19,7 +19,7 @@ from pigeon.tui.widgets.editor.request_editor import RequestEditor
 
 async def test_save_writes_the_file(app: PigeonApp, collection: Path) -> None:
     async with running(app, "users/list-users") as pilot:
-        await replace_url(pilot, "{{base_url}}/saved")
+        await paste_url(pilot, "{{base_url}}/saved")
         await pilot.press("ctrl+s")
         await pilot.pause()
         editor = main_screen(app).query_one(RequestEditor)
@@ -33,7 +33,7 @@ async def test_save_writes_the_file(app: PigeonApp, collection: Path) -> None:
 
 async def test_quit_with_unsaved_changes_asks_first(app: PigeonApp, collection: Path) -> None:
     async with running(app, "users/list-users") as pilot:
-        await replace_url(pilot, "{{base_url}}/unsaved")
+        await paste_url(pilot, "{{base_url}}/unsaved")
         await pilot.press("ctrl+q")
         await pilot.pause()
         assert isinstance(app.screen, UnsavedScreen)
@@ -53,7 +53,7 @@ async def test_opening_another_request_keeps_the_edits_in_their_tab(
     app: PigeonApp, collection: Path
 ) -> None:
     async with running(app, "users/list-users") as pilot:
-        await replace_url(pilot, "{{base_url}}/kept")
+        await paste_url(pilot, "{{base_url}}/kept")
         screen = main_screen(app)
         tree = screen.query_one(CollectionTree)
         tree.focus()
@@ -106,7 +106,7 @@ async def test_save_refused_when_the_file_broke_on_disk(app: PigeonApp, collecti
     async with running(app, "users/list-users") as pilot:
         target = collection / "users" / "list-users.toml"
         target.write_text("name = 'half typed\n", encoding="utf-8")  # a hand edit in progress
-        await replace_url(pilot, "{{base_url}}/x")
+        await paste_url(pilot, "{{base_url}}/x")
         await pilot.press("ctrl+s")
         await pilot.pause()
         editor = main_screen(app).query_one(RequestEditor)

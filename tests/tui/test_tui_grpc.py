@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tui_support import open_request, wait_for
+from tui_support import burst, open_request, wait_for
 
 from grpc_servers import Server, serve
 from pigeon.session import Session
@@ -104,7 +104,8 @@ async def test_a_server_stream_shows_each_reply_live_and_escape_stops_it(
     app = make(tmp_path / "c", greeter.port)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await opened(pilot, "flood")
-        await pilot.press("ctrl+r")
+        # Pressed without pilot's wait for an idle app, which a flood keeps busy for seconds.
+        burst(app, "ctrl+r")
         # Replies are on show while the call goes on: the rows grow, the state says live.
         await wait_for(pilot, lambda: view.replies.total >= 50 and view.live)
         assert view.state_line.startswith("● server stream · 1 sent, ")

@@ -371,12 +371,12 @@ async def test_the_focus_follows_the_body_from_text_to_image_and_back(fetch: Fet
 
 
 async def test_the_app_describes_an_image_it_was_sent(app) -> None:
-    from tui_support import main_screen, replace_url, running
+    from tui_support import main_screen, paste_url, running
 
     from pigeon.echo import PNG as ECHO_PNG
 
     async with running(app, "users/list-users") as pilot:
-        await replace_url(pilot, "{{base_url}}/image.png")
+        await paste_url(pilot, "{{base_url}}/image.png")
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: main_screen(app).query(ImageView))
         view = main_screen(app).query_one(ImageView)

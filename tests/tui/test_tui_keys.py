@@ -16,6 +16,7 @@ from textual.widgets._tabbed_content import ContentTabs
 from tui_support import (
     burst,
     main_screen,
+    make_app,
     open_request,
     press_and_settle,
     running,
@@ -188,8 +189,15 @@ async def test_vim_keys_move_in_the_history(app: PigeonApp) -> None:
         assert history.highlighted == 0
 
 
-async def test_vim_keys_move_the_cursor_through_the_response_body(app: PigeonApp) -> None:
-    async with running(app, "responses/large-json", size=(120, 30)) as pilot:
+async def test_vim_keys_move_the_cursor_through_the_response_body(
+    collection: Path, echo: EchoServer
+) -> None:
+    # Some thousand lines to move through: a fiftieth of the demo's 5 MB "Large JSON".
+    (collection / "responses" / "some-json.toml").write_text(
+        'name = "Some JSON"\nurl = "{{base_url}}/json/large?mb=0.1"\n', encoding="utf-8"
+    )
+    app = make_app(collection, echo)
+    async with running(app, "responses/some-json", size=(120, 30)) as pilot:
         await press_and_settle(pilot, "ctrl+r")
         view = main_screen(app).query_one("#body-view", FoldingBodyView)
         # The raw body shows first and the pretty one replaces it, cursor and all: move in

@@ -10,7 +10,15 @@ from textual.widget import Widget
 from tui_support import main_screen, press_and_settle, running, show_tab
 
 from pigeon.tui.app import PigeonApp
-from pigeon.tui.pane_widths import CENTRE_MIN, TREE_MAX, TREE_MIN, TREE_WIDTH, VARS_MIN, PaneWidths
+from pigeon.tui.pane_widths import (
+    CENTRE_MIN,
+    STEP,
+    TREE_MAX,
+    TREE_MIN,
+    TREE_WIDTH,
+    VARS_MIN,
+    PaneWidths,
+)
 from pigeon.tui.widgets.collection.collection_tree import CollectionTree
 from pigeon.tui.widgets.editor.url_preview import UrlPreview
 from pigeon.tui.widgets.response.body_view import BodyView
@@ -47,6 +55,11 @@ async def test_centre_keeps_sixty_columns(app: PigeonApp, size, tree_shown, vars
             assert tabs.virtual_size.width <= tabs.region.width
 
 
+def presses_to(columns: int) -> int:
+    """Resize key presses that move a pane's edge ``columns`` columns (or to its bound)."""
+    return -(-columns // STEP)
+
+
 async def test_resize_keys_move_the_focused_pane_within_bounds(app: PigeonApp) -> None:
     async with running(app, "users/create-user") as pilot:
         screen = main_screen(app)
@@ -55,11 +68,13 @@ async def test_resize_keys_move_the_focused_pane_within_bounds(app: PigeonApp) -
         await pilot.press("ctrl+right")
         await pilot.pause()
         assert widths(app)[0] == tree + 4 and widths(app)[1] == centre - 4
-        for _ in range(30):  # bounded: the centre stops the tree at its minimum
+        # Bounded: the centre stops the tree at its minimum. Enough presses to reach each
+        # bound, and two past it, which move nothing.
+        for _ in range(presses_to(widths(app)[1] - CENTRE_MIN) + 2):
             await pilot.press("ctrl+right")
         await pilot.pause()
         assert widths(app)[1] == CENTRE_MIN
-        for _ in range(30):
+        for _ in range(presses_to(widths(app)[0] - TREE_MIN) + 2):
             await pilot.press("ctrl+left")
         await pilot.pause()
         assert widths(app)[0] == TREE_MIN
@@ -72,7 +87,8 @@ async def test_resize_keys_move_the_focused_pane_within_bounds(app: PigeonApp) -
         assert widths(app)[2] == VARS_MIN + 4
         # Focus in the centre: the side panes give way to it, down to their minimums.
         screen.query_one("#headers").focus()
-        for _ in range(10):
+        tree, _, variables = widths(app)
+        for _ in range(presses_to(tree - TREE_MIN) + presses_to(variables - VARS_MIN) + 2):
             await pilot.press("ctrl+right")
         await pilot.pause()
         assert widths(app) == (TREE_MIN, 120 - TREE_MIN - VARS_MIN, VARS_MIN)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from textual.errors import NoWidget
 from textual.geometry import Offset
 from textual.widget import Widget
-from tui_support import main_screen, press_and_settle, running, wait_for
+from tui_support import click_in_a_row, main_screen, press_and_settle, running, wait_for
 
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.screens.main import MainScreen
@@ -55,8 +55,7 @@ async def test_clicking_double_and_triple_clicking_every_widget_keeps_the_app_wh
             if not widget.is_attached or point not in region:  # an earlier click moved it
                 continue
             # Three clicks in a row are a click, a double-click and a triple-click (chain 1-3).
-            await pilot.click(widget, offset=point - region.offset, times=3)
-            await pilot.pause()
+            await click_in_a_row(pilot, point, times=3)
             assert pilot.app.is_running, f"a click, double- or triple-click on {name} stopped it"
             while pilot.app.screen is not screen:  # a click may open a dialog
                 await pilot.press("escape")

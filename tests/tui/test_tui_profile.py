@@ -5,7 +5,7 @@ running profile (what finished is shown, marked stopped) and closes the screen a
 from __future__ import annotations
 
 from textual.widgets import Input, Label
-from tui_support import main_screen, replace_url, running, wait_for
+from tui_support import main_screen, paste_url, running, wait_for
 
 from pigeon.tui.keys import palette_actions
 from pigeon.tui.screens.main import MainScreen
@@ -55,7 +55,7 @@ async def test_keys_work_while_it_runs_and_escape_stops_it_then_closes(app) -> N
     the second closes."""
     with silent_server() as url:
         async with running(app, "users/list-users") as pilot:
-            await replace_url(pilot, f"{url}/x")
+            await paste_url(pilot, f"{url}/x")
             screen = await open_profile(pilot)
             await ask(pilot, "10", "2")
             await wait_for(
@@ -94,7 +94,7 @@ async def test_the_palette_offers_profile_request(app) -> None:
 
 async def test_a_websocket_url_is_not_profiled(app) -> None:
     async with running(app, "users/list-users") as pilot:
-        await replace_url(pilot, "ws://127.0.0.1:9/chat")
+        await paste_url(pilot, "ws://127.0.0.1:9/chat")
         await pilot.press("alt+p")
         await wait_for(
             pilot, lambda: any("HTTP requests only" in n.message for n in app._notifications)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from tui_support import main_screen, press_and_settle, replace_url, running, wait_for
+from tui_support import main_screen, paste_url, press_and_settle, running, wait_for
 
 from pigeon.echo import EchoServer
 from pigeon.history import list_entries
@@ -19,7 +19,7 @@ async def test_a_send_replaced_by_another_keeps_the_spinner_and_is_recorded_canc
 ) -> None:
     async with running(app, "users/list-users") as pilot:
         screen = main_screen(app)
-        await replace_url(pilot, f"{echo.url}/delay/5")
+        await paste_url(pilot, f"{echo.url}/delay/5")
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: screen.response_pane.state == "pending")
         first_started = time.monotonic()

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from tui_support import main_screen, replace_url, running, wait_for
+from tui_support import main_screen, paste_url, running, wait_for
 
 from pigeon.tui.app import PigeonApp
 from pigeon.tui.widgets.response.events_panel import RECONNECTED, EventsPanel
@@ -34,7 +34,7 @@ async def test_text_lines_appear_live_follow_the_end_and_stop_with_escape(
         screen = main_screen(app)
         pane = screen.response_pane
         view = pane.body_view
-        await replace_url(pilot, f"{server.url}/trickle?lines=400&interval=0.02")
+        await paste_url(pilot, f"{server.url}/trickle?lines=400&interval=0.02")
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: view.line_count >= 60)
         assert pane.state == "pending"  # lines before the end
@@ -68,7 +68,7 @@ async def test_events_arrive_as_rows_and_escape_stops_the_stream(
 ) -> None:
     async with running(app, "users/list-users") as pilot:
         pane = main_screen(app).response_pane
-        await replace_url(pilot, f"{server.url}/sse?count=0&interval=0.03")
+        await paste_url(pilot, f"{server.url}/sse?count=0&interval=0.03")
         await pilot.press("ctrl+r")
         panel = await events_panel(pilot, pane)
         await wait_for(pilot, lambda: len(panel.table.rows) >= 5)
@@ -92,7 +92,7 @@ async def test_events_filter_open_and_reconnect_with_last_event_id(
     async with running(app, "users/list-users") as pilot:
         pane = main_screen(app).response_pane
         url = f"{server.url}/sse?count=5&interval=0.01&retry=100"
-        await replace_url(pilot, url)
+        await paste_url(pilot, url)
         await pilot.press("ctrl+r")
         panel = await events_panel(pilot, pane)
         await wait_for(pilot, lambda: pane.state == "done" and len(panel.table.rows) == 5)
@@ -131,7 +131,7 @@ async def test_a_reconnected_stream_followed_live_keeps_the_first_connections_ev
 ) -> None:
     async with running(app, "users/list-users") as pilot:
         pane = main_screen(app).response_pane
-        await replace_url(pilot, f"{server.url}/sse?count=3&interval=0.2&retry=10")
+        await paste_url(pilot, f"{server.url}/sse?count=3&interval=0.2&retry=10")
         await pilot.press("ctrl+r")
         panel = await events_panel(pilot, pane)
         await wait_for(pilot, lambda: pane.state == "done" and len(panel.table.rows) == 3)

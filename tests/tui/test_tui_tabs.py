@@ -13,8 +13,8 @@ from tui_support import (
     main_screen,
     make_app,
     open_request,
+    paste_url,
     press_and_settle,
-    replace_url,
     running,
     settle,
     wait_for,
@@ -47,9 +47,9 @@ async def test_switching_keeps_each_tabs_edits_and_closing_asks(
     file = collection / "users" / "list-users.toml"
     before = file.read_text(encoding="utf-8")
     async with running(app, "users/list-users") as pilot:
-        await replace_url(pilot, "{{base_url}}/first")  # an edit keeps the tab open
+        await paste_url(pilot, "{{base_url}}/first")  # an edit keeps the tab open
         await open_request(pilot, "auth/me")
-        await replace_url(pilot, "{{base_url}}/second")
+        await paste_url(pilot, "{{base_url}}/second")
         assert tab_ids(app) == ["users/list-users", "auth/me"]
         editor = main_screen(app).editor
         await pilot.press("ctrl+pageup")
@@ -87,11 +87,11 @@ async def test_quitting_asks_about_every_tab_with_unsaved_changes(
     app: PigeonApp, collection: Path
 ) -> None:
     async with running(app, "users/list-users") as pilot:
-        await replace_url(pilot, "{{base_url}}/one")
+        await paste_url(pilot, "{{base_url}}/one")
         await open_request(pilot, "auth/login")  # not edited: not asked about
         await pilot.press("alt+k")
         await open_request(pilot, "auth/me")
-        await replace_url(pilot, "{{base_url}}/two")
+        await paste_url(pilot, "{{base_url}}/two")
         editor = main_screen(app).editor
         await pilot.press("ctrl+q")
         await pilot.pause()
@@ -125,7 +125,7 @@ async def test_the_preview_tab_is_replaced_by_the_next_request_opened(app: Pigeo
         assert not tabs.current.preview
         await open_request(pilot, "auth/login")
         assert tab_ids(app) == ["auth/me", "auth/login"]
-        await replace_url(pilot, "{{base_url}}/edited")  # an edit keeps it too
+        await paste_url(pilot, "{{base_url}}/edited")  # an edit keeps it too
         assert not tabs.current.preview
         await open_request(pilot, "users/create-user")
         assert tab_ids(app) == ["auth/me", "auth/login", "users/create-user"]
@@ -154,7 +154,7 @@ async def test_a_send_in_flight_lands_in_its_own_tab(app: PigeonApp, echo: EchoS
         try:
             async with running(app, "users/list-users") as pilot:
                 tabs, screen = tabs_of(app), main_screen(app)
-                await replace_url(pilot, server.url)
+                await paste_url(pilot, server.url)
                 first = tabs.current
                 await pilot.press("ctrl+r")
                 await wait_for(pilot, lambda: first.in_flight is not None)

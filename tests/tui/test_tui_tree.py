@@ -8,7 +8,7 @@ from pathlib import Path
 from test_tui_app import run_from_palette
 from textual.pilot import Pilot
 from textual.widgets import Label
-from tui_support import main_screen, make_app, replace_url, running, wait_for
+from tui_support import main_screen, make_app, paste_url, running, wait_for
 
 from pigeon.echo import EchoServer
 from pigeon.model import Folder, Request
@@ -150,7 +150,7 @@ async def test_rename_folder_asks_about_unsaved_edits_and_the_editor_follows(
     async with running(app, "users/list-users") as pilot:
         screen = main_screen(app)
         editor = screen.query_one(RequestEditor)
-        await replace_url(pilot, "{{base_url}}/edited")
+        await paste_url(pilot, "{{base_url}}/edited")
         assert editor.dirty
         await highlight_folder(pilot, "users")
         await pilot.press("r", "ctrl+u", *"People", "enter")
@@ -180,7 +180,7 @@ async def test_rename_folder_asks_about_unsaved_edits_and_the_editor_follows(
         assert not editor.dirty
         assert highlighted_path(tree) == collection / "people"
 
-        await replace_url(pilot, "{{base_url}}/again")
+        await paste_url(pilot, "{{base_url}}/again")
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert "{{base_url}}/again" in moved.read_text(encoding="utf-8")
@@ -223,7 +223,7 @@ async def test_delete_folder_says_what_goes_including_broken_files(
     (collection / "users" / "notes.md").write_text("notes", encoding="utf-8")
     async with running(app, "users/list-users") as pilot:
         screen = main_screen(app)
-        await replace_url(pilot, "{{base_url}}/unsaved")
+        await paste_url(pilot, "{{base_url}}/unsaved")
         tree = await highlight_folder(pilot, "users")
         await pilot.press("d")
         await pilot.pause()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList
-from tui_support import main_screen, make_app, open_request, replace_url, running, wait_for
+from tui_support import main_screen, make_app, open_request, paste_url, running, wait_for
 
 from pigeon.echo import EchoServer
 from pigeon.model import Request
@@ -77,7 +77,7 @@ async def test_a_scratch_request_is_sent_with_no_file_written(
         await wait_for(pilot, lambda: editor.request is not None)
         assert not isinstance(app.screen, ModalScreen)  # no name asked first
         assert editor.request.path is None and "scratch" in str(editor.border_title).lower()
-        await replace_url(pilot, f"{echo.url}/scratch-path")
+        await paste_url(pilot, f"{echo.url}/scratch-path")
         assert editor.dirty and "•" in str(editor.border_title)
         await pilot.press("ctrl+r")
         await settle(pilot)
@@ -95,7 +95,7 @@ async def test_saving_a_scratch_request_asks_a_name_and_writes_it(
         await pilot.press("ctrl+n")
         editor = main_screen(app).editor
         await wait_for(pilot, lambda: editor.request is not None and editor.request.path is None)
-        await replace_url(pilot, "{{base_url}}/reports")
+        await paste_url(pilot, "{{base_url}}/reports")
         await pilot.press("ctrl+s")
         prompt = await modal(pilot, SaveNewScreen)
         assert prompt.folder == "users"  # where it goes, unless another is chosen
@@ -128,7 +128,7 @@ async def test_saving_a_scratch_request_asks_its_folder_too(
         await pilot.press("ctrl+n")
         editor = main_screen(app).editor
         await wait_for(pilot, lambda: editor.request is not None and editor.request.path is None)
-        await replace_url(pilot, "{{base_url}}/audit")
+        await paste_url(pilot, "{{base_url}}/audit")
         await pilot.press("ctrl+s")
         dialog = await modal(pilot, SaveNewScreen)
         await pilot.pause()
@@ -166,7 +166,7 @@ async def test_closing_a_scratch_request_with_changes_asks(
         await pilot.press("ctrl+n")
         editor = main_screen(app).editor
         await wait_for(pilot, lambda: editor.request is not None)
-        await replace_url(pilot, "{{base_url}}/draft")
+        await paste_url(pilot, "{{base_url}}/draft")
         await pilot.press("ctrl+q")
         await modal(pilot, UnsavedScreen)
         await pilot.press("c")  # cancel: still editing
@@ -192,7 +192,7 @@ async def test_b14_a_new_scratch_tab_leaves_the_edited_one_as_it_was(
     before = files(collection)
     app = make_app(collection, echo)
     async with running(app, "users/list-users") as pilot:
-        await replace_url(pilot, "{{base_url}}/users?edited=1")
+        await paste_url(pilot, "{{base_url}}/users?edited=1")
         await pilot.press("ctrl+n")  # a tab of its own: nothing asked, nothing written
         editor = main_screen(app).editor
         await wait_for(pilot, lambda: editor.request is not None and editor.origin == "scratch")
@@ -247,7 +247,7 @@ async def test_b4_the_unsaved_dialog_of_a_history_copy_saves_it_as_a_new_request
     app = make_app(collection, echo)
     async with running(app) as pilot:
         await open_from_history(pilot, echo)
-        await replace_url(pilot, f"{echo.url}/users?page=2")
+        await paste_url(pilot, f"{echo.url}/users?page=2")
         await pilot.press("ctrl+f4")  # close the copy's tab: its edits are asked about
         await modal(pilot, UnsavedScreen)
         await pilot.press("s")
@@ -301,7 +301,7 @@ async def test_b14_the_trees_new_request_cancelled_leaves_the_edits_and_no_file(
     before = files(collection)
     app = make_app(collection, echo)
     async with running(app, "users/list-users") as pilot:
-        await replace_url(pilot, "{{base_url}}/users?edited=1")
+        await paste_url(pilot, "{{base_url}}/users?edited=1")
         main_screen(app).query_one(CollectionTree).focus()
         await pilot.press("n")  # its own tab once named: only the name is asked
         await modal(pilot, PromptScreen)

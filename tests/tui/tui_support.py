@@ -10,6 +10,7 @@ from pathlib import Path
 
 from textual import events
 from textual.app import App
+from textual.geometry import Offset
 from textual.keys import _character_to_key
 from textual.pilot import Pilot
 from textual.widgets import Input
@@ -64,6 +65,23 @@ async def replace_url(pilot, text: str) -> None:
     assert pilot.app.focused is url
     await pilot.press("ctrl+u", "end", "ctrl+u")  # clear the line
     await pilot.press(*text)
+    await pilot.pause()
+
+
+async def paste_url(pilot: Pilot, text: str) -> None:
+    """Clear the URL bar and paste ``text`` into it, as a terminal's bracketed paste: for a
+    test about what a URL does, not how it is typed (typing one costs a wait per key)."""
+    await pilot.press("ctrl+l")
+    url = pilot.app.screen.query_one("#url", Input)
+    assert pilot.app.focused is url
+    await pilot.press("ctrl+u", "end", "ctrl+u")  # clear the line
+    event = events.Paste(text)
+    event.set_sender(pilot.app)
+    pilot.app.post_message(event)
+    editor = pilot.app.screen.query_one(RequestEditor)
+    await wait_for(pilot, lambda: url.value == text)
+    # The edit reaches the request through the bar's message: wait for it to land there.
+    await wait_for(pilot, lambda: editor.request is None or editor.request.url == text)
     await pilot.pause()
 
 
@@ -130,3 +148,22 @@ def burst(app: App[object], *keys: str) -> None:
         event = events.Key(name, char)
         event.set_sender(app)
         app.post_message(event)
+
+
+async def click_in_a_row(pilot: Pilot, point: Offset, times: int) -> None:
+    """Press and release the mouse ``times`` times at ``point`` of the screen in one go, as a
+    terminal reports a fast double- or triple-click, and wait until the app has handled it.
+    The app makes each release a click numbered in its chain (1, 2, 3: a double-click is the
+    second), as it does for a terminal; ``pilot.click`` waits for the whole screen to be idle
+    before each of its events, nine waits for a triple-click where two do."""
+    app = pilot.app
+    x, y = point
+    place = {"x": x, "y": y, "delta_x": 0, "delta_y": 0, "button": 1, "shift": False}
+    place |= {"meta": False, "ctrl": False, "screen_x": x, "screen_y": y}
+    for _ in range(times):
+        for kind in (events.MouseDown, events.MouseUp):
+            event = kind(widget=None, **place)
+            event.set_sender(app)
+            app.post_message(event)
+    await pilot.pause()  # the app has passed each event on (its wait is queued behind them)
+    await pilot.pause()  # and the widgets have handled them
