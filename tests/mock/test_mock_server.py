@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -84,11 +85,30 @@ def collection(tmp_path: Path) -> Path:
     return root
 
 
+class _Log(list[str]):
+    """The mock's log lines. A line is written after its answer is sent, so a client can hold
+    every answer before the last of a hundred threads has logged: ``settled`` waits for it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._grew = threading.Condition()
+
+    def append(self, line: str) -> None:
+        with self._grew:
+            super().append(line)
+            self._grew.notify_all()
+
+    def settled(self, count: int, timeout: float = 10.0) -> list[str]:
+        with self._grew:
+            self._grew.wait_for(lambda: len(self) >= count, timeout)
+            return list(self)
+
+
 @pytest.fixture
 def server(collection: Path) -> Iterator[MockServer]:
     routes, notes = build_routes(load_collection(collection))
     assert notes == []
-    lines: list[str] = []
+    lines = _Log()
     with MockServer(routes, log=lines.append) as mock:
         mock.lines = lines  # type: ignore[attr-defined]
         yield mock
@@ -197,7 +217,7 @@ async def test_a_hundred_clients_at_once_are_all_answered(server: MockServer) ->
         replies = await asyncio.gather(*(c.get(f"/users/{i}") for i in range(100)))
     assert [r.status_code for r in replies] == [200] * 100
     assert sorted(int(r.json()["id"]) for r in replies) == list(range(100))
-    assert len(server.lines) == 100  # type: ignore[attr-defined]
+    assert len(server.lines.settled(100)) == 100  # type: ignore[attr-defined]
 
 
 # -- hostile calls ---------------------------------------------------------------------------
