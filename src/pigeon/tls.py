@@ -1,6 +1,7 @@
 """The TLS context a request's client uses (DESIGN §7): verified by default, against certifi's
 roots or the system's trust store (``truststore``), with a CA bundle added to either, and a
-client certificate when the collection names one for the host.
+client certificate when the collection names one for the host. Clients with none of these
+share one default verifying context a process (``default_context``).
 
 A certificate or key that cannot be loaded (missing, not PEM, wrong password) is one clear
 line, ``TLSSetupError``, and nothing is sent.
