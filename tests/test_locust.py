@@ -229,6 +229,44 @@ def test_a_url_that_renders_to_a_websocket_is_sent_as_one(tmp_path: Path, echo: 
     assert out["stats"]["GET chat"]["failures"] == 0, out["errors"]
 
 
+def test_a_websocket_url_after_a_scripted_request_goes_to_the_loop_from_the_loop(
+    tmp_path: Path, echo: str, driver: Driver
+) -> None:
+    """Once a scripted setup request has run the process's event loop, a script-free request
+    whose URL turns out a WebSocket's, first tried in the user's greenlet, must find no loop
+    running there: it is sent from the loop, and no task is started on the loop from a user's
+    greenlet (asyncio's running loop is one a thread, and the greenlets share the thread)."""
+    strays = tmp_path / "strays.txt"
+    with ws_server() as base:
+        root = collection(tmp_path / "c", echo)
+        write(
+            root,
+            "chat.toml",
+            f'name = "chat"\nurl = "{{{{ws}}}}/echo"\nreplies = 1\n\n[variables]\nws = "{base}"\n'
+            '\n[[messages]]\nname = "hello"\nbody = "hello"\n',
+        )
+        write(root, "plain.toml", 'name = "plain"\nurl = "{{echo}}/plain"\n')
+        path = tmp_path / "lf.py"
+        path.write_text(
+            "import asyncio\n\nimport gevent\nfrom locust import constant\n\n"
+            "from pigeon.locust import PigeonUser, _Loop\n\n\n"
+            "def factory(loop, coro, **kwargs):\n"
+            "    if gevent.getcurrent() is not _Loop.get().greenlet:\n"
+            f"        with open({str(strays)!r}, 'a') as out:\n"
+            "            out.write(coro.__qualname__ + '\\n')\n"
+            "    return asyncio.Task(coro, loop=loop, **kwargs)\n\n\n"
+            "_Loop.get().loop.set_task_factory(factory)\n\n\n"
+            f"class Api(PigeonUser):\n    collection = {str(root)!r}\n"
+            "    wait_time = constant(0)\n    trust = True\n    setup = ['users/get']\n"
+            "    requests = ['chat', 'users/get', 'plain']\n"
+        )
+        out = drive(driver, path, users=2, requests=20)
+    assert not strays.exists(), strays.read_text()
+    stats = out["stats"]
+    assert stats["GET chat"]["requests"] >= 3 and stats["GET plain"]["requests"] >= 3, stats
+    assert all(entry["failures"] == 0 for entry in stats.values()), out["errors"]
+
+
 def test_the_exported_locustfile_runs(
     tmp_path: Path, echo: str, driver: Driver, capsys: pytest.CaptureFixture[str]
 ) -> None:

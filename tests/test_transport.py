@@ -5,18 +5,25 @@ variables; against a loopback mTLS server and loopback proxies, in the core and 
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 import trustme
 
 from collection_files import write
 from pigeon.cli import main
 from pigeon.echo import EchoServer
+from pigeon.model import Settings
+from pigeon.render import RenderedRequest
+from pigeon.send import HttpSession
+from pigeon.send_thread import ThreadedSession
 from pigeon.session import Session
 from pigeon.transport import TransportSpec
-from servers import HOST, http_proxy, mtls_context, socks5_proxy
+from servers import HOST, http_proxy, mtls_context, socks5_proxy, tls_echo_server
 
 
 @pytest.fixture(scope="module")
@@ -320,3 +327,98 @@ def test_an_untrusted_run_names_a_certificate_outside_the_collection(
     _, err = capsys.readouterr()
     assert code == 2
     assert "the certificate for * reads /etc/ssl/private/client.pem, outside the collection" in err
+
+
+# -- one default verifying context a process ------------------------------------------------
+
+
+def _context_of(client: Any) -> ssl.SSLContext:
+    """The context an httpx client hands each of its TLS connections."""
+    return client._transport._pool._ssl_context  # type: ignore[no-any-return]
+
+
+def _get(url: str) -> RenderedRequest:
+    return RenderedRequest(
+        method="GET", url=url, headers=[], body=None, body_text=None, settings=Settings()
+    )
+
+
+@pytest.fixture
+def no_cert_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    return monkeypatch
+
+
+async def test_sessions_share_one_verifying_context_that_refuses_an_unknown_ca(
+    ca: trustme.CA, no_cert_env: pytest.MonkeyPatch
+) -> None:
+    with tls_echo_server(ca) as server:
+        async with HttpSession() as one, HttpSession() as two:
+            shared = _context_of(one._client(True))
+            assert _context_of(two._client(True)) is shared
+            for session in (one, two):
+                exchange = await session.send(_get(f"{server.url}/x"))
+                assert exchange.error_kind == "tls", exchange.error
+        assert server.request_count == 0
+    # As strict as the context httpx builds for itself.
+    fresh = httpx.create_ssl_context()
+    assert shared.check_hostname and shared.verify_mode == ssl.CERT_REQUIRED
+    assert shared.minimum_version == fresh.minimum_version and shared.options == fresh.options
+    assert len(shared.get_ca_certs()) == len(fresh.get_ca_certs())
+
+
+async def test_http2_and_http1_clients_and_threaded_sessions_pick_their_shared_context(
+    no_cert_env: pytest.MonkeyPatch,
+) -> None:
+    """httpcore sets the ALPN offer on the context at every connection: clients offering h2
+    and clients that do not keep apart, so neither changes the other's offer."""
+    async with HttpSession() as h2, HttpSession(http2=False) as h1:
+        threaded = ThreadedSession()
+        try:
+            assert _context_of(h2._client(True)) is not _context_of(h1._client(True))
+            assert _context_of(threaded._client(True)) is _context_of(h2._client(True))
+        finally:
+            await threaded.aclose()
+
+
+async def test_a_ca_bundle_a_client_certificate_or_no_verification_gets_its_own_context(
+    tmp_path: Path, ca: trustme.CA, mtls: EchoServer, no_cert_env: pytest.MonkeyPatch
+) -> None:
+    _files(tmp_path, ca, password=b"k3y-pass")
+    outcome = await _send(_collection(tmp_path, f"{mtls.url}/get", CERT))
+    assert outcome.exchange is not None and outcome.exchange.status == 200, outcome.exchange
+    bundle = TransportSpec(ca_bundle=str(tmp_path / "ca.pem"))
+    cert = TransportSpec(
+        ca_bundle=bundle.ca_bundle,
+        cert=str(tmp_path / "client.pem"),
+        key=str(tmp_path / "client.key"),
+        password="k3y-pass",
+    )
+    async with HttpSession() as session:
+        shared = _context_of(session._client(True))
+        own = {id(_context_of(session._client(True, spec))) for spec in (bundle, cert)}
+        assert id(shared) not in own and len(own) == 2
+        assert _context_of(session._client(False)) is not shared
+        mine = _context_of(session._client(True, cert))
+        async with HttpSession() as other:
+            assert _context_of(other._client(True, cert)) is not mine
+
+
+async def test_the_environments_ssl_cert_file_is_the_default_trust_while_it_is_set(
+    tmp_path: Path, ca: trustme.CA, no_cert_env: pytest.MonkeyPatch
+) -> None:
+    ca.cert_pem.write_to_path(tmp_path / "ca.pem")
+    with tls_echo_server(ca) as server:
+        url = f"{server.url}/x"
+        async with HttpSession() as before:
+            assert (await before.send(_get(url))).error_kind == "tls"
+        no_cert_env.setenv("SSL_CERT_FILE", str(tmp_path / "ca.pem"))
+        async with HttpSession() as trusting:
+            exchange = await trusting.send(_get(url))
+            assert exchange.error is None and exchange.status == 200, exchange.error
+        async with HttpSession(trust_env=False) as untrusting:
+            assert (await untrusting.send(_get(url))).error_kind == "tls"
+        no_cert_env.delenv("SSL_CERT_FILE")
+        async with HttpSession() as after:
+            assert (await after.send(_get(url))).error_kind == "tls"

@@ -39,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import random
+import selectors
 import threading
 from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
@@ -79,6 +80,40 @@ class RequestFailed(Exception):
         return str(self.args[0]) if self.args else "request failed"
 
 
+class _Waking(selectors.BaseSelector):
+    """The loop's selector (gevent's), which makes its loop the thread's running one again
+    each time the loop wakes: asyncio keeps one running loop a thread, and a user's greenlet
+    hides it while its request is tried there (``PigeonUser._direct``), maybe waiting on a
+    socket meanwhile."""
+
+    def __init__(self, selector: selectors.BaseSelector) -> None:
+        self.selector = selector
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        ready = self.selector.select(timeout)
+        asyncio.events._set_running_loop(self.loop)
+        return ready
+
+    def register(self, fileobj: Any, events: int, data: Any = None) -> selectors.SelectorKey:
+        return self.selector.register(fileobj, events, data)
+
+    def unregister(self, fileobj: Any) -> selectors.SelectorKey:
+        return self.selector.unregister(fileobj)
+
+    def modify(self, fileobj: Any, events: int, data: Any = None) -> selectors.SelectorKey:
+        return self.selector.modify(fileobj, events, data)
+
+    def close(self) -> None:
+        self.selector.close()
+
+    def get_key(self, fileobj: Any) -> selectors.SelectorKey:
+        return self.selector.get_key(fileobj)
+
+    def get_map(self) -> Mapping[Any, selectors.SelectorKey]:
+        return self.selector.get_map()
+
+
 class _Loop:
     """The process's one asyncio loop, run forever in a greenlet of its own (see the module's
     docstring); ``run`` waits for a coroutine there without blocking other greenlets."""
@@ -86,7 +121,8 @@ class _Loop:
     _one: ClassVar[_Loop | None] = None
 
     def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
+        selector = _Waking(selectors.DefaultSelector())
+        self.loop = selector.loop = asyncio.SelectorEventLoop(selector)
         self.greenlet = gevent.spawn(self.loop.run_forever)
 
     @classmethod
@@ -331,6 +367,12 @@ class PigeonUser(User):
         session = self.ctx.http
         assert isinstance(session, _Session)
         coro = execute(self.ctx, chain, request)
+        # The process's loop, run in its own greenlet, is the thread's running loop for every
+        # greenlet: hidden here, so a request that wants it finds none rather than starting
+        # on it from the wrong greenlet (the loop's selector makes it running again as it
+        # wakes, should this greenlet wait on a socket).
+        running = asyncio.events._get_running_loop()
+        asyncio.events._set_running_loop(None)
         session.direct = True
         try:
             coro.send(None)
@@ -340,9 +382,11 @@ class PigeonUser(User):
         except RuntimeError as exc:  # asyncio's "no running event loop", as it connects
             if "event loop" not in str(exc):
                 raise
+        else:
+            coro.close()  # (when it waited instead)
         finally:
             session.direct = False
-        coro.close()  # (when it waited instead)
+            asyncio.events._set_running_loop(running)
         self.plan.direct[id(request)] = False
         return None
 

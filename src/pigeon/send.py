@@ -49,7 +49,7 @@ from pigeon.exchange import (  # noqa: F401  (send is where callers have always 
 from pigeon.proxies import client_options, proxy_for
 from pigeon.redirects import RedirectCredentials
 from pigeon.render import RenderedRequest, control_character
-from pigeon.tls import TLSSetupError, ssl_context
+from pigeon.tls import TLSSetupError, shared_verify, ssl_context
 from pigeon.transport import TransportSpec
 from pigeon.values import is_token
 
@@ -500,6 +500,9 @@ class HttpSession:
         if client is None:
             if spec.default:
                 verify = self._verify if verify_tls else False
+                verify = shared_verify(
+                    verify, http2=self._options["http2"], trust_env=self._options["trust_env"]
+                )
             else:
                 verify = ssl_context(spec, verify_tls)
             options = client_options(

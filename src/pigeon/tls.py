@@ -1,6 +1,7 @@
 """The TLS context a request's client uses (DESIGN §7): verified by default, against certifi's
 roots or the system's trust store (``truststore``), with a CA bundle added to either, and a
-client certificate when the collection names one for the host.
+client certificate when the collection names one for the host. Clients with none of these
+share one default verifying context a process (``default_context``).
 
 A certificate or key that cannot be loaded (missing, not PEM, wrong password) is one clear
 line, ``TLSSetupError``, and nothing is sent.
@@ -8,7 +9,9 @@ line, ``TLSSetupError``, and nothing is sent.
 
 from __future__ import annotations
 
+import os
 import ssl
+import threading
 
 import certifi
 
@@ -50,6 +53,40 @@ def ssl_context(spec: TransportSpec, verify: bool) -> ssl.SSLContext | bool:
     if spec.cert:
         _load_certificate(ctx, spec)
     return ctx
+
+
+# The default verifying contexts made so far, by what httpx would build them from: the
+# environment's SSL_CERT_FILE / SSL_CERT_DIR when trusted, SSLKEYLOGFILE, and whether HTTP/2 is
+# offered (httpcore sets the context's ALPN on every connection; one context per offer keeps
+# two clients from changing it under each other).
+_shared: dict[tuple[str, str, str, bool], ssl.SSLContext] = {}
+_shared_lock = threading.Lock()
+
+
+def default_context(*, http2: bool, trust_env: bool) -> ssl.SSLContext:
+    """The context httpx makes for ``verify=True``, made once a process: loading certifi's
+    roots costs ~27 ms of CPU a client, and every client without a CA bundle, client
+    certificate or ``verify_tls = false`` of its own would otherwise pay it."""
+    cafile = os.environ.get("SSL_CERT_FILE", "") if trust_env else ""
+    capath = os.environ.get("SSL_CERT_DIR", "") if trust_env and not cafile else ""
+    key = (cafile, capath, os.environ.get("SSLKEYLOGFILE", ""), http2)
+    with _shared_lock:
+        ctx = _shared.get(key)
+        if ctx is None:
+            from httpx import create_ssl_context
+
+            ctx = _shared[key] = create_ssl_context(verify=True, trust_env=trust_env)
+        return ctx
+
+
+def shared_verify(
+    verify: ssl.SSLContext | bool, *, http2: bool, trust_env: bool
+) -> ssl.SSLContext | bool:
+    """``verify`` for a client, with httpx's default (``True``) swapped for the shared context;
+    a context of the request's own or ``False`` is left as it is."""
+    if verify is True:
+        return default_context(http2=http2, trust_env=trust_env)
+    return verify
 
 
 class _NoPassword(Exception):

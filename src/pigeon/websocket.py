@@ -522,10 +522,13 @@ def _client(rendered: RenderedRequest, timeout: float) -> httpx.AsyncClient:
     import httpx
 
     from pigeon.proxies import client_options
-    from pigeon.tls import ssl_context
+    from pigeon.tls import shared_verify, ssl_context
 
     spec, verify_tls = rendered.transport, rendered.settings.verify_tls
-    verify: Any = verify_tls if spec.default else ssl_context(spec, verify_tls)
+    if spec.default:
+        verify: Any = shared_verify(verify_tls, http2=False, trust_env=True)
+    else:
+        verify = ssl_context(spec, verify_tls)
     options = client_options(spec, verify, sync=False, http2=False, trust_env=True)
     return httpx.AsyncClient(
         **options,

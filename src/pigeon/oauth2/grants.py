@@ -32,6 +32,7 @@ from pigeon.model import Auth, Settings
 from pigeon.oauth2.cache import Token
 from pigeon.oauth2.loopback import Loopback
 from pigeon.terminal import printable
+from pigeon.tls import shared_verify
 
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 MAX_DEVICE_WAIT = 1800.0  # seconds: a device code is given up on after this, whatever it says
@@ -89,7 +90,11 @@ class Grants:
             method = "client_secret_basic" if o.client_auth == "basic" else "client_secret_post"
         self.deadline = settings.timeout
         self.client = AsyncOAuth2Client(
-            transport=_Capped(httpx.AsyncHTTPTransport(verify=settings.verify_tls)),
+            transport=_Capped(
+                httpx.AsyncHTTPTransport(
+                    verify=shared_verify(settings.verify_tls, http2=False, trust_env=True)
+                )
+            ),
             client_id=o.client_id or None,
             client_secret=o.client_secret or None,
             token_endpoint_auth_method=method,
