@@ -241,7 +241,7 @@ async def test_a_rename_in_the_tree_renames_the_tab_and_a_delete_closes_it(
         await pilot.pause()
         screen = main_screen(app)
         assert tab_ids(app) == [] and screen.editor.request is None
-        assert screen.response_pane.state == "empty" and not tabs.has_class("-tabs")
+        assert screen.response_pane.state == "empty" and not tabs.strip.display
 
 
 async def test_the_tab_keys_are_remapped_from_the_config(

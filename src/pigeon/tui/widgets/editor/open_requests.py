@@ -49,12 +49,6 @@ class OpenRequests(Vertical):
         height: 1fr;
         min-height: 9;
     }
-    OpenRequests > TabStrip {
-        display: none;
-    }
-    OpenRequests.-tabs > TabStrip {
-        display: block;
-    }
     """
 
     @dataclass
@@ -97,6 +91,7 @@ class OpenRequests(Vertical):
         self.session = session
         self.editor = RequestEditor(scopes, preview, id="editor")
         self.strip = TabStrip(id="tab-strip")
+        self.strip.display = False  # shown while a tab is open
         self.tabs: list[RequestTab] = []
         self.current: RequestTab | None = None
         self._remembered: tuple[list[Path], int, int] | None = None  # last written
@@ -131,7 +126,9 @@ class OpenRequests(Vertical):
         self.post_message(self.Switched(tab))
 
     def _redraw(self) -> None:
-        self.set_class(bool(self.tabs), "-tabs")
+        # The strip's own display, not a class here: a class on this container restyled the
+        # whole editor under it on the first tab opened and the last one closed.
+        self.strip.display = bool(self.tabs)
         active = self.tabs.index(self.current) if self.current in self.tabs else None
         self.strip.show([t.label for t in self.tabs], active)
         self._remember()
