@@ -76,3 +76,24 @@ async def test_a_click_on_a_key_presses_it_and_a_hover_shows_its_tooltip(app: Pi
         assert line.has_class("-over-key")
         await pilot.click(line, offset=(end - 1, 0))
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+
+
+
+async def test_a_dialog_over_the_main_screen_takes_the_pane_keys_off_its_line(
+    app: PigeonApp,
+) -> None:
+    """Under a dialog the pane keys do nothing: the main screen's line, seen under the dialog,
+    drops them once the dialog is open, and shows them again when it closes."""
+    async with running(app) as pilot:
+        main = main_screen(app)
+        footer = main.query_one(KeyFooter)
+        panes = ("alt+1", "Panes", True)
+        await pilot.press("ctrl+n")  # a new request, not yet saved: ctrl+s asks for its name
+        await wait_for(pilot, lambda: main.editor.request is not None)
+        await wait_for(pilot, lambda: panes in shown(footer) and not footer._update_due)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: app.screen is not main)
+        await wait_for(pilot, lambda: panes not in shown(footer))
+        assert shown(footer) == await rebuilt(pilot, footer)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is main and panes in shown(footer))

@@ -257,6 +257,20 @@ class KeyFooter(Footer):
             self._update_due = True
             self.call_after_refresh(self._update_keys)
 
+    def on_mount(self) -> None:
+        self.app.screen_change_signal.subscribe(self, self._screen_changed)
+
+    def on_unmount(self) -> None:
+        self.app.screen_change_signal.unsubscribe(self)
+
+    def _screen_changed(self, _screen: Screen) -> None:
+        """A dialog opened over this line's screen leaves some of its keys dead (the panes'),
+        and no binding of this screen changes to say so: the line is brought up to date after
+        the dialog's first frame, rather than by whichever update happened to be due."""
+        if self.is_attached and not self._update_due:
+            self._update_due = True
+            self.call_after_refresh(self._update_keys)
+
     def compose(self) -> ComposeResult:
         # The keys are known now (the app's and the screen's at least): the line is in the
         # first frame, and the focus's keys change it in place.
