@@ -251,9 +251,13 @@ class KeyFooter(Footer):
         self._bindings_ready = True
         if not screen.app.app_focus:
             return
-        if self.is_attached and screen is self.screen and not self._update_due:
-            # After the frame (a send's status line goes out first), once for any number
-            # of changes meanwhile: a send starting and ending says so several times.
+        if self.is_attached and screen is self.screen:
+            self._update_soon()
+
+    def _update_soon(self) -> None:
+        """Update the keys after the next frame (a send's status line goes out first), once
+        for any number of changes meanwhile: a send starting and ending says so several times."""
+        if self.is_attached and not self._update_due:
             self._update_due = True
             self.call_after_refresh(self._update_keys)
 
@@ -265,11 +269,9 @@ class KeyFooter(Footer):
 
     def _screen_changed(self, _screen: Screen) -> None:
         """A dialog opened over this line's screen leaves some of its keys dead (the panes'),
-        and no binding of this screen changes to say so: the line is brought up to date after
-        the dialog's first frame, rather than by whichever update happened to be due."""
-        if self.is_attached and not self._update_due:
-            self._update_due = True
-            self.call_after_refresh(self._update_keys)
+        and no binding of this screen need change to say so: the line is brought up to date
+        after each screen change's first frame."""
+        self._update_soon()
 
     def compose(self) -> ComposeResult:
         # The keys are known now (the app's and the screen's at least): the line is in the

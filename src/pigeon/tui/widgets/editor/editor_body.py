@@ -180,15 +180,19 @@ class EditorBody(Vertical):
         if tabs.active in hidden:
             tabs.active = "tab-rpc" if grpc else "tab-headers"
         for pane_id in ("tab-body", "tab-query", *_GRPC_TABS, "tab-examples"):
-            if pane_id in _ADDED_LATER and pane_id not in self._added:
-                continue  # not added yet: as good as hidden
+            if self._not_added(pane_id):
+                continue  # as good as hidden
             if tabs.get_tab(pane_id).has_class("-hidden") != (pane_id in hidden):  # changes only
                 (tabs.hide_tab if pane_id in hidden else tabs.show_tab)(pane_id)
+
+    def _not_added(self, pane_id: str) -> bool:
+        """Whether ``pane_id`` is one of ``_ADDED_LATER`` not added yet (no tab to change)."""
+        return pane_id in _ADDED_LATER and pane_id not in self._added
 
     def _add_tabs(self, tabs: TabbedContent, wanted: list[str]) -> None:
         """Add the tabs of ``_ADDED_LATER`` in ``wanted`` that are not in yet."""
         for pane_id in wanted:
-            if pane_id not in self._added:
+            if self._not_added(pane_id):
                 self._added.add(pane_id)
                 before = "tab-headers" if pane_id in _GRPC_TABS else None
                 tabs.add_pane(LazyTabPane(_PARTS[pane_id][0], id=pane_id), before=before)
@@ -243,7 +247,7 @@ class EditorBody(Vertical):
         labels["tab-scripts"] = f"Scripts {scripts}" if scripts else "Scripts"
         labels["tab-docs"] = "Docs 1" if work.description.strip() else "Docs"
         for pane_id, label in labels.items():
-            if pane_id in _ADDED_LATER and pane_id not in self._added:
+            if self._not_added(pane_id):
                 continue
             tab = tabs.get_tab(pane_id)
             if tab.label_text != label:  # a new label lays the tabs out again: not every key
