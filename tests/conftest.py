@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import importlib.util
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,21 +29,21 @@ def pytest_configure(config: pytest.Config) -> None:
     again and again while the app still held them, a fifth of the suite's CPU; collected
     between tests, they are mostly dead, and an old generation's pass walks them once."""
     gc.set_threshold(50_000, 1_000, 1_000)
+    _hear_ctrl_c()
     if "PYTEST_XDIST_WORKER" not in os.environ:
-        _compile_before_the_workers()
+        import pigeon
+        from compiled_once import compile_before_the_workers
+
+        tests = Path(__file__).parent
+        compile_before_the_workers(config, [Path(pigeon.__file__).parent, tests], tests)
 
 
-def _compile_before_the_workers() -> None:
-    """Compile the package and the tests' helpers once, before any worker starts. Under
-    ``PYTHONDONTWRITEBYTECODE`` (or on a fresh clone) every worker, and every ``pigeon`` process
-    a test starts (some 250 a run), compiled the same modules again: 60 ms a process.
-    ``compileall`` writes ``__pycache__`` whatever that variable says, and imports read it."""
-    import compileall
-
-    import pigeon
-
-    for folder in (Path(pigeon.__file__).parent, Path(__file__).parent):
-        compileall.compile_dir(folder, quiet=2)
+def _hear_ctrl_c() -> None:
+    """A run started as a background job of a shell without job control ignores ctrl+c (the
+    shell did that for it), and the processes its tests start, and interrupt as a terminal
+    would, inherited that and never heard it: Python's default is put back."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -5,14 +5,19 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
+from typing import Any
 
 import pytest
 import textual
 import textual_speedups
-from textual import _wait
-from textual.app import App
+from textual import _wait, events, on
+from textual.app import App, ComposeResult
 from textual.css.stylesheet import Stylesheet
+from textual.message import Message
+from textual.message_pump import MessagePump
 from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Input
 
 from pigeon.tui.painted import Painted
 
@@ -21,6 +26,7 @@ REPLACED = [
     (App, "run_test"),
     (Painted, "wait"),
     (Stylesheet, "_parse_rules"),
+    (MessagePump, "_get_dispatch_methods"),
 ]
 UNDER_A_KNOWN_TEXTUAL = pytest.mark.skipif(
     textual.__version__ not in textual_speedups.WRITTEN_FOR,
@@ -73,3 +79,68 @@ def _is_module(name: str) -> bool:
     except ImportError:
         return False
     return True
+
+
+class _Outer(Widget):
+    def on_key(self, event: events.Key) -> None: ...
+
+    @on(Input.Changed, "#first")
+    def first_changed(self, event: Input.Changed) -> None: ...
+
+
+class _Inner(_Outer):
+    def _on_key(self, event: events.Key) -> None: ...
+
+    @on(Input.Changed)
+    def any_changed(self, event: Input.Changed) -> None: ...
+
+    def on_input_changed(self, event: Input.Changed) -> None: ...
+
+    def compose(self) -> ComposeResult:
+        yield Input(id="first")
+        yield Input(id="second")
+
+
+class _Handlers(App[None]):
+    def compose(self) -> ComposeResult:
+        yield _Inner()
+
+    def on_key(self, event: events.Key) -> None: ...
+
+
+def _dispatched(pump: MessagePump, message: Message, walk: Any) -> list[tuple[type, Any, Any]]:
+    return [
+        (cls, method.__func__, method.__self__)
+        for cls, method in walk(pump, message.handler_name, message)
+    ]
+
+
+@UNDER_A_KNOWN_TEXTUAL
+@pytest.mark.parametrize("app_class", [_Handlers, "pigeon"])
+async def test_the_planned_dispatch_finds_the_handlers_textual_finds(
+    app_class: Any, app: App
+) -> None:
+    """For every node of an app, and messages handled by name, by ``@on`` with and without a
+    selector, and with the default action prevented, the planned walk yields the handlers
+    Textual's own walk yields, in its order."""
+    planned = MessagePump._get_dispatch_methods
+    textual_walk = planned.__wrapped__  # type: ignore[attr-defined]
+    under_test = app if app_class == "pigeon" else app_class()
+    async with under_test.run_test() as pilot:
+        inputs = list(pilot.app.screen.query(Input))
+        messages: list[Message] = [events.Key("a", "a"), events.Mount(), events.Focus()]
+        for field in inputs[:2]:
+            changed = Input.Changed(field, "x")
+            changed.set_sender(field)
+            messages.append(changed)
+        prevented = events.Key("b", "b")
+        prevented.prevent_default()
+        messages.append(prevented)
+        nodes = [pilot.app, *pilot.app.screen.walk_children(with_self=True)]
+        found = 0
+        for node in nodes:
+            for message in messages:
+                expected = _dispatched(node, message, textual_walk)
+                assert _dispatched(node, message, planned) == expected, (node, message)
+                found += len(expected)
+        assert found > len(nodes)  # handlers were found, not only the empty lists compared

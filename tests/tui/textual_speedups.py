@@ -45,6 +45,12 @@ PRIVATE_NAMES: dict[str, str] = {
     "textual.css.model.RuleSet.__hash__": "replaced by object's own: the same identity hash "
     "(``id``), computed without a Python call. Every style pass hashes each of the app's ~500 "
     "rules for each widget it restyles: 12 million calls, a twentieth of a Pilot test's CPU",
+    "textual.message_pump.MessagePump._get_dispatch_methods": "replaced by the same walk over "
+    "a plan made once a test for each pump class, handler name and message class: the classes "
+    "of the pump's MRO with a handler for it. Textual walks the whole MRO (some 40 classes for "
+    "a widget) and the message's for every message, a twentieth of a Pilot test's CPU",
+    "textual.message_pump.MessagePump._decorated_handlers": "read, as Textual reads it: the "
+    "``@on`` handlers of a class, by message class",
     "textual._styles_cache.StylesCache.get_inner_outer": "its lru_cache is cleared after each "
     "test: it kept the widgets of up to 1,024 dead apps alive for the collector to walk",
 }
@@ -113,6 +119,75 @@ def _run_test_drawing_the_end(original: Any) -> Any:
     return run_test
 
 
+_Plan = tuple[tuple[type, tuple[tuple[Any, dict], ...]], ...]
+_dispatch_plans: dict[tuple[type, str, type], _Plan] = {}
+
+
+def _dispatch_plan(pump: type, method_name: str, message: type) -> _Plan:
+    """The classes of ``pump``'s MRO that handle ``message``: each with its ``@on`` handlers
+    for the message's classes, in Textual's order. A class is in the plan when it has either
+    those or a method named for the message; the method itself is looked up as it is called."""
+    from textual.message import Message
+
+    message_mro = [cls for cls in message.__mro__ if issubclass(cls, Message)]
+    plan = []
+    for cls in pump.__mro__:
+        decorated: list[tuple[Any, dict]] = []
+        handlers = cls.__dict__.get("_decorated_handlers")
+        if handlers:
+            for message_class in message_mro:
+                decorated.extend(handlers.get(message_class, []))
+        if decorated or f"_{method_name}" in cls.__dict__ or method_name in cls.__dict__:
+            plan.append((cls, tuple(decorated)))
+    return tuple(plan)
+
+
+def _planned_dispatch(original: Any) -> Any:
+    from textual._on import OnNoWidget
+    from textual.css.match import match
+
+    def get_dispatch_methods(self: Any, method_name: str, message: Any) -> Iterator[tuple]:
+        """``MessagePump._get_dispatch_methods``, walking only the classes of the plan."""
+        key = (self.__class__, method_name, message.__class__)
+        plan = _dispatch_plans.get(key)
+        if plan is None:
+            plan = _dispatch_plans[key] = _dispatch_plan(*key)
+        private_name = f"_{method_name}"
+        methods_dispatched: set = set()
+        for cls, decorated in plan:
+            if message._no_default_action:
+                break
+            for method, selectors in decorated:
+                if method in methods_dispatched:
+                    continue
+                if selectors:
+                    if not message._sender:
+                        continue
+                    for attribute, selector in selectors.items():
+                        node = getattr(message, attribute)
+                        if node is None:
+                            break
+                        if not isinstance(node, Widget):
+                            raise OnNoWidget(
+                                f"on decorator can't match against {attribute!r} as it is not "
+                                "a widget."
+                            )
+                        if not match(selector, node):
+                            break
+                    else:
+                        yield cls, method.__get__(self, cls)
+                        methods_dispatched.add(method)
+                    continue
+                yield cls, method.__get__(self, cls)
+                methods_dispatched.add(method)
+            method = cls.__dict__.get(private_name) or cls.__dict__.get(method_name)
+            if method is not None and not getattr(method, "_textual_on", None):
+                yield cls, method.__get__(self, cls)
+
+    get_dispatch_methods.__wrapped__ = original  # type: ignore[attr-defined]
+    return get_dispatch_methods
+
+
 _rules_parsed: dict[tuple, list] = {}
 
 
@@ -141,6 +216,7 @@ def applied(version: str | None = None) -> Iterator[bool]:
     from textual import _wait
     from textual.css.model import RuleSet
     from textual.css.stylesheet import Stylesheet
+    from textual.message_pump import MessagePump
 
     global _applied
     with pytest.MonkeyPatch.context() as patch:
@@ -149,6 +225,11 @@ def applied(version: str | None = None) -> Iterator[bool]:
         patch.setattr(Painted, "wait", _painted_wait_noted(Painted.wait))
         patch.setattr(Stylesheet, "_parse_rules", _parse_rules_once(Stylesheet._parse_rules))
         patch.setattr(RuleSet, "__hash__", object.__hash__)
+        patch.setattr(
+            MessagePump,
+            "_get_dispatch_methods",
+            _planned_dispatch(MessagePump._get_dispatch_methods),
+        )
         patch.setattr(_wait, "SLEEP_GRANULARITY", SLEEP_STEP)
         patch.setattr(_wait, "SLEEP_IDLE", SLEEP_STEP / 20)
         was_applied, _applied = _applied, True
@@ -159,11 +240,13 @@ def applied(version: str | None = None) -> Iterator[bool]:
 
 
 def after_each_test() -> None:
-    """While the speed-ups are applied, clear ``StylesCache.get_inner_outer``, an ``lru_cache`` on a method, which keeps the line
-    caches of up to 1,024 widgets alive after their app is gone: in one process running hundreds
-    of apps, some 300,000 objects the collector walks after every test."""
+    """While the speed-ups are applied, clear ``StylesCache.get_inner_outer``, an ``lru_cache``
+    on a method, which keeps the line caches of up to 1,024 widgets alive after their app is
+    gone (in one process running hundreds of apps, some 300,000 objects the collector walks
+    after every test), and the dispatch plans, which hold the classes a test defined."""
     if not _applied:
         return
     from textual._styles_cache import StylesCache
 
     StylesCache.get_inner_outer.cache_clear()
+    _dispatch_plans.clear()  # a class a test gave a handler is planned again
