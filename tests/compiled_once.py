@@ -29,7 +29,7 @@ _config: pytest.Config | None = None  # the controller's, inherited by the forke
 
 
 def compile_before_the_workers(config: pytest.Config, folders: list[Path], tests: Path) -> None:
-    """Byte-compile ``folders`` and write the rewritten test modules of ``tests``, in one
+    """Byte-compile ``folders``, then write the rewritten test modules of ``tests`` in one
     process a core. ``compileall`` writes ``__pycache__`` whatever ``sys.dont_write_bytecode``
     says, and imports read it."""
     global _config

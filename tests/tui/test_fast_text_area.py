@@ -66,10 +66,13 @@ async def test_a_change_of_height_alone_wraps_nothing_again() -> None:
         wraps: list[int] = []
         original = area.wrapped_document.wrap
         area.wrapped_document.wrap = lambda *a, **k: (wraps.append(1), original(*a, **k))[1]
+        width = area.size.width
         await pilot.resize_terminal(40, 12)
-        await pilot.pause()
-        assert not wraps and area.size.height < 20
+        await wait_for(pilot, lambda: area.size.height < 20)  # laid out at the new size...
+        await pilot.pause()  # ...and the resize it was sent handled
+        assert not wraps
         await pilot.resize_terminal(50, 12)  # a new width wraps the lines again
+        await wait_for(pilot, lambda: area.size.width > width)
         await pilot.pause()
         assert wraps
 
