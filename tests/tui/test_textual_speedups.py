@@ -12,12 +12,13 @@ import textual
 import textual_speedups
 from textual import _wait, events, on
 from textual.app import App, ComposeResult
+from textual.containers import Vertical
 from textual.css.stylesheet import Stylesheet
 from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Input
+from textual.widgets import Input, Static, Tree
 
 from pigeon.tui.painted import Painted
 
@@ -144,3 +145,33 @@ async def test_the_planned_dispatch_finds_the_handlers_textual_finds(
                 assert _dispatched(node, message, planned) == expected, (node, message)
                 found += len(expected)
         assert found > len(nodes)  # handlers were found, not only the empty lists compared
+
+
+class _Breaks(Widget):
+    broken = False
+
+    def render(self) -> str:
+        if self.broken:
+            raise ValueError("cannot draw this")
+        return "fine"
+
+
+class _BreaksInABox(App[None]):
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield _Breaks()
+
+
+@UNDER_A_KNOWN_TEXTUAL
+async def test_a_widget_that_cannot_draw_the_state_a_test_ends_in_fails_the_test() -> None:
+    app = _BreaksInABox()
+    with pytest.raises(ValueError, match="cannot draw this"):
+        async with app.run_test():
+            app.query_one(_Breaks).broken = True  # never drawn before the test ends
+
+
+@UNDER_A_KNOWN_TEXTUAL
+def test_the_end_draws_what_widgets_show_not_the_boxes_around_them() -> None:
+    draws = textual_speedups._draws_content
+    assert draws(_Breaks) and draws(Static) and draws(Input) and draws(Tree)
+    assert not draws(Vertical) and not draws(Widget) and not draws(Screen)

@@ -20,6 +20,7 @@ import textual
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
+from textual.scroll_view import ScrollView
 from textual.widget import Widget
 
 from pigeon.tui.painted import Painted
@@ -30,12 +31,14 @@ PRIVATE_NAMES: dict[str, str] = {
     "textual.screen.Screen._compositor_refresh": "replaced: under run_test a frame is drawn for "
     "nobody, so only the widgets the app waits to see drawn (pigeon.tui.painted) are drawn; "
     "drawing was a third of a Pilot test's CPU",
-    "textual.screen.Screen._compositor": "read: its visible widgets, and render_update to draw "
-    "in full the screen a test ends on (as App.export_screenshot does)",
+    "textual.screen.Screen._compositor": "read: its visible widgets",
     "textual.screen.Screen._dirty_widgets": "cleared, as a refresh clears it",
     "textual.screen.Screen._refresh_layout": "called to lay out the screen a test ends on",
     "textual.app.App._update_mouse_over": "called, as a refresh calls it",
     "textual.app.App._background_screens": "the screens under the last one, drawn with it",
+    "textual.scroll_view.ScrollView.render": "Textual's own blank, as Widget.render and "
+    "Screen.render are: a widget whose drawing is only that and its styles is not drawn at a "
+    "test's end",
     "textual.css.stylesheet.Stylesheet._parse_rules": "wrapped by one cache a process: every "
     "app parses the same stylesheets with the same variables, some 30 ms a test",
     "textual._wait.SLEEP_GRANULARITY": "5 ms, not 20: Pilot waits for an idle app in sleeps "
@@ -106,17 +109,42 @@ def _painted_wait_noted(original: Any) -> Any:
 def _run_test_drawing_the_end(original: Any) -> Any:
     @asynccontextmanager
     async def run_test(app: App, *args: Any, **kwargs: Any) -> AsyncIterator[Pilot]:
-        """``App.run_test`` drawing in full the screen the test ends on, so a widget that
-        cannot draw its final state still fails the test."""
+        """``App.run_test`` drawing the screen the test ends on, so a widget that cannot draw
+        its final state still fails the test. Each widget that draws content of its own is
+        drawn in full; containers, which draw only their styles (backgrounds, borders, and
+        titles made when they were set), are not: they were two thirds of the drawing."""
         async with original(app, *args, **kwargs) as pilot:
             yield pilot
             if app.return_code is not None or not app.screen_stack:
                 return
-            screen = app.screen
-            screen._refresh_layout()
-            screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+            app.screen._refresh_layout()
+            for screen in (*app._background_screens, app.screen):
+                for widget in list(screen._compositor.visible_widgets):
+                    if _draws_content(type(widget)):
+                        widget.render_lines(widget.size.region)
 
     return run_test
+
+
+_BLANK_RENDERS = (Widget, ScrollView, Screen)  # Textual's: their render is a blank region
+_content_of: dict[type, bool] = {}
+
+
+def _draws_content(widget_class: type) -> bool:
+    """Whether a widget of ``widget_class`` draws something besides its styles: a class of
+    its MRO, below Textual's blank renders, defines ``render``, ``render_line`` or
+    ``render_lines``."""
+    drawn = _content_of.get(widget_class)
+    if drawn is None:
+        drawn = False
+        for cls in widget_class.__mro__:
+            if cls in _BLANK_RENDERS:
+                break
+            if {"render", "render_line", "render_lines"} & cls.__dict__.keys():
+                drawn = True
+                break
+        _content_of[widget_class] = drawn
+    return drawn
 
 
 _Plan = tuple[tuple[type, tuple[tuple[Any, dict], ...]], ...]
