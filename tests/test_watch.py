@@ -29,7 +29,7 @@ class Watched:
         self.watcher = DiskWatcher(
             root,
             lambda: self.collection.seen,
-            lambda col, paths: self.reports.put((col, paths)),
+            lambda col, paths, _known: self.reports.put((col, paths)),
             self.failures.append,
         )
 
@@ -75,6 +75,25 @@ def test_the_apps_own_save_and_pigeon_folder_are_not_news(root: Path, watched: W
     write(root, "b.toml", 'name = "B"\nurl = "https://b.test/theirs"\n')
     _, paths = watched.next()
     assert paths == {root / "b.toml"}
+
+
+def test_the_apps_own_environment_files_are_not_news(root: Path) -> None:
+    """Made, renamed and deleted by the app: each recorded as it is done, so the watcher does
+    not load the collection again for them (a load that could reach the app after its next
+    change and undo it in the app's memory)."""
+    from pigeon.store import create_environment, delete_environment, rename_environment
+
+    watched = Watched(root)  # not started: ``news`` is asked directly
+    col = watched.collection
+    envs = root / "environments"
+    create_environment(col, "qa")
+    assert watched.watcher.news({envs / "qa.toml", envs}) == set()
+    rename_environment(col, "qa", "qa-eu")
+    assert watched.watcher.news({envs / "qa.toml", envs / "qa-eu.toml"}) == set()
+    delete_environment(col, "qa-eu")
+    assert watched.watcher.news({envs / "qa-eu.toml"}) == set()
+    write(root, "environments/theirs.toml", "[variables]\n")  # one made outside still is
+    assert watched.watcher.news({envs / "theirs.toml"}) == {envs / "theirs.toml"}
 
 
 def test_a_burst_of_changes_is_reported_together(root: Path, watched: Watched) -> None:

@@ -5,7 +5,9 @@ truth; an outside edit is never lost).
 ``start``), batches a burst of changes (a ``git checkout``) into one, and keeps only news: a
 collection file whose text is not what the app last read or wrote (``Collection.seen``), so
 the app's own saves are not news. On news it loads the whole collection in that thread and
-hands it on (``renames`` says which of its files were renamed). It only reads files: nothing
+hands it on, with the map of what the app knew when the load began: a load handed on after
+the app wrote again may miss that write, and the map says so (``renames`` says which of its
+files were renamed). It only reads files: nothing
 in them is run. ``.pigeon/`` and other dot-folders
 (``.git``) are not watched.
 """
@@ -25,15 +27,16 @@ STEP_MS = 100  # a burst ends after this long without a change
 
 
 class DiskWatcher:
-    """Watch ``root``; call ``changed(collection, paths)`` from the watcher's thread with a
-    fresh load when a file changed that ``seen()`` (the open collection's map) does not know
-    as it is now, and ``failed(message)`` once if watching stops on an error."""
+    """Watch ``root``; call ``changed(collection, paths, known)`` from the watcher's thread
+    with a fresh load when a file changed that ``seen()`` (the open collection's map) does not
+    know as it is now (``known``: a copy of that map, taken before the load), and
+    ``failed(message)`` once if watching stops on an error."""
 
     def __init__(
         self,
         root: Path,
         seen: Callable[[], Seen],
-        changed: Callable[[Collection, set[Path]], object],
+        changed: Callable[[Collection, set[Path], Seen], object],
         failed: Callable[[str], object],
     ) -> None:
         self.root = root
@@ -77,18 +80,20 @@ class DiskWatcher:
                 raise_interrupt=False,
                 ignore_permission_denied=True,
             ):
-                news = self.news({Path(p) for _, p in changes})
+                known = dict(self._seen())  # one copy: the app writes to it meanwhile
+                news = self.news({Path(p) for _, p in changes}, known)
                 if news and not self._stop.is_set():
-                    self._changed(load_collection(self.root), news)
+                    self._changed(load_collection(self.root), news, known)
         except Exception as exc:
             if not self._stop.is_set():
                 self._failed(f"{type(exc).__name__}: {exc}")
 
-    def news(self, paths: set[Path]) -> set[Path]:
-        """The paths whose change the open collection does not know: a folder holding no file
-        it knows, or a request, folder, environment or collection file (or ``.env``) whose
-        text is not the one last read or written there."""
-        seen = self._seen()
+    def news(self, paths: set[Path], seen: Seen | None = None) -> set[Path]:
+        """The paths whose change the open collection (``seen``: its map, else ``seen()``)
+        does not know: a folder holding no file it knows, or a request, folder, environment
+        or collection file (or ``.env``) whose text is not the one last read or written
+        there."""
+        seen = dict(self._seen()) if seen is None else seen
         known_dirs = {parent for p in seen for parent in p.parents}
         out = set()
         for path in paths:

@@ -231,6 +231,28 @@ async def test_the_apps_own_save_is_not_news(app: PigeonApp, collection: Path) -
         assert main_screen(app).editor.request.url == "{{base_url}}/saved"
 
 
+async def test_a_load_begun_before_the_apps_own_write_is_not_taken_over_it(
+    app: PigeonApp, collection: Path, still: None
+) -> None:
+    """The watcher read the disk; before its load reached the app, the app made an environment
+    and chose it. Taken as it was, the load (which lacks it) unset the environment in use:
+    the app reads the disk again instead."""
+    from pigeon.store import create_environment
+
+    async with running(app, LIST) as pilot:
+        session = app.session
+        known = dict(session.collection.seen)
+        stale = load_collection(collection)  # read before the app's own write
+        create_environment(session.collection, "qa")
+        session.choose_environment("qa")
+        before = session.collection
+        path = collection / "environments" / "qa.toml"
+        main_screen(app).post_message(DiskWatch.Changed(stale, {path}, known))
+        await wait_for(pilot, lambda: session.collection is not before)
+        assert session.collection is not stale
+        assert "qa" in session.collection.environments and session.environment == "qa"
+
+
 async def test_unsaved_edits_are_not_replaced_by_a_reload(app: PigeonApp, collection: Path) -> None:
     file = collection / "users" / "list-users.toml"
     async with running(app, LIST) as pilot:

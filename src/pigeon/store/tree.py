@@ -709,10 +709,12 @@ def create_environment(col: Collection, name: str) -> Environment:
     path = col.root / ENVIRONMENTS_DIR / f"{name}.toml"
     path.parent.mkdir(parents=True, exist_ok=True)
     env = Environment(name=name, path=path)
+    text = environment_to_toml(env)
     try:
-        create_exclusive(path, environment_to_toml(env))
+        create_exclusive(path, text)
     except FileExistsError:
         raise SaveError(f"environment {name!r} already exists: {path}") from None
+    record_write(col.seen, path, None, text)  # the app's own file: no news to the watcher
     col.environments[name] = env
     return env
 
@@ -745,6 +747,7 @@ def rename_environment(col: Collection, name: str, new_name: str) -> Environment
         raise SaveError(f"environment {new_name!r} already exists: {path}") from None
     except OSError as exc:
         raise SaveError(f"not renamed: {exc}") from exc
+    record_move(col.seen, env.path, path)
     del col.environments[name]
     env.name, env.path = new_name, path
     col.environments[new_name] = env
@@ -767,6 +770,7 @@ def delete_environment(col: Collection, name: str) -> None:
     except OSError as exc:
         raise SaveError(f"not deleted: {exc}") from exc
     fsync_dir(env.path.parent)
+    col.seen.pop(env.path, None)  # gone by the app's hand: no news either
     del col.environments[name]
     if default:
         _write_head(col, None, {"default_environment": None})

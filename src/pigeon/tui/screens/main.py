@@ -332,8 +332,9 @@ class MainScreen(Screen[None]):
     def on_disk_watch_changed(self, event: DiskWatch.Changed) -> None:
         from pigeon.tui.widgets.disk_watch import follow_renames  # a rename: it follows
 
+        loaded = event.loaded_for(self.session.collection.seen)
         follow_renames(self.session, self.editor, self.collection_pane.collection_tree, event.paths)
-        self.follow_disk(event.collection)
+        self.follow_disk(loaded)
 
     def on_disk_watch_failed(self, event: DiskWatch.Failed) -> None:
         message = f"Not following the disk: {printable(event.message)}"

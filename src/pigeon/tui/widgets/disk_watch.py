@@ -13,6 +13,7 @@ from textual.widget import Widget
 if TYPE_CHECKING:
     from pigeon.model import Collection
     from pigeon.session import Session
+    from pigeon.store.seen import Seen
     from pigeon.tui.widgets.collection.collection_tree import CollectionTree
     from pigeon.tui.widgets.editor.request_editor import RequestEditor
     from pigeon.watch import DiskWatcher
@@ -26,10 +27,18 @@ class DiskWatch(Widget):
 
     @dataclass
     class Changed(Message):
-        """Files of the collection changed on disk: ``collection`` is it loaded afresh."""
+        """Files of the collection changed on disk: ``collection`` is it loaded afresh, when
+        the app knew its files as ``known`` says."""
 
         collection: Collection
         paths: set[Path]
+        known: Seen
+
+        def loaded_for(self, seen: Seen) -> Collection | None:
+            """The collection loaded, or ``None`` (read the disk again) when the app has
+            written since the load began (``seen``, its map now, is not ``known``): the load
+            may miss that write, and what the app chose with it (an environment renamed)."""
+            return self.collection if seen == self.known else None
 
     @dataclass
     class Failed(Message):
@@ -50,7 +59,7 @@ class DiskWatch(Widget):
         self.watcher = DiskWatcher(
             session.root,
             lambda: session.collection.seen,
-            lambda col, paths: self.post_message(self.Changed(col, paths)),
+            lambda col, paths, known: self.post_message(self.Changed(col, paths, known)),
             lambda message: self.post_message(self.Failed(message)),
         )
         self.watcher.start()
