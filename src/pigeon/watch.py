@@ -7,9 +7,8 @@ collection file whose text is not what the app last read or wrote (``Collection.
 the app's own saves are not news. On news it loads the whole collection in that thread and
 hands it on, with the map of what the app knew when the load began: a load handed on after
 the app wrote again may miss that write, and the map says so (``renames`` says which of its
-files were renamed). It only reads files: nothing
-in them is run. ``.pigeon/`` and other dot-folders
-(``.git``) are not watched.
+files were renamed). It only reads files: nothing in them is run. ``.pigeon/`` and other
+dot-folders (``.git``) are not watched.
 """
 
 from __future__ import annotations
