@@ -50,7 +50,7 @@ def tree_ids(app: PigeonApp) -> set[str]:
 async def watching(pilot) -> None:
     """Wait until the watcher is live: a file made outside shows in the tree."""
     screen = main_screen(pilot.app)
-    await wait_for(pilot, lambda: screen.query(DiskWatch))
+    await wait_for(pilot, lambda: screen.disk_watch is not None)
     probe = screen.session.root / "probe.toml"
     probe.write_text('name = "Probe"\nurl = "https://probe.test/"\n', encoding="utf-8")
     await wait_for(pilot, lambda: "probe" in tree_ids(pilot.app))
@@ -280,7 +280,9 @@ async def test_a_request_deleted_while_open_is_kept_unsaved(
         await watching(pilot)
         file.unlink()
         await wait_for(pilot, lambda: LIST not in tree_ids(app))
-        assert "list-users.toml was deleted on disk: yours is kept unsaved." in notes(app)
+        # A notice reaches the app as a message of its own, after the tree is rebuilt.
+        deleted = "list-users.toml was deleted on disk: yours is kept unsaved."
+        await wait_for(pilot, lambda: deleted in notes(app))
         assert editor.dirty and editor.request.url == url
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, ChangedOnDiskScreen))
@@ -311,6 +313,7 @@ async def test_a_request_renamed_on_disk_while_open_is_followed(
         assert editor.saved.path == new and editor.request.path == new
         assert editor.request.id == "users/all-users"
         assert editor.dirty is dirty
+        await pilot.pause()  # a notice the reload gave would be in by now
         assert not any("deleted on disk" in n for n in notes(app))
         if dirty:
             await pilot.press("ctrl+s")
@@ -338,10 +341,10 @@ async def test_a_broken_file_that_appears_is_marked(app: PigeonApp, collection: 
 
 async def test_the_watcher_stops_with_the_app(app: PigeonApp) -> None:
     async with running(app) as pilot:
-        await wait_for(pilot, lambda: main_screen(app).query(DiskWatch))
-        watch = main_screen(app).query_one(DiskWatch)
-        # Mounted is not yet started: the thread starts in its mount handler.
-        await wait_for(pilot, lambda: watch.watcher is not None and watch.watcher.running)
+        screen = main_screen(app)
+        await wait_for(pilot, lambda: screen.disk_watch is not None)
+        watch = screen.disk_watch
+        assert watch is not None and watch.watcher is not None and watch.watcher.running
     assert not watch.watcher.running
     assert not [t for t in threading.enumerate() if t.name == "pigeon-watch"]
 
@@ -355,7 +358,8 @@ async def test_an_open_request_broken_on_disk_is_kept_and_never_overwritten(
         await watching(pilot)
         file.write_text("name = 'half typed\n", encoding="utf-8")
         await wait_for(pilot, lambda: LIST not in tree_ids(app))
-        assert "list-users.toml no longer loads: yours is kept unsaved." in notes(app)
+        broken = "list-users.toml no longer loads: yours is kept unsaved."
+        await wait_for(pilot, lambda: broken in notes(app))  # its notice comes after the tree
         assert editor.dirty and editor.request is not None
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: any("does not load" in n for n in notes(app)))

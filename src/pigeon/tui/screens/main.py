@@ -100,6 +100,7 @@ class MainScreen(Screen[None]):
         )
         self.status = SessionStatus(id="status")
         self.response_pane: ResponsePane | None = None  # mounted just after the first paint
+        self.disk_watch: DiskWatch | None = None  # started just after the first paint
 
     # -- layout -------------------------------------------------------------------------------
 
@@ -171,7 +172,12 @@ class MainScreen(Screen[None]):
         if self.FOLLOW_DISK:
             from pigeon.tui.widgets.disk_watch import DiskWatch
 
-            await self.mount(DiskWatch(self.session))
+            self.disk_watch = DiskWatch(self.session, self)
+            self.disk_watch.start()
+
+    def on_unmount(self) -> None:
+        if self.disk_watch is not None:
+            self.disk_watch.stop()
 
     def on_resize(self, event: events.Resize) -> None:
         self._apply_width(event.size.width)
