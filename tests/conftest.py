@@ -23,7 +23,10 @@ if os.environ.get("CI"):
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The youngest generation is collected every 50,000 allocations, not 700, and the older
+    """Before any test: the collector's thresholds, ctrl+c heard (``_hear_ctrl_c``), and, in
+    the controller, the package and the test modules compiled once (``compiled_once``).
+
+    The youngest generation is collected every 50,000 allocations, not 700, and the older
     ones only between tests (``pytest_runtest_logfinish``). A test makes and drops a whole app:
     collected every 700 allocations, its objects lived long enough to be promoted and walked
     again and again while the app still held them, a fifth of the suite's CPU; collected
