@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import inspect
 import re
+from functools import partial
 from typing import Any
 
 import pytest
 import textual
 import textual_speedups
-from textual import _wait, events, on
+from textual import _callback, _wait, events, on
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.css.stylesheet import Stylesheet
 from textual.message import Message
 from textual.message_pump import MessagePump
+from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static, Tree
@@ -28,6 +31,8 @@ REPLACED = [
     (Painted, "wait"),
     (Stylesheet, "_parse_rules"),
     (MessagePump, "_get_dispatch_methods"),
+    (Pilot, "_wait_for_screen"),
+    (_callback, "count_parameters"),
 ]
 UNDER_A_KNOWN_TEXTUAL = pytest.mark.skipif(
     textual.__version__ not in textual_speedups.WRITTEN_FOR,
@@ -175,3 +180,63 @@ def test_the_end_draws_what_widgets_show_not_the_boxes_around_them() -> None:
     draws = textual_speedups._draws_content
     assert draws(_Breaks) and draws(Static) and draws(Input) and draws(Tree)
     assert not draws(Vertical) and not draws(Widget) and not draws(Screen)
+
+
+class _Slow(Widget):
+    """Handles ``Work`` slowly: its pump is busy, its queue empty, while a handler awaits."""
+
+    class Work(Message):
+        def __init__(self, name: str) -> None:
+            super().__init__()
+            self.name = name
+
+    def __init__(self, done: list[str]) -> None:
+        super().__init__()
+        self.done = done
+        self.begun = asyncio.Event()
+
+    async def on__slow_work(self, message: Work) -> None:
+        self.begun.set()
+        await asyncio.sleep(0.02)
+        self.done.append(message.name)
+
+
+class _Workers(App[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.done: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        for _ in range(4):
+            yield _Slow(self.done)
+
+
+@UNDER_A_KNOWN_TEXTUAL
+async def test_the_wait_for_the_screen_waits_for_every_pump_that_is_not_at_rest() -> None:
+    """Pilot's wait, asking only the pumps not at rest, still returns only once each has
+    handled what it was sent before the wait: queued, or being handled with none queued."""
+    app = _Workers()
+    async with app.run_test() as pilot:
+        slow = list(app.query(_Slow))
+        assert all(textual_speedups._at_rest(widget) for widget in slow)
+        slow[0].post_message(_Slow.Work("handling"))
+        await slow[0].begun.wait()  # in its handler, nothing queued: not at rest
+        assert not slow[0]._message_queue.values and not textual_speedups._at_rest(slow[0])
+        slow[1].post_message(_Slow.Work("queued"))
+        slow[1].post_message(_Slow.Work("queued after"))
+        slow[3].post_message(_Slow.Work("last"))
+        assert not textual_speedups._at_rest(slow[1])
+        await pilot._wait_for_screen()
+        assert sorted(app.done) == ["handling", "last", "queued", "queued after"]
+        assert all(textual_speedups._at_rest(widget) for widget in slow)
+
+
+@UNDER_A_KNOWN_TEXTUAL
+def test_a_partial_counts_the_parameters_its_function_has_left() -> None:
+    def three(a: int, b: int, c: int) -> None: ...
+
+    count = _callback.count_parameters
+    textual_count = count.__wrapped__  # type: ignore[attr-defined]
+    for made in (partial(three), partial(three, 1), partial(three, 1, c=2), partial(three, b=1)):
+        assert count(made) == textual_count(made)
+    assert count(partial(three, 1)) == 2 and count(three) == 3

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from test_tui_app import run_from_palette
 from textual.pilot import Pilot
-from textual.widgets import Label
+from textual.widgets import Label, Tree
 from tui_support import main_screen, make_app, paste_url, running, wait_for
 
 from pigeon.echo import EchoServer
@@ -21,6 +21,7 @@ from pigeon.tui.dialogs.trust import TrustScreen
 from pigeon.tui.screens.main import MainScreen
 from pigeon.tui.widgets.collection.collection_tree import CollectionTree, differs_at, fit_name
 from pigeon.tui.widgets.editor.request_editor import RequestEditor
+from pigeon.tui.widgets.variables.variables_pane import VariablesPane
 
 
 async def highlight_folder(pilot: Pilot, folder_id: str) -> CollectionTree:
@@ -404,3 +405,25 @@ def test_a_long_name_keeps_its_start_and_its_end() -> None:
     # Alike but in the middle: the part from where it differs, cut short.
     assert shown("Users operation 07 for the account", 16, 16) == "Users o…07 for…"
     assert differs_at(["a b", "a c", "x"]) == [2, 2, 0]
+
+
+async def test_a_trees_frame_is_drawn_as_textual_draws_it_line_by_line(app: PigeonApp) -> None:
+    """The collection and the variables work their base style out once a frame
+    (``StyleOncePerFrame``): every line, the cursor's among them, is drawn as Textual's own
+    ``Tree`` draws it when it works the style out for each line."""
+    async with running(app) as pilot:
+        screen = main_screen(app)
+        tree = screen.query_one(CollectionTree)
+        tree.focus()
+        await pilot.press("down")
+        for widget in (tree, screen.query_one(VariablesPane)):
+            region = widget.size.region
+            assert region.height > 3, type(widget).__name__
+            widget._styles_cache.clear()
+            textual_lines = Tree.render_lines(widget, region)  # each line asks for its style
+            widget._styles_cache.clear()
+            ours = widget.render_lines(region)
+            assert [list(line) for line in ours] == [list(line) for line in textual_lines]
+            assert widget._frame_style is None  # nothing kept past the frame
+        drawn = "".join(strip.text for strip in tree.render_lines(tree.size.region))
+        assert "Users" in drawn

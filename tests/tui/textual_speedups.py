@@ -10,15 +10,18 @@ source, then add it to ``WRITTEN_FOR``.
 
 from __future__ import annotations
 
+import asyncio
+from asyncio import FIRST_COMPLETED
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from functools import partial
 from typing import Any
 from weakref import WeakSet
 
 import pytest
 import textual
 from textual.app import App
-from textual.pilot import Pilot
+from textual.pilot import Pilot, WaitForScreenTimeout
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.widget import Widget
@@ -54,6 +57,18 @@ PRIVATE_NAMES: dict[str, str] = {
     "a widget) and the message's for every message, a twentieth of a Pilot test's CPU",
     "textual.message_pump.MessagePump._decorated_handlers": "read, as Textual reads it: the "
     "``@on`` handlers of a class, by message class",
+    "textual._callback.count_parameters": "replaced: a ``partial``'s count is its function's "
+    "(counted once and kept on the function, as Textual keeps it) less the arguments it "
+    "holds. Textual counted each new ``partial`` with ``inspect.signature``: every "
+    "``call_later`` makes one, and Pilot makes one for each widget of the screen at each "
+    "key it presses and each pause",
+    "textual.pilot.Pilot._wait_for_screen": "replaced by the same wait, asking only the "
+    "pumps that are not idle: Pilot sends every widget of the screen a callback at each key "
+    "and each pause, and a widget waiting for its next message with none queued has nothing "
+    "to finish (a refresh, ``call_next`` and every message wake it through its queue)",
+    "textual.message_pump.MessagePump._message_queue": "read: empty, and its ``ready_event`` "
+    "awaited by the pump's own task, is a pump at rest",
+    "textual.app.App._exception_event": "awaited, as Pilot awaits it",
     "textual._styles_cache.StylesCache.get_inner_outer": "its lru_cache is cleared after each "
     "test: it kept the widgets of up to 1,024 dead apps alive for the collector to walk",
 }
@@ -216,6 +231,64 @@ def _planned_dispatch(original: Any) -> Any:
     return get_dispatch_methods
 
 
+def _counted_once(original: Any) -> Any:
+    def count_parameters(func: Any) -> int:
+        """``count_parameters``, counting a ``partial``'s function once."""
+        if type(func) is partial:
+            return count_parameters(func.func) - (len(func.args) + len(func.keywords))
+        return original(func)
+
+    count_parameters.__wrapped__ = original  # type: ignore[attr-defined]
+    return count_parameters
+
+
+def _at_rest(pump: Any) -> bool:
+    """Whether ``pump`` waits for its next message with none queued: nothing it was sent is
+    left to do. (A pump that never made its queue has not started: not at rest.)"""
+    queue = pump.__dict__.get("_message_queue")
+    return queue is not None and not queue.values and bool(queue.ready_event._waiters)
+
+
+def _waiting_for_busy_pumps(original: Any) -> Any:
+    async def wait_for_screen(pilot: Pilot, timeout: float = 30.0) -> bool:
+        """``Pilot._wait_for_screen``: the app and the screen's widgets that are not at rest
+        each run a callback once they have done what they were sent before it."""
+        try:
+            screen = pilot.app.screen
+        except Exception:
+            return False
+        count = 0
+        done = asyncio.Event()
+
+        def one_done() -> None:
+            nonlocal count
+            count -= 1
+            if count == 0:
+                done.set()
+
+        for pump in [pilot.app, *screen.walk_children(with_self=True)]:
+            if not _at_rest(pump) and pump.call_later(one_done):
+                count += 1
+        if count:
+            waits = [
+                asyncio.create_task(done.wait()),
+                asyncio.create_task(pilot.app._exception_event.wait()),
+            ]
+            _, pending = await asyncio.wait(waits, timeout=timeout, return_when=FIRST_COMPLETED)
+            for task in pending:
+                task.cancel()
+            if len(pending) == len(waits):
+                raise WaitForScreenTimeout(
+                    "Timed out while waiting for widgets to process pending messages."
+                )
+            if count > 0:
+                return False
+        return True
+
+    wait_for_screen.__wrapped__ = original  # type: ignore[attr-defined]
+    return wait_for_screen
+
+
 _rules_parsed: dict[tuple, list] = {}
 
 
@@ -241,7 +314,7 @@ def applied(version: str | None = None) -> Iterator[bool]:
     if refusal(version) is not None:
         yield False
         return
-    from textual import _wait
+    from textual import _callback, _wait
     from textual.css.model import RuleSet
     from textual.css.stylesheet import Stylesheet
     from textual.message_pump import MessagePump
@@ -253,6 +326,8 @@ def applied(version: str | None = None) -> Iterator[bool]:
         patch.setattr(Painted, "wait", _painted_wait_noted(Painted.wait))
         patch.setattr(Stylesheet, "_parse_rules", _parse_rules_once(Stylesheet._parse_rules))
         patch.setattr(RuleSet, "__hash__", object.__hash__)
+        patch.setattr(Pilot, "_wait_for_screen", _waiting_for_busy_pumps(Pilot._wait_for_screen))
+        patch.setattr(_callback, "count_parameters", _counted_once(_callback.count_parameters))
         patch.setattr(
             MessagePump,
             "_get_dispatch_methods",

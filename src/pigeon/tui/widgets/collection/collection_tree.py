@@ -35,6 +35,7 @@ from pigeon.tui.painted import Painted
 from pigeon.tui.themes import method_colour
 from pigeon.tui.vim_keys import HalfPages, vim_bindings
 from pigeon.tui.widgets.find_rows import FindInTree
+from pigeon.tui.widgets.tree_style import StyleOncePerFrame
 
 NodeData = Folder | Request | BrokenFile | None
 Piece = tuple[int, int] | str  # a range of a name's characters kept, or "…"
@@ -93,7 +94,7 @@ def differs_at(names: list[str]) -> list[int]:
     return shared
 
 
-class CollectionTree(FindInTree, HalfPages, Tree[NodeData]):
+class CollectionTree(FindInTree, HalfPages, StyleOncePerFrame, Tree[NodeData]):
     """Folders and requests; ``•`` marks a request with unsaved edits, ``⚠`` a broken file.
 
     Its keys stay out of the footer (the app's own keys matter more on a narrow screen); the

@@ -33,6 +33,7 @@ from pigeon.terminal import printable
 from pigeon.tui.css import beside
 from pigeon.tui.vim_keys import HalfPages, vim_bindings
 from pigeon.tui.widgets.find_rows import FindInTree
+from pigeon.tui.widgets.tree_style import StyleOncePerFrame
 from pigeon.tui.widgets.variables.variable_targets import Target, shadowed_by, variable_targets
 from pigeon.values import MASK, kind_of, preview, secret_name
 
@@ -84,7 +85,7 @@ class VariableRow:
     definition: Definition | None = None  # None for an unresolved name
 
 
-class VariablesPane(FindInTree, HalfPages, Tree[VariableRow | None]):
+class VariablesPane(FindInTree, HalfPages, StyleOncePerFrame, Tree[VariableRow | None]):
     """Each name the open request sees, its winning value and scope, and under it the
     definitions it shadows; then the ``$env`` names the request uses."""
 
