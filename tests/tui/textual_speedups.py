@@ -68,6 +68,9 @@ PRIVATE_NAMES: dict[str, str] = {
     "to finish (a refresh, ``call_next`` and every message wake it through its queue)",
     "textual.message_pump.MessagePump._message_queue": "read: empty, and its ``ready_event`` "
     "awaited by the pump's own task, is a pump at rest",
+    "textual._queue.Queue.values": "read: the messages a pump has yet to take",
+    "textual._queue.Queue.ready_event": "read: its waiters (asyncio's ``Event._waiters``) are "
+    "the pump's own task, waiting for a message",
     "textual.app.App._exception_event": "awaited, as Pilot awaits it",
     "textual._styles_cache.StylesCache.get_inner_outer": "its lru_cache is cleared after each "
     "test: it kept the widgets of up to 1,024 dead apps alive for the collector to walk",
