@@ -184,7 +184,9 @@ def _sent(jar, url: str) -> str | None:
     """The Cookie header httpx builds from the jar for ``url`` (it copies the jar first)."""
     import httpx
 
-    with httpx.Client(cookies=jar) as client:
+    from pigeon.tls import default_context
+
+    with httpx.Client(cookies=jar, verify=default_context(http2=False, trust_env=True)) as client:
         return client.build_request("GET", url).headers.get("cookie")
 
 

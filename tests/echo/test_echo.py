@@ -21,11 +21,14 @@ import httpx
 import pytest
 
 from pigeon.echo import PNG, EchoServer, large_user, main
+from pigeon.tls import default_context
 
 
 @pytest.fixture
 def client(echo_url: str) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=echo_url, timeout=10) as c:
+    # The echo is plain HTTP: the process's one verifying context, not certifi loaded again.
+    verify = default_context(http2=False, trust_env=True)
+    with httpx.Client(base_url=echo_url, timeout=10, verify=verify) as c:
         yield c
 
 
@@ -405,7 +408,10 @@ def test_command_line_server_serves_and_stops_on_a_signal(sig: signal.Signals) -
     try:
         assert proc.stdout is not None and proc.stderr is not None
         line = proc.stdout.readline()
-        assert line.startswith("Pigeon echo server on http://127.0.0.1:")
+        # No line: the server ended before it served; what it said is the failure's message.
+        assert line.startswith("Pigeon echo server on http://127.0.0.1:"), (
+            line or proc.stderr.read()
+        )
         url = line.split()[4]
         assert urlsplit(url).port
         assert httpx.get(f"{url}/hello", timeout=5).json()["path"] == "/hello"

@@ -23,6 +23,7 @@ from pigeon.mock.routes import build_routes
 from pigeon.mock.server import MAX_BODY, MockServer
 from pigeon.model import MAX_EXAMPLE_BODY
 from pigeon.store import load_collection
+from pigeon.tls import default_context
 
 USER = """\
 name = "Get user"
@@ -116,7 +117,9 @@ def server(collection: Path) -> Iterator[MockServer]:
 
 @pytest.fixture
 def client(server: MockServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.url, timeout=10) as c:
+    # Plain HTTP: the process's one verifying context, not certifi loaded for each test.
+    verify = default_context(http2=False, trust_env=True)
+    with httpx.Client(base_url=server.url, timeout=10, verify=verify) as c:
         yield c
 
 

@@ -183,6 +183,9 @@ def test_save_scratch_prompt(snap_compare, tmp_path, size) -> None:
         await highlight(pilot, "users/list-users")
         await pilot.press("ctrl+n")
         await wait_for(pilot, lambda: pilot.app.screen.editor.request is not None)
+        # The new tab's strip and the keys shown for the field now focused are drawn before the
+        # dialog covers them: a screen under a dialog is drawn as it last was.
+        await pilot.pause()
         await pilot.press("ctrl+s")
         await dialog_shown(pilot)
 
